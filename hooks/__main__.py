@@ -1,0 +1,3 @@
+from oracle_guard.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,217 @@
+"""Command line: ``oracle-guard check | lock | demo``."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from oracle_guard import __version__, clock
+from oracle_guard import contract as contract_mod
+from oracle_guard.findings import HOOKS, HookResult, exit_code, render_json, render_text
+
+SECTIONS = {
+    "fixture-lock": "fixtures",
+    "seed-append-only": "seeds",
+    "freeze-schema": "freeze",
+    "flake-budget": "budget",
+    "write-set": "write_set",
+}
+DIFF_HOOKS = ("seed-append-only", "write-set")
+
+
+class UsageError(Exception):
+    pass
+
+
+def _check_module(hook: str):
+    import importlib
+
+    return importlib.import_module("oracle_guard." + hook.replace("-", "_"))
+
+
+def hook_list(text: str) -> List[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in HOOKS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown hook {', '.join(unknown) or text!r}; choose from {', '.join(HOOKS)}")
+    return names
+
+
+def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[str],
+               now, env: Mapping[str, str]) -> Tuple[List[HookResult], Dict, List[str]]:
+    from oracle_guard import revisions
+
+    git.check_repository()
+    revs = revisions.resolve(
+        git, base, head, env,
+        contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"))
+    contract = contract_mod.choose(revs.base, revs.candidate)
+    meta = {
+        "base": revs.base.commit or revs.base.label,
+        "base_from": revs.base_reason,
+        "candidate": revs.candidate.commit or revs.candidate.label,
+        "contract_from": None if contract is None else contract.source.label,
+        "now": now.isoformat(),
+    }
+    results = []
+    for hook in HOOKS:
+        if hook not in hooks:
+            continue
+        result = HookResult(hook)
+        section = SECTIONS[hook]
+        if contract is None:
+            result.note = f"nothing to check: no {contract_mod.CONTRACT_PATH} in base or candidate"
+        elif contract.section(section) is None:
+            result.note = f"nothing to check: the contract has no '{section}' section"
+        elif hook in DIFF_HOOKS and not contract.from_base:
+            result.note = (f"nothing to check: the base ({revs.base.label}) has no contract; "
+                           "this change introduces it")
+        else:
+            result.findings = _check_module(hook).check(contract, revs.base, revs.candidate, now)
+        results.append(result)
+    return results, meta, [] if contract is None else contract.owners
+
+
+def cmd_check(args, env: Mapping[str, str]) -> int:
+    from oracle_guard.gitio import Git
+
+    now = clock.now_from(args.now, env)
+    git = Git(args.C)
+    try:
+        results, meta, owners = run_checks(git, args.only or HOOKS, args.base, args.head,
+                                           now, env)
+    finally:
+        git.close()
+    if args.format == "json":
+        sys.stdout.write(render_json(results, meta=meta))
+    else:
+        sys.stdout.write(render_text(results, owners=owners))
+    return exit_code(results)
+
+
+def cmd_lock(args, env: Mapping[str, str]) -> int:
+    if args.check:
+        args.only, args.base, args.head = ["fixture-lock"], None, None
+        return cmd_check(args, env)
+    from oracle_guard import fixture_lock
+    from oracle_guard.gitio import Git
+    from oracle_guard.patterns import PatternSet
+    from oracle_guard.revisions import Snapshot
+
+    git = Git(args.C)
+    try:
+        git.check_repository()
+        top = git.toplevel()
+        if top is None:
+            raise UsageError("'oracle-guard lock' needs a working tree (not a bare repository)")
+        index = Snapshot.of_index(git)
+        data = contract_mod.read(index)
+        if data is None:
+            raise UsageError(f"no {contract_mod.CONTRACT_PATH} in the index: write and "
+                             "'git add' the contract first")
+        entries = data.get("fixtures") or []
+        if not entries:
+            print("nothing to lock: the contract has no 'fixtures' section")
+            return 0
+        unstaged = git.unstaged_paths()
+        for entry in entries:
+            pending = PatternSet(entry["paths"]).select(unstaged)
+            if pending:
+                raise UsageError(
+                    f"{pending[0]!r} has changes git has not staged; the lock hashes what "
+                    f"git will commit: run 'git add {pending[0]}' first")
+        for entry in entries:
+            text, count = fixture_lock.build_lock(entry, index)
+            target = os.path.join(top, entry["lock"])
+            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            with open(target, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+            print(f"wrote {entry['lock']} ({count} file{'s' if count != 1 else ''}); "
+                  f"stage it with: git add {entry['lock']}")
+    finally:
+        git.close()
+    return 0
+
+
+def cmd_demo(args, env: Mapping[str, str]) -> int:
+    from oracle_guard import demo
+
+    return demo.main(keep=args.keep)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="oracle-guard",
+        description="Keep a repository's test oracle out of reach of the patches it judges.")
+    parser.add_argument("--version", action="version", version=f"oracle-guard {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-C", metavar="DIR", default=".",
+                        help="run as if started in DIR (default: the current folder)")
+    common.add_argument("--debug", action="store_true",
+                        help="print a traceback on unexpected errors")
+    judged = argparse.ArgumentParser(add_help=False)
+    judged.add_argument("--now", metavar="TIME",
+                        help="the clock: ISO-8601 date or date-time with offset "
+                             "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)")
+    judged.add_argument("--format", choices=("text", "json"), default="text")
+
+    check = sub.add_parser("check", parents=[common, judged],
+                           help="run the hooks (all five by default)")
+    check.add_argument("--only", type=hook_list, metavar="ID[,ID...]",
+                       help=f"run only these hooks: {', '.join(HOOKS)}")
+    check.add_argument("--base", metavar="REV", help="the revision the change started from")
+    check.add_argument("--head", metavar="REV",
+                       help="judge this commit instead of the index")
+    check.set_defaults(func=cmd_check)
+
+    lock = sub.add_parser("lock", parents=[common, judged],
+                          help="write the fixture lock(s) from staged content")
+    lock.add_argument("--check", action="store_true",
+                      help="verify instead of writing (same as the fixture-lock hook)")
+    lock.set_defaults(func=cmd_lock)
+
+    demo = sub.add_parser("demo", parents=[common],
+                          help="show the hooks at work in a throwaway repository")
+    demo.add_argument("--keep", action="store_true", help="keep the demo repository")
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None) -> int:
+    if env is None:
+        env = os.environ
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except AttributeError:  # replaced by a test harness
+            pass
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args, env)
+    except Exception as exc:  # fail closed: nothing unexpected exits 0
+        return _fail(args, exc)
+
+
+def _fail(args, exc: BaseException) -> int:
+    from oracle_guard.contract import ContractError
+    from oracle_guard.gitio import GitError
+    from oracle_guard.revisions import RevisionError
+
+    known = (ContractError, GitError, RevisionError, UsageError, clock.ClockError)
+    if isinstance(exc, known):
+        message = str(exc)
+    else:
+        message = f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)"
+    if getattr(args, "debug", False):
+        traceback.print_exc()
+    if getattr(args, "format", "text") == "json":
+        sys.stdout.write(render_json([], error=message))
+    print(f"oracle-guard: error: {message}", file=sys.stderr)
+    return 2

@@ -1,0 +1,113 @@
+"""Findings are data; reporters only render them."""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+from oracle_guard.codes import CODES
+
+HOOKS = ("fixture-lock", "seed-append-only", "freeze-schema", "flake-budget", "write-set")
+
+
+@dataclass(frozen=True)
+class Finding:
+    hook: str
+    code: str
+    path: Optional[str]
+    message: str
+    line: Optional[int] = None
+    severity: str = "error"
+
+    def sort_key(self):
+        return (HOOKS.index(self.hook), self.path or "", self.line or 0, self.code, self.message)
+
+
+@dataclass
+class HookResult:
+    hook: str
+    findings: List[Finding] = field(default_factory=list)
+    note: Optional[str] = None  # e.g. why there was nothing to check
+
+    @property
+    def errors(self) -> int:
+        return sum(f.severity == "error" for f in self.findings)
+
+    @property
+    def warnings(self) -> int:
+        return sum(f.severity == "warning" for f in self.findings)
+
+    @property
+    def status(self) -> str:
+        return "failed" if self.errors else "passed"
+
+
+def show_path(path: Optional[str]) -> str:
+    """Printable path: control characters and undecodable bytes escaped."""
+    if path is None:
+        return "."
+    out = []
+    for ch in path:
+        if "\udc80" <= ch <= "\udcff":
+            out.append(f"\\x{ord(ch) - 0xdc00:02x}")
+        elif ch in "\\" or ord(ch) < 0x20 or ord(ch) == 0x7f:
+            out.append(ch.encode("unicode_escape").decode() if ch != "\\" else "\\\\")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def exit_code(results: Sequence[HookResult]) -> int:
+    return 1 if any(r.errors for r in results) else 0
+
+
+def render_text(results: Sequence[HookResult], *, owners: Sequence[str] = ()) -> str:
+    lines = []
+    seen = set()
+    codes = []
+    for result in results:
+        for f in sorted(result.findings, key=Finding.sort_key):
+            key = (f.code, f.path, f.line, f.message)
+            if key in seen:
+                continue
+            seen.add(key)
+            where = show_path(f.path) + (f":{f.line}" if f.line else "")
+            label = f.code if f.severity == "error" else f"{f.code} ({f.severity})"
+            lines.append(f"{where}: {label}: {f.message}")
+            if f.severity == "error" and f.code not in codes:
+                codes.append(f.code)
+    for result in results:
+        summary = f"{result.hook}: {result.status}"
+        counts = []
+        if result.errors:
+            counts.append(f"{result.errors} error{'s' if result.errors != 1 else ''}")
+        if result.warnings:
+            counts.append(f"{result.warnings} warning{'s' if result.warnings != 1 else ''}")
+        if counts:
+            summary += f" ({', '.join(counts)})"
+        if result.note:
+            summary += f" ({result.note})"
+        lines.append(summary)
+    if codes:
+        who = f"ask an owner ({', '.join(owners)})" if owners else "ask the oracle's owners"
+        lines.append(f"hint: {CODES[codes[0]].fix}; the oracle is human-owned: to change it, "
+                     f"{who}. Codes are explained in the README's findings table.")
+    return "\n".join(lines) + "\n"
+
+
+def render_json(results: Sequence[HookResult], *, meta: Optional[Dict] = None,
+                error: Optional[str] = None) -> str:
+    findings = []
+    for result in results:
+        for f in sorted(result.findings, key=Finding.sort_key):
+            findings.append(dict(asdict(f), path=None if f.path is None else show_path(f.path)))
+    doc = {
+        "findings": findings,
+        "checks": {r.hook: {"status": r.status, "errors": r.errors, "warnings": r.warnings,
+                            "note": r.note} for r in results},
+    }
+    if meta:
+        doc.update(meta)
+    if error is not None:
+        doc["error"] = error
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"

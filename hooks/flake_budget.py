@@ -1,0 +1,71 @@
+"""flake-budget: is every quarantined test owned, unexpired and within the cap?"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+from typing import List
+
+from oracle_guard import clock, freeze_schema
+from oracle_guard.findings import Finding
+from oracle_guard.patterns import PatternSet
+from oracle_guard.revisions import Snapshot
+
+HOOK = "flake-budget"
+
+
+def known_ids(patterns: List[str], snapshot: Snapshot) -> set:
+    return {os.path.splitext(os.path.basename(p))[0]
+            for p in PatternSet(patterns).select(snapshot.entries)}
+
+
+def check(contract, base: Snapshot, candidate: Snapshot, now: dt.datetime) -> List[Finding]:
+    budget = contract.section("budget")
+    state = freeze_schema.load(contract, candidate, hook=HOOK)
+    findings = list(state.findings)  # unreadable files are never counted as empty
+
+    caps = [(f"budget.max_frozen in the contract", budget["max_frozen"])] + [
+        (f"max_frozen in {path}", cap) for path, cap in state.caps]
+    where, cap = min(caps, key=lambda c: c[1])
+    if len(state.entries) > cap:
+        findings.append(Finding(HOOK, "budget-exceeded", None,
+                                f"{len(state.entries)} entries frozen, {where} allows {cap}"))
+
+    max_days = budget.get("max_days")
+    warn_days = budget.get("warn_days")
+    known = known_ids(budget["known_ids"], candidate) if "known_ids" in budget else None
+    for entry in state.entries:
+        def add(code: str, message: str, severity: str = "error") -> None:
+            findings.append(Finding(HOOK, code, entry.path, f"{entry.id!r} {message}",
+                                    entry.line, severity))
+
+        if not (entry.owner or "").strip():
+            add("budget-no-owner", "has no owner")
+        if known is not None and entry.id not in known:
+            add("budget-unknown-id", "is not a known id "
+                f"(stems of {', '.join(budget['known_ids'])})")
+        if not entry.expires:
+            add("budget-no-expiry", "has no expiry")
+            continue
+        try:
+            ends = clock.parse_when(entry.expires)
+        except clock.ClockError as exc:
+            add("budget-no-expiry", f"has no usable expiry: {exc}")
+            continue
+        if now >= ends:
+            add("budget-expired", f"expired {entry.expires}")
+        elif max_days is not None and ends > _latest(now, max_days, entry.expires):
+            add("budget-too-far", f"expires {entry.expires}, beyond {max_days} days from now")
+        elif warn_days is not None and ends - now <= dt.timedelta(days=warn_days):
+            add("budget-expiring", f"expires {entry.expires}, within {warn_days} days",
+                severity="warning")
+    return findings
+
+
+def _latest(now: dt.datetime, max_days: int, expires: str) -> dt.datetime:
+    """Latest allowed end: now + max_days; a date may run to the end of that day."""
+    limit = now + dt.timedelta(days=max_days)
+    if "T" not in expires:
+        day = limit.astimezone(dt.timezone.utc).date()
+        return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc) \
+            + dt.timedelta(days=1)
+    return limit

@@ -1,0 +1,170 @@
+"""freeze-schema: is every freeze, quarantine and budget file well-formed?
+
+Also loads the frozen entries that flake-budget counts, so both hooks read
+the files the same way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple
+
+from oracle_guard import clock, loaders, validation
+from oracle_guard.contract import ContractError
+from oracle_guard.findings import Finding
+from oracle_guard.patterns import PatternSet
+from oracle_guard.revisions import Snapshot
+
+HOOK = "freeze-schema"
+
+
+@dataclass(frozen=True)
+class Frozen:
+    """One frozen entry, whatever file format it came from."""
+    id: str
+    owner: Optional[str]
+    expires: Optional[str]
+    reason: Optional[str]
+    path: str
+    line: Optional[int]
+
+
+@dataclass
+class FreezeState:
+    entries: List[Frozen]
+    caps: List[Tuple[str, int]]  # (path, max_frozen) stated by budget files
+    findings: List[Finding]
+    unreadable: List[str]  # files whose entries could not be counted
+
+
+def _validator(schema: str, contract):
+    if schema in validation.BUILTIN:
+        return None
+    source = contract.source
+    if schema not in source.entries:
+        raise ContractError(f"schema file {schema!r} named by the contract is missing "
+                            f"from {source.label}")
+    try:
+        doc = loaders.load_json(source.read(schema))
+        return validation.custom_validator(doc.value)
+    except (loaders.LoadError, validation.SchemaError) as exc:
+        raise ContractError(f"schema file {schema!r} ({source.label}): {exc}") from None
+
+
+def _records(schema: str, value: Any, doc: loaders.Document, path: str) -> List[Frozen]:
+    def at(*json_path):
+        return doc.line_of(json_path)
+
+    if schema == "freeze":
+        owners, expires, reasons = (value.get("owner", {}), value.get("expires", {}),
+                                    value.get("reason", {}))
+        return [Frozen(i, owners.get(i), expires.get(i), reasons.get(i), path,
+                       at("excluded_property_ids", n))
+                for n, i in enumerate(value["excluded_property_ids"])]
+    if schema == "flake-budget":
+        return [Frozen(e["id"], e["owner"], e["expires"], e["reason"], path, at("frozen", n))
+                for n, e in enumerate(value["frozen"])]
+    if schema == "quarantine-entry":
+        return [Frozen(value["id"], value["owner"], value["expires_at"],
+                       value.get("reason"), path, at("id"))]
+    if schema == "quarantine-list":
+        return [Frozen(e["test"], e.get("owner"), e.get("expires"), e.get("reason"), path,
+                       at(n)) for n, e in enumerate(value)]
+    return []
+
+
+def _rules(schema: str, value: Any, doc: loaders.Document) -> List[Tuple[Tuple, str]]:
+    """Cross-field rules a JSON Schema cannot say."""
+    out: List[Tuple[Tuple, str]] = []
+
+    def unique(ids: List[Tuple[Tuple, str]], what: str) -> None:
+        seen: Dict[str, Tuple] = {}
+        for json_path, ident in ids:
+            if ident in seen:
+                out.append((json_path, f"duplicate {what} {ident!r}"))
+            seen.setdefault(ident, json_path)
+
+    def dates(items: List[Tuple[Tuple, Any]]) -> None:
+        for json_path, text in items:
+            try:
+                clock.parse_when(text)
+            except clock.ClockError as exc:
+                out.append((json_path, str(exc)))
+
+    if schema == "freeze":
+        ids = value["excluded_property_ids"]
+        unique([(("excluded_property_ids", n), i) for n, i in enumerate(ids)], "id")
+        for n, i in enumerate(ids):
+            if i not in value["reason"]:
+                out.append((("excluded_property_ids", n), f"excluded id {i!r} has no reason"))
+        for key in ("reason", "owner", "expires"):
+            for i in value.get(key, {}):
+                if i not in ids:
+                    out.append(((key, i), f"{key} names {i!r}, which is not excluded"))
+        dates([(("expires", i), t) for i, t in value.get("expires", {}).items()])
+    elif schema == "flake-budget":
+        frozen = value["frozen"]
+        unique([(("frozen", n, "id"), e["id"]) for n, e in enumerate(frozen)], "id")
+        dates([(("frozen", n, "expires"), e["expires"]) for n, e in enumerate(frozen)])
+    elif schema == "quarantine-entry":
+        runs, passed, failed = value["runs"], value["pass_count"], value["fail_count"]
+        if passed + failed != runs:
+            out.append((("runs",), f"pass_count + fail_count = {passed + failed}, "
+                                   f"but runs is {runs}"))
+        for key in ("pass_count", "fail_count"):
+            if value[key] <= 0:
+                out.append(((key,), f"{key} must be above zero for a flaky case"))
+        dates([(("expires_at",), value["expires_at"])])
+    elif schema == "quarantine-list":
+        unique([((n, "test"), e["test"]) for n, e in enumerate(value)], "test")
+        dates([((n, "expires"), e["expires"]) for n, e in enumerate(value) if "expires" in e])
+    return out
+
+
+def load(contract, candidate: Snapshot, hook: str = HOOK) -> FreezeState:
+    state = FreezeState([], [], [], [])
+    entry_ids: Dict[str, str] = {}
+    for entry in contract.section("freeze") or []:
+        schema = entry["schema"]
+        validator = _validator(schema, contract)
+        for path in PatternSet(entry["paths"]).select(candidate.entries):
+            found = _load_file(schema, validator, path, candidate, hook, state)
+            if found is None:
+                state.unreadable.append(path)
+                continue
+            if schema == "quarantine-entry":
+                for record in found:
+                    if record.id in entry_ids:
+                        state.findings.append(Finding(
+                            hook, "freeze-invalid", path, f"duplicate id {record.id!r} "
+                            f"(also in {entry_ids[record.id]})", record.line))
+                    entry_ids.setdefault(record.id, path)
+            state.entries.extend(found)
+    return state
+
+
+def _load_file(schema, validator, path, candidate, hook, state) -> Optional[List[Frozen]]:
+    def invalid(message: str, line: Optional[int] = None) -> None:
+        state.findings.append(Finding(hook, "freeze-invalid", path, message, line))
+
+    if not candidate.entries[path].is_regular:
+        invalid(f"is not a regular file (mode {candidate.entries[path].mode})")
+        return None
+    try:
+        doc = loaders.load_by_name(path, candidate.read(path))
+    except loaders.LoadError as exc:
+        invalid(exc.message, exc.line)
+        return None
+    found = validation.problems(doc.value, schema if validator is None else None, validator)
+    if validator is None and not found:
+        found = _rules(schema, doc.value, doc)
+    for json_path, message in found:
+        invalid(f"{loaders.json_pointer(json_path)}: {message}", doc.line_of(json_path))
+    if found:
+        return None
+    if schema == "flake-budget":
+        state.caps.append((path, doc.value["max_frozen"]))
+    return _records(schema, doc.value, doc, path)
+
+
+def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
+    return load(contract, candidate).findings

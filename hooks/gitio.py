@@ -1,0 +1,178 @@
+"""All git access. Nothing else in oracle_guard runs git.
+
+Paths are kept as ``str`` decoded with ``surrogateescape`` so names that are
+not UTF-8 survive a round trip; every listing uses ``-z``.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence
+
+EMPTY = "empty"
+INDEX = "index"
+
+MODE_SYMLINK = "120000"
+MODE_GITLINK = "160000"
+
+
+class GitError(Exception):
+    """git failed or an object could not be read: always fatal (exit 2)."""
+
+
+def decode_path(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def encode_path(path: str) -> bytes:
+    return path.encode("utf-8", "surrogateescape")
+
+
+@dataclass(frozen=True)
+class Entry:
+    mode: str
+    oid: str
+
+    @property
+    def is_regular(self) -> bool:
+        return self.mode in ("100644", "100755")
+
+
+class Git:
+    """One repository; runs ``git -C <dir>`` and keeps one ``cat-file --batch``."""
+
+    def __init__(self, directory: str = ".") -> None:
+        self.directory = directory
+        self._batch: Optional[subprocess.Popen] = None
+        self._blobs: Dict[str, bytes] = {}
+
+    # -- processes -----------------------------------------------------
+    def run(self, *args: str, check: bool = True, stdin: Optional[bytes] = None) -> bytes:
+        cmd = ["git", "-C", self.directory, *args]
+        try:
+            proc = subprocess.run(
+                cmd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        if check and proc.returncode != 0:
+            msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            detail = msg[-1] if msg else f"exit {proc.returncode}"
+            raise GitError(f"git {' '.join(args[:2])} failed: {detail}")
+        return proc.stdout if check or proc.returncode == 0 else b""
+
+    def ok(self, *args: str) -> bool:
+        try:
+            proc = subprocess.run(
+                ["git", "-C", self.directory, *args],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        return proc.returncode == 0
+
+    def close(self) -> None:
+        if self._batch is not None:
+            self._batch.stdin.close()
+            self._batch.wait()
+            self._batch = None
+
+    # -- repository facts ----------------------------------------------
+    def toplevel(self) -> Optional[str]:
+        out = self.run("rev-parse", "--show-toplevel", check=False).rstrip(b"\n")
+        return os.fsdecode(out) if out else None
+
+    def check_repository(self) -> None:
+        if not self.ok("rev-parse", "--git-dir"):
+            raise GitError(f"not a git repository: {os.path.abspath(self.directory)}")
+
+    def is_shallow(self) -> bool:
+        return self.run("rev-parse", "--is-shallow-repository").strip() == b"true"
+
+    def resolve_commit(self, rev: str) -> Optional[str]:
+        """Full commit id of ``rev``, or None when it does not name a commit here."""
+        out = self.run("rev-parse", "--verify", "--quiet", "--end-of-options",
+                       f"{rev}^{{commit}}", check=False)
+        oid = out.decode().strip()
+        return oid or None
+
+    def merge_base(self, a: str, b: str) -> Optional[str]:
+        out = self.run("merge-base", a, b, check=False).decode().strip()
+        return out or None
+
+    # -- snapshots -------------------------------------------------------
+    def tree_entries(self, commit: str) -> Dict[str, Entry]:
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", commit)
+        entries = {}
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, _, raw_path = record.partition(b"\t")
+            mode, _type, oid = meta.decode().split()
+            entries[decode_path(raw_path)] = Entry(mode, oid)
+        return entries
+
+    def index_entries(self) -> Dict[str, Entry]:
+        out = self.run("ls-files", "--stage", "-z")
+        entries: Dict[str, Entry] = {}
+        unmerged: List[str] = []
+        for record in out.split(b"\0"):
+            if not record:
+                continue
+            meta, _, raw_path = record.partition(b"\t")
+            mode, oid, stage = meta.decode().split()
+            path = decode_path(raw_path)
+            if stage != "0":
+                unmerged.append(path)
+                continue
+            entries[path] = Entry(mode, oid)
+        if unmerged:
+            raise GitError(
+                f"the index has unmerged entries ({unmerged[0]!r}"
+                f"{' and more' if len(unmerged) > 1 else ''}): finish or abort the merge first"
+            )
+        return entries
+
+    def read_blob(self, oid: str) -> bytes:
+        """Object bytes via one long-lived ``git cat-file --batch``."""
+        cached = self._blobs.get(oid)
+        if cached is not None:
+            return cached
+        if self._batch is None:
+            try:
+                self._batch = subprocess.Popen(
+                    ["git", "-C", self.directory, "cat-file", "--batch"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                )
+            except OSError as exc:
+                raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        proc = self._batch
+        try:
+            proc.stdin.write(oid.encode() + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline()
+        except (BrokenPipeError, OSError):
+            header = b""
+        parts = header.split()
+        if len(parts) != 3 or parts[1] != b"blob":
+            self.close()
+            what = header.decode("utf-8", "replace").strip() or "git cat-file exited"
+            raise GitError(f"cannot read object {oid}: {what}")
+        size = int(parts[2])
+        data = proc.stdout.read(size)
+        proc.stdout.read(1)
+        if len(data) != size:
+            self.close()
+            raise GitError(f"cannot read object {oid}: truncated")
+        self._blobs[oid] = data
+        return data
+
+    # -- working tree (only for `oracle-guard lock`, which writes files) --
+    def unstaged_paths(self) -> List[str]:
+        out = self.run("diff", "--name-only", "-z", "--no-renames")
+        out += self.run("ls-files", "--others", "--exclude-standard", "-z")
+        return [decode_path(p) for p in out.split(b"\0") if p]
+
+    def add(self, paths: Sequence[str]) -> None:
+        self.run("add", "--", *paths)

@@ -1,0 +1,363 @@
+"""Strict JSON and YAML loading: anything ambiguous is an error, never a guess.
+
+JSON: duplicate keys, NaN/Infinity, invalid UTF-8, a byte-order mark, trailing
+data and nesting deeper than MAX_DEPTH are rejected.
+YAML: safe scalars only (YAML 1.2 core booleans ``true``/``false``; ``yes``,
+``no``, ``on``, ``off`` stay strings; unquoted dates stay strings), no
+anchors, aliases, merge keys or custom tags, one document per file, no
+duplicate keys.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Dict, Optional, Tuple
+
+MAX_DEPTH = 200
+BOM = b"\xef\xbb\xbf"
+
+JsonPath = Tuple[Any, ...]
+
+
+class LoadError(Exception):
+    def __init__(self, message: str, line: Optional[int] = None,
+                 column: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+    def __str__(self) -> str:
+        where = f"line {self.line}" + (f", column {self.column}" if self.column else "")
+        return f"{self.message} ({where})" if self.line else self.message
+
+
+class Document:
+    """A loaded value plus the line each JSON path starts on."""
+
+    def __init__(self, value: Any, lines: Dict[JsonPath, int]) -> None:
+        self.value = value
+        self._lines = lines
+
+    def line_of(self, path: JsonPath) -> Optional[int]:
+        path = tuple(path)
+        while True:
+            if path in self._lines:
+                return self._lines[path]
+            if not path:
+                return None
+            path = path[:-1]
+
+
+def decode_text(data: bytes) -> str:
+    if data.startswith(BOM):
+        raise LoadError("starts with a UTF-8 byte-order mark", 1, 1)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise LoadError(f"invalid UTF-8 (byte 0x{data[exc.start]:02x})", line, column) from None
+
+
+def _line_col(text: str, pos: int) -> Tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+# -- JSON --------------------------------------------------------------------
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_BAD_CONSTANTS = ("NaN", "Infinity", "-Infinity")
+
+
+class _JsonParser:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines: Dict[JsonPath, int] = {}
+
+    def fail(self, message: str, pos: int) -> LoadError:
+        return LoadError(message, *_line_col(self.text, pos))
+
+    def skip(self, pos: int) -> int:
+        return _WS.match(self.text, pos).end()
+
+    def parse(self) -> Any:
+        pos = self.skip(0)
+        if pos == len(self.text):
+            raise self.fail("empty document", pos)
+        value, pos = self.value(pos, (), 0)
+        pos = self.skip(pos)
+        if pos != len(self.text):
+            raise self.fail("unexpected data after the JSON value", pos)
+        return value
+
+    def value(self, pos: int, path: JsonPath, depth: int) -> Tuple[Any, int]:
+        if depth > MAX_DEPTH:
+            raise self.fail(f"nested deeper than {MAX_DEPTH} levels", pos)
+        text = self.text
+        self.lines[path] = text.count("\n", 0, pos) + 1
+        ch = text[pos:pos + 1]
+        if ch == '"':
+            try:
+                return json.decoder.scanstring(text, pos + 1, True)
+            except json.JSONDecodeError as exc:
+                raise self.fail(exc.msg.lower(), exc.pos) from None
+        if ch == "{":
+            return self.object(pos + 1, path, depth)
+        if ch == "[":
+            return self.array(pos + 1, path, depth)
+        for word, val in (("true", True), ("false", False), ("null", None)):
+            if text.startswith(word, pos):
+                return val, pos + len(word)
+        for word in _BAD_CONSTANTS:
+            if text.startswith(word, pos):
+                raise self.fail(f"{word} is not valid JSON", pos)
+        match = _NUMBER.match(text, pos)
+        if match and match.end() > pos:
+            literal = match.group()
+            if match.group(1) or match.group(2):
+                number = float(literal)
+                if not math.isfinite(number):
+                    raise self.fail(f"number {literal[:20]} is out of range", pos)
+                return number, match.end()
+            if len(literal) > 4000:
+                raise self.fail("integer has too many digits", pos)
+            return int(literal), match.end()
+        if text.startswith("//", pos) or text.startswith("/*", pos):
+            raise self.fail("comments are not valid JSON", pos)
+        if pos >= len(text):
+            raise self.fail("unexpected end of file", pos)
+        raise self.fail(f"unexpected character {ch!r}", pos)
+
+    def object(self, pos: int, path: JsonPath, depth: int) -> Tuple[Any, int]:
+        result: Dict[str, Any] = {}
+        pos = self.skip(pos)
+        if self.text.startswith("}", pos):
+            return result, pos + 1
+        while True:
+            if not self.text.startswith('"', pos):
+                raise self.fail("expected a string key", pos)
+            key_pos = pos
+            try:
+                key, pos = json.decoder.scanstring(self.text, pos + 1, True)
+            except json.JSONDecodeError as exc:
+                raise self.fail(exc.msg.lower(), exc.pos) from None
+            if key in result:
+                raise self.fail(f"duplicate key {key!r}", key_pos)
+            pos = self.skip(pos)
+            if not self.text.startswith(":", pos):
+                raise self.fail("expected ':'", pos)
+            pos = self.skip(pos + 1)
+            result[key], pos = self.value(pos, path + (key,), depth + 1)
+            pos = self.skip(pos)
+            if self.text.startswith(",", pos):
+                pos = self.skip(pos + 1)
+                continue
+            if self.text.startswith("}", pos):
+                return result, pos + 1
+            raise self.fail("expected ',' or '}'", pos)
+
+    def array(self, pos: int, path: JsonPath, depth: int) -> Tuple[Any, int]:
+        result = []
+        pos = self.skip(pos)
+        if self.text.startswith("]", pos):
+            return result, pos + 1
+        while True:
+            item, pos = self.value(pos, path + (len(result),), depth + 1)
+            result.append(item)
+            pos = self.skip(pos)
+            if self.text.startswith(",", pos):
+                pos = self.skip(pos + 1)
+                continue
+            if self.text.startswith("]", pos):
+                return result, pos + 1
+            raise self.fail("expected ',' or ']'", pos)
+
+
+def _no_duplicates(pairs):
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError("duplicate")
+        result[key] = value
+    return result
+
+
+def _no_constant(name):
+    raise ValueError(name)
+
+
+def load_json(data: bytes, *, positions: bool = False) -> Document:
+    """Strict JSON. The C decoder does the common case; the slow parser runs
+    when positions are wanted or to locate an error precisely."""
+    text = decode_text(data)
+    if not positions:
+        try:
+            value = json.loads(text, object_pairs_hook=_no_duplicates,
+                               parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            pass  # re-parse below for a precise message
+        else:
+            if _depth_ok(value):
+                return Document(value, {})
+    parser = _JsonParser(text)
+    return Document(parser.parse(), parser.lines)
+
+
+def _depth_ok(value: Any) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return True
+
+
+def load_json_line(text: str) -> Any:
+    """One JSONL record (no positions; errors carry the column)."""
+    return load_json(text.encode("utf-8", "surrogatepass")).value
+
+
+# -- YAML --------------------------------------------------------------------
+_yaml_loader = None
+
+
+def _make_loader():
+    import yaml
+
+    class StrictResolver(yaml.resolver.BaseResolver):
+        yaml_implicit_resolvers: Dict[Any, Any] = {}
+
+    StrictResolver.add_implicit_resolver(
+        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
+        list("tTfF"))
+    for tag, first in (("tag:yaml.org,2002:int", None), ("tag:yaml.org,2002:float", None),
+                       ("tag:yaml.org,2002:null", None), ("tag:yaml.org,2002:merge", None)):
+        for key, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items():
+            for res_tag, regexp in resolvers:
+                if res_tag == tag:
+                    StrictResolver.yaml_implicit_resolvers.setdefault(key, []).append(
+                        (res_tag, regexp))
+
+    class StrictLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser,
+                       yaml.composer.Composer, yaml.constructor.SafeConstructor,
+                       StrictResolver):
+        def __init__(self, stream):
+            yaml.reader.Reader.__init__(self, stream)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+            yaml.composer.Composer.__init__(self)
+            yaml.constructor.SafeConstructor.__init__(self)
+            StrictResolver.__init__(self)
+
+        def compose_node(self, parent, index):
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent):
+                raise LoadError(f"alias *{event.anchor} is not allowed",
+                                event.start_mark.line + 1, event.start_mark.column + 1)
+            if getattr(event, "anchor", None):
+                raise LoadError(f"anchor &{event.anchor} is not allowed",
+                                event.start_mark.line + 1, event.start_mark.column + 1)
+            return super().compose_node(parent, index)
+
+    return yaml, StrictLoader
+
+
+_SCALAR_TAGS = {
+    "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null",
+}
+
+
+def load_yaml(data: bytes) -> Document:
+    global _yaml_loader
+    if _yaml_loader is None:
+        _yaml_loader = _make_loader()
+    yaml, loader_cls = _yaml_loader
+    text = decode_text(data)
+    loader = loader_cls(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise LoadError("empty document", 1, 1)
+        lines: Dict[JsonPath, int] = {}
+        value = _construct(loader, node, (), lines, 0)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        message = exc.problem or exc.context or "invalid YAML"
+        if "expected a single document" in str(exc):
+            message = "more than one YAML document in the file"
+        raise LoadError(message, mark.line + 1 if mark else None,
+                        mark.column + 1 if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise LoadError(f"invalid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    return Document(value, lines)
+
+
+def _construct(loader, node, path: JsonPath, lines: Dict[JsonPath, int], depth: int) -> Any:
+    import yaml
+
+    line = node.start_mark.line + 1
+    column = node.start_mark.column + 1
+    if depth > MAX_DEPTH:
+        raise LoadError(f"nested deeper than {MAX_DEPTH} levels", line, column)
+    lines[path] = line
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == "tag:yaml.org,2002:merge":
+            raise LoadError("merge keys (<<) are not allowed", line, column)
+        if node.tag not in _SCALAR_TAGS:
+            raise LoadError(f"tag {node.tag} is not allowed", line, column)
+        value = loader.construct_object(node, deep=True)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise LoadError(f"{node.value} is not allowed", line, column)
+        return value
+    if isinstance(node, yaml.SequenceNode):
+        if node.tag != "tag:yaml.org,2002:seq":
+            raise LoadError(f"tag {node.tag} is not allowed", line, column)
+        return [_construct(loader, item, path + (i,), lines, depth + 1)
+                for i, item in enumerate(node.value)]
+    if node.tag != "tag:yaml.org,2002:map":
+        raise LoadError(f"tag {node.tag} is not allowed", line, column)
+    result: Dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key_line = key_node.start_mark.line + 1
+        key_column = key_node.start_mark.column + 1
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise LoadError("only plain keys are allowed", key_line, key_column)
+        key = _construct(loader, key_node, (), {}, depth + 1)
+        if not isinstance(key, str):
+            raise LoadError(f"key {key_node.value!r} must be a string (quote it)",
+                            key_line, key_column)
+        if key in result:
+            raise LoadError(f"duplicate key {key!r}", key_line, key_column)
+        result[key] = _construct(loader, value_node, path + (key,), lines, depth + 1)
+        lines[path + (key,)] = key_line
+    return result
+
+
+def load_by_name(path: str, data: bytes) -> Document:
+    """YAML for ``.yaml``/``.yml``, JSON otherwise."""
+    if path.endswith((".yaml", ".yml")):
+        return load_yaml(data)
+    return load_json(data, positions=True)
+
+
+def json_pointer(path: JsonPath) -> str:
+    """``$.a[0].b`` style, as check-jsonschema prints it."""
+    out = "$"
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", part):
+            out += f".{part}"
+        else:
+            out += f"[{json.dumps(part)}]"
+    return out
