@@ -1,0 +1,13 @@
+import pytest
+
+from testing.git import GIT_ENV, REVISION_ENV
+
+
+@pytest.fixture(autouse=True)
+def _clean_environment(monkeypatch):
+    """Tests see no CI or pre-commit revision variables unless they set them,
+    and commit with a fixed identity whatever the machine's git config says."""
+    for name in REVISION_ENV:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in GIT_ENV.items():
+        monkeypatch.setenv(name, value)
