@@ -180,19 +180,26 @@ def judge(repo: Repo, only: str) -> Tuple[int, str]:
     return code, out.getvalue()
 
 
-def run(path: str, write: Callable[[str], None]) -> bool:
+def baseline(path: str) -> Repo:
+    """A repository at ``path`` whose one commit holds the demo's oracle."""
+    from oracle_guard.cli import main
+
+    os.makedirs(path, exist_ok=True)
     repo = Repo(path)
     repo.git("init", "-q")
     for name, text in BASELINE.items():
         repo.write(name, text)
-    from oracle_guard.cli import main
-
     repo.git("add", "-A")
     with contextlib.redirect_stdout(io.StringIO()):
         if main(["lock", "-C", path], env={}) != 0:
             raise RuntimeError("could not write the demo's fixture lock")
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "baseline: the oracle, owned by humans")
+    return repo
+
+
+def run(path: str, write: Callable[[str], None]) -> bool:
+    repo = baseline(path)
     write(f"A repository with a merge contract (.oracle-guard.yaml), judged at {NOW}:\n"
           "locked fixtures under oracle/inputs/, append-only seeds/, a flake budget, "
           "and a write set.\nEach change below is staged, then judged as `git commit` "

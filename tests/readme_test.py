@@ -1,0 +1,70 @@
+"""README, manifest, CLI and codes stay in step."""
+import re
+import subprocess
+from pathlib import Path
+
+import yaml
+
+from oracle_guard.cli import build_parser
+from oracle_guard.codes import CODES
+from oracle_guard.findings import HOOKS
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_hook_id_is_in_the_readme():
+    for hook in HOOKS + ("oracle-guard",):
+        assert f"`{hook}`" in README, hook
+
+
+def test_every_code_has_a_row_in_the_readme_table():
+    for code, info in CODES.items():
+        assert f"| `{code}` | {info.hook} |" in README, code
+
+
+def test_every_code_in_the_readme_table_exists():
+    rows = re.findall(r"^\| `([a-z-]+)` \| ([a-z-]+) \|", README, re.M)
+    table = {code for code, hook in rows if hook in HOOKS}
+    assert table == set(CODES)
+
+
+def test_every_code_is_emitted_by_its_hook_module():
+    for code, info in CODES.items():
+        source = (ROOT / "hooks" / (info.hook.replace("-", "_") + ".py")).read_text()
+        emitted_by_shared_loader = code == "freeze-invalid" and info.hook == "freeze-schema"
+        assert f'"{code}"' in source or emitted_by_shared_loader, (code, info.hook)
+
+
+def test_manifest_matches_the_hooks_the_cli_knows():
+    manifest = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    ids = [hook["id"] for hook in manifest]
+    assert ids == list(HOOKS) + ["oracle-guard"]
+    for hook in manifest:
+        assert hook["language"] == "python"
+        assert hook["pass_filenames"] is False
+        assert hook["always_run"] is True
+        assert hook["require_serial"] is True
+        assert hook["stages"] == ["pre-commit", "pre-push", "manual"]
+        expected = "oracle-guard check" + (
+            "" if hook["id"] == "oracle-guard" else f" --only {hook['id']}")
+        assert hook["entry"] == expected
+
+
+def test_only_accepts_exactly_the_manifest_ids():
+    parser = build_parser()
+    for hook in HOOKS:
+        assert parser.parse_args(["check", "--only", hook]).only == [hook]
+
+
+def test_ci_runs_the_readme_test_command():
+    quick_start = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", quick_start, re.S)
+    assert len(blocks) == 2, "Quick start is exactly two commands"
+    demo, tests = (b.strip() for b in blocks)
+    assert demo.endswith("oracle-guard demo") and "venv" in demo
+    assert "'.[test]'" in tests and "pytest" in tests and "venv" in tests
+    extracted = subprocess.run(
+        ["bash", "-c", "sed -n '/^test_command=/p' .ci/run"], cwd=ROOT,
+        stdout=subprocess.PIPE, text=True).stdout
+    assert "README.md" in extracted  # .ci/run reads the command from the README
