@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, List, Optional
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard import loaders
 from oracle_guard.findings import Finding
@@ -10,6 +10,7 @@ from oracle_guard.patterns import PatternSet
 from oracle_guard.revisions import Snapshot
 
 HOOK = "seed-append-only"
+SHOW_LIMIT = 60
 
 
 def strict_key(value: Any) -> Any:
@@ -29,9 +30,39 @@ def strict_key(value: Any) -> Any:
     return ("object", tuple(sorted((k, strict_key(v)) for k, v in value.items())))
 
 
-def short(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def short(value: Any, limit: int = SHOW_LIMIT) -> str:
+    return _clip(_render(value), limit)
+
+
+def _render(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _render_line(line: bytes) -> str:
+    # repr keeps whitespace and quotes visible: a changed space must show
+    return repr(line.decode("utf-8", "backslashreplace"))
+
+
+def _clip(text: str, limit: int = SHOW_LIMIT, start: int = 0) -> str:
+    head = "…" if start else ""
+    body = text[start:]
+    return head + (body if len(body) <= limit else body[: limit - 1] + "…")
+
+
+def _pair(old: str, new: str, limit: int = SHOW_LIMIT) -> Tuple[str, str]:
+    """Both texts clipped; when clipping would hide the difference, both
+    windows start a little before the first character that differs."""
+    start = 0
+    if old != new and (len(old) > limit or len(new) > limit):
+        first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b),
+                     min(len(old), len(new)))
+        if first >= limit - 1:
+            start = max(0, first - limit // 3)
+    return _clip(old, limit, start), _clip(new, limit, start)
+
+
+_JSON_TYPE = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+              int: "a number", float: "a number", type(None): "null"}
 
 
 class Invalid(Exception):
@@ -41,39 +72,78 @@ class Invalid(Exception):
         self.line = line
 
 
-def _load(snapshot: Snapshot, path: str, kind: type, what: str) -> Any:
+def _load(snapshot: Snapshot, path: str, kind: type) -> Any:
     try:
         value = loaders.load_json(snapshot.read(path)).value
     except loaders.LoadError as exc:
         raise Invalid(exc.message, exc.line) from None
     if not isinstance(value, kind):
-        raise Invalid(f"must be a JSON {what}, found {type(value).__name__}")
+        raise Invalid(f"must be {_JSON_TYPE[kind]} at the top level, found "
+                      f"{_JSON_TYPE[type(value)]}", 1)
     return value
 
 
-def _sequence(path: str, old: List[Any], new: List[Any], unit: str,
-              lines: bool) -> List[Finding]:
-    """Findings when ``old`` is not an exact prefix of ``new``."""
-    old_keys = [strict_key(v) for v in old] if not lines else old
-    new_keys = [strict_key(v) for v in new] if not lines else new
-    for i, key in enumerate(old_keys):
-        where = i + 1 if lines else None
-        label = f"line {i + 1}" if lines else f"{unit} [{i}]"
-        show = (lambda v: short(v.decode("utf-8", "replace"))) if lines else short
-        if i >= len(new_keys):
-            gone = len(old_keys) - len(new_keys)
-            return [Finding(HOOK, "seed-removed", path,
-                            f"{label} {show(old[i])} is gone ({gone} of {len(old_keys)} base "
-                            f"seeds missing at the end)", where)]
-        if new_keys[i] != key:
-            if key in new_keys:
-                return [Finding(HOOK, "seed-reordered", path,
-                                f"{label} moved: base has {show(old[i])}, candidate has "
-                                f"{show(new[i])}", where)]
-            code = "seed-rewritten" if len(new_keys) >= len(old_keys) else "seed-removed"
-            return [Finding(HOOK, code, path,
-                            f"{label} changed: {show(old[i])} -> {show(new[i])}", where)]
-    return []
+def first_break(old: Sequence[Any], new: Sequence[Any]) -> Optional[Tuple[str, int]]:
+    """(code, index) of the first place where ``old`` stops being a prefix of
+    ``new``, or None when it is one."""
+    for i, key in enumerate(old):
+        if i >= len(new):
+            return "seed-removed", i
+        if new[i] != key:
+            # an old seed further on means the order changed; elsewhere it is gone
+            if key in new[i + 1:]:
+                return "seed-reordered", i
+            return ("seed-rewritten" if len(new) >= len(old) else "seed-removed"), i
+    return None
+
+
+def _break_message(code: str, label: str, old: str, new: Optional[str],
+                   old_count: int, new_count: int) -> str:
+    if new is None:
+        return (f"{label} {_clip(old)} is gone: the candidate keeps {new_count} of the base's "
+                f"{old_count} seeds")
+    old, new = _pair(old, new)
+    if code == "seed-reordered":
+        return f"{label} moved: the base has {old} there, the candidate has {new}"
+    if code == "seed-removed":
+        return (f"{label} {old} is gone: the candidate has {new} there and keeps "
+                f"{new_count} of the base's {old_count} seeds")
+    return f"{label} changed: {old} -> {new}"
+
+
+def _array_findings(path: str, old: List[Any], new: List[Any],
+                    new_data: bytes) -> List[Finding]:
+    found = first_break([strict_key(v) for v in old], [strict_key(v) for v in new])
+    if found is None:
+        return []
+    code, i = found
+    line = None
+    if i < len(new):
+        # positions only now: the slow parser never runs on a passing file
+        line = loaders.load_json(new_data, positions=True).line_of((i,))
+    message = _break_message(code, f"element [{i}]", _render(old[i]),
+                             _render(new[i]) if i < len(new) else None, len(old), len(new))
+    return [Finding(HOOK, code, path, message, line)]
+
+
+def _object_findings(path: str, old: Dict[str, Any], new: Dict[str, Any],
+                     new_data: bytes) -> List[Finding]:
+    findings = []
+    changed = []
+    for key, value in old.items():
+        if key not in new:
+            findings.append(Finding(HOOK, "seed-removed", path,
+                                    f"key {_render(key)} ({short(value)}) is gone"))
+        elif strict_key(new[key]) != strict_key(value):
+            changed.append(key)
+    if changed:
+        doc = loaders.load_json(new_data, positions=True)
+        for key in changed:
+            old_text, new_text = _pair(_render(old[key]), _render(new[key]))
+            findings.append(Finding(HOOK, "seed-rewritten", path,
+                                    f"key {_render(key)} changed: {old_text} -> {new_text}",
+                                    doc.line_of((key,))))
+    return findings
 
 
 def _jsonl_lines(data: bytes) -> List[bytes]:
@@ -86,15 +156,25 @@ def _jsonl_lines(data: bytes) -> List[bytes]:
 def _check_new_lines(path: str, lines: List[bytes], start: int) -> List[Finding]:
     for number in range(start, len(lines)):
         try:
-            text = loaders.decode_text(lines[number])
-            if not text.strip():
-                raise loaders.LoadError("empty line")
+            if not loaders.decode_text(lines[number]).strip():
+                raise loaders.LoadError("the line is empty")
             loaders.load_json(lines[number])
         except loaders.LoadError as exc:
             return [Finding(HOOK, "seed-invalid", path,
                             f"line {number + 1} is not one JSON value: {exc.message}",
                             number + 1)]
     return []
+
+
+def _jsonl_findings(path: str, old_lines: List[bytes], new_lines: List[bytes]) -> List[Finding]:
+    found = first_break(old_lines, new_lines)
+    if found is None:
+        return _check_new_lines(path, new_lines, len(old_lines))
+    code, i = found
+    new = _render_line(new_lines[i]) if i < len(new_lines) else None
+    message = _break_message(code, f"line {i + 1}", _render_line(old_lines[i]), new,
+                             len(old_lines), len(new_lines))
+    return [Finding(HOOK, code, path, message, i + 1 if new is not None else None)]
 
 
 def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot) -> List[Finding]:
@@ -105,72 +185,75 @@ def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot) 
         return [Finding(HOOK, "seed-rewritten", path,
                         f"mode changed from {old_entry.mode} to {new_entry.mode}")]
     if not new_entry.is_regular:
-        return [Finding(HOOK, "seed-invalid", path, f"is not a regular file (mode {new_entry.mode})")]
+        return [Finding(HOOK, "seed-invalid", path,
+                        f"is not a regular file (mode {new_entry.mode})")]
     unchanged = old_entry is not None and old_entry.oid == new_entry.oid
     if fmt == "immutable":
         if old_entry is not None and not unchanged:
             return [Finding(HOOK, "seed-rewritten", path,
-                            f"immutable file changed ({old_entry.oid[:12]} -> {new_entry.oid[:12]})")]
+                            f"immutable file changed (blob {old_entry.oid[:12]} -> "
+                            f"{new_entry.oid[:12]}); add a new file instead")]
         return []
+    new_data = candidate.read(path)
     if fmt == "jsonl":
-        new = candidate.read(path)
-        new_lines = _jsonl_lines(new)
+        new_lines = _jsonl_lines(new_data)
         if not new_lines:
             return [Finding(HOOK, "oracle-incomplete", path, "seed file holds no seeds")]
         if unchanged:
             return []
         if old_entry is None:
             return _check_new_lines(path, new_lines, 0)
-        old = base.read(path)
-        old_lines = _jsonl_lines(old)
-        found = _sequence(path, old_lines, new_lines, "line", lines=True)
-        if not found and old and not old.endswith(b"\n") and new[len(old):len(old) + 1] != b"\n":
-            n = len(old_lines)
-            found = [Finding(HOOK, "seed-rewritten", path,
-                             f"line {n} changed: text was added to the base's last line", n)]
-        return found or _check_new_lines(path, new_lines, len(old_lines))
-    kind, what = (list, "array") if fmt == "json-array" else (dict, "object")
+        assert base is not None
+        # split on b"\n" keeps a missing final newline visible: text glued onto
+        # the base's last line makes that line differ
+        return _jsonl_findings(path, _jsonl_lines(base.read(path)), new_lines)
+    kind = list if fmt == "json-array" else dict
     try:
-        new_value = _load(candidate, path, kind, what)
+        new_value = _load(candidate, path, kind)
     except Invalid as exc:
         return [Finding(HOOK, "seed-invalid", path, exc.message, exc.line)]
     if fmt == "json-array" and not new_value:
-        return [Finding(HOOK, "oracle-incomplete", path, "seed file holds no seeds")]
+        return [Finding(HOOK, "oracle-incomplete", path,
+                        "seed file holds no seeds (the array is empty)")]
     if unchanged or old_entry is None:
         return []
+    assert base is not None
     try:
-        old_value = _load(base, path, kind, what)
+        old_value = _load(base, path, kind)
     except Invalid:
         return []  # a broken base leaves nothing to compare; the candidate parsed
     if fmt == "json-array":
-        return _sequence(path, old_value, new_value, "element", lines=False)
-    findings = []
-    for key, value in old_value.items():
-        if key not in new_value:
-            findings.append(Finding(HOOK, "seed-removed", path,
-                                    f"key {key!r} ({short(value)}) is gone"))
-        elif strict_key(new_value[key]) != strict_key(value):
-            findings.append(Finding(HOOK, "seed-rewritten", path,
-                                    f"key {key!r} changed: {short(value)} -> "
-                                    f"{short(new_value[key])}"))
-    return findings
+        return _array_findings(path, old_value, new_value, new_data)
+    return _object_findings(path, old_value, new_value, new_data)
 
 
 def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
     findings: List[Finding] = []
+    added: Optional[Dict[str, List[str]]] = None  # blob id -> paths new in the candidate
     for entry in contract.section("seeds") or []:
         patterns = PatternSet(entry["paths"])
         in_base = patterns.select(base.entries)
         in_candidate = patterns.select(candidate.entries)
         for path in in_base:
             if path not in candidate.entries:
-                findings.append(Finding(HOOK, "seed-file-deleted", path,
-                                        f"present in {base.label}, missing from "
-                                        f"{candidate.label}"))
+                if added is None:
+                    added = {}
+                    for new_path, new_entry in candidate.entries.items():
+                        if new_path not in base.entries:
+                            added.setdefault(new_entry.oid, []).append(new_path)
+                findings.append(_deleted(path, base, candidate, added))
         for path in in_candidate:
             findings.extend(compare(entry["format"], path, base, candidate))
         if not in_candidate:
             findings.append(Finding(HOOK, "oracle-incomplete", None,
-                                    f"seeds entry {entry['paths']} matches no file in "
+                                    f"seeds entry {_render(entry['paths'])} matches no file in "
                                     f"{candidate.label}"))
     return findings
+
+
+def _deleted(path: str, base: Snapshot, candidate: Snapshot,
+             added: Dict[str, List[str]]) -> Finding:
+    moved = sorted(added.get(base.entries[path].oid, []))
+    renamed = f" (renamed to {moved[0]}? a rename counts as a deletion)" if moved else ""
+    return Finding(HOOK, "seed-file-deleted", path,
+                   f"present in {base.label}, missing from {candidate.label}{renamed}")
