@@ -220,8 +220,12 @@ def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot) 
     assert base is not None
     try:
         old_value = _load(base, path, kind)
-    except Invalid:
-        return []  # a broken base leaves nothing to compare; the candidate parsed
+    except Invalid as exc:
+        # fail closed: no append can be verified against a base that does not
+        # parse, so any change to it is a rewrite only a human may make
+        return [Finding(HOOK, "seed-rewritten", path,
+                        f"changed, but the base copy does not parse ({exc.message}), so "
+                        "no append can be verified; a human repairs it in its own commit")]
     if fmt == "json-array":
         return _array_findings(path, old_value, new_value, new_data)
     return _object_findings(path, old_value, new_value, new_data)

@@ -489,3 +489,25 @@ def test_positions_are_parsed_only_for_a_finding(repo, capsys, monkeypatch):
     rc, found, _ = check(capsys, repo)
     assert rc == 1 and found[0].startswith("seeds/a.json:3: seed-rewritten:")
     assert calls.count(True) == 1
+
+
+def test_a_base_that_does_not_parse_cannot_be_replaced(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": "version: 1\nseeds:\n"
+                  "  - {paths: [\"seeds/*.json\"], format: json-array}\n",
+                  "seeds/a.json": "[1, 2,\n"})
+    stage(repo, {"seeds/a.json": "[7]\n"})
+    rc, out, _ = run_guard(capsys, repo, "check", "--only", "seed-append-only")
+    assert rc == 1
+    assert "seeds/a.json: seed-rewritten: changed, but the base copy does not parse" in out
+
+
+def test_a_broken_seed_file_is_invalid_even_when_unchanged(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": "version: 1\nseeds:\n"
+                  "  - {paths: [\"seeds/*.json\"], format: json-array}\n",
+                  "seeds/a.json": [1], "seeds/b.json": "[1, 2,\n"})
+    rc, out, _ = run_guard(capsys, repo, "check", "--only", "seed-append-only", "--head",
+                           "HEAD", "--base", "HEAD")
+    assert rc == 1
+    assert "seeds/b.json" in out and "seed-invalid" in out
