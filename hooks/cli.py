@@ -98,7 +98,6 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
         return cmd_check(args, env)
     from oracle_guard import fixture_lock
     from oracle_guard.gitio import Git
-    from oracle_guard.patterns import PatternSet
     from oracle_guard.revisions import Snapshot
 
     git = Git(args.C)
@@ -118,11 +117,14 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
             return 0
         unstaged = git.unstaged_paths()
         for entry in entries:
-            pending = PatternSet(entry["paths"]).select(unstaged)
+            pending = fixture_lock.pending_fixtures(entry, unstaged)
             if pending:
                 raise UsageError(
                     f"{pending[0]!r} has changes git has not staged; the lock hashes what "
                     f"git will commit: run 'git add {pending[0]}' first")
+            problems = fixture_lock.unlockable(entry, index)
+            if problems:
+                raise UsageError(f"cannot lock {entry['lock']}: {problems[0]}")
         for entry in entries:
             text, count = fixture_lock.build_lock(entry, index)
             target = os.path.join(top, entry["lock"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from oracle_guard import loaders, validation
 from oracle_guard.findings import Finding
@@ -12,15 +12,21 @@ from oracle_guard.patterns import PatternSet
 from oracle_guard.revisions import Snapshot
 
 HOOK = "fixture-lock"
-_HEX = re.compile(r"^[0-9a-fA-F]{64}$")
+_HEX = re.compile(r"^[0-9a-fA-F]{64}$")  # any case here; the schema then demands lowercase
 _SUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
+_BAD_KEY = ("is not a normalized path relative to the lock's root (no leading '/', "
+            "no '.' or '..' parts, no '//', backslash or trailing '/')")
 
 
 class LockInvalid(Exception):
-    def __init__(self, message: str, line: Optional[int] = None) -> None:
+    """The lock is unusable; ``problems`` holds (message, line) for each bad spot."""
+
+    def __init__(self, message: str, line: Optional[int] = None,
+                 more: Sequence[Tuple[str, Optional[int]]] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
+        self.problems = [(message, line), *more]
 
 
 class Lock:
@@ -44,8 +50,38 @@ def relative_to(root: str, path: str) -> Optional[str]:
 
 
 def fixture_files(entry: dict, snapshot: Snapshot) -> List[str]:
+    return pending_fixtures(entry, snapshot.entries)
+
+
+def pending_fixtures(entry: dict, paths: Iterable[str]) -> List[str]:
+    """Those of ``paths`` the entry's lock covers: matching its patterns, not the lock itself."""
     lock_path = entry["lock"]
-    return [p for p in PatternSet(entry["paths"]).select(snapshot.entries) if p != lock_path]
+    return [p for p in PatternSet(entry["paths"]).select(paths) if p != lock_path]
+
+
+def unlockable(entry: dict, snapshot: Snapshot) -> List[str]:
+    """Why `oracle-guard lock` cannot record some fixtures (outside the root, not a file)."""
+    root = entry.get("root", "")
+    problems = []
+    for path in fixture_files(entry, snapshot):
+        tree_entry = snapshot.entries[path]
+        if not tree_entry.is_regular:
+            kind = "a submodule" if tree_entry.mode == "160000" else "a symlink"
+            problems.append(f"{path!r} is {kind}, not a regular file: replace or remove it")
+        elif relative_to(root, path) is None:
+            problems.append(f"{path!r} matches the fixture paths but lies outside the lock's "
+                            f"root {root!r}: move it or fix the contract")
+    return problems
+
+
+def lock_style(text: str) -> str:
+    """The style a lock is written in, judged from its shape alone (valid or not)."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        return "json"
+    if _HEX.match(stripped):
+        return "digest"
+    return "sha256sum"
 
 
 def parse_lock(data: bytes, fixtures: List[str], root: str) -> Lock:
@@ -54,40 +90,69 @@ def parse_lock(data: bytes, fixtures: List[str], root: str) -> Lock:
         text = loaders.decode_text(data)
     except loaders.LoadError as exc:
         raise LockInvalid(exc.message, exc.line) from None
-    stripped = text.strip()
-    if stripped.startswith("{"):
+    style = lock_style(text)
+    if style == "json":
         try:
             doc = loaders.load_json(data, positions=True)
         except loaders.LoadError as exc:
             raise LockInvalid(exc.message, exc.line) from None
         digests = doc.value
         lines = {k: doc.line_of((k,)) or 1 for k in digests}
-        style = "json"
-    elif _HEX.match(stripped):
-        if len(fixtures) != 1:
+    elif style == "digest":
+        digest = text.strip()
+        if len(fixtures) > 1:
             raise LockInvalid(
                 f"a single-digest lock needs 'paths' to match exactly one file; "
-                f"they match {len(fixtures)}", 1)
+                f"they match {len(fixtures)} ({fixtures[0]}, {fixtures[1]}"
+                f"{', ...' if len(fixtures) > 2 else ''})", 1)
+        if not fixtures:
+            # Nothing for the digest to lock: check_entry reports fixture-missing.
+            if validation.problems({"-": digest}, "fixtures-lock"):
+                raise LockInvalid(f"digest {digest!r} is not 64 lowercase hex digits", 1)
+            return Lock(style, {}, {})
         key = relative_to(root, fixtures[0]) or fixtures[0]
-        digests, lines, style = {key: stripped}, {key: 1}, "digest"
+        digests, lines = {key: digest}, {key: 1}
     else:
-        digests, lines, style = {}, {}, "sha256sum"
+        digests, lines = {}, {}
         for number, line in enumerate(text.split("\n"), 1):
             if not line and number == text.count("\n") + 1:
                 break  # the final newline
+            if line.endswith("\r"):
+                raise LockInvalid("line ends in CR (CRLF line endings); commit the lock "
+                                  "with LF endings", number)
             match = _SUM_LINE.match(line)
             if not match:
-                raise LockInvalid("not a '<sha256>  <path>' line", number)
+                raise LockInvalid(
+                    "not a '<sha256>  <path>' line (64 hex digits, two spaces, the path)",
+                    number)
             digest, path = match.groups()
             if path in digests:
-                raise LockInvalid(f"duplicate entry for {path!r}", number)
+                raise LockInvalid(f"duplicate entry for {path!r} (first on line "
+                                  f"{lines[path]})", number)
             digests[path], lines[path] = digest, number
-        if not digests:
-            raise LockInvalid("empty lock", 1)
-    for path, message in validation.problems(digests, "fixtures-lock"):
-        key = path[0] if path else None
-        raise LockInvalid(f"{key + ': ' if key else ''}{message}", lines.get(key))
+        # An empty file locks nothing (what 'oracle-guard lock' writes for no fixtures).
+    _validate(digests, lines)
     return Lock(style, digests, lines)
+
+
+def _validate(digests: Dict[str, object], lines: Dict[str, int]) -> None:
+    """Schema-check the whole lock; on failure name each bad entry and its line."""
+    if not validation.problems(digests, "fixtures-lock"):
+        return
+    found: List[Tuple[str, Optional[int]]] = []
+    for key, digest in digests.items():
+        for path, message in validation.problems({key: digest}, "fixtures-lock"):
+            if not path:
+                found.append((f"key {key!r} {_BAD_KEY}", lines.get(key)))
+            elif isinstance(digest, str):
+                found.append((f"{key!r}: digest {digest!r} is not 64 lowercase hex digits",
+                              lines.get(key)))
+            else:
+                found.append((f"{key!r}: {message}", lines.get(key)))
+            break
+    if not found:  # not expected: the schema failed on the whole but on no single entry
+        found.append((validation.problems(digests, "fixtures-lock")[0][1], None))
+    raise LockInvalid(found[0][0], found[0][1], found[1:])
 
 
 def check_entry(entry: dict, candidate: Snapshot) -> List[Finding]:
@@ -103,10 +168,15 @@ def check_entry(entry: dict, candidate: Snapshot) -> List[Finding]:
     try:
         lock = parse_lock(candidate.read(lock_path), fixtures, root)
     except LockInvalid as exc:
-        return [Finding(HOOK, "lock-invalid", lock_path, exc.message, exc.line)]
+        return [Finding(HOOK, "lock-invalid", lock_path, message, line)
+                for message, line in exc.problems]
 
     findings = []
     seen = set()
+    if lock.style == "digest" and not fixtures:
+        findings.append(Finding(HOOK, "fixture-missing", lock_path,
+                                f"the digest locks no file: the fixture paths match nothing "
+                                f"in {candidate.label}", 1))
     for path in fixtures:
         file_entry = candidate.entries[path]
         key = relative_to(root, path)
@@ -158,11 +228,11 @@ def build_lock(entry: dict, snapshot: Snapshot) -> Tuple[str, int]:
     root = entry.get("root", "")
     fixtures = fixture_files(entry, snapshot)
     style = "json"
-    if entry["lock"] in snapshot.entries:
+    if entry["lock"] in snapshot.entries and snapshot.entries[entry["lock"]].is_regular:
         try:
-            style = parse_lock(snapshot.read(entry["lock"]), fixtures, root).style
-        except LockInvalid:
-            pass  # rewritten from scratch
+            style = lock_style(loaders.decode_text(snapshot.read(entry["lock"])))
+        except loaders.LoadError:
+            pass  # not text: rewritten as JSON
     digests = {}
     for path in fixtures:
         key = relative_to(root, path)

@@ -114,7 +114,8 @@ class Git:
         return entries
 
     def index_entries(self) -> Dict[str, Entry]:
-        out = self.run("ls-files", "--stage", "-z")
+        # ':(top)' and --full-name: the whole index, repo-relative, from any subfolder
+        out = self.run("ls-files", "--stage", "-z", "--full-name", "--", ":(top)")
         entries: Dict[str, Entry] = {}
         unmerged: List[str] = []
         for record in out.split(b"\0"):
@@ -171,7 +172,8 @@ class Git:
     # -- working tree (only for `oracle-guard lock`, which writes files) --
     def unstaged_paths(self) -> List[str]:
         out = self.run("diff", "--name-only", "-z", "--no-renames")
-        out += self.run("ls-files", "--others", "--exclude-standard", "-z")
+        out += self.run("ls-files", "--others", "--exclude-standard", "-z", "--full-name",
+                        "--", ":(top)")
         return [decode_path(p) for p in out.split(b"\0") if p]
 
     def add(self, paths: Sequence[str]) -> None:

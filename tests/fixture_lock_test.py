@@ -1,0 +1,522 @@
+"""fixture-lock: every fixture in the candidate matches its SHA-256 lock entry."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+
+import pytest
+
+from oracle_guard import fixture_lock
+from oracle_guard.codes import CODES
+from oracle_guard.gitio import Git
+from oracle_guard.revisions import Snapshot
+from testing.git import commit, git, init_repo, run_guard, stage, write
+
+CONTRACT = """\
+version: 1
+fixtures:
+  - lock: oracle/fixtures.lock.json
+    root: oracle/inputs
+    paths: ["oracle/inputs/**"]
+"""
+LOCK = "oracle/fixtures.lock.json"
+A = b"alpha\n"
+C = b"gamma\n"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def json_lock(digests: dict) -> str:
+    """A JSON lock as `oracle-guard lock` writes it: sorted, two-space indent."""
+    return json.dumps(dict(sorted(digests.items())), indent=2) + "\n"
+
+
+def sum_lock(digests: dict) -> str:
+    return "".join(f"{digest}  {path}\n" for path, digest in sorted(digests.items()))
+
+
+def make_repo(tmp_path, files=None, contract=CONTRACT):
+    """A repo whose first commit holds the contract, two fixtures and a matching JSON lock."""
+    repo = init_repo(tmp_path / "repo")
+    if files is None:
+        files = {"oracle/inputs/a.txt": A, "oracle/inputs/b/c.txt": C,
+                 LOCK: json_lock({"a.txt": sha(A), "b/c.txt": sha(C)})}
+    commit(repo, {".oracle-guard.yaml": contract, **files}, "oracle")
+    return repo
+
+
+def check(capsys, repo, *args):
+    rc, out, err = run_guard(capsys, repo, "check", "--only", "fixture-lock",
+                             "--now", "2024-05-01", *args)
+    assert err == "", err
+    return rc, out
+
+
+def findings(out: str):
+    """The `where: code` of every finding line, in output order."""
+    found = []
+    for line in out.splitlines():
+        parts = line.split(": ", 2)
+        if len(parts) == 3 and parts[1] in CODES:
+            found.append(f"{parts[0]}: {parts[1]}")
+    return found
+
+
+def assert_passes(capsys, repo, *args):
+    rc, out = check(capsys, repo, *args)
+    assert (rc, findings(out)) == (0, []), out
+    assert "fixture-lock: passed" in out
+
+
+# -- the lock matches --------------------------------------------------------
+
+def test_matching_json_lock_passes(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    assert_passes(capsys, repo)
+
+
+def test_rewritten_fixture_is_a_mismatch(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    stage(repo, {"oracle/inputs/a.txt": b"alpha, rewritten by the agent\n"})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/inputs/a.txt: fixture-mismatch"]
+    assert f"does not match {LOCK} ({sha(A)[:12]}" in out
+
+
+def test_fixture_rewritten_together_with_its_lock_passes(tmp_path, capsys):
+    # Near miss: the hook checks consistency; who may touch the lock is write-set's job.
+    repo = make_repo(tmp_path)
+    new = b"alpha v2\n"
+    stage(repo, {"oracle/inputs/a.txt": new,
+                 LOCK: json_lock({"a.txt": sha(new), "b/c.txt": sha(C)})})
+    assert_passes(capsys, repo)
+
+
+def test_new_file_under_fixture_paths_is_unlocked(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    stage(repo, {"oracle/inputs/b/new.txt": b"sneaked in\n"})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/inputs/b/new.txt: fixture-unlocked"]
+    assert f"oracle/inputs/b/new.txt: fixture-unlocked: has no entry in {LOCK}" in out
+
+
+def test_new_file_beside_the_fixture_paths_passes(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    stage(repo, {"oracle/notes.txt": b"not a fixture\n", "oracle/inputs.txt": b"nor this\n"})
+    assert_passes(capsys, repo)
+
+
+def test_deleted_fixture_is_missing_with_the_lock_line(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-q", "oracle/inputs/b/c.txt")
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    # line 3 of the sorted lock: "{", "a.txt", "b/c.txt"
+    assert findings(out) == [f"{LOCK}:3: fixture-missing"]
+    assert f"{LOCK}:3: fixture-missing: entry 'b/c.txt' names no fixture file in the index" in out
+
+
+def test_deleted_fixture_with_its_entry_dropped_passes(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-q", "oracle/inputs/b/c.txt")
+    stage(repo, {LOCK: json_lock({"a.txt": sha(A)})})
+    assert_passes(capsys, repo)
+
+
+def test_entry_naming_a_file_outside_the_fixture_paths_is_missing(tmp_path, capsys):
+    contract = CONTRACT.replace('"oracle/inputs/**"', '"oracle/inputs/*.txt"')
+    repo = make_repo(tmp_path, contract=contract, files={
+        "oracle/inputs/a.txt": A, "oracle/inputs/b/c.txt": C,
+        LOCK: json_lock({"a.txt": sha(A), "b/c.txt": sha(C)})})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == [f"{LOCK}:3: fixture-missing"]
+
+
+# -- lock-invalid ----------------------------------------------------------------
+
+LOCK_INVALID = {
+    "unparsable JSON": ('{\n  "a.txt": "%s",\n' % sha(A), f"{LOCK}:3", ""),
+    "duplicate key": ('{\n  "a.txt": "%s",\n  "a.txt": "%s",\n  "b/c.txt": "%s"\n}\n'
+                      % (sha(A), sha(A), sha(C)), f"{LOCK}:3", "duplicate key 'a.txt'"),
+    "uppercase digest": (json_lock({"a.txt": sha(A).upper(), "b/c.txt": sha(C)}), f"{LOCK}:2",
+                         f"'a.txt': digest '{sha(A).upper()}' is not 64 lowercase hex digits"),
+    "short digest": (json_lock({"a.txt": sha(A)[:40], "b/c.txt": sha(C)}), f"{LOCK}:2",
+                     "is not 64 lowercase hex digits"),
+    "digest not a string": ('{\n  "a.txt": 7,\n  "b/c.txt": "%s"\n}\n' % sha(C), f"{LOCK}:2",
+                            "'a.txt': 7 is not of type 'string'"),
+    "parent key": (json_lock({"../x": sha(A), "a.txt": sha(A), "b/c.txt": sha(C)}),
+                   f"{LOCK}:2", "key '../x' is not a normalized path relative to the lock's root"),
+    "absolute key": (json_lock({"/oracle/inputs/a.txt": sha(A), "a.txt": sha(A),
+                                "b/c.txt": sha(C)}),
+                     f"{LOCK}:2", "key '/oracle/inputs/a.txt' is not a normalized path"),
+    "dot key": (json_lock({"./a.txt": sha(A), "b/c.txt": sha(C)}), f"{LOCK}:2",
+                "key './a.txt' is not a normalized path"),
+    "byte-order mark": (b"\xef\xbb\xbf" + json_lock({"a.txt": sha(A)}).encode(), f"{LOCK}:1",
+                        "byte-order mark"),
+    "duplicate sha256sum line": (f"{sha(A)}  a.txt\n{sha(C)}  b/c.txt\n{sha(A)}  a.txt\n",
+                                 f"{LOCK}:3", "duplicate entry for 'a.txt' (first on line 1)"),
+    "sha256sum line with one space": (f"{sha(A)} a.txt\n{sha(C)}  b/c.txt\n", f"{LOCK}:1",
+                                      "not a '<sha256>  <path>' line"),
+    "sha256sum uppercase digest": (f"{sha(A)}  a.txt\n{sha(C).upper()}  b/c.txt\n",
+                                   f"{LOCK}:2", "'b/c.txt': digest"),
+    "sha256sum parent path": (f"{sha(A)}  ../inputs/a.txt\n{sha(C)}  b/c.txt\n", f"{LOCK}:1",
+                              "key '../inputs/a.txt' is not a normalized path"),
+    "lone short digest": (sha(A)[:20] + "\n", f"{LOCK}:1", "not a '<sha256>  <path>' line"),
+    "single digest for two files": (sha(A) + "\n", f"{LOCK}:1",
+                                    "a single-digest lock needs 'paths' to match exactly one "
+                                    "file; they match 2 (oracle/inputs/a.txt, "
+                                    "oracle/inputs/b/c.txt)"),
+}
+
+
+@pytest.mark.parametrize("lock_bytes, where, message", LOCK_INVALID.values(),
+                         ids=list(LOCK_INVALID))
+def test_lock_invalid(tmp_path, capsys, lock_bytes, where, message):
+    repo = make_repo(tmp_path)
+    stage(repo, {LOCK: lock_bytes})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == [f"{where}: lock-invalid"], out
+    line = next(l for l in out.splitlines() if l.startswith(f"{where}: lock-invalid: "))
+    assert message in line
+
+
+def test_every_bad_entry_is_named(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    stage(repo, {LOCK: json_lock({"../x": sha(A), "/abs": sha(A), "a.txt": "ABC"})})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == [f"{LOCK}:2: lock-invalid", f"{LOCK}:3: lock-invalid",
+                             f"{LOCK}:4: lock-invalid"]
+
+
+def test_missing_lock_is_invalid(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-q", LOCK)
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == [f"{LOCK}: lock-invalid"]
+    assert f"{LOCK}: lock-invalid: lock file is missing from the index" in out
+
+
+def test_symlink_lock_is_invalid(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-q", LOCK)
+    write(repo, {"oracle/real.lock.json": json_lock({"a.txt": sha(A), "b/c.txt": sha(C)})})
+    os.symlink("real.lock.json", repo / LOCK)
+    stage(repo)
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert f"{LOCK}: lock-invalid: lock file is not a regular file" in out
+
+
+def test_non_utf8_lock_is_invalid(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    stage(repo, {LOCK: f"{sha(A)}  a.txt\n{sha(C)}  b/\xff.txt\n".encode("latin-1")})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == [f"{LOCK}:2: lock-invalid"]
+
+
+# -- the three formats -------------------------------------------------------------
+
+def test_sha256sum_lock_passes_and_catches_a_rewrite(tmp_path, capsys):
+    contract = CONTRACT.replace("fixtures.lock.json", "fixtures.sha256")
+    lock = "oracle/fixtures.sha256"
+    repo = make_repo(tmp_path, contract=contract, files={
+        "oracle/inputs/a.txt": A, "oracle/inputs/b/c.txt": C,
+        lock: sum_lock({"a.txt": sha(A), "b/c.txt": sha(C)})})
+    assert_passes(capsys, repo)
+
+    stage(repo, {"oracle/inputs/b/c.txt": b"gamma!\n", "oracle/inputs/d.txt": b"new\n"})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/inputs/b/c.txt: fixture-mismatch",
+                             "oracle/inputs/d.txt: fixture-unlocked"]
+
+    git(repo, "reset", "-q", "--hard")
+    git(repo, "rm", "-q", "oracle/inputs/a.txt")
+    rc, out = check(capsys, repo)
+    assert findings(out) == [f"{lock}:1: fixture-missing"]
+
+
+def test_sha256sum_lock_with_binary_marker_and_no_final_newline_passes(tmp_path, capsys):
+    contract = CONTRACT.replace("fixtures.lock.json", "fixtures.sha256")
+    repo = make_repo(tmp_path, contract=contract, files={
+        "oracle/inputs/a.txt": A, "oracle/inputs/b/c.txt": C,
+        "oracle/fixtures.sha256": f"{sha(A)} *a.txt\n{sha(C)}  b/c.txt"})
+    assert_passes(capsys, repo)
+
+
+def test_sha256sum_lock_verifies_with_sha256sum_from_the_root(tmp_path, capsys):
+    contract = CONTRACT.replace("fixtures.lock.json", "fixtures.sha256")
+    repo = make_repo(tmp_path, contract=contract, files={
+        "oracle/inputs/a.txt": A, "oracle/inputs/b/c.txt": C, "oracle/inputs/sp ace.txt": b"s\n",
+        "oracle/fixtures.sha256": sum_lock({"a.txt": sha(A), "b/c.txt": sha(C),
+                                            "sp ace.txt": sha(b"s\n")})})
+    assert_passes(capsys, repo)
+    checkout = tmp_path / "checkout"
+    git(tmp_path, "clone", "-q", str(repo), str(checkout))
+    root = checkout / "oracle" / "inputs"
+
+    def sha256sum_c():
+        return subprocess.run(["sha256sum", "--check", "--strict", "../fixtures.sha256"],
+                              cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    proc = sha256sum_c()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.decode().splitlines() == ["a.txt: OK", "b/c.txt: OK", "sp ace.txt: OK"]
+    (root / "a.txt").write_bytes(b"tampered\n")
+    assert sha256sum_c().returncode == 1
+
+
+def test_single_digest_lock_beside_its_file(tmp_path, capsys):
+    contract = """\
+version: 1
+fixtures:
+  - lock: oracle/corpus.sha256
+    paths: ["oracle/corpus.jsonl"]
+  - lock: oracle/fixtures.lock.json
+    root: oracle/inputs
+    paths: ["oracle/inputs/**"]
+"""
+    corpus = b'{"q": 1}\n{"q": 2}\n'
+    repo = make_repo(tmp_path, contract=contract, files={
+        "oracle/corpus.jsonl": corpus, "oracle/corpus.sha256": sha(corpus) + "\n",
+        "oracle/inputs/a.txt": A, LOCK: json_lock({"a.txt": sha(A)})})
+    assert_passes(capsys, repo)
+
+    stage(repo, {"oracle/corpus.jsonl": corpus + b'{"q": 3}\n'})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/corpus.jsonl: fixture-mismatch"]
+    assert f"does not match oracle/corpus.sha256 ({sha(corpus)[:12]}" in out
+
+    git(repo, "rm", "-qf", "oracle/corpus.jsonl")
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/corpus.sha256:1: fixture-missing"]
+    assert ("oracle/corpus.sha256:1: fixture-missing: the digest locks no file: the fixture "
+            "paths match nothing in the index") in out
+
+    stage(repo, {"oracle/corpus.jsonl": corpus, "oracle/corpus.sha256": sha(corpus).upper()})
+    rc, out = check(capsys, repo)
+    assert findings(out) == ["oracle/corpus.sha256:1: lock-invalid"]
+    assert "is not 64 lowercase hex digits" in out
+
+
+def test_single_digest_lock_without_final_newline_passes(tmp_path, capsys):
+    contract = "version: 1\nfixtures:\n  - {lock: c.sha256, paths: [c.jsonl]}\n"
+    repo = make_repo(tmp_path, contract=contract,
+                     files={"c.jsonl": b"1\n", "c.sha256": sha(b"1\n")})
+    assert_passes(capsys, repo)
+
+
+# -- root --------------------------------------------------------------------------
+
+def test_keys_relative_to_the_repo_root_are_wrong_when_root_is_set(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    stage(repo, {LOCK: json_lock({"oracle/inputs/a.txt": sha(A),
+                                  "oracle/inputs/b/c.txt": sha(C)})})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == [f"{LOCK}:2: fixture-missing", f"{LOCK}:3: fixture-missing",
+                             "oracle/inputs/a.txt: fixture-unlocked",
+                             "oracle/inputs/b/c.txt: fixture-unlocked"]
+
+
+def test_without_root_keys_are_repo_relative(tmp_path, capsys):
+    contract = CONTRACT.replace("    root: oracle/inputs\n", "")
+    repo = make_repo(tmp_path, contract=contract, files={
+        "oracle/inputs/a.txt": A,
+        LOCK: json_lock({"oracle/inputs/a.txt": sha(A)})})
+    assert_passes(capsys, repo)
+
+
+def test_file_matching_paths_outside_the_root_is_unlocked(tmp_path, capsys):
+    contract = CONTRACT.replace('["oracle/inputs/**"]', '["oracle/inputs/**", "oracle/extra.txt"]')
+    repo = make_repo(tmp_path, contract=contract, files={
+        "oracle/inputs/a.txt": A, "oracle/extra.txt": C,
+        LOCK: json_lock({"a.txt": sha(A)})})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/extra.txt: fixture-unlocked"]
+    assert ("oracle/extra.txt: fixture-unlocked: matches the fixture paths but lies outside "
+            "the lock's root 'oracle/inputs'") in out
+
+
+def test_lock_inside_its_own_fixture_paths_is_not_a_fixture(tmp_path, capsys):
+    contract = "version: 1\nfixtures:\n  - {lock: fx/lock.json, root: fx, paths: ['fx/**']}\n"
+    repo = make_repo(tmp_path, contract=contract, files={
+        "fx/a.txt": A, "fx/lock.json": json_lock({"a.txt": sha(A)})})
+    assert_passes(capsys, repo)
+
+
+# -- fixture-not-regular -------------------------------------------------------------
+
+def test_symlink_under_fixture_paths_is_not_regular(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    os.symlink("a.txt", repo / "oracle/inputs/link.txt")
+    stage(repo)
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/inputs/link.txt: fixture-not-regular"]
+    assert ("oracle/inputs/link.txt: fixture-not-regular: is a symlink (mode 120000), "
+            "not a regular file") in out
+
+
+def test_symlink_that_replaces_a_locked_fixture_is_not_regular(tmp_path, capsys):
+    # The link's target blob is "a.txt"; its lock entry must not make it look fine.
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-q", "oracle/inputs/b/c.txt")
+    (repo / "oracle/inputs/b").mkdir()
+    os.symlink("../a.txt", repo / "oracle/inputs/b/c.txt")
+    stage(repo)
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/inputs/b/c.txt: fixture-not-regular"]
+
+
+def test_symlink_outside_fixture_paths_passes(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    os.symlink("inputs/a.txt", repo / "oracle/link.txt")
+    stage(repo)
+    assert_passes(capsys, repo)
+
+
+def test_executable_fixture_is_regular(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "update-index", "--chmod=+x", "oracle/inputs/a.txt")
+    assert_passes(capsys, repo)
+
+
+def test_submodule_under_fixture_paths_is_not_regular(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},oracle/inputs/sub")
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/inputs/sub: fixture-not-regular"]
+    assert "oracle/inputs/sub: fixture-not-regular: is a submodule (mode 160000)" in out
+
+
+def test_submodule_outside_fixture_paths_passes(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    head = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{head},vendor/sub")
+    assert_passes(capsys, repo)
+
+
+# -- which revision is judged ------------------------------------------------------------
+
+def test_unstaged_edit_does_not_count_but_a_staged_one_does(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    write(repo, {"oracle/inputs/a.txt": b"edited, not staged\n"})
+    (repo / "oracle/inputs/b/c.txt").unlink()
+    write(repo, {"oracle/inputs/untracked.txt": b"not in the index\n"})
+    assert_passes(capsys, repo)
+
+    git(repo, "add", "oracle/inputs/a.txt")
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/inputs/a.txt: fixture-mismatch"]
+
+
+def test_head_judges_that_commit_not_the_index(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    good = git(repo, "rev-parse", "HEAD").strip()
+    commit(repo, {"oracle/inputs/a.txt": b"rewritten\n"}, "agent")
+    # The index is restored to the locked content; only the commit is bad.
+    stage(repo, {"oracle/inputs/a.txt": A})
+    assert_passes(capsys, repo)
+    rc, out = check(capsys, repo, "--head", "HEAD")
+    assert rc == 1
+    assert findings(out) == ["oracle/inputs/a.txt: fixture-mismatch"]
+    assert_passes(capsys, repo, "--head", good)
+
+
+def test_candidate_contract_is_used_when_there_are_no_commits(tmp_path, capsys):
+    repo = init_repo(tmp_path / "repo")
+    stage(repo, {".oracle-guard.yaml": CONTRACT, "oracle/inputs/a.txt": A,
+                 LOCK: json_lock({"a.txt": sha(A)})})
+    assert_passes(capsys, repo)
+    stage(repo, {"oracle/inputs/a.txt": C})
+    rc, out = check(capsys, repo)
+    assert findings(out) == ["oracle/inputs/a.txt: fixture-mismatch"]
+
+
+# -- line endings: the lock hashes git's bytes, never the checkout's ------------------------
+
+def crlf_checkout(repo, path):
+    """Delete ``path`` from the working tree and check it out again (attributes apply)."""
+    (repo / path).unlink()
+    git(repo, "checkout", "--", path)
+    return (repo / path).read_bytes()
+
+
+@pytest.mark.parametrize("setting", ["gitattributes eol=crlf", "core.autocrlf"])
+def test_crlf_working_tree_does_not_fool_the_hook(tmp_path, capsys, setting):
+    repo = init_repo(tmp_path / "repo")
+    if setting == "core.autocrlf":
+        git(repo, "config", "core.autocrlf", "true")
+    else:
+        write(repo, {".gitattributes": "* text eol=crlf\n"})
+    text = b"line one\nline two\n"
+    commit(repo, {".oracle-guard.yaml": CONTRACT, "oracle/inputs/a.txt": text,
+                  LOCK: json_lock({"a.txt": sha(text)})})
+    worktree = crlf_checkout(repo, "oracle/inputs/a.txt")
+    assert worktree == b"line one\r\nline two\r\n"
+    staged = git(repo, "cat-file", "blob", ":oracle/inputs/a.txt").encode()
+    assert staged == text
+    assert_passes(capsys, repo)
+
+    # A lock hashed from the CRLF checkout does not describe what git stores.
+    stage(repo, {LOCK: json_lock({"a.txt": sha(worktree)})})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/inputs/a.txt: fixture-mismatch"]
+
+
+def test_clean_filter_output_is_what_is_hashed(tmp_path, capsys):
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "config", "filter.upper.clean", "tr a-z A-Z")
+    git(repo, "config", "filter.upper.smudge", "cat")
+    write(repo, {".gitattributes": "*.txt filter=upper\n"})
+    commit(repo, {".oracle-guard.yaml": CONTRACT, "oracle/inputs/a.txt": b"quiet\n",
+                  LOCK: json_lock({"a.txt": sha(b"QUIET\n")})})
+    assert (repo / "oracle/inputs/a.txt").read_bytes() == b"quiet\n"
+    assert_passes(capsys, repo)
+
+
+# -- what `oracle-guard lock` needs from this module ------------------------------------------
+
+ENTRY = {"lock": "fx/lock.json", "root": "fx", "paths": ["fx/**", "extra.txt"]}
+
+
+def test_pending_fixtures_leave_out_the_lock_itself():
+    changed = ["fx/lock.json", "fx/a.txt", "extra.txt", "src/x.py"]
+    assert fixture_lock.pending_fixtures(ENTRY, changed) == ["extra.txt", "fx/a.txt"]
+
+
+def test_unlockable_names_files_outside_the_root_and_links(tmp_path):
+    repo = init_repo(tmp_path / "repo")
+    write(repo, {"fx/a.txt": A, "extra.txt": C, "fx/lock.json": "{}"})
+    os.symlink("a.txt", repo / "fx/link")
+    stage(repo)
+    gitdir = Git(str(repo))
+    try:
+        index = Snapshot.of_index(gitdir)
+        assert fixture_lock.unlockable(ENTRY, index) == [
+            "'extra.txt' matches the fixture paths but lies outside the lock's root 'fx': "
+            "move it or fix the contract",
+            "'fx/link' is a symlink, not a regular file: replace or remove it"]
+        assert fixture_lock.unlockable(dict(ENTRY, paths=["fx/*.txt"]), index) == []
+    finally:
+        gitdir.close()

@@ -1,0 +1,408 @@
+"""`oracle-guard lock`: writes fixture locks from staged content; `--check` is the hook."""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+
+import pytest
+
+from testing.git import commit, git, init_repo, run_guard, stage, write
+
+CONTRACT = """\
+version: 1
+fixtures:
+  - lock: oracle/fixtures.lock.json
+    root: oracle/inputs
+    paths: ["oracle/inputs/**"]
+"""
+LOCK = "oracle/fixtures.lock.json"
+A = b"alpha\n"
+C = b"gamma\n"
+Z = b"zeta\n"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def make_repo(tmp_path, files=None, contract=CONTRACT, lock=None):
+    """A repo with one commit: the contract, fixtures z.txt, a.txt, b/c.txt and ``lock``."""
+    repo = init_repo(tmp_path / "repo")
+    if files is None:
+        files = {"oracle/inputs/z.txt": Z, "oracle/inputs/a.txt": A,
+                 "oracle/inputs/b/c.txt": C}
+    if lock is not None:
+        files = {**files, LOCK: lock}
+    commit(repo, {".oracle-guard.yaml": contract, **files}, "oracle")
+    return repo
+
+
+def lock(capsys, repo, *args):
+    return run_guard(capsys, repo, "lock", *args)
+
+
+def hook(capsys, repo):
+    rc, out, err = run_guard(capsys, repo, "check", "--only", "fixture-lock",
+                             "--now", "2024-05-01")
+    assert err == "", err
+    return rc, out
+
+
+def lock_bytes(repo, path=LOCK):
+    return (repo / path).read_bytes()
+
+
+def assert_locked(capsys, repo, path=LOCK):
+    """Stage the written lock; the hook then passes."""
+    git(repo, "add", "--", path)
+    rc, out = hook(capsys, repo)
+    assert rc == 0, out
+    assert "fixture-lock: passed" in out
+
+
+SORTED_JSON = ("{\n"
+               f'  "a.txt": "{sha(A)}",\n'
+               f'  "b/c.txt": "{sha(C)}",\n'
+               f'  "z.txt": "{sha(Z)}"\n'
+               "}\n").encode()
+
+
+# -- writing ------------------------------------------------------------------------
+
+def test_new_lock_is_sorted_json(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    rc, out, err = lock(capsys, repo)
+    assert (rc, err) == (0, "")
+    assert out == f"wrote {LOCK} (3 files); stage it with: git add {LOCK}\n"
+    assert lock_bytes(repo) == SORTED_JSON
+    assert_locked(capsys, repo)
+
+
+def test_lock_in_a_repo_with_no_commits(tmp_path, capsys):
+    repo = init_repo(tmp_path / "repo")
+    stage(repo, {".oracle-guard.yaml": CONTRACT, "oracle/inputs/a.txt": A})
+    rc, out, _ = lock(capsys, repo)
+    assert rc == 0
+    assert out == f"wrote {LOCK} (1 file); stage it with: git add {LOCK}\n"
+    assert_locked(capsys, repo)
+
+
+def test_unsorted_json_lock_is_rewritten_sorted(tmp_path, capsys):
+    unsorted = json.dumps({"z.txt": sha(Z), "b/c.txt": sha(C), "a.txt": sha(A)}) + "\n"
+    repo = make_repo(tmp_path, lock=unsorted)
+    rc, _, _ = lock(capsys, repo)
+    assert rc == 0
+    assert lock_bytes(repo) == SORTED_JSON
+
+
+def test_refresh_records_a_staged_fixture_change(tmp_path, capsys):
+    repo = make_repo(tmp_path, lock=SORTED_JSON)
+    new = b"alpha v2\n"
+    stage(repo, {"oracle/inputs/a.txt": new, "oracle/inputs/d.txt": b"d\n"})
+    git(repo, "rm", "-q", "oracle/inputs/z.txt")
+    assert hook(capsys, repo)[0] == 1
+    rc, out, _ = lock(capsys, repo)
+    assert rc == 0
+    assert out.startswith(f"wrote {LOCK} (3 files)")
+    assert json.loads(lock_bytes(repo)) == {"a.txt": sha(new), "b/c.txt": sha(C),
+                                           "d.txt": sha(b"d\n")}
+    assert_locked(capsys, repo)
+
+
+def test_sha256sum_lock_keeps_its_style_and_sha256sum_verifies_it(tmp_path, capsys):
+    contract = CONTRACT.replace("fixtures.lock.json", "fixtures.sha256")
+    sums = "oracle/fixtures.sha256"
+    repo = make_repo(tmp_path, contract=contract,
+                     files={"oracle/inputs/a.txt": A, sums: f"{'0' * 64}  a.txt\n"})
+    stage(repo, {"oracle/inputs/b/c.txt": C, "oracle/inputs/z.txt": Z})
+    rc, out, _ = lock(capsys, repo)
+    assert rc == 0
+    assert out == f"wrote {sums} (3 files); stage it with: git add {sums}\n"
+    assert lock_bytes(repo, sums) == (f"{sha(A)}  a.txt\n{sha(C)}  b/c.txt\n"
+                                      f"{sha(Z)}  z.txt\n").encode()
+    assert_locked(capsys, repo, sums)
+    proc = subprocess.run(["sha256sum", "--check", "--strict", "../fixtures.sha256"],
+                          cwd=repo / "oracle/inputs", stdout=subprocess.PIPE)
+    assert proc.returncode == 0
+    assert proc.stdout.decode().splitlines() == ["a.txt: OK", "b/c.txt: OK", "z.txt: OK"]
+
+
+def test_broken_sha256sum_lock_is_refreshed_in_its_style(tmp_path, capsys):
+    contract = CONTRACT.replace("fixtures.lock.json", "fixtures.sha256")
+    sums = "oracle/fixtures.sha256"
+    repo = make_repo(tmp_path, contract=contract,
+                     files={"oracle/inputs/a.txt": A, sums: "ABC  a.txt\n"})
+    assert lock(capsys, repo)[0] == 0
+    assert lock_bytes(repo, sums) == f"{sha(A)}  a.txt\n".encode()
+
+
+def test_single_digest_lock_keeps_its_style(tmp_path, capsys):
+    contract = """\
+version: 1
+fixtures:
+  - {lock: oracle/corpus.sha256, paths: [oracle/corpus.jsonl]}
+"""
+    corpus = b'{"q": 1}\n'
+    repo = make_repo(tmp_path, contract=contract, files={
+        "oracle/corpus.jsonl": corpus, "oracle/corpus.sha256": "0" * 64 + "\n"})
+    longer = corpus + b'{"q": 2}\n'
+    stage(repo, {"oracle/corpus.jsonl": longer})
+    rc, out, _ = lock(capsys, repo)
+    assert rc == 0
+    assert out == ("wrote oracle/corpus.sha256 (1 file); "
+                   "stage it with: git add oracle/corpus.sha256\n")
+    assert lock_bytes(repo, "oracle/corpus.sha256") == (sha(longer) + "\n").encode()
+    assert_locked(capsys, repo, "oracle/corpus.sha256")
+
+
+def test_every_fixture_entry_is_written(tmp_path, capsys):
+    contract = CONTRACT + "  - {lock: oracle/corpus.sha256, paths: [oracle/corpus.jsonl]}\n"
+    repo = make_repo(tmp_path, contract=contract, files={
+        "oracle/inputs/a.txt": A, "oracle/corpus.jsonl": b"1\n",
+        "oracle/corpus.sha256": "0" * 64 + "\n"})
+    rc, out, _ = lock(capsys, repo)
+    assert rc == 0
+    assert out.splitlines() == [
+        f"wrote {LOCK} (1 file); stage it with: git add {LOCK}",
+        "wrote oracle/corpus.sha256 (1 file); stage it with: git add oracle/corpus.sha256"]
+    git(repo, "add", LOCK)
+    assert_locked(capsys, repo, "oracle/corpus.sha256")
+
+
+def test_running_twice_gives_identical_bytes(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    assert lock(capsys, repo)[0] == 0
+    first = lock_bytes(repo)
+    assert lock(capsys, repo)[0] == 0
+    assert lock_bytes(repo) == first
+    git(repo, "add", LOCK)
+    assert lock(capsys, repo)[0] == 0
+    assert lock_bytes(repo) == first
+    assert git(repo, "status", "--porcelain", "--", LOCK) == f"A  {LOCK}\n"
+
+
+@pytest.mark.parametrize("lock_path, empty", [
+    (LOCK, b"{}\n"), ("oracle/fixtures.sha256", b""),
+])
+def test_lock_with_every_fixture_gone_is_empty_and_passes(tmp_path, capsys, lock_path, empty):
+    contract = CONTRACT.replace(LOCK, lock_path)
+    lock_text = (SORTED_JSON.decode() if lock_path == LOCK
+                 else f"{sha(A)}  a.txt\n{sha(C)}  b/c.txt\n{sha(Z)}  z.txt\n")
+    repo = make_repo(tmp_path, contract=contract,
+                     files={"oracle/inputs/z.txt": Z, "oracle/inputs/a.txt": A,
+                            "oracle/inputs/b/c.txt": C, lock_path: lock_text})
+    git(repo, "rm", "-q", "-r", "oracle/inputs")
+    rc, out, _ = lock(capsys, repo)
+    assert rc == 0
+    assert out.startswith(f"wrote {lock_path} (0 files)")
+    assert lock_bytes(repo, lock_path) == empty
+    assert_locked(capsys, repo, lock_path)
+
+
+def test_no_fixtures_section_has_nothing_to_lock(tmp_path, capsys):
+    repo = make_repo(tmp_path, contract="version: 1\nwrite_set:\n  deny: ['oracle/**']\n")
+    rc, out, err = lock(capsys, repo)
+    assert (rc, out, err) == (0, "nothing to lock: the contract has no 'fixtures' section\n", "")
+    assert not (repo / LOCK).exists()
+
+
+def test_no_contract_in_the_index_is_an_error(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    git(repo, "rm", "-q", "--cached", ".oracle-guard.yaml")
+    rc, out, err = lock(capsys, repo)
+    assert (rc, out) == (2, "")
+    assert err == ("oracle-guard: error: no .oracle-guard.yaml in the index: write and "
+                   "'git add' the contract first\n")
+
+
+# -- refusals: the lock hashes what git will commit -----------------------------------------
+
+def unstaged_edit(repo):
+    write(repo, {"oracle/inputs/b/c.txt": b"edited, not staged\n"})
+
+
+def unstaged_delete(repo):
+    (repo / "oracle/inputs/b/c.txt").unlink()
+
+
+def untracked_file(repo):
+    write(repo, {"oracle/inputs/b/c.txt.new": b"not added\n"})
+
+
+@pytest.mark.parametrize("change, path", [
+    (unstaged_edit, "oracle/inputs/b/c.txt"),
+    (unstaged_delete, "oracle/inputs/b/c.txt"),
+    (untracked_file, "oracle/inputs/b/c.txt.new"),
+])
+def test_refuses_when_the_working_tree_differs_from_the_index(tmp_path, capsys, change, path):
+    repo = make_repo(tmp_path, lock=SORTED_JSON)
+    change(repo)
+    rc, out, err = lock(capsys, repo)
+    assert (rc, out) == (2, "")
+    assert err == (f"oracle-guard: error: '{path}' has changes git has not staged; the lock "
+                   f"hashes what git will commit: run 'git add {path}' first\n")
+    assert lock_bytes(repo) == SORTED_JSON
+    # Once staged, the same change locks.
+    git(repo, "add", "-A")
+    assert lock(capsys, repo)[0] == 0
+    assert_locked(capsys, repo)
+
+
+def test_working_tree_changes_outside_fixture_paths_do_not_block(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    write(repo, {"README.md": b"draft\n", "oracle/inputs.txt": b"not a fixture\n",
+                 ".oracle-guard.yaml": CONTRACT + "# unstaged comment\n"})
+    rc, _, err = lock(capsys, repo)
+    assert (rc, err) == (0, "")
+    assert lock_bytes(repo) == SORTED_JSON
+
+
+def test_ignored_file_under_fixture_paths_does_not_block(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    commit(repo, {".gitignore": "*.tmp\n"})
+    write(repo, {"oracle/inputs/scratch.tmp": b"ignored\n"})
+    assert lock(capsys, repo)[0] == 0
+    assert lock_bytes(repo) == SORTED_JSON
+
+
+# -- `lock --check` is the hook ------------------------------------------------------------
+
+def stage_mismatch(repo):
+    stage(repo, {"oracle/inputs/a.txt": b"rewritten\n"})
+
+
+def stage_unlocked(repo):
+    stage(repo, {"oracle/inputs/new.txt": b"new\n"})
+
+
+def stage_missing(repo):
+    git(repo, "rm", "-q", "oracle/inputs/z.txt")
+
+
+def stage_invalid_lock(repo):
+    stage(repo, {LOCK: "{"})
+
+
+def stage_symlink(repo):
+    (repo / "oracle/inputs/link").symlink_to("a.txt")
+    stage(repo)
+
+
+def unstaged_only(repo):
+    write(repo, {"oracle/inputs/a.txt": b"unstaged\n"})
+
+
+@pytest.mark.parametrize("change", [
+    unstaged_only, stage_mismatch, stage_unlocked, stage_missing, stage_invalid_lock,
+    stage_symlink,
+])
+def test_lock_check_equals_the_hook(tmp_path, capsys, change):
+    repo = make_repo(tmp_path, lock=SORTED_JSON)
+    change(repo)
+    before = lock_bytes(repo)
+    expected = hook(capsys, repo)
+    rc, out, err = lock(capsys, repo, "--check", "--now", "2024-05-01")
+    assert err == ""
+    assert (rc, out) == expected
+    assert rc == (0 if change is unstaged_only else 1)
+    assert lock_bytes(repo) == before  # --check never writes
+
+
+def test_lock_check_json_format(tmp_path, capsys):
+    repo = make_repo(tmp_path, lock=SORTED_JSON)
+    stage_mismatch(repo)
+    rc, out, _ = lock(capsys, repo, "--check", "--format", "json", "--now", "2024-05-01")
+    assert rc == 1
+    doc = json.loads(out)
+    assert [(f["code"], f["path"]) for f in doc["findings"]] == [
+        ("fixture-mismatch", "oracle/inputs/a.txt")]
+    assert list(doc["checks"]) == ["fixture-lock"]
+
+
+# -- line endings and filters: lock and check agree ------------------------------------------
+
+@pytest.mark.parametrize("setting", ["gitattributes eol=crlf", "core.autocrlf"])
+def test_lock_and_check_agree_with_crlf_checkouts(tmp_path, capsys, setting):
+    repo = init_repo(tmp_path / "repo")
+    if setting == "core.autocrlf":
+        git(repo, "config", "core.autocrlf", "true")
+    else:
+        write(repo, {".gitattributes": "* text eol=crlf\n"})
+    text = b"line one\nline two\n"
+    commit(repo, {".oracle-guard.yaml": CONTRACT, "oracle/inputs/a.txt": text})
+    # Check the fixture out again so the working tree holds CRLF.
+    (repo / "oracle/inputs/a.txt").unlink()
+    git(repo, "checkout", "--", "oracle/inputs/a.txt")
+    assert (repo / "oracle/inputs/a.txt").read_bytes() == b"line one\r\nline two\r\n"
+
+    rc, _, err = lock(capsys, repo)
+    assert (rc, err) == (0, "")  # a CRLF checkout is not an unstaged change
+    assert json.loads(lock_bytes(repo)) == {"a.txt": sha(text)}
+    assert_locked(capsys, repo)
+    assert lock(capsys, repo, "--check", "--now", "2024-05-01")[0] == 0
+    # The lock file, committed and checked out again, still agrees.
+    commit(repo, message="lock")
+    (repo / LOCK).unlink()
+    git(repo, "checkout", "--", LOCK)
+    assert lock(capsys, repo)[0] == 0
+    git(repo, "add", LOCK)
+    assert git(repo, "status", "--porcelain") == ""
+    assert hook(capsys, repo)[0] == 0
+
+
+def test_lock_and_check_agree_with_a_clean_filter(tmp_path, capsys):
+    repo = init_repo(tmp_path / "repo")
+    git(repo, "config", "filter.upper.clean", "tr a-z A-Z")
+    git(repo, "config", "filter.upper.smudge", "cat")
+    write(repo, {".gitattributes": "oracle/inputs/** filter=upper\n"})
+    commit(repo, {".oracle-guard.yaml": CONTRACT, "oracle/inputs/a.txt": b"quiet\n"})
+    rc, _, err = lock(capsys, repo)
+    assert (rc, err) == (0, "")
+    assert json.loads(lock_bytes(repo)) == {"a.txt": sha(b"QUIET\n")}
+    assert_locked(capsys, repo)
+
+
+def test_lock_from_a_subfolder_writes_at_the_top(tmp_path, capsys):
+    repo = make_repo(tmp_path)
+    rc, _, err = lock(capsys, repo / "oracle" / "inputs")
+    assert (rc, err) == (0, "")
+    assert lock_bytes(repo) == SORTED_JSON
+
+
+def test_check_from_a_subfolder_sees_the_whole_index(tmp_path, capsys):
+    repo = make_repo(tmp_path, lock=SORTED_JSON)
+    rc, out, _ = run_guard(capsys, repo / "oracle", "check", "--only", "fixture-lock")
+    assert rc == 0, out
+
+
+def test_lock_inside_its_own_paths_can_run_twice(tmp_path, capsys):
+    contract = "version: 1\nfixtures:\n  - lock: fx/lock.json\n    root: fx\n    paths: ['fx/**']\n"
+    repo = make_repo(tmp_path, files={"fx/a.txt": A}, contract=contract)
+    assert lock(capsys, repo)[0] == 0
+    first = lock_bytes(repo, "fx/lock.json")
+    rc, _, err = lock(capsys, repo)
+    assert (rc, err) == (0, "")
+    assert lock_bytes(repo, "fx/lock.json") == first
+
+
+def test_lock_refuses_what_the_check_would_reject(tmp_path, capsys):
+    contract = ("version: 1\nfixtures:\n  - lock: fx/lock.json\n    root: fx\n"
+                "    paths: ['fx/**', 'extra.txt']\n")
+    repo = make_repo(tmp_path, files={"fx/a.txt": A, "extra.txt": C}, contract=contract)
+    rc, _, err = lock(capsys, repo)
+    assert rc == 2
+    assert "cannot lock fx/lock.json: 'extra.txt' matches the fixture paths but lies " \
+           "outside the lock's root 'fx'" in err
+    assert not (repo / "fx/lock.json").exists()
+
+
+def test_sha256sum_lock_with_crlf_endings_is_invalid(tmp_path, capsys):
+    contract = "version: 1\nfixtures:\n  - lock: SUMS\n    root: fx\n    paths: ['fx/**']\n"
+    repo = make_repo(tmp_path, files={"fx/a.txt": A}, contract=contract)
+    stage(repo, {"SUMS": f"{sha(A)}  a.txt\r\n".encode()})
+    rc, out = hook(capsys, repo)
+    assert rc == 1
+    assert "SUMS:1: lock-invalid: line ends in CR" in out
+    stage(repo, {"SUMS": f"{sha(A)}  a.txt\n".encode()})
+    assert hook(capsys, repo)[0] == 0
