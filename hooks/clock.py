@@ -5,13 +5,38 @@ import datetime as dt
 import re
 from typing import Mapping, Optional
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# ASCII digits only, whole string only (``re.fullmatch``): ``\d`` would take
+# other scripts' digits and ``$`` a trailing newline.
+_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _DATETIME = re.compile(
-    r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$")
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})"
+    r"(?::([0-9]{2})(?:\.([0-9]+))?)?(Z|([+-])([0-9]{2}):([0-9]{2}))")
+_FORMS = ("a date (YYYY-MM-DD) or a date-time with offset "
+          "(YYYY-MM-DDTHH:MM[:SS]Z or +HH:MM)")
 
 
 class ClockError(ValueError):
     pass
+
+
+def _date(match: "re.Match[str]") -> dt.date:
+    year, month, day = (int(g) for g in match.groups()[:3])
+    return dt.date(year, month, day)
+
+
+def _datetime(match: "re.Match[str]") -> dt.datetime:
+    year, month, day, hour, minute = (int(g) for g in match.groups()[:5])
+    second = int(match.group(6) or 0)
+    micro = int((match.group(7) or "0")[:6].ljust(6, "0"))
+    if match.group(8) == "Z":
+        tz = dt.timezone.utc
+    else:
+        hours, minutes = int(match.group(10)), int(match.group(11))
+        if hours > 23 or minutes > 59:
+            raise ValueError("offset out of range")
+        sign = -1 if match.group(9) == "-" else 1
+        tz = dt.timezone(sign * dt.timedelta(hours=hours, minutes=minutes))
+    return dt.datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
 
 
 def parse_when(text: str) -> dt.datetime:
@@ -20,37 +45,39 @@ def parse_when(text: str) -> dt.datetime:
     if not isinstance(text, str):
         raise ClockError(f"{text!r} is not a date string")
     try:
-        if _DATE.match(text):
-            day = dt.date.fromisoformat(text)
+        match = _DATE.fullmatch(text)
+        if match:
+            day = _date(match)
             return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc) \
                 + dt.timedelta(days=1)
-        if _DATETIME.match(text):
-            return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
+        match = _DATETIME.fullmatch(text)
+        if match:
+            return _datetime(match)
+    except (ValueError, OverflowError) as exc:
         raise ClockError(f"{text!r} is not a valid date: {exc}") from None
-    raise ClockError(
-        f"{text!r} is not a date (YYYY-MM-DD) or a date-time with offset "
-        "(YYYY-MM-DDTHH:MM[:SS]Z or +HH:MM)")
+    raise ClockError(f"{text!r} is not {_FORMS}")
 
 
 def parse_now(text: str) -> dt.datetime:
     """--now: a date means its start (00:00 UTC); a date-time needs an offset."""
     text = text.strip()
-    if _DATE.match(text):
-        try:
-            day = dt.date.fromisoformat(text)
-        except ValueError as exc:
-            raise ClockError(f"--now {text!r}: {exc}") from None
-        return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc)
     try:
-        return parse_when(text)
-    except ClockError:
-        raise ClockError(
-            f"--now/ORACLE_GUARD_NOW {text!r} is not an ISO-8601 date or a date-time "
-            "with offset (e.g. 2026-09-25 or 2026-09-25T12:00:00Z)") from None
+        match = _DATE.fullmatch(text)
+        if match:
+            day = _date(match)
+            return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc)
+        match = _DATETIME.fullmatch(text)
+        if match:
+            return _datetime(match)
+        problem = f"is not {_FORMS}"
+    except (ValueError, OverflowError) as exc:
+        problem = f"is not a valid date: {exc}"
+    raise ClockError(f"--now/ORACLE_GUARD_NOW {text!r} {problem} "
+                     "(e.g. 2026-09-25 or 2026-09-25T12:00:00Z)")
 
 
 def now_from(option: Optional[str], env: Mapping[str, str]) -> dt.datetime:
+    """--now wins over ORACLE_GUARD_NOW; else the system clock in UTC."""
     if option is not None:
         return parse_now(option)
     if env.get("ORACLE_GUARD_NOW"):

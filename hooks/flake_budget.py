@@ -6,6 +6,7 @@ import os
 from typing import List
 
 from oracle_guard import clock, freeze_schema
+from oracle_guard.contract import CONTRACT_PATH
 from oracle_guard.findings import Finding
 from oracle_guard.patterns import PatternSet
 from oracle_guard.revisions import Snapshot
@@ -23,12 +24,14 @@ def check(contract, base: Snapshot, candidate: Snapshot, now: dt.datetime) -> Li
     state = freeze_schema.load(contract, candidate, hook=HOOK)
     findings = list(state.findings)  # unreadable files are never counted as empty
 
-    caps = [(f"budget.max_frozen in the contract", budget["max_frozen"])] + [
-        (f"max_frozen in {path}", cap) for path, cap in state.caps]
-    where, cap = min(caps, key=lambda c: c[1])
+    # The smallest cap wins; the finding points at the line that states it.
+    caps = [(CONTRACT_PATH, budget["max_frozen"], None, "budget.max_frozen in the contract")]
+    caps += [(path, cap, line, f"max_frozen in {path}") for path, cap, line in state.caps]
+    path, cap, line, where = min(caps, key=lambda c: c[1])
     if len(state.entries) > cap:
-        findings.append(Finding(HOOK, "budget-exceeded", None,
-                                f"{len(state.entries)} entries frozen, {where} allows {cap}"))
+        findings.append(Finding(HOOK, "budget-exceeded", path,
+                                f"{len(state.entries)} entries frozen, {where} allows {cap}",
+                                line))
 
     max_days = budget.get("max_days")
     warn_days = budget.get("warn_days")

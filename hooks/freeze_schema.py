@@ -31,7 +31,7 @@ class Frozen:
 @dataclass
 class FreezeState:
     entries: List[Frozen]
-    caps: List[Tuple[str, int]]  # (path, max_frozen) stated by budget files
+    caps: List[Tuple[str, int, Optional[int]]]  # (path, max_frozen, line) of budget files
     findings: List[Finding]
     unreadable: List[str]  # files whose entries could not be counted
 
@@ -152,7 +152,8 @@ def _load_file(schema, validator, path, candidate, hook, state) -> Optional[List
     try:
         doc = loaders.load_by_name(path, candidate.read(path))
     except loaders.LoadError as exc:
-        invalid(exc.message, exc.line)
+        column = f" (column {exc.column})" if exc.line and exc.column else ""
+        invalid(f"does not parse: {exc.message}{column}", exc.line)
         return None
     found = validation.problems(doc.value, schema if validator is None else None, validator)
     if validator is None and not found:
@@ -162,7 +163,7 @@ def _load_file(schema, validator, path, candidate, hook, state) -> Optional[List
     if found:
         return None
     if schema == "flake-budget":
-        state.caps.append((path, doc.value["max_frozen"]))
+        state.caps.append((path, doc.value["max_frozen"], doc.line_of(("max_frozen",))))
     return _records(schema, doc.value, doc, path)
 
 

@@ -3,7 +3,8 @@
 JSON: duplicate keys, NaN/Infinity, invalid UTF-8, a byte-order mark, trailing
 data and nesting deeper than MAX_DEPTH are rejected.
 YAML: safe scalars only (YAML 1.2 core booleans ``true``/``false``; ``yes``,
-``no``, ``on``, ``off`` stay strings; unquoted dates stay strings), no
+``no``, ``on``, ``off`` stay strings; unquoted dates stay strings; ``010``,
+``1:30`` and ``1_000`` stay strings rather than YAML 1.1 numbers), no
 anchors, aliases, merge keys or custom tags, one document per file, no
 duplicate keys.
 """
@@ -78,6 +79,9 @@ class _JsonParser:
         self.lines: Dict[JsonPath, int] = {}
 
     def fail(self, message: str, pos: int) -> LoadError:
+        if pos >= len(self.text) and self.text.strip() and \
+                not message.startswith("unexpected end"):
+            message = f"unexpected end of file ({message})"
         return LoadError(message, *_line_col(self.text, pos))
 
     def skip(self, pos: int) -> int:
@@ -189,6 +193,13 @@ def _no_constant(name):
     raise ValueError(name)
 
 
+def _finite_float(literal):
+    number = float(literal)
+    if not math.isfinite(number):  # 1e999: json.loads would give inf
+        raise ValueError(literal)
+    return number
+
+
 def load_json(data: bytes, *, positions: bool = False) -> Document:
     """Strict JSON. The C decoder does the common case; the slow parser runs
     when positions are wanted or to locate an error precisely."""
@@ -196,7 +207,7 @@ def load_json(data: bytes, *, positions: bool = False) -> Document:
     if not positions:
         try:
             value = json.loads(text, object_pairs_hook=_no_duplicates,
-                               parse_constant=_no_constant)
+                               parse_constant=_no_constant, parse_float=_finite_float)
         except (ValueError, RecursionError):
             pass  # re-parse below for a precise message
         else:
@@ -237,8 +248,18 @@ def _make_loader():
     StrictResolver.add_implicit_resolver(
         "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
         list("tTfF"))
-    for tag, first in (("tag:yaml.org,2002:int", None), ("tag:yaml.org,2002:float", None),
-                       ("tag:yaml.org,2002:null", None), ("tag:yaml.org,2002:merge", None)):
+    # Numbers as in YAML 1.2 core, minus the YAML 1.1 guesses PyYAML makes:
+    # ``010`` (octal 8), ``1:30`` (sexagesimal 90) and ``1_000`` stay strings.
+    StrictResolver.add_implicit_resolver(
+        "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*)|0x[0-9a-fA-F]+)$"),
+        list("-+0123456789"))
+    StrictResolver.add_implicit_resolver(
+        "tag:yaml.org,2002:float", re.compile(
+            r"^(?:[-+]?(?:(?:0|[1-9][0-9]*)\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+            r"|[-+]?(?:0|[1-9][0-9]*)[eE][-+]?[0-9]+"
+            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
+        list("-+0123456789."))
+    for tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:merge"):
         for key, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items():
             for res_tag, regexp in resolvers:
                 if res_tag == tag:
