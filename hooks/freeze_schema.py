@@ -155,7 +155,11 @@ def _load_file(schema, validator, path, candidate, hook, state) -> Optional[List
         column = f" (column {exc.column})" if exc.line and exc.column else ""
         invalid(f"does not parse: {exc.message}{column}", exc.line)
         return None
-    found = validation.problems(doc.value, schema if validator is None else None, validator)
+    try:
+        found = validation.problems(doc.value, schema if validator is None else None,
+                                    validator)
+    except validation.SchemaError as exc:
+        raise ContractError(f"schema file {schema!r}: {exc}") from None
     if validator is None and not found:
         found = _rules(schema, doc.value, doc)
     for json_path, message in found:

@@ -74,13 +74,18 @@ def custom_validator(schema: Any):
 def problems(instance: Any, name: Optional[str] = None, validator=None) -> List[Problem]:
     """(json path, message) for each schema violation, in document order."""
     from jsonschema.exceptions import best_match
+    from referencing.exceptions import Unresolvable
 
     if validator is None:
         validator = _builtin_validator(name)
     out = []
-    for error in validator.iter_errors(instance):
-        if error.context:
-            error = best_match(error.context) or error
-        out.append((tuple(error.absolute_path), error.message))
+    try:
+        for error in validator.iter_errors(instance):
+            if error.context:
+                error = best_match(error.context) or error
+            out.append((tuple(error.absolute_path), error.message))
+    except Unresolvable as exc:  # never fetched: schemas are judged offline
+        raise SchemaError(f"cannot resolve $ref {getattr(exc, 'ref', exc)!r}; "
+                          "only references inside the schema file are supported") from None
     out.sort(key=lambda p: [str(x) for x in p[0]])
     return out

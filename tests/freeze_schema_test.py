@@ -474,3 +474,26 @@ def test_custom_schema_that_is_not_a_schema_is_a_contract_error(tmp_path, capsys
     assert rc == 2
     assert err.startswith("oracle-guard: error: schema file 'oracle/skips.schema.json' "
                           "(the index): not a valid JSON Schema:")
+
+
+def test_custom_schema_with_a_remote_ref_is_a_contract_error_not_a_fetch(tmp_path, capsys):
+    remote = dict(CUSTOM_SCHEMA, properties={
+        "skipped": {"$ref": "https://schemas.example.invalid/skipped.json"}})
+    repo = staged_repo(tmp_path, {"oracle/skips.schema.json": remote,
+                                  "oracle/skips.json": '{"skipped": []}\n'},
+                       contract=CUSTOM_CONTRACT)
+    rc, out, err = check(capsys, repo)
+    assert rc == 2
+    assert err.startswith("oracle-guard: error: schema file 'oracle/skips.schema.json': "
+                          "cannot resolve $ref 'https://schemas.example.invalid/skipped.json'")
+
+
+def test_custom_schema_with_a_local_ref_works(tmp_path, capsys):
+    local = dict(CUSTOM_SCHEMA, properties={"skipped": {"$ref": "#/$defs/names"}},
+                 **{"$defs": {"names": {"type": "array", "items": {"type": "string"}}}})
+    repo = staged_repo(tmp_path, {"oracle/skips.schema.json": local,
+                                  "oracle/skips.json": '{"skipped": [1]}\n'},
+                       contract=CUSTOM_CONTRACT)
+    rc, out, _ = check(capsys, repo)
+    assert rc == 1
+    assert "freeze-invalid: $.skipped[0]: 1 is not of type 'string'" in out
