@@ -123,7 +123,7 @@ class _JsonParser:
             literal = match.group()
             if match.group(1) or match.group(2):
                 number = float(literal)
-                if not math.isfinite(number):
+                if not _representable(literal, number):
                     raise self.fail(f"number {literal[:20]} is out of range", pos)
                 return number, match.end()
             if len(literal) > 4000:
@@ -193,9 +193,17 @@ def _no_constant(name):
     raise ValueError(name)
 
 
+def _representable(literal: str, number: float) -> bool:
+    """False for overflow (1e999 -> inf) and underflow (1e-400 -> 0.0): both
+    would make different seeds compare equal."""
+    if not math.isfinite(number):
+        return False
+    return number != 0.0 or not re.search(r"[1-9]", literal.split("e")[0].split("E")[0])
+
+
 def _finite_float(literal):
     number = float(literal)
-    if not math.isfinite(number):  # 1e999: json.loads would give inf
+    if not _representable(literal, number):
         raise ValueError(literal)
     return number
 

@@ -272,3 +272,14 @@ def test_json_truncated(data):
     err = rejects(load_json, data)
     assert err.message.startswith("unexpected end of file")
     assert (err.line, err.column) == (1, len(data) + 1)
+
+
+@pytest.mark.parametrize("literal", ["1e-400", "-2.5e-999", "1e999"])
+def test_json_number_that_underflows_or_overflows_is_rejected(literal):
+    with pytest.raises(loaders.LoadError, match="out of range"):
+        loaders.load_json(f"[{literal}]".encode())
+
+
+@pytest.mark.parametrize("literal", ["0.0", "-0.0", "0e5", "0.000e-3", "1e-300"])
+def test_json_zero_and_small_numbers_load(literal):
+    assert loaders.load_json(f"[{literal}]".encode()).value == [float(literal)]
