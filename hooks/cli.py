@@ -196,7 +196,15 @@ def main(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] 
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.func(args, env)
+        code = args.func(args, env)
+        sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
+        return code
+    except BrokenPipeError:  # the reader went away (`| head`): quiet, but not a pass
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        return 2
     except Exception as exc:  # fail closed: nothing unexpected exits 0
         return _fail(args, exc)
 

@@ -57,7 +57,8 @@ CODES: Dict[str, Code] = {
     "freeze-invalid": Code(
         "freeze-schema", "a freeze, quarantine or budget file does not parse strictly, fails "
         "its schema, or breaks a cross-field rule (duplicate ids, reason without an "
-        "excluded id, pass_count + fail_count != runs)",
+        "excluded id, pass_count + fail_count != runs); flake-budget reports the same file as "
+        "'not counted'",
         "fix the file at the reported line and JSON path"),
     "budget-exceeded": Code(
         "flake-budget", "more entries are frozen than max_frozen allows (the smaller of the "

@@ -365,7 +365,7 @@ def test_unparsable_freeze_file_fails_flake_budget(tmp_path, capsys):
     rc, out = run(capsys, tmp_path, {BUDGET: FLAKE_BUDGET_YAML,
                                      "freeze.json": '{"excluded_property_ids": [NaN]}'})
     assert rc == 1, out
-    assert "freeze.json:1: freeze-invalid: does not parse: NaN is not valid JSON " \
+    assert "freeze.json:1: freeze-invalid: not counted: does not parse: NaN is not valid JSON " \
            "(column 28)" in out.splitlines()
     assert "flake-budget: failed (1 error)" in out.splitlines()
 
@@ -376,7 +376,7 @@ def test_invalid_freeze_file_is_never_counted_as_empty(tmp_path, capsys):
         "max_frozen: 10", "max_frozen: ten")
     rc, out = run(capsys, tmp_path, {BUDGET: text})
     assert rc == 1, out
-    assert "oracle/flake_budget.yaml:1: freeze-invalid: $.max_frozen: " \
+    assert "oracle/flake_budget.yaml:1: freeze-invalid: not counted: $.max_frozen: " \
            "'ten' is not of type 'integer'" in out.splitlines()
 
 
