@@ -1,7 +1,8 @@
 """The merge contract, ``.oracle-guard.yaml``: loaded strictly, from the base."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+import re
+from typing import Any, Dict, List, Optional, Tuple
 
 from oracle_guard import loaders, validation
 from oracle_guard.revisions import Snapshot
@@ -26,23 +27,25 @@ class Contract:
     def owners(self) -> List[str]:
         return list((self.data.get("write_set") or {}).get("owners", []))
 
-    def oracle_patterns(self) -> List[str]:
-        """What the contract names: denied to every change without being listed."""
+    def oracle_files(self) -> List[str]:
+        """Files the contract names: the contract, locks, repo schemas, the allow file."""
         files = [CONTRACT_PATH]
-        patterns: List[str] = []
-        for entry in self.data.get("fixtures", []):
-            files.append(entry["lock"])
-            patterns.extend(entry["paths"])
-        for entry in self.data.get("seeds", []):
-            patterns.extend(entry["paths"])
-        for entry in self.data.get("freeze", []):
-            patterns.extend(entry["paths"])
-            if entry["schema"] not in validation.BUILTIN:
-                files.append(entry["schema"])
+        files.extend(entry["lock"] for entry in self.data.get("fixtures", []))
+        files.extend(entry["schema"] for entry in self.data.get("freeze", [])
+                     if entry["schema"] not in validation.BUILTIN)
         ws = self.data.get("write_set") or {}
         if "allow_file" in ws:
             files.append(ws["allow_file"])
-        return [literal_pattern(f) for f in files] + patterns
+        return files
+
+    def oracle_globs(self) -> List[str]:
+        """The fixture, seed and freeze patterns the contract names."""
+        return [pattern for section in ("fixtures", "seeds", "freeze")
+                for entry in self.data.get(section, []) for pattern in entry["paths"]]
+
+    def oracle_patterns(self) -> List[str]:
+        """What the contract names: denied to every change without being listed."""
+        return [literal_pattern(f) for f in self.oracle_files()] + self.oracle_globs()
 
 
 def literal_pattern(path: str) -> str:
@@ -50,21 +53,60 @@ def literal_pattern(path: str) -> str:
     escaped = "".join("\\" + ch if ch in "*?[\\" else ch for ch in path)
     return "/" + escaped
 
-def parse(data: bytes, label: str = CONTRACT_PATH) -> Dict[str, Any]:
+
+def parse(data: bytes, label: str = CONTRACT_PATH,
+          revision: Optional[str] = None) -> Dict[str, Any]:
+    """The validated contract; ContractError names ``label``, the line and ``revision``."""
+    suffix = f" (the contract in {revision})" if revision else ""
     try:
         doc = loaders.load_yaml(data)
     except loaders.LoadError as exc:
         where = f"{label}:{exc.line}" if exc.line else label
-        raise ContractError(f"{where}: {exc.message}") from None
+        raise ContractError(f"{where}: {exc.message}{suffix}") from None
     found = validation.problems(doc.value, "contract")
     if found:
         path, message = found[0]
-        line = doc.line_of(path)
+        line = _line_of_problem(doc, path, message)
         where = f"{label}:{line}" if line else label
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise ContractError(
-            f"{where}: invalid contract at {loaders.json_pointer(path)}: {message}{more}")
+        raise ContractError(f"{where}: invalid contract at {loaders.json_pointer(path)}: "
+                            f"{_readable(message)}{more}{suffix}")
     return doc.value
+
+
+def _line_of_problem(doc: loaders.Document, path: Tuple[Any, ...],
+                     message: str) -> Optional[int]:
+    """The line of the offending key for an unknown key, else of the value at ``path``."""
+    unexpected = re.search(r"\((.*) (?:was|were) unexpected\)$", message)
+    if unexpected:
+        names = re.findall(r"'([^'\\]*)'", unexpected.group(1))
+        lines = [doc.line_of(tuple(path) + (name,)) for name in names]
+        lines = [n for n in lines if n is not None]
+        if lines:
+            return min(lines)
+    return doc.line_of(path)
+
+
+# What the schema's path regexes mean, for messages a person can act on.
+_MEANING = {
+    "file": "a normalized repo-relative file path (no leading '/', no '.' or '..' "
+            "parts, no '//', '\\' or trailing '/')",
+    "folder": "a normalized repo-relative folder path (no leading '/', no '.' or '..' "
+              "parts, no '//' or '\\')",
+}
+
+
+def _readable(message: str) -> str:
+    """Replace "does not match '<regex>'" with what the regex means."""
+    defs = validation.builtin_schema("contract")["$defs"]
+    for name, meaning in _MEANING.items():
+        tail = f" does not match {defs[name]['pattern']!r}"
+        if message.endswith(tail):
+            return message[: -len(tail)] + f" is not {meaning}"
+    tail = f" does not match {defs['patterns']['items']['pattern']!r}"
+    if message.endswith(tail):
+        return message[: -len(tail)] + " is not a pattern: negation ('!') is not supported"
+    return message
 
 
 def read(snapshot: Snapshot) -> Optional[Dict[str, Any]]:
@@ -73,7 +115,7 @@ def read(snapshot: Snapshot) -> Optional[Dict[str, Any]]:
         return None
     if not entry.is_regular:
         raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} is not a regular file")
-    return parse(snapshot.read(CONTRACT_PATH), f"{CONTRACT_PATH} ({snapshot.label})")
+    return parse(snapshot.read(CONTRACT_PATH), CONTRACT_PATH, snapshot.label)
 
 
 def choose(base: Snapshot, candidate: Snapshot) -> Optional[Contract]:

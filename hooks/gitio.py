@@ -124,8 +124,9 @@ class Git:
             meta, _, raw_path = record.partition(b"\t")
             mode, oid, stage = meta.decode().split()
             path = decode_path(raw_path)
-            if stage != "0":
-                unmerged.append(path)
+            if stage != "0":  # stages 1-3 of one path: name it once
+                if path not in unmerged:
+                    unmerged.append(path)
                 continue
             entries[path] = Entry(mode, oid)
         if unmerged:

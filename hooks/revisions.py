@@ -49,6 +49,7 @@ class Revisions:
         self.base_reason = base_reason
 
 
+CONTRACT_BASE = "the contract's 'base'"
 SHALLOW_HINT = (
     "fetch full history (actions/checkout with 'fetch-depth: 0', or "
     "'git fetch --unshallow origin' / 'git fetch origin main')"
@@ -87,7 +88,7 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         return Revisions(Snapshot.of_commit(git, oid, from_ref), candidate,
                          "PRE_COMMIT_FROM_REF")
     if env.get("CI"):
-        return _ci_base(git, candidate, head_oid, env, contract_base(candidate))
+        return _ci_base(git, candidate, head_oid, env, contract_base)
     head_commit = git.resolve_commit("HEAD")
     if head_commit is None:
         return Revisions(Snapshot.empty("no commits yet"), candidate, "no commits yet")
@@ -95,15 +96,17 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
 
 
 def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],
-             env: Mapping[str, str], contract_base: Optional[str]) -> Revisions:
+             env: Mapping[str, str],
+             contract_base_of: Callable[[Snapshot], Optional[str]]) -> Revisions:
     tried = []
     options = []
+    contract_base = contract_base_of(candidate)
     if env.get("GITHUB_BASE_REF"):
         options.append((f"origin/{env['GITHUB_BASE_REF']}", "GITHUB_BASE_REF"))
     if env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA"):
         options.append((env["CI_MERGE_REQUEST_DIFF_BASE_SHA"], "CI_MERGE_REQUEST_DIFF_BASE_SHA"))
     if contract_base:
-        options.append((contract_base, "the contract's 'base'"))
+        options.append((contract_base, CONTRACT_BASE))
     target = head_oid or git.resolve_commit("HEAD")
     for rev, source in options:
         oid = git.resolve_commit(rev)
@@ -122,7 +125,17 @@ def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],
                 "nothing to compare; pass --base with the previous tip "
                 "(for a push build, the 'before' commit of the push)")
         label = f"merge-base of {rev} and the candidate"
-        return Revisions(Snapshot.of_commit(git, merge_base, label), candidate, source)
+        base = Snapshot.of_commit(git, merge_base, label)
+        if source == CONTRACT_BASE:
+            # the candidate's contract picks its own base: the base must agree, or a
+            # change could name its own earlier commit and hide what that commit did
+            named_by_base = contract_base_of(base)
+            if named_by_base != contract_base:
+                raise RevisionError(
+                    f"the contract's 'base' is {contract_base!r} in the candidate but "
+                    f"{named_by_base!r} in the base it names: a change cannot move its own "
+                    "base; pass --base REV")
+        return Revisions(base, candidate, source)
     if tried:
         why = "none of " + ", ".join(tried) + " resolves"
     else:

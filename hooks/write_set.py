@@ -1,12 +1,12 @@
 """write-set: did the change stay inside the allowed paths and out of the protected ones?"""
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from oracle_guard import loaders
-from oracle_guard.contract import ContractError
+from oracle_guard.contract import ContractError, literal_pattern
 from oracle_guard.findings import Finding
-from oracle_guard.patterns import PatternSet
+from oracle_guard.patterns import Pattern, PatternSet, compile_pattern
 from oracle_guard.revisions import Snapshot
 
 HOOK = "write-set"
@@ -45,12 +45,11 @@ def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
         allow_list += allow_file_patterns(ws["allow_file"], contract.source)
     restricted = "allow" in ws or "allow_file" in ws
     allow = PatternSet(allow_list)
-    deny = PatternSet(ws.get("deny", []))
-    oracle = PatternSet(contract.oracle_patterns())
+    protected = _protected(contract, ws.get("deny", []))
 
     findings = []
     for path in changed_paths(base, candidate):
-        reason = _denied(path, deny, oracle)
+        reason = _denied(path, protected)
         if reason is not None:
             findings.append(Finding(HOOK, "write-denied", path, reason))
         elif restricted and allow.first_match(path) is None:
@@ -59,15 +58,27 @@ def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
     return findings
 
 
-def _denied(path: str, deny: PatternSet, oracle: PatternSet) -> Optional[str]:
-    pattern = deny.first_match(path)
-    if pattern is not None:
-        return f"matches deny pattern {pattern!r}"
-    pattern = oracle.first_match(path)
-    if pattern is not None:
-        return f"is oracle file or path {pattern.lstrip('/')!r} named by the contract"
-    pattern = deny.first_match(path, fold_case=True) or oracle.first_match(path, fold_case=True)
-    if pattern is not None:
-        return (f"matches protected {pattern.lstrip('/')!r} when letter case is ignored "
-                "(the same file on macOS and Windows)")
+Protection = Tuple[Pattern, str, str]  # pattern, what it is, why a path matching it is denied
+
+
+def _protected(contract, deny: List[str]) -> List[Protection]:
+    """Deny patterns first, then every file and pattern the contract names."""
+    items = [(compile_pattern(p), f"deny pattern {p!r}", f"matches deny pattern {p!r}")
+             for p in deny]
+    items += [(compile_pattern(literal_pattern(f)), f"oracle file {f!r}",
+               f"is oracle file {f!r} named by the contract") for f in contract.oracle_files()]
+    items += [(compile_pattern(p), f"oracle pattern {p!r}",
+               f"matches oracle pattern {p!r} named by the contract")
+              for p in contract.oracle_globs()]
+    return items
+
+
+def _denied(path: str, protected: List[Protection]) -> Optional[str]:
+    for pattern, _, reason in protected:
+        if pattern.matches(path):
+            return reason
+    for pattern, what, _ in protected:
+        if pattern.matches(path, fold_case=True):
+            return (f"matches {what} when letter case is ignored "
+                    "(the same file on macOS and Windows)")
     return None

@@ -1,0 +1,411 @@
+import subprocess
+
+import pytest
+
+from oracle_guard.gitio import Git
+from oracle_guard.revisions import resolve
+from testing.git import commit, git, init_repo, run_guard, stage, write
+
+NOW = "2024-06-01"
+CONTRACT = """\
+version: 1
+write_set:
+  deny: ["oracle/**"]
+"""
+DENIED = "oracle/a.json: write-denied: matches deny pattern 'oracle/**'"
+SHALLOW_HINT = ("fetch full history (actions/checkout with 'fetch-depth: 0', or "
+                "'git fetch --unshallow origin' / 'git fetch origin main')")
+
+
+def write_set(capsys, repo, *args, env=None):
+    return run_guard(capsys, repo, "check", "--only", "write-set", "--now", NOW, *args, env=env)
+
+
+def base_repo(tmp_path, contract=CONTRACT):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": contract, "oracle/a.json": "1\n", "src/a.py": ""},
+           message="base")
+    return repo
+
+
+def rev(repo, name):
+    return git(repo, "rev-parse", name).strip()
+
+
+def resolved(repo, env=None, base=None, head=None, contract_base=None):
+    git_ = Git(str(repo))
+    try:
+        revs = resolve(git_, base, head, env or {}, lambda snap: contract_base)
+    finally:
+        git_.close()
+    return revs
+
+
+# -- the candidate --------------------------------------------------------------
+
+def test_candidate_is_the_index_and_unstaged_edits_do_not_count(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    write(repo, {"oracle/a.json": "2\n"})  # in the working tree only
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    stage(repo)
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert out.splitlines()[0] == DENIED
+    # staged, then reverted in the working tree: what git will commit still counts
+    write(repo, {"oracle/a.json": "1\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+
+
+def test_resolve_defaults_to_index_against_head(tmp_path):
+    repo = base_repo(tmp_path)
+    stage(repo, {"src/b.py": ""})
+    revs = resolved(repo)
+    assert (revs.base.label, revs.base.commit, revs.base_reason) == ("HEAD", rev(repo, "HEAD"),
+                                                                     "HEAD")
+    assert (revs.candidate.label, revs.candidate.commit) == ("the index", None)
+    assert "src/b.py" in revs.candidate and "src/b.py" not in revs.base
+
+
+def test_head_judges_a_commit_instead_of_the_index(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
+    stage(repo, {"oracle/a.json": "1\n"})  # the index undoes it: --head must not look here
+    rc, out, _ = write_set(capsys, repo, "--base", "HEAD~1", "--head", "HEAD")
+    assert rc == 1
+    assert out.splitlines()[0] == DENIED
+    rc, out, _ = write_set(capsys, repo, "--base", "HEAD~1")
+    assert rc == 0, out
+
+
+def test_head_alone_compares_with_head(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
+    # the base is HEAD, so judging HEAD itself locally shows no change
+    rc, out, _ = write_set(capsys, repo, "--head", "HEAD")
+    assert rc == 0, out
+    rc, out, _ = write_set(capsys, repo, "--head", "HEAD~1")
+    assert rc == 1
+    assert out.splitlines()[0] == DENIED
+
+
+def test_base_option(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
+    commit(repo, {"src/a.py": "x = 1\n"}, message="honest edit")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    rc, out, _ = write_set(capsys, repo, "--base", "HEAD~2")
+    assert rc == 1
+    assert out.splitlines()[0] == DENIED
+    rc, out, _ = write_set(capsys, repo, "--base", "HEAD~1")
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize("bad", ["no-such-branch", "HEAD~5", "--output=x", "HEAD:src/a.py"])
+def test_bad_base_is_an_error(tmp_path, capsys, bad):
+    repo = base_repo(tmp_path)
+    rc, out, err = write_set(capsys, repo, f"--base={bad}")
+    assert (rc, out) == (2, "")
+    assert err == (f"oracle-guard: error: --base {bad!r} does not name a commit "
+                   "in this repository\n")
+
+
+def test_bad_head_is_an_error(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    rc, _, err = write_set(capsys, repo, "--head", "nope")
+    assert rc == 2
+    assert err == "oracle-guard: error: --head 'nope' does not name a commit in this repository\n"
+
+
+# -- pre-commit's push range ---------------------------------------------------------
+
+def test_pre_commit_from_and_to_ref(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    first = rev(repo, "HEAD")
+    commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
+    pushed = commit(repo, {"src/a.py": "x = 1\n"}, message="honest edit")
+    stage(repo, {"oracle/a.json": "1\n"})  # the index is not what is pushed
+    env = {"PRE_COMMIT_FROM_REF": first, "PRE_COMMIT_TO_REF": pushed}
+    rc, out, _ = write_set(capsys, repo, env=env)
+    assert rc == 1
+    assert out.splitlines()[0] == DENIED
+    env = {"PRE_COMMIT_FROM_REF": rev(repo, "HEAD~1"), "PRE_COMMIT_TO_REF": pushed}
+    rc, out, _ = write_set(capsys, repo, env=env)
+    assert rc == 0, out
+
+
+def test_pre_commit_from_ref_alone_is_ignored(tmp_path):
+    repo = base_repo(tmp_path)
+    commit(repo, {"src/a.py": "x\n"})
+    revs = resolved(repo, env={"PRE_COMMIT_FROM_REF": "HEAD~1"})
+    assert (revs.base_reason, revs.candidate.label) == ("HEAD", "the index")
+
+
+def test_explicit_options_win_over_pre_commit_refs(tmp_path):
+    repo = base_repo(tmp_path)
+    commit(repo, {"src/a.py": "x\n"})
+    env = {"PRE_COMMIT_FROM_REF": "HEAD~1", "PRE_COMMIT_TO_REF": "HEAD", "CI": "1"}
+    revs = resolved(repo, env=env, base="HEAD")
+    assert (revs.base_reason, revs.base.commit) == ("--base", rev(repo, "HEAD"))
+    assert revs.candidate.label == "the index"
+    revs = resolved(repo, env=env)
+    assert revs.base_reason == "PRE_COMMIT_FROM_REF"
+    assert revs.candidate.commit == rev(repo, "HEAD")
+
+
+def test_bad_pre_commit_ref_is_an_error(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    env = {"PRE_COMMIT_FROM_REF": "0" * 40, "PRE_COMMIT_TO_REF": "HEAD"}
+    rc, _, err = write_set(capsys, repo, env=env)
+    assert rc == 2
+    assert err == (f"oracle-guard: error: PRE_COMMIT_FROM_REF {'0' * 40!r} does not name "
+                   "a commit in this repository\n")
+
+
+# -- CI ------------------------------------------------------------------------------
+
+def pull_request(tmp_path):
+    """An origin with main, a clone on a feature branch that edits the oracle,
+    and main moved on (with its own oracle change) after the branch started."""
+    origin = init_repo(tmp_path / "origin.git", bare=True)
+    seed = base_repo(tmp_path)
+    git(seed, "remote", "add", "origin", str(origin))
+    git(seed, "push", "-q", "origin", "main")
+    fork = rev(seed, "HEAD")
+    git(seed, "checkout", "-q", "-b", "feature")
+    commit(seed, {"oracle/a.json": "2\n"}, message="agent edit")
+    commit(seed, {"src/a.py": "x = 1\n"}, message="honest edit")
+    git(seed, "push", "-q", "origin", "feature")
+    git(seed, "checkout", "-q", "main")
+    commit(seed, {"oracle/b.json": "owners' change\n"}, message="main moves on")
+    git(seed, "push", "-q", "origin", "main")
+    git(seed, "checkout", "-q", "feature")
+    git(seed, "fetch", "-q", "origin")
+    git(seed, "branch", "-q", "-D", "main")  # CI checkouts have origin/main only
+    return seed, origin, fork
+
+
+def test_ci_github_base_ref_uses_the_merge_base(tmp_path, capsys):
+    repo, _, fork = pull_request(tmp_path)
+    env = {"CI": "1", "GITHUB_BASE_REF": "main"}
+    rc, out, _ = write_set(capsys, repo, env=env)
+    assert rc == 1
+    # only the branch's own edit: main's later oracle/b.json is not the branch's doing
+    assert out.splitlines()[:2] == [DENIED, "write-set: failed (1 error)"]
+    revs = resolved(repo, env=env)
+    assert (revs.base.commit, revs.base_reason) == (fork, "GITHUB_BASE_REF")
+
+
+def test_ci_github_base_ref_near_miss(tmp_path, capsys):
+    repo, _, _ = pull_request(tmp_path)
+    git(repo, "revert", "--no-edit", "HEAD~1")  # the branch undoes its oracle edit
+    rc, out, _ = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert rc == 0, out
+
+
+def test_ci_gitlab_diff_base_sha(tmp_path, capsys):
+    repo, _, fork = pull_request(tmp_path)
+    env = {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork}
+    rc, out, _ = write_set(capsys, repo, env=env)
+    assert rc == 1
+    assert out.splitlines()[0] == DENIED
+    assert resolved(repo, env=env).base_reason == "CI_MERGE_REQUEST_DIFF_BASE_SHA"
+
+
+def test_ci_contract_base_key(tmp_path, capsys):
+    repo, _, fork = pull_request(tmp_path)
+    revs = resolved(repo, env={"CI": "1"}, contract_base="origin/main")
+    assert (revs.base.commit, revs.base_reason) == (fork, "the contract's 'base'")
+    # through the CLI: the key is read from the contract
+    repo2 = base_repo(tmp_path / "2", CONTRACT + "base: main\n")
+    git(repo2, "checkout", "-q", "-b", "feature")
+    commit(repo2, {"oracle/a.json": "2\n"}, message="agent edit")
+    rc, out, _ = write_set(capsys, repo2, env={"CI": "1"})
+    assert rc == 1
+    assert out.splitlines()[0] == DENIED
+
+
+def test_ci_base_choices_in_order(tmp_path):
+    repo, _, fork = pull_request(tmp_path)
+    env = {"CI": "1", "GITHUB_BASE_REF": "nope", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork}
+    revs = resolved(repo, env=env, contract_base="origin/feature")
+    assert revs.base_reason == "CI_MERGE_REQUEST_DIFF_BASE_SHA"
+    env = {"CI": "1", "GITHUB_BASE_REF": "main", "CI_MERGE_REQUEST_DIFF_BASE_SHA": "nope"}
+    assert resolved(repo, env=env).base_reason == "GITHUB_BASE_REF"
+
+
+def test_ci_without_a_base_is_an_error(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    commit(repo, {"src/a.py": "x\n"})
+    rc, out, err = write_set(capsys, repo, env={"CI": "1"})
+    assert (rc, out) == (2, "")
+    assert err == (
+        "oracle-guard: error: CI is set but no base is named (GITHUB_BASE_REF, "
+        "CI_MERGE_REQUEST_DIFF_BASE_SHA, contract 'base'); pass --base REV or "
+        f"{SHALLOW_HINT}\n")
+
+
+def test_ci_with_an_unresolvable_base_is_an_error(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    commit(repo, {"src/a.py": "x\n"})
+    rc, _, err = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert rc == 2
+    assert err == ("oracle-guard: error: CI is set but none of origin/main (GITHUB_BASE_REF) "
+                   f"resolves; pass --base REV or {SHALLOW_HINT}\n")
+    assert "fetch-depth: 0" in err
+
+
+def test_ci_never_compares_the_candidate_with_itself(tmp_path, capsys):
+    repo, _, _ = pull_request(tmp_path)
+    head = rev(repo, "HEAD")
+    for env in ({"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": head},
+                {"CI": "1", "GITHUB_BASE_REF": "feature"}):
+        rc, out, err = write_set(capsys, repo, env=env)
+        assert (rc, out) == (2, "")
+        assert err.startswith("oracle-guard: error: the base ")
+        assert f"already contains the candidate {head[:12]}: nothing to compare" in err
+
+
+def test_ci_base_ahead_of_the_candidate_is_an_error(tmp_path, capsys):
+    # a push build of main where main already contains HEAD: never a silent pass
+    repo, _, _ = pull_request(tmp_path)
+    git(repo, "checkout", "-q", "--detach", "HEAD~1")
+    rc, _, err = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "feature"})
+    assert rc == 2
+    assert "nothing to compare" in err
+
+
+def test_ci_contract_base_cannot_be_moved_by_the_change(tmp_path, capsys):
+    # the change points the contract's 'base' at its own oracle edit
+    repo = base_repo(tmp_path, CONTRACT + "base: main\n")
+    git(repo, "checkout", "-q", "-b", "feature")
+    commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
+    edit = rev(repo, "HEAD")
+    commit(repo, {".oracle-guard.yaml": CONTRACT + f"base: {edit}\n"}, message="move base")
+    rc, out, err = write_set(capsys, repo, env={"CI": "1"})
+    assert (rc, out) == (2, "")
+    assert err == (f"oracle-guard: error: the contract's 'base' is {edit!r} in the candidate "
+                   f"but 'main' in the base it names: a change cannot move its own base; "
+                   "pass --base REV\n")
+
+
+def shallow_clone(tmp_path, origin, *args):
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", *args, f"file://{origin}",
+                    str(clone)], check=True)
+    return clone
+
+
+def test_shallow_clone_without_the_base_branch(tmp_path, capsys):
+    _, origin, _ = pull_request(tmp_path)
+    clone = shallow_clone(tmp_path, origin, "--branch", "feature")  # single branch
+    rc, _, err = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert rc == 2
+    assert err == ("oracle-guard: error: CI is set but none of origin/main (GITHUB_BASE_REF) "
+                   f"resolves; pass --base REV or {SHALLOW_HINT}\n")
+
+
+def test_shallow_clone_without_the_merge_base(tmp_path, capsys):
+    _, origin, _ = pull_request(tmp_path)
+    clone = shallow_clone(tmp_path, origin, "--branch", "feature", "--no-single-branch")
+    rc, _, err = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert rc == 2
+    assert err == ("oracle-guard: error: no merge-base between origin/main (GITHUB_BASE_REF) "
+                   f"and the candidate; {SHALLOW_HINT}\n")
+
+
+def test_shallow_clone_with_a_missing_base_commit(tmp_path, capsys):
+    _, origin, fork = pull_request(tmp_path)
+    clone = shallow_clone(tmp_path, origin, "--branch", "feature")
+    for env, args, what in (
+            ({}, ("--base", fork), "--base"),
+            ({"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork}, (), None)):
+        rc, _, err = write_set(capsys, clone, *args, env=env)
+        assert rc == 2
+        assert err.startswith("oracle-guard: error: ")
+        assert err.endswith(f"{SHALLOW_HINT}\n")
+        if what:
+            assert err.startswith(f"oracle-guard: error: {what} {fork!r} does not name a commit")
+
+
+def test_full_clone_near_miss(tmp_path, capsys):
+    _, origin, _ = pull_request(tmp_path)
+    clone = tmp_path / "full"
+    subprocess.run(["git", "clone", "-q", "--branch", "feature", str(origin), str(clone)],
+                   check=True)
+    rc, out, _ = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert rc == 1
+    assert out.splitlines()[0] == DENIED
+
+
+# -- edge states -----------------------------------------------------------------------
+
+def test_repo_with_no_commits_judges_the_index(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    stage(repo, {".oracle-guard.yaml": CONTRACT, "oracle/a.json": "1\n"})
+    revs = resolved(repo)
+    assert (revs.base.label, revs.base.entries, revs.base_reason) == (
+        "no commits yet", {}, "no commits yet")
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW)
+    assert rc == 0, out
+    assert "write-set: passed (nothing to check: the base (no commits yet) has no contract" in out
+
+
+def test_empty_repo_with_no_commits_and_empty_index(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW)
+    assert rc == 0, out
+
+
+def test_ci_with_no_commits_is_an_error(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    stage(repo, {".oracle-guard.yaml": CONTRACT + "base: main\n"})
+    rc, _, err = write_set(capsys, repo, env={"CI": "1"})
+    assert rc == 2
+    assert err.startswith("oracle-guard: error: CI is set but ")
+
+
+def test_outside_a_repository_is_an_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    rc, out, err = write_set(capsys, plain)
+    assert (rc, out) == (2, "")
+    assert err == f"oracle-guard: error: not a git repository: {plain}\n"
+
+
+def test_missing_directory_is_an_error(tmp_path, capsys):
+    rc, _, err = write_set(capsys, tmp_path / "missing")
+    assert rc == 2
+    assert err.startswith("oracle-guard: error: ") and err.count("\n") == 1
+
+
+def test_unmerged_index_is_an_error(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    git(repo, "checkout", "-q", "-b", "other")
+    commit(repo, {"src/a.py": "other\n"})
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"src/a.py": "main\n"})
+    merge = subprocess.run(["git", "-C", str(repo), "merge", "-q", "other"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert merge.returncode != 0  # the conflict is what this test needs
+    rc, out, err = write_set(capsys, repo)
+    assert (rc, out) == (2, "")
+    assert err == ("oracle-guard: error: the index has unmerged entries ('src/a.py'): "
+                   "finish or abort the merge first\n")
+    # resolving the conflict makes the index usable again
+    stage(repo, {"src/a.py": "both\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+
+
+def test_bare_repository_with_head_and_base(tmp_path, capsys):
+    # a server has no working tree and no index: --base/--head judge commits
+    _, origin, fork = pull_request(tmp_path)
+    rc, out, _ = write_set(capsys, origin, "--base", fork, "--head", "feature")
+    assert rc == 1
+    assert out.splitlines()[0] == DENIED
+    rc, out, _ = write_set(capsys, origin, "--base", "feature~1", "--head", "feature")
+    assert rc == 0, out

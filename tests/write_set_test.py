@@ -1,0 +1,494 @@
+import json
+
+import pytest
+
+from oracle_guard.gitio import Entry
+from oracle_guard.revisions import Snapshot
+from oracle_guard.write_set import changed_paths
+from testing.git import commit, git, init_repo, remove, run_guard, stage, write
+
+CONTRACT = """\
+version: 1
+seeds:
+  - {paths: ["seeds/*.json"], format: json-array}
+write_set:
+  allow: ["src/**", "tests/**", "README.md"]
+  deny: ["oracle/**", ".pre-commit-config.yaml"]
+  owners: [alice]
+"""
+
+BASE_FILES = {
+    ".oracle-guard.yaml": CONTRACT,
+    "src/app.py": "print('hi')\n",
+    "tests/app_test.py": "def test(): pass\n",
+    "README.md": "# app\n",
+    "oracle/expected.json": {"answer": 42},
+    "seeds/a.json": [1, 2],
+}
+
+
+def guarded_repo(tmp_path, files=None):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, files or BASE_FILES, message="base")
+    return repo
+
+
+def write_set(capsys, repo, *args, env=None):
+    return run_guard(capsys, repo, "check", "--only", "write-set", *args, env=env)
+
+
+def finding_lines(out):
+    return sorted(line for line in out.splitlines() if ": write-" in line)
+
+
+def add_cacheinfo(repo, path, content=b"x\n", mode="100644"):
+    """Stage a blob under ``path`` (bytes: any name git allows) without a working-tree file."""
+    oid = git(repo, "hash-object", "-w", "--stdin", input=content).strip()
+    raw = path if isinstance(path, bytes) else path.encode()
+    # -z --index-info takes the name as raw bytes: newlines and invalid UTF-8 included
+    git(repo, "update-index", "-z", "--index-info",
+        input=f"{mode} {oid}\t".encode() + raw + b"\0")
+
+
+# -- the changed paths --------------------------------------------------------
+
+def test_changes_inside_the_allowed_set_pass(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    stage(repo, {"src/app.py": "print('bye')\n", "src/new/mod.py": "x = 1\n",
+                 "tests/new_test.py": "", "README.md": "# app!\n"})
+    remove(repo, "tests/app_test.py")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    assert out == "write-set: passed\n"
+
+
+def test_added_file_outside_the_allowed_set(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    stage(repo, {"docs/guide.md": "hi\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "docs/guide.md: write-outside-set: matches no allowed pattern of the write set"]
+    assert "write-set: failed (1 error)" in out
+
+
+def test_allowed_name_is_anchored_by_its_pattern(tmp_path, capsys):
+    # 'README.md' has no slash: it matches at any depth, like gitignore
+    repo = guarded_repo(tmp_path)
+    stage(repo, {"docs/README.md": "hi\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    stage(repo, {"README.markdown": "hi\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "README.markdown: write-outside-set: matches no allowed pattern of the write set"]
+
+
+@pytest.mark.parametrize("change", ["modify", "delete"])
+def test_modified_or_deleted_path_outside_the_set(tmp_path, capsys, change):
+    repo = guarded_repo(tmp_path, dict(BASE_FILES, **{"setup.cfg": "[x]\n"}))
+    if change == "modify":
+        stage(repo, {"setup.cfg": "[y]\n"})
+    else:
+        remove(repo, "setup.cfg")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "setup.cfg: write-outside-set: matches no allowed pattern of the write set"]
+
+
+def test_rename_into_the_set_reports_the_source(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    git(repo, "mv", "oracle/expected.json", "src/expected.json")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"]
+
+
+def test_rename_out_of_the_set_reports_the_target(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    git(repo, "mv", "src", "lib")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "lib/app.py: write-outside-set: matches no allowed pattern of the write set"]
+
+
+def test_rename_within_the_set_passes(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    git(repo, "mv", "src/app.py", "tests/app.py")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+
+
+def test_mode_change_counts_as_a_change(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    git(repo, "update-index", "--chmod=+x", "oracle/expected.json")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"]
+    git(repo, "update-index", "--chmod=-x", "oracle/expected.json")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+
+
+def test_type_change_file_to_symlink_counts_as_a_change(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    content = git(repo, "cat-file", "blob", "HEAD:oracle/expected.json").encode()
+    # same bytes, now a symlink: only the mode differs
+    add_cacheinfo(repo, "oracle/expected.json", content, mode="120000")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"]
+
+
+def test_unchanged_protected_files_are_not_reported(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    write(repo, {"oracle/expected.json": {"answer": 41}})  # unstaged: not the candidate
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+
+
+def test_changed_paths_lists_every_kind_of_change():
+    base = Snapshot(None, "base", {
+        "same": Entry("100644", "1" * 40), "modified": Entry("100644", "2" * 40),
+        "deleted": Entry("100644", "3" * 40), "chmod": Entry("100644", "4" * 40),
+        "typechange": Entry("100644", "5" * 40), "renamed-from": Entry("100644", "6" * 40)})
+    candidate = Snapshot(None, "candidate", {
+        "same": Entry("100644", "1" * 40), "modified": Entry("100644", "7" * 40),
+        "chmod": Entry("100755", "4" * 40), "typechange": Entry("120000", "5" * 40),
+        "renamed-to": Entry("100644", "6" * 40), "added": Entry("100644", "8" * 40)})
+    assert changed_paths(base, candidate) == [
+        "added", "chmod", "deleted", "modified", "renamed-from", "renamed-to", "typechange"]
+
+
+# -- deny ------------------------------------------------------------------------
+
+def test_denied_path_without_allow_list(tmp_path, capsys):
+    contract = "version: 1\nwrite_set:\n  deny: [\".pre-commit-config.yaml\"]\n"
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": contract, "a.txt": ""})
+    stage(repo, {"anything/else.txt": "fine\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out  # no allow list: only deny restricts
+    stage(repo, {".pre-commit-config.yaml": "repos: []\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        ".pre-commit-config.yaml: write-denied: matches deny pattern '.pre-commit-config.yaml'"]
+
+
+def test_deny_wins_over_allow(tmp_path, capsys):
+    contract = CONTRACT.replace('"README.md"]', '"README.md", "oracle/**"]')
+    repo = guarded_repo(tmp_path, dict(BASE_FILES, **{".oracle-guard.yaml": contract}))
+    stage(repo, {"oracle/expected.json": {"answer": 41}})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"]
+
+
+@pytest.mark.parametrize("twin", ["Oracle/expected.json", "ORACLE/new.json",
+                                  ".Pre-Commit-Config.yaml"])
+def test_case_fold_twin_of_a_protected_path_is_denied(tmp_path, capsys, twin):
+    repo = guarded_repo(tmp_path)
+    add_cacheinfo(repo, twin)
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    [line] = finding_lines(out)
+    assert line.startswith(f"{twin}: write-denied: matches deny pattern ")
+    assert line.endswith(" when letter case is ignored (the same file on macOS and Windows)")
+
+
+def test_case_fold_near_miss(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    stage(repo, {"src/Oracle/x.py": "", "src/oracles.py": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+
+
+def test_case_fold_twin_of_a_contract_named_file_is_denied(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    add_cacheinfo(repo, "Seeds/b.json", b"[]\n")
+    add_cacheinfo(repo, ".Oracle-Guard.yaml", b"version: 1\n")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        ".Oracle-Guard.yaml: write-denied: matches oracle file '.oracle-guard.yaml' when "
+        "letter case is ignored (the same file on macOS and Windows)",
+        "Seeds/b.json: write-denied: matches oracle pattern 'seeds/*.json' when "
+        "letter case is ignored (the same file on macOS and Windows)",
+    ]
+
+
+# -- files the contract names are denied without being listed -------------------
+
+FULL_CONTRACT = """\
+version: 1
+fixtures:
+  - lock: locks/fixtures.lock.json
+    root: inputs
+    paths: ["inputs/**"]
+seeds:
+  - {paths: ["seeds/*.json"], format: json-array}
+freeze:
+  - {paths: ["freeze.json"], schema: freeze}
+  - {paths: ["quarantine/*.json"], schema: schemas/quarantine.json}
+write_set:
+  allow_file: policy/write_set.txt
+"""
+
+FULL_FILES = {
+    ".oracle-guard.yaml": FULL_CONTRACT,
+    "policy/write_set.txt": "# what agents may touch\n\n*\n",
+    "locks/fixtures.lock.json": {},
+    "inputs/a.bin": "a\n",
+    "seeds/a.json": [1],
+    "freeze.json": {"excluded_property_ids": [], "reason": {}},
+    "quarantine/q.json": [],
+    "schemas/quarantine.json": {"type": "array"},
+    "src/app.py": "",
+}
+
+
+@pytest.mark.parametrize(("path", "why"), [
+    (".oracle-guard.yaml", "is oracle file '.oracle-guard.yaml'"),
+    ("locks/fixtures.lock.json", "is oracle file 'locks/fixtures.lock.json'"),
+    ("inputs/a.bin", "matches oracle pattern 'inputs/**'"),
+    ("seeds/a.json", "matches oracle pattern 'seeds/*.json'"),
+    ("freeze.json", "matches oracle pattern 'freeze.json'"),
+    ("quarantine/q.json", "matches oracle pattern 'quarantine/*.json'"),
+    ("schemas/quarantine.json", "is oracle file 'schemas/quarantine.json'"),
+    ("policy/write_set.txt", "is oracle file 'policy/write_set.txt'"),
+])
+def test_files_the_contract_names_are_denied(tmp_path, capsys, path, why):
+    repo = guarded_repo(tmp_path, FULL_FILES)
+    # the allow file allows everything ('*'), and there is no deny list
+    stage(repo, {"src/app.py": "x = 1\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    stage(repo, {path: "changed\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        f"{path}: write-denied: {why} named by the contract"]
+
+
+def test_deleting_a_file_the_contract_names_is_denied(tmp_path, capsys):
+    repo = guarded_repo(tmp_path, FULL_FILES)
+    remove(repo, "locks/fixtures.lock.json")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "locks/fixtures.lock.json: write-denied: is oracle file "
+        "'locks/fixtures.lock.json' named by the contract"]
+
+
+def test_contract_named_file_with_glob_characters_is_matched_literally(tmp_path, capsys):
+    contract = "version: 1\nfixtures:\n  - {lock: 'locks/[ab]*.lock', paths: [fx/**]}\n" \
+               "write_set:\n  allow: ['**']\n"
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": contract, "locks/[ab]*.lock": "{}\n"})
+    stage(repo, {"locks/a.lock": "", "locks/b-x.lock": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    stage(repo, {"locks/[ab]*.lock": "{\"x\": 1}\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "locks/[ab]*.lock: write-denied: is oracle file 'locks/[ab]*.lock' "
+        "named by the contract"]
+
+
+# -- allow_file -------------------------------------------------------------------
+
+ALLOW_FILE_CONTRACT = "version: 1\nwrite_set:\n  allow_file: oracle/write_set.txt\n"
+ALLOW_LINES = """\
+# prefixes and names agents may write
+src/
+
+README.md
+   docs/*.md
+"""
+
+
+def allow_file_repo(tmp_path, lines=ALLOW_LINES):
+    return guarded_repo(tmp_path, {".oracle-guard.yaml": ALLOW_FILE_CONTRACT,
+                                   "oracle/write_set.txt": lines, "src/a.py": ""})
+
+
+def test_allow_file_lines_allow_prefixes_and_names(tmp_path, capsys):
+    repo = allow_file_repo(tmp_path)
+    stage(repo, {"src/deep/b.py": "", "README.md": "", "pkg/README.md": "", "docs/x.md": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize("path", [
+    "srcs/a.py",       # 'src/' is a folder, not a prefix of a name
+    "src",             # ...and not a file called src
+    "docs/x/y.md",     # '*' stays in one folder
+    "# prefixes and names agents may write",  # comments are not patterns
+])
+def test_allow_file_near_misses_are_outside_the_set(tmp_path, capsys, path):
+    repo = allow_file_repo(tmp_path)
+    add_cacheinfo(repo, path)
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        f"{path}: write-outside-set: matches no allowed pattern of the write set"]
+
+
+def test_allow_file_and_allow_combine(tmp_path, capsys):
+    contract = ALLOW_FILE_CONTRACT + "  allow: [lib/**]\n"
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": contract,
+                                   "oracle/write_set.txt": "src/\n"})
+    stage(repo, {"lib/a.py": "", "src/b.py": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    stage(repo, {"bin/c": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "bin/c: write-outside-set: matches no allowed pattern of the write set"]
+
+
+def test_empty_allow_file_allows_nothing(tmp_path, capsys):
+    repo = allow_file_repo(tmp_path, lines="# nothing yet\n")
+    stage(repo, {"src/b.py": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "src/b.py: write-outside-set: matches no allowed pattern of the write set"]
+
+
+def test_allow_file_negation_is_a_contract_error(tmp_path, capsys):
+    repo = allow_file_repo(tmp_path, lines="src/\n!src/secret.py\n")
+    stage(repo, {"src/b.py": ""})
+    rc, out, err = write_set(capsys, repo)
+    assert rc == 2
+    assert out == ""
+    assert err == ("oracle-guard: error: oracle/write_set.txt:2: negation ('!') "
+                   "is not supported\n")
+
+
+def test_missing_allow_file_is_a_contract_error(tmp_path, capsys):
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": ALLOW_FILE_CONTRACT, "x": ""})
+    stage(repo, {"src/b.py": ""})
+    rc, _, err = write_set(capsys, repo)
+    assert rc == 2
+    assert err == ("oracle-guard: error: write_set.allow_file 'oracle/write_set.txt' "
+                   "is missing from HEAD\n")
+
+
+def test_allow_file_is_read_from_the_base(tmp_path, capsys):
+    repo = allow_file_repo(tmp_path)
+    # widening the allow file in the same change does not widen what it allows
+    stage(repo, {"oracle/write_set.txt": ALLOW_LINES + "bin/\n", "bin/tool": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "bin/tool: write-outside-set: matches no allowed pattern of the write set",
+        "oracle/write_set.txt: write-denied: is oracle file "
+        "'oracle/write_set.txt' named by the contract",
+    ]
+
+
+# -- the contract comes from the base ---------------------------------------------
+
+def test_widening_allow_in_the_same_change_still_fails(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    widened = CONTRACT.replace('"README.md"]', '"README.md", "docs/**"]')
+    stage(repo, {".oracle-guard.yaml": widened, "docs/guide.md": "hi\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        ".oracle-guard.yaml: write-denied: is oracle file '.oracle-guard.yaml' "
+        "named by the contract",
+        "docs/guide.md: write-outside-set: matches no allowed pattern of the write set",
+    ]
+    # once the widened contract is the base, the same kind of write passes
+    commit(repo, message="owners widen the write set")
+    stage(repo, {"docs/other.md": "hi\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+
+
+def test_dropping_deny_in_the_same_change_still_fails(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    stage(repo, {".oracle-guard.yaml": CONTRACT.replace('"oracle/**", ', ""),
+                 "oracle/expected.json": {"answer": 41}})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'" in out
+
+
+def test_change_that_introduces_the_contract_passes_with_a_notice(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"README.md": ""})
+    stage(repo, {".oracle-guard.yaml": CONTRACT, "oracle/expected.json": {"answer": 1}})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    assert out == ("write-set: passed (nothing to check: the base (HEAD) has no contract; "
+                   "this change introduces it)\n")
+
+
+def test_contract_without_write_set_section_passes_with_a_notice(tmp_path, capsys):
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": "version: 1\n"})
+    stage(repo, {"anything": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0
+    assert out == ("write-set: passed (nothing to check: the contract has no "
+                   "'write_set' section)\n")
+
+
+# -- names git allows but shells and terminals do not like -------------------------
+
+@pytest.mark.parametrize(("raw", "shown"), [
+    (b"docs/with space.md", "docs/with space.md"),
+    (b"docs/with\ttab.md", "docs/with\\ttab.md"),
+    (b"docs/with\nnewline.md", "docs/with\\nnewline.md"),
+    (b"docs/\"quoted\" 'name'.md", "docs/\"quoted\" 'name'.md"),
+    (b"-leading-dash.md", "-leading-dash.md"),
+    (b"docs/caf\xe9-latin1.md", "docs/caf\\xe9-latin1.md"),
+    (b"docs/\xc3\xa9t\xc3\xa9.md", "docs/\u00e9t\u00e9.md"),
+])
+def test_awkward_names_are_reported_exactly(tmp_path, capsys, raw, shown):
+    repo = guarded_repo(tmp_path)
+    add_cacheinfo(repo, raw)
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        f"{shown}: write-outside-set: matches no allowed pattern of the write set"]
+
+
+@pytest.mark.parametrize("raw", [b"src/with\nnewline.py", b"src/caf\xe9.py",
+                                 b"src/-n", b"src/a\tb \"c\".py"])
+def test_awkward_names_inside_the_set_pass(tmp_path, capsys, raw):
+    repo = guarded_repo(tmp_path)
+    add_cacheinfo(repo, raw)
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+
+
+def test_awkward_names_in_committed_history(tmp_path, capsys):
+    # tree entries (ls-tree -z) as well as index entries (ls-files -z)
+    repo = guarded_repo(tmp_path)
+    add_cacheinfo(repo, b"oracle/new\nline \xff.json")
+    git(repo, "commit", "-q", "-m", "awkward")
+    rc, out, _ = write_set(capsys, repo, "--base", "HEAD~1", "--head", "HEAD")
+    assert rc == 1
+    assert finding_lines(out) == [
+        "oracle/new\\nline \\xff.json: write-denied: matches deny pattern 'oracle/**'"]
+
+
+def test_json_output_keeps_awkward_names_printable(tmp_path, capsys):
+    repo = guarded_repo(tmp_path)
+    add_cacheinfo(repo, b"oracle/a\nb\xff")
+    rc, out, _ = write_set(capsys, repo, "--format", "json")
+    assert rc == 1
+    doc = json.loads(out)
+    assert [(f["path"], f["code"]) for f in doc["findings"]] == [
+        ("oracle/a\\nb\\xff", "write-denied")]
