@@ -48,7 +48,7 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
     revs = revisions.resolve(
         git, base, head, env,
         contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"))
-    contract = contract_mod.choose(revs.base, revs.candidate)
+    contract = contract_mod.choose(revs.rules, revs.candidate)
     meta = {
         "base": revs.base.commit or revs.base.label,
         "base_from": revs.base_reason,
@@ -67,8 +67,8 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
         elif contract.section(section) is None:
             result.note = f"nothing to check: the contract has no '{section}' section"
         elif hook in DIFF_HOOKS and not contract.from_base:
-            result.note = (f"nothing to check: the base ({revs.base.label}) has no contract; "
-                           "this change introduces it")
+            result.note = (f"nothing to check: the base ({revs.rules.label}) has no "
+                           "contract; this change introduces it")
         else:
             result.findings = _check_module(hook).check(contract, revs.base, revs.candidate, now)
         results.append(result)

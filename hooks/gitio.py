@@ -97,6 +97,15 @@ class Git:
         oid = out.decode().strip()
         return oid or None
 
+    def full_ref_name(self, name: str) -> Optional[str]:
+        """``refs/...`` when ``name`` names a branch or tag, else None (a commit id,
+        ``HEAD~1`` and the like)."""
+        if name.startswith("-"):
+            return None
+        out = self.run("rev-parse", "--symbolic-full-name", name, check=False)
+        full = out.decode("utf-8", "replace").strip()
+        return full if full.startswith("refs/") else None
+
     def merge_base(self, a: str, b: str) -> Optional[str]:
         out = self.run("merge-base", a, b, check=False).decode().strip()
         return out or None

@@ -43,10 +43,16 @@ class Snapshot:
 
 
 class Revisions:
-    def __init__(self, base: Snapshot, candidate: Snapshot, base_reason: str) -> None:
+    """The candidate, the base it is compared with, and ``rules``: the revision
+    the contract is read from (the base itself, or in CI the tip of the branch
+    the change targets, which a change cannot pick)."""
+
+    def __init__(self, base: Snapshot, candidate: Snapshot, base_reason: str,
+                 rules: Optional[Snapshot] = None) -> None:
         self.base = base
         self.candidate = candidate
         self.base_reason = base_reason
+        self.rules = rules if rules is not None else base
 
 
 CONTRACT_BASE = "the contract's 'base'"
@@ -70,25 +76,36 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
     """Apply the revision model (README: "The revision model")."""
     from_ref = env.get("PRE_COMMIT_FROM_REF") or None
     to_ref = env.get("PRE_COMMIT_TO_REF") or None
+    use_pre_commit = base is None and head is None and bool(from_ref and to_ref)
 
-    if head is None and base is None and from_ref and to_ref:
+    if use_pre_commit:
         head = to_ref
     if head is not None:
-        head_oid = _commit_or_fail(git, head, "--head")
+        head_oid = _commit_or_fail(git, head, "PRE_COMMIT_TO_REF" if use_pre_commit
+                                   else "--head")
         candidate = Snapshot.of_commit(git, head_oid, head)
     else:
         head_oid = None
         candidate = Snapshot.of_index(git)
 
-    if base is not None:
-        oid = _commit_or_fail(git, base, "--base")
-        return Revisions(Snapshot.of_commit(git, oid, base), candidate, "--base")
-    if from_ref and to_ref:
-        oid = _commit_or_fail(git, from_ref, "PRE_COMMIT_FROM_REF")
-        return Revisions(Snapshot.of_commit(git, oid, from_ref), candidate,
-                         "PRE_COMMIT_FROM_REF")
+    if base is not None or use_pre_commit:
+        rev, what = (base, "--base") if base is not None else (from_ref, "PRE_COMMIT_FROM_REF")
+        oid = _commit_or_fail(git, rev, what)
+        if oid == head_oid:
+            raise RevisionError(
+                f"{what} {rev!r} is the candidate commit itself: nothing to compare; "
+                "name the commit the change started from")
+        return Revisions(Snapshot.of_commit(git, oid, rev), candidate, what)
     if env.get("CI"):
         return _ci_base(git, candidate, head_oid, env, contract_base)
+    if head_oid is not None:
+        # a commit alone is judged as its own change: against its first parent
+        parent = git.resolve_commit(f"{head_oid}^1")
+        if parent is None:
+            return Revisions(Snapshot.empty("the empty tree (a root commit)"), candidate,
+                             "--head without a base")
+        return Revisions(Snapshot.of_commit(git, parent, f"{head}^1"), candidate,
+                         "--head without a base")
     head_commit = git.resolve_commit("HEAD")
     if head_commit is None:
         return Revisions(Snapshot.empty("no commits yet"), candidate, "no commits yet")
@@ -98,48 +115,48 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
 def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],
              env: Mapping[str, str],
              contract_base_of: Callable[[Snapshot], Optional[str]]) -> Revisions:
-    tried = []
-    options = []
-    contract_base = contract_base_of(candidate)
-    if env.get("GITHUB_BASE_REF"):
-        options.append((f"origin/{env['GITHUB_BASE_REF']}", "GITHUB_BASE_REF"))
-    if env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA"):
-        options.append((env["CI_MERGE_REQUEST_DIFF_BASE_SHA"], "CI_MERGE_REQUEST_DIFF_BASE_SHA"))
-    if contract_base:
-        options.append((contract_base, CONTRACT_BASE))
-    target = head_oid or git.resolve_commit("HEAD")
-    for rev, source in options:
-        oid = git.resolve_commit(rev)
-        if oid is None:
-            tried.append(f"{rev} ({source})")
-            continue
-        if target is None:
-            raise RevisionError("CI is set but the repository has no commits to judge")
-        merge_base = git.merge_base(oid, target)
-        if merge_base is None:
-            raise RevisionError(
-                f"no merge-base between {rev} ({source}) and the candidate; {SHALLOW_HINT}")
-        if merge_base == target:
-            raise RevisionError(
-                f"the base {rev} ({source}) already contains the candidate {target[:12]}: "
-                "nothing to compare; pass --base with the previous tip "
-                "(for a push build, the 'before' commit of the push)")
-        label = f"merge-base of {rev} and the candidate"
-        base = Snapshot.of_commit(git, merge_base, label)
-        if source == CONTRACT_BASE:
-            # the candidate's contract picks its own base: the base must agree, or a
-            # change could name its own earlier commit and hide what that commit did
-            named_by_base = contract_base_of(base)
-            if named_by_base != contract_base:
-                raise RevisionError(
-                    f"the contract's 'base' is {contract_base!r} in the candidate but "
-                    f"{named_by_base!r} in the base it names: a change cannot move its own "
-                    "base; pass --base REV")
-        return Revisions(base, candidate, source)
-    if tried:
-        why = "none of " + ", ".join(tried) + " resolves"
-    else:
-        why = "no base is named (GITHUB_BASE_REF, CI_MERGE_REQUEST_DIFF_BASE_SHA, contract 'base')"
-    raise RevisionError(
-        f"CI is set but {why}; pass --base REV or {SHALLOW_HINT}")
+    """In CI the base is the merge-base with the branch the change targets.
 
+    A base named by the CI system must resolve (no falling through to a base
+    the change itself could name). The contract's own 'base' is read from the
+    candidate, so it is used only when CI names nothing, must name a branch,
+    and the contract at that branch's tip must name it too."""
+    if env.get("GITHUB_BASE_REF"):
+        rev, source = f"origin/{env['GITHUB_BASE_REF']}", "GITHUB_BASE_REF"
+    elif env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA"):
+        rev, source = env["CI_MERGE_REQUEST_DIFF_BASE_SHA"], "CI_MERGE_REQUEST_DIFF_BASE_SHA"
+    else:
+        rev, source = contract_base_of(candidate), CONTRACT_BASE
+        if not rev:
+            raise RevisionError(
+                "CI is set but no base is named: set GITHUB_BASE_REF or "
+                "CI_MERGE_REQUEST_DIFF_BASE_SHA, pass --base REV, or give the contract a "
+                "'base' branch such as origin/main")
+        if not git.full_ref_name(rev):
+            raise RevisionError(
+                f"the contract's 'base' {rev!r} names no branch here; it must name a "
+                f"branch such as origin/main (and the clone must have it: {SHALLOW_HINT})")
+    oid = git.resolve_commit(rev)
+    if oid is None:
+        raise RevisionError(f"{source} names {rev!r}, which is not in this clone; "
+                            f"{SHALLOW_HINT}")
+    target = head_oid or git.resolve_commit("HEAD")
+    if target is None:
+        raise RevisionError("CI is set but the repository has no commits to judge")
+    merge_base = git.merge_base(oid, target)
+    if merge_base is None:
+        raise RevisionError(
+            f"no merge-base between {rev} ({source}) and the candidate; {SHALLOW_HINT}")
+    if merge_base == target:
+        raise RevisionError(
+            f"the base {rev} ({source}) already contains the candidate {target[:12]}: "
+            "nothing to compare; pass --base with the previous tip "
+            "(for a push build, the 'before' commit of the push)")
+    rules = Snapshot.of_commit(git, oid, rev)
+    if source == CONTRACT_BASE and contract_base_of(rules) != rev:
+        raise RevisionError(
+            f"the candidate's contract names base {rev!r}, but the contract at {rev} "
+            f"names {contract_base_of(rules)!r}: a change cannot choose its own base; "
+            "pass --base REV")
+    label = f"merge-base of {rev} and the candidate"
+    return Revisions(Snapshot.of_commit(git, merge_base, label), candidate, source, rules)

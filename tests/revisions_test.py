@@ -79,15 +79,22 @@ def test_head_judges_a_commit_instead_of_the_index(tmp_path, capsys):
     assert rc == 0, out
 
 
-def test_head_alone_compares_with_head(tmp_path, capsys):
+def test_head_alone_is_judged_against_its_first_parent(tmp_path, capsys):
     repo = base_repo(tmp_path)
     commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
-    # the base is HEAD, so judging HEAD itself locally shows no change
+    # judging a commit alone judges its own change, never the commit against itself
+    rc, out, _ = write_set(capsys, repo, "--head", "HEAD")
+    assert rc == 1, out
+    assert "oracle/a.json: write-denied:" in out
+
+
+def test_head_alone_on_a_root_commit_compares_with_the_empty_tree(tmp_path, capsys):
+    repo = init_repo(tmp_path / "root")
+    commit(repo, {".oracle-guard.yaml": "version: 1\nwrite_set:\n  deny: ['oracle/**']\n",
+                  "oracle/a.json": "1\n"})
     rc, out, _ = write_set(capsys, repo, "--head", "HEAD")
     assert rc == 0, out
-    rc, out, _ = write_set(capsys, repo, "--head", "HEAD~1")
-    assert rc == 1
-    assert out.splitlines()[0] == DENIED
+    assert "nothing to check: the base (the empty tree (a root commit)) has no contract" in out
 
 
 def test_base_option(tmp_path, capsys):
@@ -229,11 +236,41 @@ def test_ci_contract_base_key(tmp_path, capsys):
 
 def test_ci_base_choices_in_order(tmp_path):
     repo, _, fork = pull_request(tmp_path)
-    env = {"CI": "1", "GITHUB_BASE_REF": "nope", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork}
+    env = {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork}
     revs = resolved(repo, env=env, contract_base="origin/feature")
     assert revs.base_reason == "CI_MERGE_REQUEST_DIFF_BASE_SHA"
     env = {"CI": "1", "GITHUB_BASE_REF": "main", "CI_MERGE_REQUEST_DIFF_BASE_SHA": "nope"}
     assert resolved(repo, env=env).base_reason == "GITHUB_BASE_REF"
+
+
+def test_ci_named_base_that_does_not_resolve_never_falls_through(tmp_path, capsys):
+    # a missing origin/<base> must not hand the choice to the contract the change wrote
+    repo = base_repo(tmp_path, CONTRACT + "base: main\n")
+    git(repo, "checkout", "-q", "-b", "feature")
+    commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
+    for env in ({"CI": "1", "GITHUB_BASE_REF": "nope"},
+                {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": "0" * 40}):
+        rc, out, err = write_set(capsys, repo, env=env)
+        assert (rc, out) == (2, "")
+        assert "which is not in this clone" in err
+
+
+def test_ci_rules_come_from_the_target_tip_not_an_old_merge_base(tmp_path, capsys):
+    # a branch cut before the contract existed is still judged by main's contract
+    origin = init_repo(tmp_path / "origin.git", bare=True)
+    repo = init_repo(tmp_path / "r")
+    git(repo, "remote", "add", "origin", str(origin))
+    commit(repo, {"seeds/a.json": "[1, 2]\n", "src/a.py": "x\n"}, message="before the contract")
+    commit(repo, {".oracle-guard.yaml": "version: 1\nseeds:\n"
+                  "  - {paths: ['seeds/*.json'], format: json-array}\n"}, message="contract")
+    git(repo, "push", "-q", "origin", "main")
+    git(repo, "checkout", "-q", "-b", "evil", "main~1")
+    commit(repo, {"seeds/a.json": "[2, 1]\n"}, message="reorder")
+    git(repo, "fetch", "-q", "origin")
+    rc, out, _ = run_guard(capsys, repo, "check", "--only", "seed-append-only",
+                           env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert rc == 1, out
+    assert "seeds/a.json:1: seed-reordered:" in out
 
 
 def test_ci_without_a_base_is_an_error(tmp_path, capsys):
@@ -242,9 +279,9 @@ def test_ci_without_a_base_is_an_error(tmp_path, capsys):
     rc, out, err = write_set(capsys, repo, env={"CI": "1"})
     assert (rc, out) == (2, "")
     assert err == (
-        "oracle-guard: error: CI is set but no base is named (GITHUB_BASE_REF, "
-        "CI_MERGE_REQUEST_DIFF_BASE_SHA, contract 'base'); pass --base REV or "
-        f"{SHALLOW_HINT}\n")
+        "oracle-guard: error: CI is set but no base is named: set GITHUB_BASE_REF or "
+        "CI_MERGE_REQUEST_DIFF_BASE_SHA, pass --base REV, or give the contract a 'base' "
+        "branch such as origin/main\n")
 
 
 def test_ci_with_an_unresolvable_base_is_an_error(tmp_path, capsys):
@@ -252,8 +289,8 @@ def test_ci_with_an_unresolvable_base_is_an_error(tmp_path, capsys):
     commit(repo, {"src/a.py": "x\n"})
     rc, _, err = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 2
-    assert err == ("oracle-guard: error: CI is set but none of origin/main (GITHUB_BASE_REF) "
-                   f"resolves; pass --base REV or {SHALLOW_HINT}\n")
+    assert err == ("oracle-guard: error: GITHUB_BASE_REF names 'origin/main', which is not "
+                   f"in this clone; {SHALLOW_HINT}\n")
     assert "fetch-depth: 0" in err
 
 
@@ -286,8 +323,20 @@ def test_ci_contract_base_cannot_be_moved_by_the_change(tmp_path, capsys):
     commit(repo, {".oracle-guard.yaml": CONTRACT + f"base: {edit}\n"}, message="move base")
     rc, out, err = write_set(capsys, repo, env={"CI": "1"})
     assert (rc, out) == (2, "")
-    assert err == (f"oracle-guard: error: the contract's 'base' is {edit!r} in the candidate "
-                   f"but 'main' in the base it names: a change cannot move its own base; "
+    assert err.startswith(f"oracle-guard: error: the contract's 'base' {edit!r} names no "
+                          "branch here; it must name a branch such as origin/main")
+    for relative in ("HEAD~1", "feature~1", "@{-1}"):
+        commit(repo, {".oracle-guard.yaml": CONTRACT + f"base: '{relative}'\n"})
+        rc, _, err = write_set(capsys, repo, env={"CI": "1"})
+        assert rc == 2
+        assert "invalid contract at $.base" in err, (relative, err)
+    # a branch whose tip names another base: the change cannot choose it either
+    git(repo, "branch", "-q", "weak", edit)
+    commit(repo, {".oracle-guard.yaml": CONTRACT + "base: weak\n"})
+    rc, _, err = write_set(capsys, repo, env={"CI": "1"})
+    assert rc == 2
+    assert err == ("oracle-guard: error: the candidate's contract names base 'weak', but the "
+                   "contract at weak names 'main': a change cannot choose its own base; "
                    "pass --base REV\n")
 
 
@@ -303,8 +352,8 @@ def test_shallow_clone_without_the_base_branch(tmp_path, capsys):
     clone = shallow_clone(tmp_path, origin, "--branch", "feature")  # single branch
     rc, _, err = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 2
-    assert err == ("oracle-guard: error: CI is set but none of origin/main (GITHUB_BASE_REF) "
-                   f"resolves; pass --base REV or {SHALLOW_HINT}\n")
+    assert err == ("oracle-guard: error: GITHUB_BASE_REF names 'origin/main', which is not "
+                   f"in this clone; {SHALLOW_HINT}\n")
 
 
 def test_shallow_clone_without_the_merge_base(tmp_path, capsys):
@@ -364,7 +413,7 @@ def test_ci_with_no_commits_is_an_error(tmp_path, capsys):
     stage(repo, {".oracle-guard.yaml": CONTRACT + "base: main\n"})
     rc, _, err = write_set(capsys, repo, env={"CI": "1"})
     assert rc == 2
-    assert err.startswith("oracle-guard: error: CI is set but ")
+    assert err.startswith("oracle-guard: error: the contract's 'base' 'main' names no branch")
 
 
 def test_outside_a_repository_is_an_error(tmp_path, capsys, monkeypatch):
