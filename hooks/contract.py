@@ -39,9 +39,12 @@ class Contract:
         return files
 
     def oracle_globs(self) -> List[str]:
-        """The fixture, seed and freeze patterns the contract names."""
-        return [pattern for section in ("fixtures", "seeds", "freeze")
-                for entry in self.data.get(section, []) for pattern in entry["paths"]]
+        """The fixture, seed, freeze and known-id patterns the contract names,
+        and every .gitattributes (it changes the bytes a checkout of them gets)."""
+        globs = [pattern for section in ("fixtures", "seeds", "freeze")
+                 for entry in self.data.get(section, []) for pattern in entry["paths"]]
+        globs.extend((self.data.get("budget") or {}).get("known_ids", []))
+        return globs + [".gitattributes"]
 
     def oracle_patterns(self) -> List[str]:
         """What the contract names: denied to every change without being listed."""
@@ -93,6 +96,8 @@ _MEANING = {
             "parts, no '//', '\\' or trailing '/')",
     "folder": "a normalized repo-relative folder path (no leading '/', no '.' or '..' "
               "parts, no '//' or '\\')",
+    "branch": "a branch name such as origin/main (not a commit id or a relative "
+              "revision like HEAD~1)",
 }
 
 
@@ -105,7 +110,8 @@ def _readable(message: str) -> str:
             return message[: -len(tail)] + f" is not {meaning}"
     tail = f" does not match {defs['patterns']['items']['pattern']!r}"
     if message.endswith(tail):
-        return message[: -len(tail)] + " is not a pattern: negation ('!') is not supported"
+        return message[: -len(tail)] + (" is not a pattern: negation ('!') and '.' or '..' "
+                                         "parts are not supported")
     return message
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import Iterable, List, Optional, Tuple
 
 # POSIX classes as git's wildmatch defines them (ASCII only).
@@ -156,13 +157,20 @@ class Pattern:
             body = body[1:]
         try:
             rx = _regex(body, anchored)
+            rx_fold = _regex(unicodedata.normalize("NFC", body), anchored)
         except _Malformed:
-            rx = _NEVER
+            rx = rx_fold = _NEVER
         self._rx = re.compile(rx + r"\Z", re.DOTALL)
-        self._rx_fold = re.compile(rx + r"\Z", re.DOTALL | re.IGNORECASE)
+        self._rx_fold = re.compile(rx_fold + r"\Z", re.DOTALL | re.IGNORECASE)
 
     def matches(self, path: str, fold_case: bool = False) -> bool:
-        rx = self._rx_fold if fold_case else self._rx
+        """With ``fold_case``, compare as macOS and Windows file systems do:
+        ignoring letter case and Unicode normalization (NFC vs NFD)."""
+        if fold_case:
+            rx = self._rx_fold
+            path = unicodedata.normalize("NFC", path)
+        else:
+            rx = self._rx
         if not self.dir_only and rx.match(path):
             return True
         # a path also matches when one of its parent folders does

@@ -79,6 +79,6 @@ def _denied(path: str, protected: List[Protection]) -> Optional[str]:
             return reason
     for pattern, what, _ in protected:
         if pattern.matches(path, fold_case=True):
-            return (f"matches {what} when letter case is ignored "
-                    "(the same file on macOS and Windows)")
+            return (f"matches {what} when letter case and Unicode normalization are "
+                    "ignored (the same file on macOS and Windows)")
     return None

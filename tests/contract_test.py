@@ -70,7 +70,8 @@ def test_minimal_contract_passes_with_notes(tmp_path, capsys):
         "seed-append-only: passed (nothing to check: the contract has no 'seeds' section)",
         "freeze-schema: passed (nothing to check: the contract has no 'freeze' section)",
         "flake-budget: passed (nothing to check: the contract has no 'budget' section)",
-        "write-set: passed (nothing to check: the contract has no 'write_set' section)",
+        "write-set: passed (nothing to check: the base (no commits yet) has no contract; "
+        "this change introduces it)",
     ]
 
 
@@ -117,10 +118,17 @@ def test_repo_without_contract_passes_with_notes(tmp_path, capsys):
     # negation
     ('version: 1\nwrite_set:\n  deny: ["oracle/**", "!oracle/ok"]\n', 3,
      "invalid contract at $.write_set.deny[1]: '!oracle/ok' is not a pattern: "
-     "negation ('!') is not supported"),
+     "negation ('!') and '.' or '..' parts are not supported"),
     ('version: 1\nseeds:\n  - format: immutable\n    paths: ["!r/*.json"]\n', 4,
      "invalid contract at $.seeds[0].paths[0]: '!r/*.json' is not a pattern: "
-     "negation ('!') is not supported"),
+     "negation ('!') and '.' or '..' parts are not supported"),
+    # patterns with '.' or '..' parts would silently protect nothing
+    ('version: 1\nwrite_set:\n  deny: ["./oracle/**"]\n', 3,
+     "invalid contract at $.write_set.deny[0]: './oracle/**' is not a pattern: "
+     "negation ('!') and '.' or '..' parts are not supported"),
+    ('version: 1\nwrite_set:\n  allow: ["src/../oracle/**"]\n', 3,
+     "invalid contract at $.write_set.allow[0]: 'src/../oracle/**' is not a pattern: "
+     "negation ('!') and '.' or '..' parts are not supported"),
     # paths that leave the repository or are not normalized
     ('version: 1\nfixtures:\n  - {lock: ../x.lock, paths: ["a/**"]}\n', 3,
      "invalid contract at $.fixtures[0].lock: '../x.lock' is not a normalized repo-relative "
@@ -233,7 +241,8 @@ def test_oracle_files_and_globs():
     assert contract.oracle_globs() == [
         "oracle/inputs/**", "seeds/*.json", "oracle/corpus.jsonl", "seeds.lock",
         "replays/*.json", "freeze.json", "oracle/flake_budget.yaml",
-        "quarantine/active/*.yaml", "oracle/quarantine.json", "custom/*.json"]
+        "quarantine/active/*.yaml", "oracle/quarantine.json", "custom/*.json",
+        "seeds/*.json", ".gitattributes"]
     assert contract.owners == ["alice"]
 
 

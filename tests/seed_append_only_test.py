@@ -507,7 +507,8 @@ def test_a_broken_seed_file_is_invalid_even_when_unchanged(tmp_path, capsys):
     commit(repo, {".oracle-guard.yaml": "version: 1\nseeds:\n"
                   "  - {paths: [\"seeds/*.json\"], format: json-array}\n",
                   "seeds/a.json": [1], "seeds/b.json": "[1, 2,\n"})
+    commit(repo, {"src/a.py": "x\n"})
     rc, out, _ = run_guard(capsys, repo, "check", "--only", "seed-append-only", "--head",
-                           "HEAD", "--base", "HEAD")
+                           "HEAD")
     assert rc == 1
     assert "seeds/b.json" in out and "seed-invalid" in out

@@ -200,7 +200,8 @@ def test_case_fold_twin_of_a_protected_path_is_denied(tmp_path, capsys, twin):
     assert rc == 1
     [line] = finding_lines(out)
     assert line.startswith(f"{twin}: write-denied: matches deny pattern ")
-    assert line.endswith(" when letter case is ignored (the same file on macOS and Windows)")
+    assert line.endswith(" when letter case and Unicode normalization are ignored "
+                         "(the same file on macOS and Windows)")
 
 
 def test_case_fold_near_miss(tmp_path, capsys):
@@ -218,9 +219,11 @@ def test_case_fold_twin_of_a_contract_named_file_is_denied(tmp_path, capsys):
     assert rc == 1
     assert finding_lines(out) == [
         ".Oracle-Guard.yaml: write-denied: matches oracle file '.oracle-guard.yaml' when "
-        "letter case is ignored (the same file on macOS and Windows)",
+        "letter case and Unicode normalization are ignored (the same file on macOS and "
+        "Windows)",
         "Seeds/b.json: write-denied: matches oracle pattern 'seeds/*.json' when "
-        "letter case is ignored (the same file on macOS and Windows)",
+        "letter case and Unicode normalization are ignored (the same file on macOS and "
+        "Windows)",
     ]
 
 
@@ -440,8 +443,8 @@ def test_contract_without_write_set_section_passes_with_a_notice(tmp_path, capsy
     stage(repo, {"anything": ""})
     rc, out, _ = write_set(capsys, repo)
     assert rc == 0
-    assert out == ("write-set: passed (nothing to check: the contract has no "
-                   "'write_set' section)\n")
+    assert out == ("write-set: passed (no 'write_set' section: only what the "
+                   "contract names is guarded)\n")
 
 
 # -- names git allows but shells and terminals do not like -------------------------
@@ -492,3 +495,62 @@ def test_json_output_keeps_awkward_names_printable(tmp_path, capsys):
     doc = json.loads(out)
     assert [(f["path"], f["code"]) for f in doc["findings"]] == [
         ("oracle/a\\nb\\xff", "write-denied")]
+
+
+NFC = "donn\u00e9es"  # é as one code point
+NFD = "donne\u0301es"  # e + combining acute: the same name on macOS
+
+
+@pytest.mark.parametrize("protected,written", [(NFC, NFD), (NFD, NFC)])
+def test_unicode_normalization_twin_of_a_protected_path_is_denied(
+        tmp_path, capsys, protected, written):
+    contract = f"version: 1\nwrite_set:\n  deny: ['{protected}/**']\n"
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": contract, "src/a.py": ""})
+    add_cacheinfo(repo, f"{written}/expected.txt")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    [line] = finding_lines(out)
+    assert "when letter case and Unicode normalization are ignored" in line
+
+
+def test_unicode_normalization_near_miss(tmp_path, capsys):
+    contract = f"version: 1\nwrite_set:\n  deny: ['{NFC}/**']\n"
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": contract, "src/a.py": ""})
+    add_cacheinfo(repo, "donnees/expected.txt")  # a different name, not a twin
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize("path", [".gitattributes", "src/.gitattributes"])
+def test_gitattributes_anywhere_is_denied(tmp_path, capsys, path):
+    # eol, encoding and filter attributes change the bytes a checkout of the oracle gets
+    repo = guarded_repo(tmp_path)
+    stage(repo, {path: "*.json eol=crlf\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        f"{path}: write-denied: matches oracle pattern '.gitattributes' named by the contract"]
+
+
+def test_known_id_files_are_denied(tmp_path, capsys):
+    contract = ("version: 1\nbudget:\n  max_frozen: 1\n  known_ids: ['props/*.txt']\n"
+                "write_set:\n  allow: ['src/**', 'props/**']\n")
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": contract, "src/a.py": ""})
+    stage(repo, {"props/flaky_prop.txt": "", "src/a.py": "x\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "props/flaky_prop.txt: write-denied: matches oracle pattern 'props/*.txt' named "
+        "by the contract"]
+
+
+def test_without_a_write_set_section_the_oracle_is_still_denied(tmp_path, capsys):
+    contract = "version: 1\nseeds:\n  - {paths: ['seeds/*.json'], format: json-array}\n"
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": contract, "seeds/a.json": [1],
+                                   "src/a.py": ""})
+    stage(repo, {"seeds/a.json": [1, 2], "src/a.py": "x\n", "anything/else.txt": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "seeds/a.json: write-denied: matches oracle pattern 'seeds/*.json' named by the "
+        "contract"]
