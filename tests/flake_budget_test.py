@@ -4,6 +4,7 @@ import json
 import pytest
 
 from testing.git import commit, init_repo, run_guard, stage
+from testing.samples import FLAKE_BUDGET_YAML, QUARANTINE_ENTRY_YAML
 
 CONTRACT = """\
 version: 1
@@ -20,31 +21,6 @@ budget:
 BUDGET = "oracle/flake_budget.yaml"
 NOW = "2026-09-25"
 
-# Real-shaped samples (see freeze_schema_test.py for all four formats).
-FLAKE_BUDGET_YAML = """\
-max_frozen: 3
-frozen:
-  - id: canonicalize_unicode_hyphen
-    owner: platform-api
-    expires: "2026-09-30"
-    reason: "locale-dependent hyphen folding on CI image"
-  - id: discount_inverse_leap_promo
-    owner: billing
-    expires: "2026-10-07"
-    reason: "promo calendar not pinned in fixture"
-"""
-QUARANTINE_ENTRY_YAML = """\
-id: retry_budget_9c2
-seed: 1729
-command: pytest tests/test_retry.py::test_budget -q
-runs: 7
-pass_count: 4
-fail_count: 3
-expires_at: 2026-10-07T00:00:00Z
-repro: |
-  python harness/replay.py --id retry_budget_9c2 --repeat 7
-owner: humans-only
-"""
 FREEZE_JSON = {
     "excluded_property_ids": ["prop.http.retry_after_parse"],
     "reason": {"prop.http.retry_after_parse":
