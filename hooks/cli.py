@@ -10,25 +10,10 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from oracle_guard import __version__, clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.findings import HOOKS, HookResult, exit_code, render_json, render_text
-
-SECTIONS = {
-    "fixture-lock": "fixtures",
-    "seed-append-only": "seeds",
-    "freeze-schema": "freeze",
-    "flake-budget": "budget",
-    "write-set": "write_set",
-}
-DIFF_HOOKS = ("seed-append-only", "write-set")
-
+from oracle_guard.judge import judge
 
 class UsageError(Exception):
     pass
-
-
-def _check_module(hook: str):
-    import importlib
-
-    return importlib.import_module("oracle_guard." + hook.replace("-", "_"))
 
 
 def hook_list(text: str) -> List[str]:
@@ -56,25 +41,7 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
         "contract_from": None if contract is None else contract.source.label,
         "now": now.isoformat(),
     }
-    results = []
-    for hook in HOOKS:
-        if hook not in hooks:
-            continue
-        result = HookResult(hook)
-        section = SECTIONS[hook]
-        if contract is None:
-            result.note = f"nothing to check: no {contract_mod.CONTRACT_PATH} in base or candidate"
-        elif contract.section(section) is None and hook != "write-set":
-            # write-set always guards what the contract names, section or not
-            result.note = f"nothing to check: the contract has no '{section}' section"
-        elif hook in DIFF_HOOKS and not contract.from_base:
-            result.note = (f"nothing to check: the base ({revs.rules.label}) has no "
-                           "contract; this change introduces it")
-        else:
-            result.findings = _check_module(hook).check(contract, revs.base, revs.candidate, now)
-            if contract.section(section) is None:
-                result.note = f"no '{section}' section: only what the contract names is guarded"
-        results.append(result)
+    results = judge(contract, revs.base, revs.candidate, now, hooks)
     return results, meta, [] if contract is None else contract.owners
 
 

@@ -19,6 +19,8 @@ class Contract:
         self.data = data
         self.source = source  # the revision the rules (and repo schema files) come from
         self.from_base = from_base
+        # where the rules were looked for (the source, or the base that had none)
+        self.rules_label = source.label
 
     def section(self, name: str) -> Any:
         return self.data.get(name)
@@ -131,5 +133,7 @@ def choose(base: Snapshot, candidate: Snapshot) -> Optional[Contract]:
         return Contract(data, base, from_base=True)
     data = read(candidate)
     if data is not None:
-        return Contract(data, candidate, from_base=False)
+        contract = Contract(data, candidate, from_base=False)
+        contract.rules_label = base.label
+        return contract
     return None
