@@ -108,6 +108,22 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
     return 0
 
 
+def cmd_pre_receive(args, env: Mapping[str, str]) -> int:
+    from oracle_guard import pre_receive
+
+    return pre_receive.main(sys.stdin, sys.stderr, env, clock.now_from(None, env))
+
+
+def cmd_install_pre_receive(args, env: Mapping[str, str]) -> int:
+    from oracle_guard import pre_receive
+
+    try:
+        print(pre_receive.install(args.repo, force=args.force, directory=args.dir))
+    except FileExistsError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
 def cmd_demo(args, env: Mapping[str, str]) -> int:
     from oracle_guard import demo
 
@@ -147,6 +163,20 @@ def build_parser() -> argparse.ArgumentParser:
     lock.add_argument("--check", action="store_true",
                       help="verify instead of writing (same as the fixture-lock hook)")
     lock.set_defaults(func=cmd_lock)
+
+    receive = sub.add_parser(
+        "pre-receive", help="judge a push: git's pre-receive protocol on stdin (server side)")
+    receive.set_defaults(func=cmd_pre_receive)
+
+    install = sub.add_parser("install-pre-receive", parents=[common],
+                             help="install the pre-receive hook into a (bare) repository")
+    install.add_argument("repo", metavar="REPO", help="the repository, e.g. /srv/git/app.git")
+    install.add_argument("--force", action="store_true",
+                         help="replace a pre-receive hook oracle-guard did not write")
+    install.add_argument("--dir", metavar="DIR",
+                         help="write DIR/oracle-guard instead, for servers that run every "
+                              "script of a pre-receive.d folder (relative to REPO)")
+    install.set_defaults(func=cmd_install_pre_receive)
 
     demo = sub.add_parser("demo", parents=[common],
                           help="show the hooks at work in a throwaway repository")

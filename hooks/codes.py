@@ -92,4 +92,13 @@ CODES: Dict[str, Code] = {
         "case) or is an oracle file the contract names",
         "drop the change (git restore --staged PATH); oracle edits are made by an owner "
         "in a change of their own"),
+    "ref-deleted": Code(
+        "pre-receive", "a push deletes a protected branch or tag",
+        "keep the ref; an owner lists it in the contract's deletable_refs first if it "
+        "really should go"),
+    "contract-mixed-commit": Code(
+        "pre-receive", "a pushed commit changes a protected path and an allowed path "
+        "together (rejected for owners too)",
+        "split the commit: the oracle change in a commit of its own, the rest in "
+        "another (git rebase -i, then edit)"),
 }

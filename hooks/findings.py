@@ -20,7 +20,8 @@ class Finding:
     severity: str = "error"
 
     def sort_key(self):
-        return (HOOKS.index(self.hook), self.path or "", self.line or 0, self.code, self.message)
+        order = HOOKS.index(self.hook) if self.hook in HOOKS else len(HOOKS)
+        return (order, self.path or "", self.line or 0, self.code, self.message)
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 EMPTY = "empty"
 INDEX = "index"
@@ -178,6 +178,29 @@ class Git:
             raise GitError(f"cannot read object {oid}: truncated")
         self._blobs[oid] = data
         return data
+
+    def changes_by_commit(self, tip: str, exclude: Sequence[str]) -> List[Tuple[str, List[str]]]:
+        """(commit, changed paths) for each commit reachable from ``tip`` and not
+        from ``exclude``: two processes whatever the number of commits. A merge
+        lists only the paths it changed relative to every parent."""
+        listed = self.run("rev-list", tip, "--not", *exclude, "--")
+        if not listed.strip():
+            return []
+        out = self.run("diff-tree", "--stdin", "-r", "-z", "-c", "--no-renames", "--raw",
+                       "--root", stdin=listed)
+        result: List[Tuple[str, List[str]]] = []
+        tokens = out.split(b"\0")
+        i = 0
+        while i < len(tokens):
+            token = tokens[i]
+            if token.startswith(b":"):
+                result[-1][1].append(decode_path(tokens[i + 1]))
+                i += 2
+                continue
+            if token:
+                result.append((token.decode(), []))
+            i += 1
+        return result
 
     # -- working tree (only for `oracle-guard lock`, which writes files) --
     def unstaged_paths(self) -> List[str]:

@@ -38,24 +38,33 @@ def allow_file_patterns(path: str, source: Snapshot) -> List[str]:
     return patterns
 
 
-def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
-    ws = contract.section("write_set") or {}
-    allow_list = list(ws.get("allow", []))
-    if "allow_file" in ws:
-        allow_list += allow_file_patterns(ws["allow_file"], contract.source)
-    restricted = "allow" in ws or "allow_file" in ws
-    allow = PatternSet(allow_list)
-    protected = _protected(contract, ws.get("deny", []))
+class WriteSet:
+    """The contract's write set: which paths a change may touch, and why not."""
 
-    findings = []
-    for path in changed_paths(base, candidate):
-        reason = _denied(path, protected)
+    def __init__(self, contract) -> None:
+        ws = contract.section("write_set") or {}
+        allow_list = list(ws.get("allow", []))
+        if "allow_file" in ws:
+            allow_list += allow_file_patterns(ws["allow_file"], contract.source)
+        self.restricted = "allow" in ws or "allow_file" in ws
+        self.allow = PatternSet(allow_list)
+        self.protected = _protected(contract, ws.get("deny", []))
+
+    def finding(self, path: str) -> Optional[Finding]:
+        """None when the write set lets a change touch ``path``."""
+        reason = _denied(path, self.protected)
         if reason is not None:
-            findings.append(Finding(HOOK, "write-denied", path, reason))
-        elif restricted and allow.first_match(path) is None:
-            findings.append(Finding(HOOK, "write-outside-set", path,
-                                    "matches no allowed pattern of the write set"))
-    return findings
+            return Finding(HOOK, "write-denied", path, reason)
+        if self.restricted and self.allow.first_match(path) is None:
+            return Finding(HOOK, "write-outside-set", path,
+                           "matches no allowed pattern of the write set")
+        return None
+
+
+def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
+    write_set = WriteSet(contract)
+    found = (write_set.finding(path) for path in changed_paths(base, candidate))
+    return [f for f in found if f is not None]
 
 
 Protection = Tuple[Pattern, str, str]  # pattern, what it is, why a path matching it is denied

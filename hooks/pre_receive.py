@@ -1,0 +1,272 @@
+"""``oracle-guard pre-receive``: the server-side gate.
+
+Reads git's pre-receive protocol (``<old> <new> <ref>`` lines) on stdin and
+judges every updated protected ref from git objects alone, inside git's
+quarantine environment (the environment is passed to git untouched). Exit 0
+accepts the whole push; anything else rejects all of it.
+"""
+from __future__ import annotations
+
+import fnmatch
+import re
+import signal
+import sys
+from dataclasses import dataclass
+from typing import List, Mapping, Optional, TextIO, Tuple
+
+from oracle_guard import contract as contract_mod
+from oracle_guard.codes import CODES
+from oracle_guard.findings import HOOKS, Finding, show_path
+from oracle_guard.gitio import Git, GitError
+from oracle_guard.judge import judge
+from oracle_guard.revisions import Snapshot
+
+HOOK = "pre-receive"
+DEFAULT_PROTECTED = ("refs/heads/*", "refs/tags/*")
+IDENTITY_VARIABLES = ("GL_USERNAME", "GITEA_PUSHER_NAME", "GL_USER", "GITHUB_USER_LOGIN",
+                      "REMOTE_USER")
+DEFAULT_TIMEOUT = 4.0
+_OID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+
+
+class ProtocolError(Exception):
+    pass
+
+
+class PushTimeout(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class RefUpdate:
+    old: str
+    new: str
+    ref: str
+
+    @property
+    def created(self) -> bool:
+        return set(self.old) == {"0"}
+
+    @property
+    def deleted(self) -> bool:
+        return set(self.new) == {"0"}
+
+
+def parse_updates(text: str) -> List[RefUpdate]:
+    updates = []
+    for number, line in enumerate(text.splitlines(), 1):
+        parts = line.split(" ")
+        if len(parts) != 3 or not _OID.match(parts[0]) or not _OID.match(parts[1]) \
+                or not parts[2].startswith("refs/"):
+            raise ProtocolError(f"stdin line {number} is not '<old-oid> <new-oid> <ref>': "
+                                f"{line[:80]!r}")
+        updates.append(RefUpdate(*parts))
+    return updates
+
+
+def matches_any(ref: str, patterns) -> bool:
+    # refspec-style globs: '*' spans '/'
+    return any(fnmatch.fnmatchcase(ref, p) for p in patterns)
+
+
+def pusher(env: Mapping[str, str], contract: Optional[contract_mod.Contract]) -> Optional[str]:
+    """The account the hosting server says is pushing; never the pushed content."""
+    named = contract.section("identity_env") if contract else None
+    for variable in ([named] if named else IDENTITY_VARIABLES):
+        if env.get(variable):
+            return env[variable]
+    return None
+
+
+@dataclass
+class RefVerdict:
+    update: RefUpdate
+    findings: List[Tuple[Optional[str], Finding]]  # (short commit id, finding)
+    notes: List[str]
+
+
+def _rules_and_base(git: Git, update: RefUpdate, new_commit: str,
+                    default_tip: Optional[str]) -> Tuple[Snapshot, Snapshot]:
+    """(rules, base): where the contract is read, and what the change is compared with."""
+    if not update.created:
+        old_commit = git.resolve_commit(update.old)
+        if old_commit is None:
+            raise GitError(f"{update.ref}: old tip {update.old[:12]} is not a commit")
+        old = Snapshot.of_commit(git, old_commit, f"the old tip of {update.ref}")
+        return old, old
+    default = (Snapshot.of_commit(git, default_tip, "the default branch tip")
+               if default_tip else Snapshot.empty("no default branch"))
+    merge_base = git.merge_base(default_tip, new_commit) if default_tip else None
+    base = (Snapshot.of_commit(git, merge_base, "its merge-base with the default branch")
+            if merge_base else Snapshot.empty("the empty tree"))
+    return default, base
+
+
+def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
+                 default_tip: Optional[str]) -> Optional[RefVerdict]:
+    """None when the ref is not protected; else the verdict for this ref."""
+    if update.deleted:
+        old_commit = git.resolve_commit(update.old)
+        rules = (Snapshot.of_commit(git, old_commit, f"the old tip of {update.ref}")
+                 if old_commit else Snapshot.empty())
+        contract = contract_mod.choose(rules, rules)
+        if not matches_any(update.ref, _protected_refs(contract)):
+            return None
+        if contract and matches_any(update.ref, contract.section("deletable_refs") or ()):
+            return RefVerdict(update, [], ["deletion allowed by deletable_refs"])
+        return RefVerdict(update, [(None, Finding(
+            HOOK, "ref-deleted", None, f"deleting protected {update.ref} is not allowed"))], [])
+
+    new_commit = git.resolve_commit(update.new)
+    if new_commit is None:
+        raise GitError(f"{update.ref}: {update.new[:12]} does not point to a commit")
+    candidate = Snapshot.of_commit(git, new_commit, f"the pushed tip of {update.ref}")
+    rules, base = _rules_and_base(git, update, new_commit, default_tip)
+    contract = contract_mod.choose(rules, candidate)
+    if not matches_any(update.ref, _protected_refs(contract)):
+        return None
+
+    notes = []
+    who = pusher(env, contract)
+    hooks = list(HOOKS)
+    if contract is not None and who is not None and who in contract.owners:
+        hooks.remove("write-set")
+        notes.append(f"{who} is an owner: protected paths may change")
+    findings: List[Tuple[Optional[str], Finding]] = [
+        (new_commit[:12], f) for result in judge(contract, base, candidate, now, hooks)
+        for f in result.findings if f.severity == "error"]
+    if contract is not None and contract.from_base:
+        findings.extend(_mixed_commits(git, contract, new_commit, base))
+    return RefVerdict(update, findings, notes)
+
+
+def _protected_refs(contract) -> Tuple[str, ...]:
+    return tuple((contract.section("protected_refs") if contract else None)
+                 or DEFAULT_PROTECTED)
+
+
+def _mixed_commits(git: Git, contract, new_commit: str,
+                   base: Snapshot) -> List[Tuple[Optional[str], Finding]]:
+    """Every new commit that changes a protected path and an allowed one."""
+    from oracle_guard.write_set import WriteSet
+
+    write_set = WriteSet(contract)
+    exclude = [base.commit] if base.commit else []
+    out = []
+    for commit, paths in git.changes_by_commit(new_commit, exclude):
+        protected = allowed = None
+        for path in paths:
+            if write_set.finding(path) is None:
+                allowed = allowed or path
+            else:
+                protected = protected or path
+        if protected and allowed:
+            out.append((commit[:12], Finding(
+                HOOK, "contract-mixed-commit", protected,
+                f"commit {commit[:12]} changes protected {show_path(protected)!r} and allowed "
+                f"{show_path(allowed)!r}: an oracle change rides alone in its own commit")))
+    return out
+
+
+def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -> int:
+    prefix = "GL-HOOK-ERR: " if env.get("GL_ID") else ""
+    bad = [v for v in verdicts if v.findings]
+
+    def say(line: str) -> None:
+        stream.write(f"{prefix}{line}\n")
+
+    for verdict in verdicts:
+        for note in verdict.notes:
+            stream.write(f"oracle-guard: {verdict.update.ref}: {note}\n")
+    for verdict in bad:
+        for commit, f in verdict.findings:
+            where = show_path(f.path) + (f":{f.line}" if f.line else "") if f.path else "-"
+            at = f" ({commit})" if commit else ""
+            say(f"oracle-guard: {verdict.update.ref}{at}: {where}: {f.code}: {f.message}")
+            say(f"oracle-guard:   fix: {CODES[f.code].fix}")
+    if bad:
+        count = sum(len(v.findings) for v in bad)
+        say(f"oracle-guard: push rejected: {count} problem{'s' if count != 1 else ''} in "
+            f"{len(bad)} of {len(verdicts)} judged ref{'s' if len(verdicts) != 1 else ''}; "
+            "no ref was updated")
+        return 1
+    return 0
+
+
+def _timeout_for(git: Git, default_tip: Optional[str]) -> float:
+    if default_tip is None:
+        return DEFAULT_TIMEOUT
+    data = contract_mod.read(Snapshot.of_commit(git, default_tip, "the default branch tip"))
+    return float((data or {}).get("timeout_s", DEFAULT_TIMEOUT))
+
+
+def _on_alarm(signum, frame):
+    raise PushTimeout()
+
+
+def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str], now) -> int:
+    """Exit 0 accepts the push; 1 rejects it for findings; 2 for anything else."""
+    prefix = "GL-HOOK-ERR: " if env.get("GL_ID") else ""
+    git = Git(".")
+    timeout = DEFAULT_TIMEOUT
+    try:
+        updates = parse_updates(stdin.read())
+        default_tip = git.resolve_commit("HEAD")
+        timeout = _timeout_for(git, default_tip)
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        verdicts = []
+        for update in updates:
+            verdict = judge_update(git, update, env, now, default_tip)
+            if verdict is not None:
+                verdicts.append(verdict)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return report(verdicts, stderr, env)
+    except PushTimeout:
+        stderr.write(f"{prefix}oracle-guard: push rejected: the checks took longer than "
+                     f"{timeout:g} s (contract key timeout_s)\n")
+        return 2
+    except (ProtocolError, GitError, contract_mod.ContractError) as exc:
+        stderr.write(f"{prefix}oracle-guard: push rejected: {exc}\n")
+        return 2
+    except Exception as exc:  # fail closed: nothing unexpected accepts a push
+        stderr.write(f"{prefix}oracle-guard: push rejected: internal error: "
+                     f"{type(exc).__name__}: {exc}\n")
+        return 2
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        git.close()
+
+
+MARKER = "# written by oracle-guard install-pre-receive"
+
+
+def install(repo: str, force: bool = False, directory: Optional[str] = None) -> str:
+    """Write the hook script; return what was done, for the admin to read."""
+    import os
+    import shlex
+
+    git = Git(repo)
+    git.check_repository()
+    if directory is None:
+        hooks_dir = os.path.join(repo, git.run("rev-parse", "--git-path", "hooks")
+                                 .decode().strip())
+        target = os.path.join(hooks_dir, "pre-receive")
+    else:
+        folder = directory if os.path.isabs(directory) else os.path.join(repo, directory)
+        target = os.path.join(folder, "oracle-guard")
+    script = (f"#!/bin/sh\n{MARKER}: every push to this repository is judged by\n"
+              "# oracle-guard; it runs this installation by absolute path, whatever PATH is.\n"
+              f"exec {shlex.quote(sys.executable)} -m oracle_guard pre-receive\n")
+    if os.path.exists(target):
+        with open(target, encoding="utf-8", errors="replace") as f:
+            ours = MARKER in f.read()
+        if not ours and not force:
+            raise FileExistsError(
+                f"{target} exists and was not written by oracle-guard; move it into a "
+                "pre-receive.d folder and use --dir, or pass --force to replace it")
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(target, "w", encoding="utf-8") as f:
+        f.write(script)
+    os.chmod(target, 0o755)
+    return f"wrote {target} (runs {sys.executable} -m oracle_guard pre-receive)"
