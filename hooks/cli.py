@@ -89,9 +89,11 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
         for entry in entries:
             pending = fixture_lock.pending_fixtures(entry, unstaged)
             if pending:
+                state = ("is not tracked" if pending[0] not in index.entries
+                         else "has changes git has not staged")
                 raise UsageError(
-                    f"{pending[0]!r} has changes git has not staged; the lock hashes what "
-                    f"git will commit: run 'git add {pending[0]}' first")
+                    f"{pending[0]!r} {state}; the lock hashes what git will commit: run "
+                    f"'git add {pending[0]}' first")
             problems = fixture_lock.unlockable(entry, index)
             if problems:
                 raise UsageError(f"cannot lock {entry['lock']}: {problems[0]}")

@@ -90,9 +90,11 @@ def render_text(results: Sequence[HookResult], *, owners: Sequence[str] = ()) ->
             summary += f" ({result.note})"
         lines.append(summary)
     if codes:
-        who = f"ask an owner ({', '.join(owners)})" if owners else "ask the oracle's owners"
-        lines.append(f"hint: {CODES[codes[0]].fix}; the oracle is human-owned: to change it, "
-                     f"{who}. Codes are explained in the README's findings table.")
+        who = f"an owner ({', '.join(owners)})" if owners else "the oracle's owners"
+        why = (f"to widen the write set, ask {who}" if codes == ["write-outside-set"]
+               else f"the oracle is human-owned: to change it, ask {who}")
+        lines.append(f"hint: {CODES[codes[0]].fix}; {why}. Codes are explained in the "
+                     "README's findings table.")
     return "\n".join(lines) + "\n"
 
 

@@ -42,7 +42,10 @@ def judge(contract: Optional[Contract], base: Snapshot, candidate: Snapshot, now
                            "contract; this change introduces it")
         else:
             result.findings = check_module(hook).check(contract, base, candidate, now)
-            if contract.section(section) is None:
+            if hook in DIFF_HOOKS and base.entries == candidate.entries:
+                result.note = (f"no change: {candidate.label} has the same files as "
+                               f"{base.label}")
+            elif contract.section(section) is None:
                 result.note = f"no '{section}' section: only what the contract names is guarded"
         results.append(result)
     return results

@@ -123,10 +123,13 @@ def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],
     and the contract at that branch's tip must name it too."""
     if env.get("GITHUB_BASE_REF"):
         rev, source = f"origin/{env['GITHUB_BASE_REF']}", "GITHUB_BASE_REF"
+        named = f"GITHUB_BASE_REF={env['GITHUB_BASE_REF']}"
     elif env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA"):
         rev, source = env["CI_MERGE_REQUEST_DIFF_BASE_SHA"], "CI_MERGE_REQUEST_DIFF_BASE_SHA"
+        named = source
     else:
         rev, source = contract_base_of(candidate), CONTRACT_BASE
+        named = source
         if not rev:
             raise RevisionError(
                 "CI is set but no base is named: set GITHUB_BASE_REF or "
@@ -134,12 +137,12 @@ def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],
                 "'base' branch such as origin/main")
         if not git.full_ref_name(rev):
             raise RevisionError(
-                f"the contract's 'base' {rev!r} names no branch here; it must name a "
-                f"branch such as origin/main (and the clone must have it: {SHALLOW_HINT})")
+                f"the contract's 'base' {rev!r} is not a branch in this clone: it must name "
+                f"a branch, not a commit or a relative revision, and the clone must have "
+                f"it ({SHALLOW_HINT})")
     oid = git.resolve_commit(rev)
     if oid is None:
-        raise RevisionError(f"{source} names {rev!r}, which is not in this clone; "
-                            f"{SHALLOW_HINT}")
+        raise RevisionError(f"{named}: {rev} is not in this clone; {SHALLOW_HINT}")
     target = head_oid or git.resolve_commit("HEAD")
     if target is None:
         raise RevisionError("CI is set but the repository has no commits to judge")

@@ -230,17 +230,18 @@ def untracked_file(repo):
     write(repo, {"oracle/inputs/b/c.txt.new": b"not added\n"})
 
 
-@pytest.mark.parametrize("change, path", [
-    (unstaged_edit, "oracle/inputs/b/c.txt"),
-    (unstaged_delete, "oracle/inputs/b/c.txt"),
-    (untracked_file, "oracle/inputs/b/c.txt.new"),
+@pytest.mark.parametrize("change, path, state", [
+    (unstaged_edit, "oracle/inputs/b/c.txt", "has changes git has not staged"),
+    (unstaged_delete, "oracle/inputs/b/c.txt", "has changes git has not staged"),
+    (untracked_file, "oracle/inputs/b/c.txt.new", "is not tracked"),
 ])
-def test_refuses_when_the_working_tree_differs_from_the_index(tmp_path, capsys, change, path):
+def test_refuses_when_the_working_tree_differs_from_the_index(tmp_path, capsys, change, path,
+                                                              state):
     repo = make_repo(tmp_path, lock=SORTED_JSON)
     change(repo)
     rc, out, err = lock(capsys, repo)
     assert (rc, out) == (2, "")
-    assert err == (f"oracle-guard: error: '{path}' has changes git has not staged; the lock "
+    assert err == (f"oracle-guard: error: '{path}' {state}; the lock "
                    f"hashes what git will commit: run 'git add {path}' first\n")
     assert lock_bytes(repo) == SORTED_JSON
     # Once staged, the same change locks.
