@@ -68,3 +68,14 @@ def test_ci_runs_the_readme_test_command():
         ["bash", "-c", "sed -n '/^test_command=/p' .ci/run"], cwd=ROOT,
         stdout=subprocess.PIPE, text=True).stdout
     assert "README.md" in extracted  # .ci/run reads the command from the README
+
+
+def test_the_readme_contract_reference_is_a_valid_contract():
+    from oracle_guard.contract import parse
+
+    section = README.split("## The contract", 1)[1]
+    example = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    data = parse(example.encode())
+    assert set(data) == {"version", "base", "fixtures", "seeds", "freeze", "budget",
+                         "write_set", "protected_refs", "deletable_refs", "identity_env",
+                         "timeout_s"}
