@@ -113,7 +113,7 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
 def cmd_pre_receive(args, env: Mapping[str, str]) -> int:
     from oracle_guard import pre_receive
 
-    return pre_receive.main(sys.stdin, sys.stderr, env, clock.now_from(None, env))
+    return pre_receive.main(sys.stdin, sys.stderr, env)
 
 
 def cmd_install_pre_receive(args, env: Mapping[str, str]) -> int:

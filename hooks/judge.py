@@ -42,7 +42,7 @@ def judge(contract: Optional[Contract], base: Snapshot, candidate: Snapshot, now
                            "contract; this change introduces it")
         else:
             result.findings = check_module(hook).check(contract, base, candidate, now)
-            if hook in DIFF_HOOKS and base.entries == candidate.entries:
+            if hook in DIFF_HOOKS and not result.findings and base.entries == candidate.entries:
                 result.note = (f"no change: {candidate.label} has the same files as "
                                f"{base.label}")
             elif contract.section(section) is None:

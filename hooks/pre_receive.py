@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from typing import List, Mapping, Optional, TextIO, Tuple
 
+from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.codes import CODES
 from oracle_guard.findings import HOOKS, Finding, show_path
@@ -85,6 +86,15 @@ class RefVerdict:
     notes: List[str]
 
 
+def _with_rules(git: Git, old: Snapshot, default_tip: Optional[str]) -> Snapshot:
+    """The old tip when it has a contract, else the default branch tip: a ref from
+    before the contract must not be judged by the contract its push brings."""
+    if contract_mod.CONTRACT_PATH in old.entries or not default_tip \
+            or default_tip == old.commit:
+        return old
+    return Snapshot.of_commit(git, default_tip, "the default branch tip")
+
+
 def _rules_and_base(git: Git, update: RefUpdate, new_commit: str,
                     default_tip: Optional[str]) -> Tuple[Snapshot, Snapshot]:
     """(rules, base): where the contract is read, and what the change is compared with."""
@@ -93,7 +103,7 @@ def _rules_and_base(git: Git, update: RefUpdate, new_commit: str,
         if old_commit is None:
             raise GitError(f"{update.ref}: old tip {update.old[:12]} is not a commit")
         old = Snapshot.of_commit(git, old_commit, f"the old tip of {update.ref}")
-        return old, old
+        return _with_rules(git, old, default_tip), old
     default = (Snapshot.of_commit(git, default_tip, "the default branch tip")
                if default_tip else Snapshot.empty("no default branch"))
     merge_base = git.merge_base(default_tip, new_commit) if default_tip else None
@@ -107,7 +117,9 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
     """None when the ref is not protected; else the verdict for this ref."""
     if update.deleted:
         old_commit = git.resolve_commit(update.old)
-        rules = (Snapshot.of_commit(git, old_commit, f"the old tip of {update.ref}")
+        rules = (_with_rules(git, Snapshot.of_commit(git, old_commit,
+                                                     f"the old tip of {update.ref}"),
+                             default_tip)
                  if old_commit else Snapshot.empty())
         contract = contract_mod.choose(rules, rules)
         if not matches_any(update.ref, _protected_refs(contract)):
@@ -137,7 +149,23 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
         for f in result.findings if f.severity == "error"]
     if contract is not None and contract.from_base:
         findings.extend(_mixed_commits(git, contract, new_commit, base))
+        _check_next_contract(rules, candidate, now)
     return RefVerdict(update, findings, notes)
+
+
+def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
+    """The pushed tip's contract judges every later push to this ref, the one that
+    would fix it included: when the push changes it (or a file it reads rules from),
+    it must load, or the push is rejected (ContractError) before it locks the ref."""
+    data = contract_mod.read(candidate)
+    if data is None:
+        return
+    following = contract_mod.Contract(data, candidate, from_base=True)
+    if all(rules.entries.get(path) == candidate.entries.get(path)
+           for path in following.oracle_files()):
+        return
+    # builds the write set (allow_file) and the freeze validators (schema files)
+    judge(following, candidate, candidate, now, ("freeze-schema", "write-set"))
 
 
 def _protected_refs(contract) -> Tuple[str, ...]:
@@ -204,17 +232,26 @@ def _on_alarm(signum, frame):
     raise PushTimeout()
 
 
-def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str], now) -> int:
+def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str]) -> int:
     """Exit 0 accepts the push; 1 rejects it for findings; 2 for anything else."""
+    import time
+
     prefix = "GL-HOOK-ERR: " if env.get("GL_ID") else ""
     git = Git(".")
     timeout = DEFAULT_TIMEOUT
+    started = time.monotonic()
     try:
+        # the default budget runs until the contract's own timeout_s is known
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        now = clock.now_from(None, env)
         updates = parse_updates(stdin.read())
         default_tip = git.resolve_commit("HEAD")
         timeout = _timeout_for(git, default_tip)
-        signal.signal(signal.SIGALRM, _on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
+        remaining = timeout - (time.monotonic() - started)
+        if remaining <= 0:
+            raise PushTimeout()
+        signal.setitimer(signal.ITIMER_REAL, remaining)
         verdicts = []
         for update in updates:
             verdict = judge_update(git, update, env, now, default_tip)
@@ -226,7 +263,7 @@ def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str], now) -> int:
         stderr.write(f"{prefix}oracle-guard: push rejected: the checks took longer than "
                      f"{timeout:g} s (contract key timeout_s)\n")
         return 2
-    except (ProtocolError, GitError, contract_mod.ContractError) as exc:
+    except (ProtocolError, GitError, contract_mod.ContractError, clock.ClockError) as exc:
         stderr.write(f"{prefix}oracle-guard: push rejected: {exc}\n")
         return 2
     except Exception as exc:  # fail closed: nothing unexpected accepts a push
@@ -255,13 +292,16 @@ def install(repo: str, force: bool = False, directory: Optional[str] = None) -> 
     else:
         folder = directory if os.path.isabs(directory) else os.path.join(repo, directory)
         target = os.path.join(folder, "oracle-guard")
+    # -I: no PYTHON* variables, user site or current folder on the import path
     script = (f"#!/bin/sh\n{MARKER}: every push to this repository is judged by\n"
               "# oracle-guard; it runs this installation by absolute path, whatever PATH is.\n"
-              f"exec {shlex.quote(sys.executable)} -m oracle_guard pre-receive\n")
+              f"exec {shlex.quote(sys.executable)} -I -m oracle_guard pre-receive\n")
     if os.path.exists(target):
         with open(target, encoding="utf-8", errors="replace") as f:
-            ours = MARKER in f.read()
-        if not ours and not force:
+            current = f.read()
+        if current == script and os.access(target, os.X_OK):
+            return f"{target} is already installed and current; nothing changed"
+        if MARKER not in current and not force:
             raise FileExistsError(
                 f"{target} exists and was not written by oracle-guard; move it into a "
                 "pre-receive.d folder and use --dir, or pass --force to replace it")
@@ -269,4 +309,4 @@ def install(repo: str, force: bool = False, directory: Optional[str] = None) -> 
     with open(target, "w", encoding="utf-8") as f:
         f.write(script)
     os.chmod(target, 0o755)
-    return f"wrote {target} (runs {sys.executable} -m oracle_guard pre-receive)"
+    return f"wrote {target} (runs {sys.executable} -I -m oracle_guard pre-receive)"

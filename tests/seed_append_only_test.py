@@ -59,8 +59,11 @@ def assert_fails(capsys, repo, *expected, args=()):
     assert summary == f"seed-append-only: failed ({errors} error{'s' if errors != 1 else ''})"
 
 
-def test_unchanged_repository_passes(repo, capsys):
-    assert_passes(capsys, repo)
+def test_unchanged_repository_passes_and_says_it_judged_no_change(repo, capsys):
+    rc, found, summary = check(capsys, repo)
+    assert (rc, found) == (0, [])
+    assert summary == ("seed-append-only: passed (no change: the index has the same files "
+                       "as HEAD)")
 
 
 # -- json-array ---------------------------------------------------------------

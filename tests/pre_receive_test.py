@@ -1,0 +1,776 @@
+"""pre-receive: real bare repositories, the hook installed by install-pre-receive,
+and real `git push` over file://."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from oracle_guard.cli import main
+from oracle_guard.pre_receive import MARKER
+from testing.git import commit, git
+from testing.server import (
+    ZERO, fast_commits, install_hook, make_client, make_server, push, push_env, rev,
+    run_pre_receive, updates)
+
+CONTRACT = """\
+version: 1
+fixtures:
+  - lock: oracle/fixtures.lock.json
+    root: oracle/inputs
+    paths: ["oracle/inputs/**"]
+seeds:
+  - {paths: ["seeds/*.json"], format: json-array}
+freeze:
+  - {paths: ["oracle/flake_budget.yaml"], schema: flake-budget}
+budget:
+  max_frozen: 2
+  max_days: 14
+write_set:
+  allow: ["src/**", "docs/**"]
+  owners: [alice]
+"""
+FIXTURE = "oracle/inputs/a.txt"
+LOCK = "oracle/fixtures.lock.json"
+SEEDS = "seeds/a.json"
+BUDGET = "oracle/flake_budget.yaml"
+ALPHA = b"alpha\n"
+
+
+def lock_for(**fixtures: bytes) -> str:
+    """The JSON lock `oracle-guard lock` writes for files under oracle/inputs."""
+    digests = {name: hashlib.sha256(data).hexdigest() for name, data in fixtures.items()}
+    return json.dumps(dict(sorted(digests.items())), indent=2) + "\n"
+
+
+def budget(*ids: str, expires: str = "2026-10-01", owner: str = "platform") -> str:
+    lines = ["max_frozen: 2", "frozen:" if ids else "frozen: []"]
+    for ident in ids:
+        lines += [f"  - id: {ident}", f"    owner: {json.dumps(owner)}",
+                  f"    expires: {json.dumps(expires)}", '    reason: "flaky on CI"']
+    return "\n".join(lines) + "\n"
+
+
+BASE_FILES = {
+    ".oracle-guard.yaml": CONTRACT,
+    FIXTURE: ALPHA,
+    LOCK: lock_for(**{"a.txt": ALPHA}),
+    SEEDS: [1, 2],
+    BUDGET: budget("retry_budget"),
+    "src/app.py": "print('v1')\n",
+}
+
+
+def contract(**keys) -> str:
+    """CONTRACT plus top-level keys (JSON is YAML flow style)."""
+    return CONTRACT + "".join(f"{key}: {json.dumps(value)}\n" for key, value in keys.items())
+
+
+def as_user(name: str, variable: str = "GL_USERNAME", **more: str):
+    return push_env(**{variable: name}, **more)
+
+
+ALICE = as_user("alice")  # an owner
+BOB = as_user("bob")  # not an owner
+
+
+@dataclass
+class Repos:
+    client: Path
+    server: Path
+
+    def tip(self, ref: str = "refs/heads/main"):
+        return rev(self.server, ref)
+
+
+@pytest.fixture
+def repos(tmp_path) -> Repos:
+    """srv.git with the hook, and a clone whose first push (the oracle) was accepted."""
+    server = make_server(tmp_path / "srv.git")
+    client = make_client(tmp_path / "work", server)
+    first = commit(client, BASE_FILES, "oracle")
+    accepted(push(client, "main"))
+    assert rev(server, "refs/heads/main") == first
+    return Repos(client, server)
+
+
+def accepted(p) -> None:
+    assert p.rc == 0, p.stderr
+    assert not [line for line in p.guard if "push rejected" in line], p.stderr
+
+
+def rejected(p, *expected: str) -> None:
+    """The push failed because the hook declined it, with these findings (at least)."""
+    assert p.rc != 0, p.stderr
+    assert "pre-receive hook declined" in p.stderr, p.stderr
+    assert [line for line in p.guard if "push rejected" in line], p.stderr
+    for finding in expected:
+        assert finding in p.findings(), p.stderr
+
+
+def set_contract(repos: Repos, text: str) -> None:
+    """An owner's contract commit, alone, pushed to main."""
+    commit(repos.client, {".oracle-guard.yaml": text}, "contract")
+    accepted(push(repos.client, "main", env=ALICE))
+
+
+MAIN = "refs/heads/main"
+
+
+# -- install-pre-receive ----------------------------------------------------------
+def test_install_writes_an_executable_hook_that_runs_this_python(tmp_path):
+    server = make_server(tmp_path / "srv.git", hook=False)
+    said = install_hook(server)
+    hook = server / "hooks" / "pre-receive"
+    assert said == f"wrote {hook} (runs {sys.executable} -I -m oracle_guard pre-receive)\n"
+    assert hook.stat().st_mode & stat.S_IXUSR
+    text = hook.read_text()
+    assert text.startswith("#!/bin/sh\n") and MARKER in text
+    assert f"exec {sys.executable} -I -m oracle_guard pre-receive" in text
+
+
+def test_installed_hook_needs_no_python_on_the_servers_path(tmp_path):
+    server = make_server(tmp_path / "srv.git")
+    client = make_client(tmp_path / "work", server)
+    commit(client, BASE_FILES, "oracle")
+    # git and sh only: the hook names its interpreter by absolute path
+    path = os.pathsep.join([os.path.dirname(shutil.which("git")), "/bin"])
+    p = push(client, "main", env=push_env(PATH=path))
+    accepted(p)
+    commit(client, {"README.md": "x\n"}, "outside")
+    rejected(push(client, "main", env=push_env(PATH=path)), f"{MAIN}: README.md: write-outside-set")
+
+
+def test_reinstall_is_idempotent(tmp_path):
+    server = make_server(tmp_path / "srv.git")
+    hook = server / "hooks" / "pre-receive"
+    first = hook.read_bytes()
+    install_hook(server)
+    assert hook.read_bytes() == first
+    assert hook.stat().st_mode & stat.S_IXUSR
+
+
+def test_install_refuses_a_foreign_hook_without_force(tmp_path, capsys):
+    server = make_server(tmp_path / "srv.git", hook=False)
+    hook = server / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    capsys.readouterr()
+    assert main(["install-pre-receive", str(server)], env={}) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (f"oracle-guard: error: {hook} exists and was not written by oracle-guard; "
+                   "move it into a pre-receive.d folder and use --dir, or pass --force to "
+                   "replace it\n")
+    assert hook.read_text() == "#!/bin/sh\nexit 0\n"
+
+    install_hook(server, "--force")
+    assert MARKER in hook.read_text()
+    assert hook.stat().st_mode & stat.S_IXUSR
+
+
+def test_install_dir_writes_into_a_folder_relative_to_the_repository(tmp_path, monkeypatch):
+    server = make_server(tmp_path / "srv.git", hook=False)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # relative to REPO, not to the current folder
+    said = install_hook(server, "--dir", "custom_hooks/pre-receive.d")
+    target = server / "custom_hooks" / "pre-receive.d" / "oracle-guard"
+    assert said == f"wrote {target} (runs {sys.executable} -I -m oracle_guard pre-receive)\n"
+    assert target.stat().st_mode & stat.S_IXUSR
+    assert not (server / "hooks" / "pre-receive").exists()
+    assert not (elsewhere / "custom_hooks").exists()
+    # the folder's own foreign scripts are left alone
+    (target.parent / "other").write_text("#!/bin/sh\n")
+    install_hook(server, "--dir", "custom_hooks/pre-receive.d")
+    assert (target.parent / "other").read_text() == "#!/bin/sh\n"
+
+
+def test_install_dir_absolute(tmp_path):
+    server = make_server(tmp_path / "srv.git", hook=False)
+    folder = tmp_path / "global" / "pre-receive.d"
+    install_hook(server, "--dir", str(folder))
+    assert (folder / "oracle-guard").stat().st_mode & stat.S_IXUSR
+
+
+def test_install_into_a_folder_that_is_not_a_repository_exits_2(tmp_path, capsys):
+    capsys.readouterr()
+    assert main(["install-pre-receive", str(tmp_path)], env={}) == 2
+    err = capsys.readouterr().err
+    assert err == f"oracle-guard: error: not a git repository: {tmp_path}\n"
+    assert not (tmp_path / "hooks").exists()
+
+
+# -- a legitimate push and each hook's rejection ---------------------------------------
+def test_legitimate_push_is_accepted(repos):
+    new = commit(repos.client, {"src/app.py": "print('v2')\n"}, "feature")
+    p = push(repos.client, "main", env=BOB)
+    accepted(p)
+    assert p.guard == []  # a pass says nothing
+    assert repos.tip() == new
+
+
+def test_write_set_outside_the_allowed_paths(repos):
+    old = repos.tip()
+    commit(repos.client, {"README.md": "hello\n"}, "readme")
+    p = push(repos.client, "main", env=BOB)
+    rejected(p, f"{MAIN}: README.md: write-outside-set")
+    assert repos.tip() == old
+    assert "oracle-guard:   fix: drop the change to that path" in "\n".join(p.guard)
+    assert p.guard[-1] == ("oracle-guard: push rejected: 1 problem in 1 of 1 judged ref; "
+                           "no ref was updated")
+
+
+def test_write_set_denied_oracle_file(repos):
+    old = repos.tip()
+    commit(repos.client, {".oracle-guard.yaml": CONTRACT + "timeout_s: 10\n"}, "contract")
+    rejected(push(repos.client, "main", env=BOB), f"{MAIN}: .oracle-guard.yaml: write-denied")
+    assert repos.tip() == old
+
+
+def test_fixture_lock_rejects_an_owners_fixture_change_without_the_lock(repos):
+    old = repos.tip()
+    commit(repos.client, {FIXTURE: b"changed\n"}, "fixture")
+    p = push(repos.client, "main", env=ALICE)
+    rejected(p, f"{MAIN}: {FIXTURE}: fixture-mismatch")
+    assert p.findings() == [f"{MAIN}: {FIXTURE}: fixture-mismatch"]  # write-set not run
+    assert "oracle-guard: refs/heads/main: alice is an owner: protected paths may change" \
+        in p.guard
+    assert repos.tip() == old
+
+
+def test_fixture_lock_near_miss_fixture_and_lock_together(repos):
+    new = commit(repos.client, {FIXTURE: b"changed\n", LOCK: lock_for(**{"a.txt": b"changed\n"})},
+                 "fixture and lock")
+    accepted(push(repos.client, "main", env=ALICE))
+    assert repos.tip() == new
+
+
+def test_seed_append_only_applies_to_owners(repos):
+    old = repos.tip()
+    commit(repos.client, {SEEDS: [1, 5]}, "rewrite a seed")
+    rejected(push(repos.client, "main", env=ALICE), f"{MAIN}: {SEEDS}: seed-rewritten")
+    assert repos.tip() == old
+
+
+def test_owners_append_seeds(repos):
+    new = commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
+    accepted(push(repos.client, "main", env=ALICE))
+    assert repos.tip() == new
+
+
+def test_freeze_schema_rejects_an_invalid_budget_file(repos):
+    old = repos.tip()
+    commit(repos.client, {BUDGET: budget("retry_budget") + "extra: 1\n"}, "budget")
+    rejected(push(repos.client, "main", env=ALICE), f"{MAIN}: {BUDGET}: freeze-invalid")
+    assert repos.tip() == old
+
+
+def test_freeze_schema_near_miss_a_valid_second_entry(repos):
+    new = commit(repos.client, {BUDGET: budget("retry_budget", "parse_dates")}, "budget")
+    accepted(push(repos.client, "main", env=ALICE))
+    assert repos.tip() == new
+
+
+def test_flake_budget_rejects_too_many_frozen(repos):
+    old = repos.tip()
+    commit(repos.client, {BUDGET: budget("one", "two", "three")}, "budget")
+    # the cap is stated by both; the contract's line is reported
+    rejected(push(repos.client, "main", env=ALICE), f"{MAIN}: .oracle-guard.yaml: budget-exceeded")
+    assert repos.tip() == old
+
+
+def test_flake_budget_uses_oracle_guard_now_on_the_server(repos):
+    # the entry expires 2026-10-01 (through that day, UTC); the push touches only src/
+    commit(repos.client, {"src/app.py": "print('v2')\n"}, "feature")
+    old = repos.tip()
+    p = push(repos.client, "main", env=as_user("bob", ORACLE_GUARD_NOW="2026-10-02"))
+    rejected(p, f"{MAIN}: {BUDGET}: budget-expired")
+    assert repos.tip() == old
+    p = push(repos.client, "main", env=as_user("bob", ORACLE_GUARD_NOW="2026-10-01T23:59:59Z"))
+    accepted(p)
+    assert repos.tip() != old
+
+
+# -- several refs, new refs, tags, deletions ------------------------------------------------
+def test_one_bad_ref_rejects_the_whole_push_and_nothing_moves(repos):
+    old = repos.tip()
+    good = commit(repos.client, {"src/app.py": "print('v2')\n"}, "good")
+    git(repos.client, "checkout", "-q", "-b", "feature")
+    commit(repos.client, {"README.md": "x\n"}, "bad")
+    git(repos.client, "checkout", "-q", "main")
+    p = push(repos.client, "main", "feature", env=BOB)
+    rejected(p)
+    assert p.findings() == ["refs/heads/feature: README.md: write-outside-set"]
+    assert p.guard[-1] == ("oracle-guard: push rejected: 1 problem in 1 of 2 judged refs; "
+                           "no ref was updated")
+    assert p.stderr.count("[remote rejected]") == 2
+    assert repos.tip() == old
+    assert repos.tip("refs/heads/feature") is None
+    # near miss: the same two refs, both good
+    git(repos.client, "branch", "-f", "feature", "main")
+    accepted(push(repos.client, "main", "feature", env=BOB))
+    assert repos.tip() == good == repos.tip("refs/heads/feature")
+
+
+def test_new_branch_is_compared_with_its_merge_base_with_the_default_branch(repos):
+    cut = repos.tip()
+    git(repos.client, "branch", "feature")
+    commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed on main")
+    accepted(push(repos.client, "main", env=ALICE))
+    git(repos.client, "checkout", "-q", "feature")
+    assert git(repos.client, "rev-parse", "HEAD").strip() == cut
+    new = commit(repos.client, {"src/app.py": "print('feature')\n"}, "feature work")
+    # main's tip has seed 3, the branch does not: that is not removing it
+    accepted(push(repos.client, "feature", env=BOB))
+    assert repos.tip("refs/heads/feature") == new
+
+
+def test_new_branch_that_drops_a_seed_of_its_merge_base_is_rejected(repos):
+    git(repos.client, "checkout", "-q", "-b", "feature")
+    commit(repos.client, {SEEDS: [1]}, "drop a seed")
+    rejected(push(repos.client, "feature", env=ALICE),
+             f"refs/heads/feature: {SEEDS}: seed-removed")
+    assert repos.tip("refs/heads/feature") is None
+
+
+def test_new_branch_rules_come_from_the_default_branch(repos):
+    # the branch brings a looser contract; it is judged by main's
+    git(repos.client, "checkout", "-q", "-b", "feature")
+    loose = CONTRACT.replace("owners: [alice]", "owners: [alice, bob]")
+    commit(repos.client, {".oracle-guard.yaml": loose}, "loosen")
+    commit(repos.client, {SEEDS: [1, 9]}, "rewrite")
+    p = push(repos.client, "feature", env=BOB)
+    rejected(p, "refs/heads/feature: .oracle-guard.yaml: write-denied",
+             f"refs/heads/feature: {SEEDS}: write-denied",
+             f"refs/heads/feature: {SEEDS}: seed-rewritten")
+
+
+@pytest.mark.parametrize("annotated", [False, True], ids=["lightweight", "annotated"])
+def test_tags_are_judged_like_branches(repos, annotated):
+    tag = ["tag", "-a", "-m", "release"] if annotated else ["tag"]
+    git(repos.client, *tag, "v1")  # main's tip: nothing changes
+    accepted(push(repos.client, "v1", env=BOB))
+    assert rev(repos.server, "refs/tags/v1^{commit}") == repos.tip()
+
+    bad = commit(repos.client, {SEEDS: [1, 7]}, "rewrite a seed")
+    git(repos.client, *tag, "v2")
+    p = push(repos.client, "v2", env=ALICE)
+    rejected(p, f"refs/tags/v2: {SEEDS}: seed-rewritten")
+    assert f"oracle-guard: refs/tags/v2 ({bad[:12]}): {SEEDS}:" in "\n".join(p.guard)
+    assert repos.tip("refs/tags/v2") is None
+
+
+def test_deleting_a_protected_branch_is_rejected(repos):
+    git(repos.client, "branch", "release")
+    accepted(push(repos.client, "release", env=BOB))
+    p = push(repos.client, ":release", env=ALICE)  # owners too
+    rejected(p, "refs/heads/release: -: ref-deleted")
+    assert "oracle-guard: refs/heads/release: -: ref-deleted: deleting protected " \
+           "refs/heads/release is not allowed" in p.guard
+    assert repos.tip("refs/heads/release") == repos.tip()
+
+
+def test_deleting_an_unprotected_branch_is_accepted(repos):
+    set_contract(repos, contract(protected_refs=["refs/heads/main"]))
+    git(repos.client, "branch", "scratch")
+    accepted(push(repos.client, "scratch", env=BOB))
+    accepted(push(repos.client, ":scratch", env=BOB))
+    assert repos.tip("refs/heads/scratch") is None
+
+
+def test_deletable_refs_allow_a_deletion(repos):
+    set_contract(repos, contract(deletable_refs=["refs/heads/release/*"]))
+    git(repos.client, "branch", "release/1")
+    git(repos.client, "branch", "release-2")
+    accepted(push(repos.client, "release/1", "release-2", env=BOB))
+    p = push(repos.client, ":release/1", env=BOB)
+    accepted(p)
+    assert "oracle-guard: refs/heads/release/1: deletion allowed by deletable_refs" in p.guard
+    assert repos.tip("refs/heads/release/1") is None
+    rejected(push(repos.client, ":release-2", env=BOB), "refs/heads/release-2: -: ref-deleted")
+    assert repos.tip("refs/heads/release-2") is not None
+
+
+def test_deleting_a_tag_is_rejected(repos):
+    git(repos.client, "tag", "v1")
+    accepted(push(repos.client, "v1", env=BOB))
+    rejected(push(repos.client, ":refs/tags/v1", env=BOB), "refs/tags/v1: -: ref-deleted")
+    assert repos.tip("refs/tags/v1") is not None
+
+
+# -- history: force pushes and commits already on the server ---------------------------------
+def test_force_push_that_drops_a_seed_is_rejected(repos):
+    start = repos.tip()
+    commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
+    accepted(push(repos.client, "main", env=ALICE))
+    appended = repos.tip()
+    git(repos.client, "reset", "-q", "--hard", start)
+    commit(repos.client, {"src/app.py": "print('rewritten history')\n"}, "src")
+    rejected(push(repos.client, "--force", "main", env=BOB), f"{MAIN}: {SEEDS}: seed-removed")
+    assert repos.tip() == appended
+    # near miss: a force push that keeps every seed
+    git(repos.client, "reset", "-q", "--hard", appended)
+    commit(repos.client, {"src/app.py": "print('amended')\n"}, "src")
+    git(repos.client, "commit", "-q", "--amend", "-m", "src, reworded")
+    new = git(repos.client, "rev-parse", "HEAD").strip()
+    accepted(push(repos.client, "--force", "main", env=BOB))
+    assert repos.tip() == new
+
+
+def test_a_commit_from_a_scratch_branch_gets_no_free_pass_into_main(repos):
+    set_contract(repos, contract(protected_refs=["refs/heads/main"]))
+    old = repos.tip()
+    git(repos.client, "checkout", "-q", "-b", "scratch")
+    bad = commit(repos.client, {SEEDS: [1, 9]}, "rewrite a seed")
+    accepted(push(repos.client, "scratch", env=BOB))  # not protected: not judged
+    assert repos.tip("refs/heads/scratch") == bad
+    p = push(repos.client, "scratch:main", env=BOB)
+    rejected(p, f"{MAIN}: {SEEDS}: seed-rewritten", f"{MAIN}: {SEEDS}: write-denied")
+    assert repos.tip() == old
+
+
+# -- owners and identity ----------------------------------------------------------------------
+@pytest.mark.parametrize("variable", ["GL_USERNAME", "GITEA_PUSHER_NAME", "GL_USER",
+                                      "GITHUB_USER_LOGIN", "REMOTE_USER"])
+def test_an_owners_contract_commit_is_accepted(repos, variable):
+    new = commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
+    accepted(push(repos.client, "main", env=as_user("alice", variable)))
+    assert repos.tip() == new
+
+
+@pytest.mark.parametrize("env", [BOB, push_env()], ids=["not-an-owner", "nobody"])
+def test_protected_paths_need_an_owner(repos, env):
+    old = repos.tip()
+    commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
+    rejected(push(repos.client, "main", env=env), f"{MAIN}: {SEEDS}: write-denied")
+    assert repos.tip() == old
+
+
+def test_owners_mixed_commit_is_rejected(repos):
+    old = repos.tip()
+    mixed = commit(repos.client, {SEEDS: [1, 2, 3], "src/app.py": "print('v2')\n"}, "both")
+    p = push(repos.client, "main", env=ALICE)
+    rejected(p, f"{MAIN}: {SEEDS}: contract-mixed-commit")
+    assert (f"oracle-guard: refs/heads/main ({mixed[:12]}): {SEEDS}: contract-mixed-commit: "
+            f"commit {mixed[:12]} changes protected '{SEEDS}' and allowed 'src/app.py': an "
+            "oracle change rides alone in its own commit") in p.guard
+    assert repos.tip() == old
+
+
+def test_owners_split_commits_in_one_push_are_accepted(repos):
+    commit(repos.client, {SEEDS: [1, 2, 3]}, "seed")
+    new = commit(repos.client, {"src/app.py": "print('v2')\n"}, "src")
+    accepted(push(repos.client, "main", env=ALICE))
+    assert repos.tip() == new
+
+
+def test_mixed_commit_is_found_even_when_a_later_commit_undoes_half_of_it(repos):
+    # the old-to-new tree difference touches only src/: the commit is still mixed
+    mixed = commit(repos.client, {FIXTURE: b"tmp\n", "src/app.py": "print('v2')\n"}, "both")
+    commit(repos.client, {FIXTURE: ALPHA}, "undo the fixture")
+    p = push(repos.client, "main", env=BOB)
+    assert p.findings() == [f"{MAIN}: {FIXTURE}: contract-mixed-commit"], p.stderr
+    assert f"({mixed[:12]})" in p.guard[0]
+    rejected(p)
+
+
+def test_identity_env_chooses_the_variable(repos):
+    set_contract(repos, contract(identity_env="REMOTE_USER"))
+    old = repos.tip()
+    new = commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
+    # GL_USERNAME names an owner, but the contract reads only REMOTE_USER
+    rejected(push(repos.client, "main", env=as_user("alice", REMOTE_USER="bob")),
+             f"{MAIN}: {SEEDS}: write-denied")
+    rejected(push(repos.client, "main", env=ALICE), f"{MAIN}: {SEEDS}: write-denied")
+    assert repos.tip() == old
+    accepted(push(repos.client, "main", env=as_user("alice", "REMOTE_USER", GL_USERNAME="bob")))
+    assert repos.tip() == new
+
+
+@pytest.mark.parametrize("split", [False, True], ids=["one-commit", "two-commits"])
+def test_loosening_the_contract_and_editing_the_oracle_together_is_rejected(repos, split):
+    old = repos.tip()
+    loose = CONTRACT.replace("owners: [alice]", "owners: [alice, bob]").replace(
+        '"docs/**"]', '"docs/**", "seeds/**"]')
+    if split:
+        commit(repos.client, {".oracle-guard.yaml": loose}, "loosen")
+        commit(repos.client, {SEEDS: [1, 9]}, "rewrite")
+    else:
+        commit(repos.client, {".oracle-guard.yaml": loose, SEEDS: [1, 9]}, "loosen and rewrite")
+    rejected(push(repos.client, "main", env=BOB), f"{MAIN}: .oracle-guard.yaml: write-denied",
+             f"{MAIN}: {SEEDS}: write-denied", f"{MAIN}: {SEEDS}: seed-rewritten")
+    assert repos.tip() == old
+
+
+def test_a_contract_that_does_not_load_is_rejected_before_it_locks_the_repository(repos):
+    # an owner's broken contract would be the rules of every later push, the fix included
+    old = repos.tip()
+    commit(repos.client, {".oracle-guard.yaml": CONTRACT + "version: 2\n"}, "broken")
+    p = push(repos.client, "main", env=ALICE)
+    assert p.rc != 0, p.stderr
+    assert p.guard[-1] == ("oracle-guard: push rejected: .oracle-guard.yaml:16: duplicate key "
+                           "'version' (the contract in the pushed tip of "
+                           "refs/heads/main)"), p.stderr
+    assert repos.tip() == old
+
+
+def test_a_contract_whose_allow_file_is_missing_is_rejected(repos):
+    old = repos.tip()
+    text = CONTRACT.replace('  allow: ["src/**", "docs/**"]\n', "  allow_file: oracle/allowed\n")
+    commit(repos.client, {".oracle-guard.yaml": text}, "allow file")
+    p = push(repos.client, "main", env=ALICE)
+    assert p.rc != 0, p.stderr
+    assert p.guard[-1] == ("oracle-guard: push rejected: write_set.allow_file 'oracle/allowed' "
+                           "is missing from the pushed tip of refs/heads/main"), p.stderr
+    assert repos.tip() == old
+    # near miss: the allow file in the same commit
+    new = commit(repos.client, {"oracle/allowed": "src/**\n"}, "allow file")
+    git(repos.client, "reset", "-q", "--soft", "HEAD~2")
+    new = commit(repos.client, message="contract with its allow file")
+    accepted(push(repos.client, "main", env=ALICE))
+    assert repos.tip() == new
+    commit(repos.client, {"src/x.py": "x\n", "README.md": "x\n"}, "src")
+    rejected(push(repos.client, "main", env=BOB), f"{MAIN}: README.md: write-outside-set")
+
+
+def test_a_broken_contract_on_the_server_fails_closed(tmp_path):
+    # put there behind the hook's back (an admin, or a hook installed later)
+    server = make_server(tmp_path / "srv.git", hook=False)
+    client = make_client(tmp_path / "work", server)
+    commit(client, {**BASE_FILES, ".oracle-guard.yaml": "version: 1\nbogus: 1\n"}, "oracle")
+    accepted(push(client, "main"))
+    install_hook(server)
+    old = rev(server, MAIN)
+    commit(client, {"src/app.py": "print('v2')\n"}, "src")
+    p = push(client, "main", env=BOB)
+    assert p.rc != 0
+    assert len(p.guard) == 1, p.stderr
+    assert p.guard[0].startswith("oracle-guard: push rejected: .oracle-guard.yaml:2: invalid "
+                                 "contract"), p.stderr
+    assert rev(server, MAIN) == old
+
+
+# -- the first push, quarantine, size, object format ----------------------------------
+def test_first_push_to_an_empty_repository_is_judged_by_its_own_contract(tmp_path):
+    server = make_server(tmp_path / "srv.git")
+    client = make_client(tmp_path / "work", server)
+    commit(client, {**BASE_FILES, FIXTURE: b"not what the lock says\n"}, "oracle")
+    rejected(push(client, "main", env=BOB), f"{MAIN}: {FIXTURE}: fixture-mismatch")
+    assert rev(server, MAIN) is None
+    commit(client, {FIXTURE: ALPHA}, "fixed")
+    accepted(push(client, "main", env=BOB))
+
+
+def test_push_is_judged_from_quarantined_objects(tmp_path):
+    server = make_server(tmp_path / "srv.git", hook=False)
+    client = make_client(tmp_path / "work", server)
+    commit(client, BASE_FILES, "oracle")
+    accepted(push(client, "main"))
+    install_hook(server, "--dir", "pre-receive.d")
+    probe = tmp_path / "probe.txt"
+    # a wrapper that records where the pushed objects are, then runs oracle-guard
+    wrapper = server / "hooks" / "pre-receive"
+    wrapper.write_text(f"""#!/bin/sh
+input=$(cat)
+new=$(printf '%s\\n' "$input" | cut -d' ' -f2)
+{{
+  echo "quarantine=${{GIT_QUARANTINE_PATH:+set}}"
+  if env -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES -u GIT_QUARANTINE_PATH \\
+      git cat-file -e "$new" 2>/dev/null; then echo main-store=yes; else echo main-store=no; fi
+  if git cat-file -e "$new"; then echo visible=yes; else echo visible=no; fi
+}} > {probe}
+printf '%s\\n' "$input" | exec ./pre-receive.d/oracle-guard
+""")
+    wrapper.chmod(0o755)
+
+    bad = commit(client, {SEEDS: [1, 5]}, "rewrite a seed")  # new blob, tree and commit
+    rejected(push(client, "main", env=ALICE), f"{MAIN}: {SEEDS}: seed-rewritten")
+    assert probe.read_text().split() == ["quarantine=set", "main-store=no", "visible=yes"]
+    assert subprocess.run(["git", "-C", str(server), "cat-file", "-e", bad]).returncode != 0
+
+    git(client, "reset", "-q", "--hard", "HEAD~1")
+    good = commit(client, {SEEDS: [1, 2, 3]}, "append a seed")
+    accepted(push(client, "main", env=ALICE))
+    assert probe.read_text().split() == ["quarantine=set", "main-store=no", "visible=yes"]
+    assert rev(server, MAIN) == good
+
+
+def test_a_thousand_commit_push(repos):
+    old = repos.tip()
+    tip = fast_commits(repos.client, 1000)
+    start = time.monotonic()
+    p = push(repos.client, "main", env=BOB)
+    elapsed = time.monotonic() - start
+    accepted(p)
+    assert repos.tip() == tip
+    assert elapsed < 20, elapsed
+    assert int(git(repos.server, "rev-list", "--count", f"{old}..{tip}")) == 1000
+
+
+def test_a_thousand_commit_push_with_one_mixed_commit(repos):
+    old = repos.tip()
+    tip = fast_commits(repos.client, 1000, files={500: {SEEDS: b"[1, 2, 3]\n"}})
+    mixed = git(repos.client, "rev-list", "--reverse", f"{old}..{tip}").split()[500]
+    p = push(repos.client, "main", env=ALICE)
+    rejected(p, f"{MAIN}: {SEEDS}: contract-mixed-commit")
+    assert len(p.findings()) == 1 and f"({mixed[:12]})" in p.guard[-3], p.stderr
+    assert repos.tip() == old
+
+
+def test_sha256_repository(tmp_path):
+    server = make_server(tmp_path / "srv.git", object_format="sha256")
+    client = make_client(tmp_path / "work", server, object_format="sha256")
+    first = commit(client, BASE_FILES, "oracle")
+    assert len(first) == 64
+    accepted(push(client, "main", env=BOB))
+    new = commit(client, {"src/app.py": "print('v2')\n"}, "src")
+    accepted(push(client, "main", env=BOB))
+    assert rev(server, MAIN) == new
+    bad = commit(client, {SEEDS: [1, 5]}, "rewrite a seed")
+    p = push(client, "main", env=ALICE)
+    rejected(p, f"{MAIN}: {SEEDS}: seed-rewritten")
+    assert f"({bad[:12]})" in "\n".join(p.guard)
+    assert rev(server, MAIN) == new
+
+
+# -- protocol, messages, time-out -----------------------------------------------------------------
+@pytest.mark.parametrize("stdin", [
+    b"garbage\n",
+    b"%s %s\n" % (ZERO.encode(), ZERO.encode()),
+    b"%s %s main\n" % (ZERO.encode(), b"1" * 40),
+    b"%s %s refs/heads/main\n" % (ZERO.encode(), b"G" * 40),
+    b"%s  %s refs/heads/main\n" % (ZERO.encode(), b"1" * 40),
+], ids=["one-word", "no-ref", "short-ref", "not-hex", "two-spaces"])
+def test_malformed_stdin_exits_2_with_one_line(tmp_path, stdin):
+    server = make_server(tmp_path / "srv.git")
+    proc = run_pre_receive(server, stdin)
+    assert proc.returncode == 2
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and err.startswith(
+        "oracle-guard: push rejected: stdin line 1 is not '<old-oid> <new-oid> <ref>': "), err
+
+
+def test_every_line_of_stdin_is_read(repos):
+    # the second line is the bad one
+    old = repos.tip()
+    stdin = updates((old, old, "refs/heads/other"), (old, old, "refs/heads/main"), ("junk",))
+    proc = run_pre_receive(repos.server, stdin)
+    assert proc.returncode == 2
+    assert "stdin line 3" in proc.stderr.decode()
+
+
+def test_unknown_new_object_fails_closed(repos):
+    old = repos.tip()
+    proc = run_pre_receive(repos.server, updates((old, "1" * 40, "refs/heads/main")))
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == ("oracle-guard: push rejected: refs/heads/main: 111111111111 "
+                                    "does not point to a commit\n")
+
+
+def test_gl_id_prefixes_the_lines_gitlab_shows(repos):
+    commit(repos.client, {"README.md": "x\n"}, "outside")
+    p = push(repos.client, "main", env=as_user("bob", GL_ID="user-2"))
+    rejected(p, f"{MAIN}: README.md: write-outside-set")
+    hook_lines = [line for line in p.remote if "oracle-guard:" in line]
+    assert hook_lines and all(line.startswith("GL-HOOK-ERR: oracle-guard: ")
+                              for line in hook_lines), p.stderr
+    # near miss: no GL_ID, no prefix
+    p = push(repos.client, "main", env=BOB)
+    assert not [line for line in p.remote if "GL-HOOK-ERR" in line], p.stderr
+
+
+def test_time_out_rejects_the_push(repos):
+    set_contract(repos, contract(timeout_s=0.001))
+    old = repos.tip()
+    commit(repos.client, {"src/app.py": "print('v2')\n"}, "src")
+    p = push(repos.client, "main", env=BOB)
+    assert p.rc != 0
+    assert p.guard == ["oracle-guard: push rejected: the checks took longer than 0.001 s "
+                       "(contract key timeout_s)"], p.stderr
+    assert repos.tip() == old
+
+
+def test_a_generous_time_out_accepts_the_push(repos):
+    set_contract(repos, contract(timeout_s=60))
+    new = commit(repos.client, {"src/app.py": "print('v2')\n"}, "src")
+    accepted(push(repos.client, "main", env=BOB))
+    assert repos.tip() == new
+
+
+def test_unprotected_refs_are_not_judged(repos):
+    set_contract(repos, contract(protected_refs=["refs/heads/main", "refs/tags/*"]))
+    git(repos.client, "checkout", "-q", "-b", "scratch")
+    new = commit(repos.client, {"README.md": "x\n", SEEDS: [0]}, "anything goes here")
+    p = push(repos.client, "scratch", env=BOB)
+    accepted(p)
+    assert p.guard == []
+    assert repos.tip("refs/heads/scratch") == new
+
+
+def test_a_branch_from_before_the_contract_is_judged_by_the_default_branchs(tmp_path):
+    # legacy's old tip has no contract: the pushed tip must not bring its own rules
+    server = make_server(tmp_path / "srv.git")
+    client = make_client(tmp_path / "work", server)
+    commit(client, {"src/app.py": BASE_FILES["src/app.py"]}, "before the contract")
+    git(client, "branch", "legacy")
+    accepted(push(client, "main", "legacy", env=BOB))
+    commit(client, BASE_FILES, "oracle")
+    accepted(push(client, "main", env=ALICE))
+    legacy = rev(server, "refs/heads/legacy")
+    git(client, "checkout", "-q", "legacy")
+    own = "version: 1\nwrite_set:\n  owners: [bob]\n"
+    commit(client, {".oracle-guard.yaml": own, "README.md": "x\n"}, "my own rules")
+    p = push(client, "legacy", env=BOB)
+    rejected(p, "refs/heads/legacy: .oracle-guard.yaml: write-denied",
+             "refs/heads/legacy: README.md: write-outside-set")
+    assert rev(server, "refs/heads/legacy") == legacy
+    # near miss: an owner brings the oracle in, then the same branch takes allowed changes
+    git(client, "reset", "-q", "--hard", "main")
+    accepted(push(client, "HEAD:legacy", env=ALICE))
+    new = commit(client, {"src/app.py": "v1\n"}, "src")
+    accepted(push(client, "HEAD:legacy", env=BOB))
+    assert rev(server, "refs/heads/legacy") == new
+
+
+def test_deleting_a_branch_from_before_the_contract_follows_the_default_branchs_rules(tmp_path):
+    server = make_server(tmp_path / "srv.git")
+    client = make_client(tmp_path / "work", server)
+    commit(client, {"src/app.py": "v0\n"}, "before the contract")
+    git(client, "branch", "legacy")
+    git(client, "branch", "old-release")
+    accepted(push(client, "main", "legacy", "old-release", env=BOB))
+    commit(client, {**BASE_FILES, ".oracle-guard.yaml": contract(
+        protected_refs=["refs/heads/main", "refs/heads/old-*"])}, "oracle")
+    accepted(push(client, "main", env=ALICE))
+    accepted(push(client, ":legacy", env=BOB))  # not protected by main's contract
+    assert rev(server, "refs/heads/legacy") is None
+    rejected(push(client, ":old-release", env=BOB), "refs/heads/old-release: -: ref-deleted")
+
+
+def test_an_unreadable_server_clock_rejects_the_push(repos):
+    old = repos.tip()
+    commit(repos.client, {"src/app.py": "print('v2')\n"}, "src")
+    p = push(repos.client, "main", env=as_user("bob", ORACLE_GUARD_NOW="next tuesday"))
+    assert p.rc != 0
+    assert "pre-receive hook declined" in p.stderr
+    assert [line for line in p.remote if line.startswith("oracle-guard:")] == [
+        "oracle-guard: push rejected: --now/ORACLE_GUARD_NOW 'next tuesday' is not a date (YYYY-MM-DD) "
+        "or a date-time with offset (YYYY-MM-DDTHH:MM[:SS]Z or +HH:MM) (e.g. 2026-09-25 or "
+        "2026-09-25T12:00:00Z)"], p.stderr
+    assert repos.tip() == old
+
+
+def test_reinstalling_the_same_hook_changes_nothing(tmp_path):
+    server = make_server(tmp_path / "srv.git", hook=False)
+    install_hook(server)
+    hook = server / "hooks" / "pre-receive"
+    assert install_hook(server) == f"{hook} is already installed and current; nothing changed\n"
