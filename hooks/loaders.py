@@ -10,6 +10,7 @@ duplicate keys.
 """
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import re
@@ -77,6 +78,8 @@ class _JsonParser:
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines: Dict[JsonPath, int] = {}
+        # newline offsets, so a value's line is a binary search, not a count from 0
+        self._newlines = [m.start() for m in re.finditer("\n", text)]
 
     def fail(self, message: str, pos: int) -> LoadError:
         if pos >= len(self.text) and self.text.strip() and \
@@ -101,7 +104,7 @@ class _JsonParser:
         if depth > MAX_DEPTH:
             raise self.fail(f"nested deeper than {MAX_DEPTH} levels", pos)
         text = self.text
-        self.lines[path] = text.count("\n", 0, pos) + 1
+        self.lines[path] = bisect.bisect_left(self._newlines, pos) + 1
         ch = text[pos:pos + 1]
         if ch == '"':
             try:

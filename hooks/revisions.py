@@ -96,6 +96,13 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
                 f"{what} {rev!r} is the candidate commit itself: nothing to compare; "
                 "name the commit the change started from")
         return Revisions(Snapshot.of_commit(git, oid, rev), candidate, what)
+    if env.get("PRE_COMMIT_REMOTE_BRANCH") and head_oid is None:
+        # pre-push, but pre-commit passed no range: it does so for a history
+        # that shares no commit with the remote, and the index says nothing of it
+        raise RevisionError(
+            "pre-commit gave this push no range to judge (its history shares no commit "
+            "with the remote); judge it with 'oracle-guard check --base REMOTE/BRANCH "
+            "--head HEAD'")
     if env.get("CI"):
         return _ci_base(git, candidate, head_oid, env, contract_base)
     if head_oid is not None:
@@ -115,51 +122,67 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
 def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],
              env: Mapping[str, str],
              contract_base_of: Callable[[Snapshot], Optional[str]]) -> Revisions:
-    """In CI the base is the merge-base with the branch the change targets.
+    """In CI the base is the merge-base with the branch the change targets, and
+    the rules come from that branch's tip.
 
-    A base named by the CI system must resolve (no falling through to a base
-    the change itself could name). The contract's own 'base' is read from the
-    candidate, so it is used only when CI names nothing, must name a branch,
-    and the contract at that branch's tip must name it too."""
+    Names are resolved as full ref names (refs/remotes/origin/X), so a tag
+    cannot stand in for a branch. A base the CI system names must resolve: no
+    falling through to a base the change itself could name. The contract's own
+    'base' is read from the candidate, so it is used only when CI names
+    nothing, must name a branch, and the contract at that branch's tip must
+    name it too."""
     if env.get("GITHUB_BASE_REF"):
-        rev, source = f"origin/{env['GITHUB_BASE_REF']}", "GITHUB_BASE_REF"
+        source = "GITHUB_BASE_REF"
         named = f"GITHUB_BASE_REF={env['GITHUB_BASE_REF']}"
+        target_ref = f"refs/remotes/origin/{env['GITHUB_BASE_REF']}"
+        base_rev = target_ref
     elif env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA"):
-        rev, source = env["CI_MERGE_REQUEST_DIFF_BASE_SHA"], "CI_MERGE_REQUEST_DIFF_BASE_SHA"
-        named = source
+        source = named = "CI_MERGE_REQUEST_DIFF_BASE_SHA"
+        base_rev = env["CI_MERGE_REQUEST_DIFF_BASE_SHA"]
+        branch = env.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
+        if not branch:
+            raise RevisionError(
+                "CI_MERGE_REQUEST_DIFF_BASE_SHA is set but CI_MERGE_REQUEST_TARGET_BRANCH_NAME "
+                "is not: the rules come from the target branch's tip, so both are needed")
+        target_ref = f"refs/remotes/origin/{branch}"
     else:
-        rev, source = contract_base_of(candidate), CONTRACT_BASE
-        named = source
-        if not rev:
+        source = named = CONTRACT_BASE
+        wanted = contract_base_of(candidate)
+        if not wanted:
             raise RevisionError(
                 "CI is set but no base is named: set GITHUB_BASE_REF or "
                 "CI_MERGE_REQUEST_DIFF_BASE_SHA, pass --base REV, or give the contract a "
                 "'base' branch such as origin/main")
-        if not git.full_ref_name(rev):
+        target_ref = git.full_ref_name(wanted) or ""
+        if not target_ref.startswith(("refs/heads/", "refs/remotes/")):
             raise RevisionError(
-                f"the contract's 'base' {rev!r} is not a branch in this clone: it must name "
-                f"a branch, not a commit or a relative revision, and the clone must have "
-                f"it ({SHALLOW_HINT})")
-    oid = git.resolve_commit(rev)
-    if oid is None:
-        raise RevisionError(f"{named}: {rev} is not in this clone; {SHALLOW_HINT}")
-    target = head_oid or git.resolve_commit("HEAD")
-    if target is None:
+                f"the contract's 'base' {wanted!r} is not a branch in this clone: it must name "
+                f"a branch, not a tag, a commit or a relative revision, and the clone must "
+                f"have it ({SHALLOW_HINT})")
+        base_rev = target_ref
+    target_oid = git.resolve_commit(target_ref)
+    if target_oid is None:
+        raise RevisionError(f"{named}: {target_ref} is not in this clone; {SHALLOW_HINT}")
+    base_oid = git.resolve_commit(base_rev)
+    if base_oid is None:
+        raise RevisionError(f"{named}: {base_rev} is not in this clone; {SHALLOW_HINT}")
+    candidate_oid = head_oid or git.resolve_commit("HEAD")
+    if candidate_oid is None:
         raise RevisionError("CI is set but the repository has no commits to judge")
-    merge_base = git.merge_base(oid, target)
+    merge_base = git.merge_base(base_oid, candidate_oid)
     if merge_base is None:
         raise RevisionError(
-            f"no merge-base between {rev} ({source}) and the candidate; {SHALLOW_HINT}")
-    if merge_base == target:
+            f"no merge-base between {base_rev} ({source}) and the candidate; {SHALLOW_HINT}")
+    if merge_base == candidate_oid:
         raise RevisionError(
-            f"the base {rev} ({source}) already contains the candidate {target[:12]}: "
-            "nothing to compare; pass --base with the previous tip "
+            f"the base {base_rev} ({source}) already contains the candidate "
+            f"{candidate_oid[:12]}: nothing to compare; pass --base with the previous tip "
             "(for a push build, the 'before' commit of the push)")
-    rules = Snapshot.of_commit(git, oid, rev)
-    if source == CONTRACT_BASE and contract_base_of(rules) != rev:
+    rules = Snapshot.of_commit(git, target_oid, target_ref)
+    if source == CONTRACT_BASE and contract_base_of(rules) != wanted:
         raise RevisionError(
-            f"the candidate's contract names base {rev!r}, but the contract at {rev} "
+            f"the candidate's contract names base {wanted!r}, but the contract at {target_ref} "
             f"names {contract_base_of(rules)!r}: a change cannot choose its own base; "
             "pass --base REV")
-    label = f"merge-base of {rev} and the candidate"
+    label = f"merge-base of {base_rev} and the candidate"
     return Revisions(Snapshot.of_commit(git, merge_base, label), candidate, source, rules)

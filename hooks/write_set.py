@@ -1,6 +1,7 @@
 """write-set: did the change stay inside the allowed paths and out of the protected ones?"""
 from __future__ import annotations
 
+import re
 from typing import List, Optional, Tuple
 
 from oracle_guard import loaders
@@ -50,9 +51,13 @@ class WriteSet:
         self.allow = PatternSet(allow_list)
         self.protected = _protected(contract, ws.get("deny", []))
 
-    def finding(self, path: str) -> Optional[Finding]:
-        """None when the write set lets a change touch ``path``."""
+    def finding(self, path: str, opaque: bool = False) -> Optional[Finding]:
+        """None when the write set lets a change touch ``path``. ``opaque``: the
+        path is (or was) a symlink or submodule, a folder whose files git does
+        not list here, so it is denied when protected files could lie below it."""
         reason = _denied(path, self.protected)
+        if reason is None and opaque:
+            reason = _covers_protected(path, self.protected)
         if reason is not None:
             return Finding(HOOK, "write-denied", path, reason)
         if self.restricted and self.allow.first_match(path) is None:
@@ -63,7 +68,11 @@ class WriteSet:
 
 def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
     write_set = WriteSet(contract)
-    found = (write_set.finding(path) for path in changed_paths(base, candidate))
+    found = []
+    for path in changed_paths(base, candidate):
+        sides = (base.entries.get(path), candidate.entries.get(path))
+        opaque = any(e is not None and not e.is_regular for e in sides)
+        found.append(write_set.finding(path, opaque))
     return [f for f in found if f is not None]
 
 
@@ -90,4 +99,21 @@ def _denied(path: str, protected: List[Protection]) -> Optional[str]:
         if pattern.matches(path, fold_case=True):
             return (f"matches {what} when letter case and Unicode normalization are "
                     "ignored (the same file on macOS and Windows)")
+    return None
+
+
+_GLOB = re.compile(r"[*?\[\\]")
+
+
+def _covers_protected(folder: str, protected: List[Protection]) -> Optional[str]:
+    """Why a link or submodule at ``folder`` could stand in for protected files."""
+    inside = folder + "/"
+    for pattern, what, _ in protected:
+        text = pattern.text
+        literal = _GLOB.split(text, 1)[0].lstrip("/")
+        anchored = "/" in text.rstrip("/")
+        if (anchored and literal.startswith(inside)) or pattern.matches(inside + "\0") \
+                or pattern.matches(inside + "\0", fold_case=True):
+            return (f"is a symlink or submodule where {what} protects files below it "
+                    "(git does not list what lies behind it)")
     return None

@@ -214,7 +214,8 @@ def test_ci_github_base_ref_near_miss(tmp_path, capsys):
 
 def test_ci_gitlab_diff_base_sha(tmp_path, capsys):
     repo, _, fork = pull_request(tmp_path)
-    env = {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork}
+    env = {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork,
+           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}
     rc, out, _ = write_set(capsys, repo, env=env)
     assert rc == 1
     assert out.splitlines()[0] == DENIED
@@ -236,7 +237,8 @@ def test_ci_contract_base_key(tmp_path, capsys):
 
 def test_ci_base_choices_in_order(tmp_path):
     repo, _, fork = pull_request(tmp_path)
-    env = {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork}
+    env = {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork,
+           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}
     revs = resolved(repo, env=env, contract_base="origin/feature")
     assert revs.base_reason == "CI_MERGE_REQUEST_DIFF_BASE_SHA"
     env = {"CI": "1", "GITHUB_BASE_REF": "main", "CI_MERGE_REQUEST_DIFF_BASE_SHA": "nope"}
@@ -249,7 +251,8 @@ def test_ci_named_base_that_does_not_resolve_never_falls_through(tmp_path, capsy
     git(repo, "checkout", "-q", "-b", "feature")
     commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
     for env in ({"CI": "1", "GITHUB_BASE_REF": "nope"},
-                {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": "0" * 40}):
+                {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": "0" * 40,
+           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}):
         rc, out, err = write_set(capsys, repo, env=env)
         assert (rc, out) == (2, "")
         assert "is not in this clone" in err
@@ -289,7 +292,7 @@ def test_ci_with_an_unresolvable_base_is_an_error(tmp_path, capsys):
     commit(repo, {"src/a.py": "x\n"})
     rc, _, err = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 2
-    assert err == ("oracle-guard: error: GITHUB_BASE_REF=main: origin/main is not in this "
+    assert err == ("oracle-guard: error: GITHUB_BASE_REF=main: refs/remotes/origin/main is not in this "
                    f"clone; {SHALLOW_HINT}\n")
     assert "fetch-depth: 0" in err
 
@@ -297,7 +300,8 @@ def test_ci_with_an_unresolvable_base_is_an_error(tmp_path, capsys):
 def test_ci_never_compares_the_candidate_with_itself(tmp_path, capsys):
     repo, _, _ = pull_request(tmp_path)
     head = rev(repo, "HEAD")
-    for env in ({"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": head},
+    for env in ({"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": head,
+           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"},
                 {"CI": "1", "GITHUB_BASE_REF": "feature"}):
         rc, out, err = write_set(capsys, repo, env=env)
         assert (rc, out) == (2, "")
@@ -324,7 +328,7 @@ def test_ci_contract_base_cannot_be_moved_by_the_change(tmp_path, capsys):
     rc, out, err = write_set(capsys, repo, env={"CI": "1"})
     assert (rc, out) == (2, "")
     assert err.startswith(f"oracle-guard: error: the contract's 'base' {edit!r} is not a "
-                          "branch in this clone: it must name a branch")
+                          "branch in this clone: it must name a branch, not a tag")
     for relative in ("HEAD~1", "feature~1", "@{-1}"):
         commit(repo, {".oracle-guard.yaml": CONTRACT + f"base: '{relative}'\n"})
         rc, _, err = write_set(capsys, repo, env={"CI": "1"})
@@ -336,7 +340,7 @@ def test_ci_contract_base_cannot_be_moved_by_the_change(tmp_path, capsys):
     rc, _, err = write_set(capsys, repo, env={"CI": "1"})
     assert rc == 2
     assert err == ("oracle-guard: error: the candidate's contract names base 'weak', but the "
-                   "contract at weak names 'main': a change cannot choose its own base; "
+                   "contract at refs/heads/weak names 'main': a change cannot choose its own base; "
                    "pass --base REV\n")
 
 
@@ -352,7 +356,7 @@ def test_shallow_clone_without_the_base_branch(tmp_path, capsys):
     clone = shallow_clone(tmp_path, origin, "--branch", "feature")  # single branch
     rc, _, err = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 2
-    assert err == ("oracle-guard: error: GITHUB_BASE_REF=main: origin/main is not in this "
+    assert err == ("oracle-guard: error: GITHUB_BASE_REF=main: refs/remotes/origin/main is not in this "
                    f"clone; {SHALLOW_HINT}\n")
 
 
@@ -361,7 +365,7 @@ def test_shallow_clone_without_the_merge_base(tmp_path, capsys):
     clone = shallow_clone(tmp_path, origin, "--branch", "feature", "--no-single-branch")
     rc, _, err = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 2
-    assert err == ("oracle-guard: error: no merge-base between origin/main (GITHUB_BASE_REF) "
+    assert err == ("oracle-guard: error: no merge-base between refs/remotes/origin/main (GITHUB_BASE_REF) "
                    f"and the candidate; {SHALLOW_HINT}\n")
 
 
@@ -370,7 +374,8 @@ def test_shallow_clone_with_a_missing_base_commit(tmp_path, capsys):
     clone = shallow_clone(tmp_path, origin, "--branch", "feature")
     for env, args, what in (
             ({}, ("--base", fork), "--base"),
-            ({"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork}, (), None)):
+            ({"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork,
+           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}, (), None)):
         rc, _, err = write_set(capsys, clone, *args, env=env)
         assert rc == 2
         assert err.startswith("oracle-guard: error: ")
@@ -458,3 +463,59 @@ def test_bare_repository_with_head_and_base(tmp_path, capsys):
     assert out.splitlines()[0] == DENIED
     rc, out, _ = write_set(capsys, origin, "--base", "feature~1", "--head", "feature")
     assert rc == 0, out
+
+
+def test_ci_gitlab_rules_come_from_the_target_branch_not_the_diff_base(tmp_path, capsys):
+    # GitLab's diff base SHA is a merge-base: a branch cut before the contract existed
+    # is still judged by the target branch's contract
+    origin = init_repo(tmp_path / "origin.git", bare=True)
+    repo = init_repo(tmp_path / "r")
+    git(repo, "remote", "add", "origin", str(origin))
+    commit(repo, {"seeds/a.json": "[1, 2]\n"}, message="before the contract")
+    commit(repo, {".oracle-guard.yaml": "version: 1\nseeds:\n"
+                  "  - {paths: ['seeds/*.json'], format: json-array}\n"}, message="contract")
+    git(repo, "push", "-q", "origin", "main")
+    git(repo, "checkout", "-q", "-b", "evil", "main~1")
+    commit(repo, {"seeds/a.json": "[9]\n"}, message="rewrite")
+    git(repo, "fetch", "-q", "origin")
+    fork = rev(repo, "main~1")
+    env = {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork}
+    rc, _, err = run_guard(capsys, repo, "check", "--only", "seed-append-only", env=env)
+    assert rc == 2
+    assert "CI_MERGE_REQUEST_TARGET_BRANCH_NAME is not" in err
+    env["CI_MERGE_REQUEST_TARGET_BRANCH_NAME"] = "main"
+    rc, out, _ = run_guard(capsys, repo, "check", "--only", "seed-append-only", env=env)
+    assert rc == 1, out
+    assert "seeds/a.json:1: seed-removed:" in out
+
+
+def test_ci_a_tag_cannot_stand_in_for_the_target_branch(tmp_path, capsys):
+    repo, _, fork = pull_request(tmp_path)
+    evil = rev(repo, "HEAD~1")  # the branch's own oracle edit
+    git(repo, "tag", "origin/main", evil)
+    rc, out, _ = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert rc == 1, out
+    assert out.splitlines()[0] == DENIED
+    assert resolved(repo, env={"CI": "1", "GITHUB_BASE_REF": "main"}).base.commit == fork
+
+
+def test_ci_contract_base_may_not_name_a_tag(tmp_path, capsys):
+    repo = base_repo(tmp_path, CONTRACT + "base: v1\n")
+    git(repo, "tag", "v1")
+    git(repo, "checkout", "-q", "-b", "feature")
+    commit(repo, {"src/a.py": "x\n"})
+    rc, _, err = write_set(capsys, repo, env={"CI": "1"})
+    assert rc == 2
+    assert "is not a branch in this clone: it must name a branch, not a tag" in err
+
+
+def test_pre_push_without_a_range_is_an_error(tmp_path, capsys):
+    repo = base_repo(tmp_path)
+    env = {"PRE_COMMIT_REMOTE_BRANCH": "refs/heads/main", "PRE_COMMIT_REMOTE_NAME": "origin"}
+    rc, out, err = write_set(capsys, repo, env=env)
+    assert (rc, out) == (2, "")
+    assert "pre-commit gave this push no range to judge" in err
+    env.update(PRE_COMMIT_FROM_REF="HEAD", PRE_COMMIT_TO_REF="HEAD")
+    commit(repo, {"src/a.py": "x\n"})
+    env["PRE_COMMIT_FROM_REF"] = rev(repo, "HEAD~1")
+    assert write_set(capsys, repo, env=env)[0] == 0

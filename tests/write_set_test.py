@@ -554,3 +554,40 @@ def test_without_a_write_set_section_the_oracle_is_still_denied(tmp_path, capsys
     assert finding_lines(out) == [
         "seeds/a.json: write-denied: matches oracle pattern 'seeds/*.json' named by the "
         "contract"]
+
+
+@pytest.mark.parametrize("deny", ["testdata/", "testdata/**", "/testdata/golden.txt",
+                                  "testdata/*.txt", "golden/"])
+def test_submodule_at_a_protected_folder_is_denied(tmp_path, capsys, deny):
+    folder = "testdata" if deny != "golden/" else "tests/golden"
+    contract = f"version: 1\nwrite_set:\n  allow: ['**']\n  deny: ['{deny}']\n"
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": contract, "src/a.py": ""})
+    add_cacheinfo(repo, folder, b"", mode="160000")  # a gitlink: its oid names a commit
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1, out
+    [line] = finding_lines(out)
+    assert line.startswith(f"{folder}: write-denied: is a symlink or submodule where ")
+
+
+def test_symlink_standing_in_for_a_protected_folder_is_denied(tmp_path, capsys):
+    contract = ("version: 1\nfreeze:\n  - {paths: ['quarantine/active/*.yaml'], "
+                "schema: quarantine-entry}\nbudget:\n  max_frozen: 0\n"
+                "write_set:\n  allow: ['**']\n")
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": contract, "src/q/flaky.yaml": "x\n"})
+    add_cacheinfo(repo, "quarantine/active", b"../src/q", mode="120000")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1, out
+    assert finding_lines(out) == [
+        "quarantine/active: write-denied: is a symlink or submodule where oracle pattern "
+        "'quarantine/active/*.yaml' protects files below it (git does not list what lies "
+        "behind it)"]
+
+
+def test_symlink_and_submodule_elsewhere_pass(tmp_path, capsys):
+    contract = "version: 1\nwrite_set:\n  allow: ['**']\n  deny: ['testdata/', 'oracle/**']\n"
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": contract, "src/a.py": ""})
+    add_cacheinfo(repo, "vendor/lib", b"", mode="160000")
+    add_cacheinfo(repo, "src/link", b"a.py", mode="120000")
+    add_cacheinfo(repo, "testdata2", b"", mode="160000")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
