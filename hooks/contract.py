@@ -1,6 +1,7 @@
 """The merge contract, ``.oracle-guard.yaml``: loaded strictly, from the base."""
 from __future__ import annotations
 
+import copy
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -123,7 +124,12 @@ def read(snapshot: Snapshot) -> Optional[Dict[str, Any]]:
         return None
     if not entry.is_regular:
         raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} is not a regular file")
-    return parse(snapshot.read(CONTRACT_PATH), CONTRACT_PATH, snapshot.label)
+    if entry.oid not in _parsed:  # the same contract blob is often read for several revisions
+        _parsed[entry.oid] = parse(snapshot.read(CONTRACT_PATH), CONTRACT_PATH, snapshot.label)
+    return copy.deepcopy(_parsed[entry.oid])
+
+
+_parsed: Dict[str, Dict[str, Any]] = {}
 
 
 def choose(base: Snapshot, candidate: Snapshot) -> Optional[Contract]:

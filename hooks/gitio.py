@@ -46,6 +46,7 @@ class Git:
         self.directory = directory
         self._batch: Optional[subprocess.Popen] = None
         self._blobs: Dict[str, bytes] = {}
+        self._trees: Dict[str, Dict[str, Entry]] = {}
 
     # -- processes -----------------------------------------------------
     def run(self, *args: str, check: bool = True, stdin: Optional[bytes] = None) -> bytes:
@@ -112,6 +113,11 @@ class Git:
 
     # -- snapshots -------------------------------------------------------
     def tree_entries(self, commit: str) -> Dict[str, Entry]:
+        if commit not in self._trees:
+            self._trees[commit] = self._list_tree(commit)
+        return self._trees[commit]
+
+    def _list_tree(self, commit: str) -> Dict[str, Entry]:
         out = self.run("ls-tree", "-r", "-z", "--full-tree", commit)
         entries = {}
         for record in out.split(b"\0"):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple
 
 # POSIX classes as git's wildmatch defines them (ASCII only).
 _POSIX = {
@@ -190,14 +190,47 @@ def compile_pattern(text: str) -> Pattern:
     return Pattern(text)
 
 
+class AnyOf:
+    """Does any of ``patterns`` match? One regex call per path and parent folder,
+    instead of one per pattern: most paths match nothing, and this says so fast."""
+
+    def __init__(self, patterns: Sequence[Pattern]) -> None:
+        def union(rxs) -> "re.Pattern[str]":
+            body = "|".join(f"(?:{rx.pattern})" for rx in rxs) or r"(?!)"
+            return re.compile(body, rxs[0].flags if rxs else re.DOTALL)
+
+        self._full = union([p._rx for p in patterns if not p.dir_only])
+        self._prefix = union([p._rx for p in patterns])
+        self._full_fold = union([p._rx_fold for p in patterns if not p.dir_only])
+        self._prefix_fold = union([p._rx_fold for p in patterns])
+
+    def matches(self, path: str, fold_case: bool = False) -> bool:
+        if fold_case:
+            full, prefix = self._full_fold, self._prefix_fold
+            path = unicodedata.normalize("NFC", path)
+        else:
+            full, prefix = self._full, self._prefix
+        if full.match(path):
+            return True
+        end = path.find("/")
+        while end != -1:
+            if prefix.match(path, 0, end):
+                return True
+            end = path.find("/", end + 1)
+        return False
+
+
 class PatternSet:
     def __init__(self, patterns: Iterable[str]) -> None:
         self.patterns: List[Pattern] = [compile_pattern(p) for p in patterns]
+        self._any = AnyOf(self.patterns)
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
 
     def first_match(self, path: str, fold_case: bool = False) -> Optional[str]:
+        if not self._any.matches(path, fold_case):
+            return None
         for pattern in self.patterns:
             if pattern.matches(path, fold_case):
                 return pattern.text

@@ -178,7 +178,7 @@ def _mixed_commits(git: Git, contract, new_commit: str,
     """Every new commit that changes a protected path and an allowed one."""
     from oracle_guard.write_set import WriteSet
 
-    write_set = WriteSet(contract)
+    write_set = WriteSet.of(contract)
     exclude = [base.commit] if base.commit else []
     out = []
     for commit, paths in git.changes_by_commit(new_commit, exclude):

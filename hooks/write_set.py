@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import re
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from oracle_guard import loaders
 from oracle_guard.contract import ContractError, literal_pattern
 from oracle_guard.findings import Finding
-from oracle_guard.patterns import Pattern, PatternSet, compile_pattern
+from oracle_guard.patterns import AnyOf, Pattern, PatternSet, compile_pattern
 from oracle_guard.revisions import Snapshot
 
 HOOK = "write-set"
@@ -50,12 +50,29 @@ class WriteSet:
         self.restricted = "allow" in ws or "allow_file" in ws
         self.allow = PatternSet(allow_list)
         self.protected = _protected(contract, ws.get("deny", []))
+        self._any_protected = AnyOf([pattern for pattern, _, _ in self.protected])
+        self._verdicts: Dict[Tuple[str, bool], Optional[Finding]] = {}
+
+    @classmethod
+    def of(cls, contract) -> "WriteSet":
+        """One per contract, so its verdicts are shared by every rule that asks."""
+        if getattr(contract, "_write_set", None) is None:
+            contract._write_set = cls(contract)
+        return contract._write_set
 
     def finding(self, path: str, opaque: bool = False) -> Optional[Finding]:
         """None when the write set lets a change touch ``path``. ``opaque``: the
         path is (or was) a symlink or submodule, a folder whose files git does
         not list here, so it is denied when protected files could lie below it."""
-        reason = _denied(path, self.protected)
+        key = (path, opaque)
+        if key not in self._verdicts:
+            self._verdicts[key] = self._judge(path, opaque)
+        return self._verdicts[key]
+
+    def _judge(self, path: str, opaque: bool) -> Optional[Finding]:
+        reason = None
+        if self._any_protected.matches(path) or self._any_protected.matches(path, True):
+            reason = _denied(path, self.protected)
         if reason is None and opaque:
             reason = _covers_protected(path, self.protected)
         if reason is not None:
@@ -67,7 +84,7 @@ class WriteSet:
 
 
 def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
-    write_set = WriteSet(contract)
+    write_set = WriteSet.of(contract)
     found = []
     for path in changed_paths(base, candidate):
         sides = (base.entries.get(path), candidate.entries.get(path))
