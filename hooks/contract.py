@@ -6,9 +6,12 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from oracle_guard import loaders, validation
+from oracle_guard.gitio import BlobTooLarge
 from oracle_guard.revisions import Snapshot
 
 CONTRACT_PATH = ".oracle-guard.yaml"
+CONTRACT_MAX_BYTES = 1 << 20
+LIMITS = {"freeze_bytes": 4 << 20, "seed_bytes": 256 << 20, "lock_bytes": 64 << 20}
 
 
 class ContractError(Exception):
@@ -25,6 +28,10 @@ class Contract:
 
     def section(self, name: str) -> Any:
         return self.data.get(name)
+
+    def limit(self, name: str) -> int:
+        """A size cap from the contract's ``limits``, or its default."""
+        return (self.data.get("limits") or {}).get(name, LIMITS[name])
 
     @property
     def owners(self) -> List[str]:
@@ -125,7 +132,11 @@ def read(snapshot: Snapshot) -> Optional[Dict[str, Any]]:
     if not entry.is_regular:
         raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} is not a regular file")
     if entry.oid not in _parsed:  # the same contract blob is often read for several revisions
-        _parsed[entry.oid] = parse(snapshot.read(CONTRACT_PATH), CONTRACT_PATH, snapshot.label)
+        try:
+            data = snapshot.read(CONTRACT_PATH, CONTRACT_MAX_BYTES)
+        except BlobTooLarge as exc:
+            raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} {exc}") from None
+        _parsed[entry.oid] = parse(data, CONTRACT_PATH, snapshot.label)
     return copy.deepcopy(_parsed[entry.oid])
 
 

@@ -7,7 +7,9 @@ import re
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from oracle_guard import loaders, validation
+from oracle_guard.contract import LIMITS
 from oracle_guard.findings import Finding
+from oracle_guard.gitio import BlobTooLarge
 from oracle_guard.patterns import PatternSet
 from oracle_guard.revisions import Snapshot
 
@@ -155,7 +157,8 @@ def _validate(digests: Dict[str, object], lines: Dict[str, int]) -> None:
     raise LockInvalid(found[0][0], found[0][1], found[1:])
 
 
-def check_entry(entry: dict, candidate: Snapshot) -> List[Finding]:
+def check_entry(entry: dict, candidate: Snapshot,
+                lock_limit: int = LIMITS["lock_bytes"]) -> List[Finding]:
     lock_path = entry["lock"]
     root = entry.get("root", "")
     fixtures = fixture_files(entry, candidate)
@@ -166,7 +169,10 @@ def check_entry(entry: dict, candidate: Snapshot) -> List[Finding]:
     if not lock_entry.is_regular:
         return [Finding(HOOK, "lock-invalid", lock_path, "lock file is not a regular file")]
     try:
-        lock = parse_lock(candidate.read(lock_path), fixtures, root)
+        lock = parse_lock(candidate.read(lock_path, lock_limit), fixtures, root)
+    except BlobTooLarge as exc:
+        return [Finding(HOOK, "lock-invalid", lock_path,
+                        f"lock file {exc} (limits.lock_bytes): not loaded")]
     except LockInvalid as exc:
         return [Finding(HOOK, "lock-invalid", lock_path, message, line)
                 for message, line in exc.problems]
@@ -211,7 +217,7 @@ def check_entry(entry: dict, candidate: Snapshot) -> List[Finding]:
 def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
     findings: List[Finding] = []
     for entry in contract.section("fixtures") or []:
-        findings.extend(check_entry(entry, candidate))
+        findings.extend(check_entry(entry, candidate, contract.limit("lock_bytes")))
     return findings
 
 

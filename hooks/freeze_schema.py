@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from oracle_guard import clock, loaders, validation
 from oracle_guard.contract import ContractError
 from oracle_guard.findings import Finding
+from oracle_guard.gitio import BlobTooLarge
 from oracle_guard.patterns import PatternSet
 from oracle_guard.revisions import Snapshot
 
@@ -127,7 +128,8 @@ def load(contract, candidate: Snapshot, hook: str = HOOK) -> FreezeState:
         schema = entry["schema"]
         validator = _validator(schema, contract)
         for path in PatternSet(entry["paths"]).select(candidate.entries):
-            found = _load_file(schema, validator, path, candidate, hook, state)
+            found = _load_file(schema, validator, path, candidate, hook, state,
+                               contract.limit("freeze_bytes"))
             if found is None:
                 state.unreadable.append(path)
                 continue
@@ -142,7 +144,8 @@ def load(contract, candidate: Snapshot, hook: str = HOOK) -> FreezeState:
     return state
 
 
-def _load_file(schema, validator, path, candidate, hook, state) -> Optional[List[Frozen]]:
+def _load_file(schema, validator, path, candidate, hook, state,
+               limit: int) -> Optional[List[Frozen]]:
     def invalid(message: str, line: Optional[int] = None) -> None:
         state.findings.append(Finding(hook, "freeze-invalid", path, message, line))
 
@@ -150,10 +153,13 @@ def _load_file(schema, validator, path, candidate, hook, state) -> Optional[List
         invalid(f"is not a regular file (mode {candidate.entries[path].mode})")
         return None
     try:
-        doc = loaders.load_by_name(path, candidate.read(path))
+        doc = loaders.load_by_name(path, candidate.read(path, limit))
     except loaders.LoadError as exc:
         column = f" (column {exc.column})" if exc.line and exc.column else ""
         invalid(f"does not parse: {exc.message}{column}", exc.line)
+        return None
+    except BlobTooLarge as exc:
+        invalid(f"{exc} (limits.freeze_bytes): not loaded")
         return None
     try:
         found = validation.problems(doc.value, schema if validator is None else None,

@@ -21,6 +21,18 @@ class GitError(Exception):
     """git failed or an object could not be read: always fatal (exit 2)."""
 
 
+class BlobTooLarge(Exception):
+    """A blob is larger than the reader allows; it was skipped, not loaded."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(f"is {size:,} bytes, above the limit of {limit:,}")
+        self.size = size
+        self.limit = limit
+
+
+CACHE_BLOBS_UP_TO = 1 << 20  # large blobs are read once; keeping them costs memory
+
+
 def decode_path(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
@@ -151,10 +163,13 @@ class Git:
             )
         return entries
 
-    def read_blob(self, oid: str) -> bytes:
-        """Object bytes via one long-lived ``git cat-file --batch``."""
+    def read_blob(self, oid: str, limit: Optional[int] = None) -> bytes:
+        """Object bytes via one long-lived ``git cat-file --batch``; a blob above
+        ``limit`` bytes is skipped without being held in memory (BlobTooLarge)."""
         cached = self._blobs.get(oid)
         if cached is not None:
+            if limit is not None and len(cached) > limit:
+                raise BlobTooLarge(len(cached), limit)
             return cached
         if self._batch is None:
             try:
@@ -177,12 +192,22 @@ class Git:
             what = header.decode("utf-8", "replace").strip() or "git cat-file exited"
             raise GitError(f"cannot read object {oid}: {what}")
         size = int(parts[2])
+        if limit is not None and size > limit:
+            left = size + 1  # the data and its trailing newline
+            while left:
+                chunk = proc.stdout.read(min(left, 1 << 20))
+                if not chunk:
+                    self.close()
+                    raise GitError(f"cannot read object {oid}: truncated")
+                left -= len(chunk)
+            raise BlobTooLarge(size, limit)
         data = proc.stdout.read(size)
         proc.stdout.read(1)
         if len(data) != size:
             self.close()
             raise GitError(f"cannot read object {oid}: truncated")
-        self._blobs[oid] = data
+        if size <= CACHE_BLOBS_UP_TO:
+            self._blobs[oid] = data
         return data
 
     def changes_by_commit(self, tip: str, exclude: Sequence[str]) -> List[Tuple[str, List[str]]]:

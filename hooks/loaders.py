@@ -17,6 +17,8 @@ import re
 from typing import Any, Dict, Optional, Tuple
 
 MAX_DEPTH = 200
+MAX_INT_DIGITS = 4000  # below CPython's own 4300-digit limit, the same on every version
+_SURROGATE = re.compile("[\ud800-\udfff]")
 BOM = b"\xef\xbb\xbf"
 
 JsonPath = Tuple[Any, ...]
@@ -81,6 +83,11 @@ class _JsonParser:
         # newline offsets, so a value's line is a binary search, not a count from 0
         self._newlines = [m.start() for m in re.finditer("\n", text)]
 
+    def no_lone_surrogate(self, text: str, pos: int) -> None:
+        if _SURROGATE.search(text):
+            raise self.fail("string holds a lone surrogate escape (\\ud800-\\udfff): not "
+                            "text in any encoding", pos)
+
     def fail(self, message: str, pos: int) -> LoadError:
         if pos >= len(self.text) and self.text.strip() and \
                 not message.startswith("unexpected end"):
@@ -108,7 +115,9 @@ class _JsonParser:
         ch = text[pos:pos + 1]
         if ch == '"':
             try:
-                return json.decoder.scanstring(text, pos + 1, True)
+                value, end = json.decoder.scanstring(text, pos + 1, True)
+                self.no_lone_surrogate(value, pos)
+                return value, end
             except json.JSONDecodeError as exc:
                 raise self.fail(exc.msg.lower(), exc.pos) from None
         if ch == "{":
@@ -129,7 +138,7 @@ class _JsonParser:
                 if not _representable(literal, number):
                     raise self.fail(f"number {literal[:20]} is out of range", pos)
                 return number, match.end()
-            if len(literal) > 4000:
+            if len(literal.lstrip("-")) > MAX_INT_DIGITS:
                 raise self.fail("integer has too many digits", pos)
             return int(literal), match.end()
         if text.startswith("//", pos) or text.startswith("/*", pos):
@@ -148,7 +157,9 @@ class _JsonParser:
                 raise self.fail("expected a string key", pos)
             key_pos = pos
             try:
-                key, pos = json.decoder.scanstring(self.text, pos + 1, True)
+                key, end = json.decoder.scanstring(self.text, pos + 1, True)
+                self.no_lone_surrogate(key, pos)
+                pos = end
             except json.JSONDecodeError as exc:
                 raise self.fail(exc.msg.lower(), exc.pos) from None
             if key in result:
@@ -218,7 +229,8 @@ def load_json(data: bytes, *, positions: bool = False) -> Document:
     if not positions:
         try:
             value = json.loads(text, object_pairs_hook=_no_duplicates,
-                               parse_constant=_no_constant, parse_float=_finite_float)
+                               parse_constant=_no_constant, parse_float=_finite_float,
+                               parse_int=_bounded_int)
         except (ValueError, RecursionError):
             pass  # re-parse below for a precise message
         else:
@@ -229,16 +241,28 @@ def load_json(data: bytes, *, positions: bool = False) -> Document:
 
 
 def _depth_ok(value: Any) -> bool:
+    """False when the C decoder's value needs the slow parser's verdict: too
+    deep, or holding a lone surrogate (escapes the decoder lets through)."""
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()
         if depth > MAX_DEPTH:
             return False
         if isinstance(item, dict):
+            if any(_SURROGATE.search(k) for k in item):
+                return False
             stack.extend((v, depth + 1) for v in item.values())
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str) and _SURROGATE.search(item):
+            return False
     return True
+
+
+def _bounded_int(literal: str) -> int:
+    if len(literal.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(literal)
+    return int(literal)
 
 
 def load_json_line(text: str) -> Any:

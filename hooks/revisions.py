@@ -24,10 +24,10 @@ class Snapshot:
     def __contains__(self, path: str) -> bool:
         return path in self.entries
 
-    def read(self, path: str) -> bytes:
+    def read(self, path: str, limit: Optional[int] = None) -> bytes:
         entry = self.entries[path]
         assert self._git is not None
-        return self._git.read_blob(entry.oid)
+        return self._git.read_blob(entry.oid, limit)
 
     @classmethod
     def empty(cls, label: str = "the empty tree") -> "Snapshot":

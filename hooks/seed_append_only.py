@@ -5,7 +5,9 @@ import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard import loaders
+from oracle_guard.contract import LIMITS
 from oracle_guard.findings import Finding
+from oracle_guard.gitio import BlobTooLarge
 from oracle_guard.patterns import PatternSet
 from oracle_guard.revisions import Snapshot
 
@@ -72,9 +74,9 @@ class Invalid(Exception):
         self.line = line
 
 
-def _load(snapshot: Snapshot, path: str, kind: type) -> Any:
+def _load(snapshot: Snapshot, path: str, kind: type, limit: int) -> Any:
     try:
-        value = loaders.load_json(snapshot.read(path)).value
+        value = loaders.load_json(snapshot.read(path, limit)).value
     except loaders.LoadError as exc:
         raise Invalid(exc.message, exc.line) from None
     if not isinstance(value, kind):
@@ -177,8 +179,18 @@ def _jsonl_findings(path: str, old_lines: List[bytes], new_lines: List[bytes]) -
     return [Finding(HOOK, code, path, message, i + 1 if new is not None else None)]
 
 
-def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot) -> List[Finding]:
-    """Findings for one seed file present in the candidate (and maybe in the base)."""
+def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
+            limit: int = LIMITS["seed_bytes"]) -> List[Finding]:
+    """Findings for one seed file present in the candidate (and maybe in the base);
+    a file above ``limit`` bytes is seed-invalid, never loaded."""
+    try:
+        return _compare(fmt, path, base, candidate, limit)
+    except BlobTooLarge as exc:
+        return [Finding(HOOK, "seed-invalid", path, f"{exc} (limits.seed_bytes): not loaded")]
+
+
+def _compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
+             limit: int) -> List[Finding]:
     new_entry = candidate.entries[path]
     old_entry = base.entries.get(path) if base is not None else None
     if old_entry is not None and old_entry.mode != new_entry.mode:
@@ -194,7 +206,7 @@ def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot) 
                             f"immutable file changed (blob {old_entry.oid[:12]} -> "
                             f"{new_entry.oid[:12]}); add a new file instead")]
         return []
-    new_data = candidate.read(path)
+    new_data = candidate.read(path, limit)
     if fmt == "jsonl":
         new_lines = _jsonl_lines(new_data)
         if not new_lines:
@@ -206,10 +218,10 @@ def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot) 
         assert base is not None
         # split on b"\n" keeps a missing final newline visible: text glued onto
         # the base's last line makes that line differ
-        return _jsonl_findings(path, _jsonl_lines(base.read(path)), new_lines)
+        return _jsonl_findings(path, _jsonl_lines(base.read(path, limit)), new_lines)
     kind = list if fmt == "json-array" else dict
     try:
-        new_value = _load(candidate, path, kind)
+        new_value = _load(candidate, path, kind, limit)
     except Invalid as exc:
         return [Finding(HOOK, "seed-invalid", path, exc.message, exc.line)]
     if fmt == "json-array" and not new_value:
@@ -219,7 +231,7 @@ def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot) 
         return []
     assert base is not None
     try:
-        old_value = _load(base, path, kind)
+        old_value = _load(base, path, kind, limit)
     except Invalid as exc:
         # fail closed: no append can be verified against a base that does not
         # parse, so any change to it is a rewrite only a human may make
@@ -247,7 +259,8 @@ def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
                             added.setdefault(new_entry.oid, []).append(new_path)
                 findings.append(_deleted(path, base, candidate, added))
         for path in in_candidate:
-            findings.extend(compare(entry["format"], path, base, candidate))
+            findings.extend(compare(entry["format"], path, base, candidate,
+                                    contract.limit("seed_bytes")))
         if not in_candidate:
             findings.append(Finding(HOOK, "oracle-incomplete", None,
                                     f"seeds entry {_render(entry['paths'])} matches no file in "
