@@ -110,6 +110,16 @@ class Git:
         oid = out.decode().strip()
         return oid or None
 
+    def has_refs(self) -> bool:
+        """Does the repository hold any branch or tag yet?"""
+        return bool(self.run("for-each-ref", "--count=1", "--format=%(refname)",
+                             "refs/heads", "refs/tags").strip())
+
+    def head_target(self) -> Optional[str]:
+        """The branch HEAD names (``refs/heads/main``), or None when detached."""
+        out = self.run("symbolic-ref", "-q", "HEAD", check=False).decode().strip()
+        return out or None
+
     def full_ref_name(self, name: str) -> Optional[str]:
         """``refs/...`` when ``name`` names a branch or tag, else None (a commit id,
         ``HEAD~1`` and the like)."""

@@ -221,6 +221,13 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
     return 0
 
 
+def unresolved_head(git: Git) -> str:
+    target = git.head_target() or "a detached commit"
+    return (f"the repository's HEAD names {target}, which does not exist, so there is no "
+            "default branch to take rules from; an admin sets it: "
+            "git symbolic-ref HEAD refs/heads/main")
+
+
 def _timeout_for(git: Git, default_tip: Optional[str]) -> float:
     if default_tip is None:
         return DEFAULT_TIMEOUT
@@ -247,6 +254,10 @@ def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str]) -> int:
         now = clock.now_from(None, env)
         updates = parse_updates(stdin.read())
         default_tip = git.resolve_commit("HEAD")
+        if default_tip is None and git.has_refs():
+            # new refs are judged against the default branch: without one they
+            # would bring their own rules
+            raise ProtocolError(unresolved_head(git))
         timeout = _timeout_for(git, default_tip)
         remaining = timeout - (time.monotonic() - started)
         if remaining <= 0:
@@ -305,8 +316,22 @@ def install(repo: str, force: bool = False, directory: Optional[str] = None) -> 
             raise FileExistsError(
                 f"{target} exists and was not written by oracle-guard; move it into a "
                 "pre-receive.d folder and use --dir, or pass --force to replace it")
-    os.makedirs(os.path.dirname(target), exist_ok=True)
+    notes = []
+    if os.path.exists(target) and force:
+        with open(target, encoding="utf-8", errors="replace") as f:
+            current = f.read()
+        if MARKER not in current:
+            backup = target + ".before-oracle-guard"
+            os.replace(target, backup)
+            notes.append(f"moved the hook it replaces to {backup}")
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        notes.append(f"created {folder}: make sure your server runs the scripts in it")
+    os.makedirs(folder, exist_ok=True)
     with open(target, "w", encoding="utf-8") as f:
         f.write(script)
     os.chmod(target, 0o755)
-    return f"wrote {target} (runs {sys.executable} -I -m oracle_guard pre-receive)"
+    if git.resolve_commit("HEAD") is None and git.has_refs():
+        notes.append("warning: " + unresolved_head(git))
+    said = f"wrote {target} (runs {sys.executable} -I -m oracle_guard pre-receive)"
+    return "\n".join([said] + notes)

@@ -184,7 +184,8 @@ def test_install_dir_writes_into_a_folder_relative_to_the_repository(tmp_path, m
     monkeypatch.chdir(elsewhere)  # relative to REPO, not to the current folder
     said = install_hook(server, "--dir", "custom_hooks/pre-receive.d")
     target = server / "custom_hooks" / "pre-receive.d" / "oracle-guard"
-    assert said == f"wrote {target} (runs {sys.executable} -I -m oracle_guard pre-receive)\n"
+    assert said == (f"wrote {target} (runs {sys.executable} -I -m oracle_guard pre-receive)\n"
+                    f"created {target.parent}: make sure your server runs the scripts in it\n")
     assert target.stat().st_mode & stat.S_IXUSR
     assert not (server / "hooks" / "pre-receive").exists()
     assert not (elsewhere / "custom_hooks").exists()
@@ -774,3 +775,48 @@ def test_reinstalling_the_same_hook_changes_nothing(tmp_path):
     install_hook(server)
     hook = server / "hooks" / "pre-receive"
     assert install_hook(server) == f"{hook} is already installed and current; nothing changed\n"
+
+
+# -- a default branch that does not resolve -------------------------------------------
+def test_head_naming_a_missing_branch_rejects_pushes_once_the_repo_has_refs(tmp_path):
+    server = make_server(tmp_path / "srv.git")
+    git(server, "symbolic-ref", "HEAD", "refs/heads/master")  # as `git init` may leave it
+    client = make_client(tmp_path / "client", server)
+    seeds_only = "version: 1\nseeds:\n  - {paths: ['seeds/*.json'], format: json-array}\n"
+    commit(client, {".oracle-guard.yaml": seeds_only, SEEDS: [1, 2]}, "contract")
+    first = push(client, "main")
+    assert first.rc == 0, first.stderr  # an empty repository: the first push sets the rules
+    commit(client, {SEEDS: [2, 1]}, "reorder on a new branch")
+    p = push(client, "main:evil")
+    assert p.rc != 0
+    assert ("oracle-guard: push rejected: the repository's HEAD names refs/heads/master, "
+            "which does not exist") in p.stderr
+    assert rev(server, "refs/heads/evil") is None
+    git(server, "symbolic-ref", "HEAD", "refs/heads/main")
+    p = push(client, "main:evil")
+    assert p.rc != 0
+    assert "seed-reordered" in p.stderr  # now judged against main
+
+
+def test_installer_warns_when_head_names_a_missing_branch(tmp_path):
+    server = make_server(tmp_path / "srv.git", hook=False)
+    client = make_client(tmp_path / "client", server)
+    commit(client, {"a.txt": "x\n"})
+    push(client, "main")
+    git(server, "symbolic-ref", "HEAD", "refs/heads/master")
+    said = install_hook(server)
+    assert "warning: the repository's HEAD names refs/heads/master, which does not exist" in said
+    git(server, "symbolic-ref", "HEAD", "refs/heads/main")
+    (server / "hooks" / "pre-receive").unlink()
+    assert "warning" not in install_hook(server)
+
+
+def test_force_keeps_the_replaced_hook_beside_it(tmp_path):
+    server = make_server(tmp_path / "srv.git", hook=False)
+    hook = server / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho theirs\n")
+    said = install_hook(server, "--force")
+    backup = Path(str(hook) + ".before-oracle-guard")
+    assert f"moved the hook it replaces to {backup}" in said
+    assert backup.read_text() == "#!/bin/sh\necho theirs\n"
+    assert MARKER in hook.read_text()
