@@ -78,4 +78,4 @@ def test_the_readme_contract_reference_is_a_valid_contract():
     data = parse(example.encode())
     assert set(data) == {"version", "base", "fixtures", "seeds", "freeze", "budget",
                          "write_set", "protected_refs", "deletable_refs", "identity_env",
-                         "timeout_s"}
+                         "timeout_s", "limits"}
