@@ -87,9 +87,28 @@ class Git:
 
     def close(self) -> None:
         if self._batch is not None:
-            self._batch.stdin.close()
-            self._batch.wait()
-            self._batch = None
+            batch, self._batch = self._batch, None
+            try:
+                batch.stdin.close()  # flushes: the process may be gone already
+            except OSError:
+                pass
+            batch.wait()
+
+    def _answer(self, *args: str) -> Optional[bytes]:
+        """stdout when git answers yes (exit 0), None when it answers no (exit 1);
+        a git that dies or fails otherwise is a GitError, never a "no"."""
+        try:
+            proc = subprocess.run(["git", "-C", self.directory, *args],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        if proc.returncode == 1:
+            return None
+        if proc.returncode != 0:
+            msg = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            detail = msg[-1] if msg else f"exit {proc.returncode}"
+            raise GitError(f"git {' '.join(args[:2])} failed: {detail}")
+        return proc.stdout
 
     # -- repository facts ----------------------------------------------
     def toplevel(self) -> Optional[str]:
@@ -105,10 +124,9 @@ class Git:
 
     def resolve_commit(self, rev: str) -> Optional[str]:
         """Full commit id of ``rev``, or None when it does not name a commit here."""
-        out = self.run("rev-parse", "--verify", "--quiet", "--end-of-options",
-                       f"{rev}^{{commit}}", check=False)
-        oid = out.decode().strip()
-        return oid or None
+        out = self._answer("rev-parse", "--verify", "--quiet", "--end-of-options",
+                           f"{rev}^{{commit}}")
+        return (out or b"").decode().strip() or None
 
     def has_refs(self) -> bool:
         """Does the repository hold any branch or tag yet?"""
@@ -130,8 +148,16 @@ class Git:
         return full if full.startswith("refs/") else None
 
     def merge_base(self, a: str, b: str) -> Optional[str]:
-        out = self.run("merge-base", a, b, check=False).decode().strip()
-        return out or None
+        out = self._answer("merge-base", a, b)
+        return (out or b"").decode().strip() or None
+
+    def is_bare(self) -> bool:
+        return self.run("rev-parse", "--is-bare-repository").strip() == b"true"
+
+    def records_a_parent(self, commit: str) -> bool:
+        """True when the commit object names a parent (a shallow clone may lack it)."""
+        header = self.run("cat-file", "commit", commit).split(b"\n\n", 1)[0]
+        return any(line.startswith(b"parent ") for line in header.split(b"\n"))
 
     # -- snapshots -------------------------------------------------------
     def tree_entries(self, commit: str) -> Dict[str, Entry]:
@@ -147,7 +173,13 @@ class Git:
                 continue
             meta, _, raw_path = record.partition(b"\t")
             mode, _type, oid = meta.decode().split()
-            entries[decode_path(raw_path)] = Entry(mode, oid)
+            path = decode_path(raw_path)
+            if path in entries:
+                # git fsck calls this duplicateEntries; checkouts and `git show` then
+                # disagree on which copy is the file, so it is never judged
+                raise GitError(f"the tree of {commit[:12]} lists {path!r} twice (git fsck: "
+                               "duplicateEntries); a malformed tree is never judged")
+            entries[path] = Entry(mode, oid)
         return entries
 
     def index_entries(self) -> Dict[str, Entry]:
@@ -220,26 +252,30 @@ class Git:
             self._blobs[oid] = data
         return data
 
-    def changes_by_commit(self, tip: str, exclude: Sequence[str]) -> List[Tuple[str, List[str]]]:
-        """(commit, changed paths) for each commit reachable from ``tip`` and not
-        from ``exclude``: two processes whatever the number of commits. A merge
-        lists only the paths it changed relative to every parent."""
+    def changes_by_commit(self, tip: str,
+                          exclude: Sequence[str]) -> List[Tuple[str, List[str], bool]]:
+        """(commit, changed paths, is a merge) for each commit reachable from
+        ``tip`` and not from ``exclude``: two processes whatever the number of
+        commits. A merge lists only the paths it changed relative to every
+        parent (and is known as a merge only when it lists any)."""
         listed = self.run("rev-list", tip, "--not", *exclude, "--")
         if not listed.strip():
             return []
         out = self.run("diff-tree", "--stdin", "-r", "-z", "-c", "--no-renames", "--raw",
                        "--root", stdin=listed)
-        result: List[Tuple[str, List[str]]] = []
+        result: List[Tuple[str, List[str], bool]] = []
         tokens = out.split(b"\0")
         i = 0
         while i < len(tokens):
             token = tokens[i]
             if token.startswith(b":"):
-                result[-1][1].append(decode_path(tokens[i + 1]))
+                commit, paths, merge = result[-1]
+                paths.append(decode_path(tokens[i + 1]))
+                result[-1] = (commit, paths, merge or token.startswith(b"::"))
                 i += 2
                 continue
             if token:
-                result.append((token.decode(), []))
+                result.append((token.decode(), [], False))
             i += 1
         return result
 

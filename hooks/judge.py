@@ -41,7 +41,10 @@ def judge(contract: Optional[Contract], base: Snapshot, candidate: Snapshot, now
             result.note = (f"nothing to check: the base ({contract.rules_label}) has no "
                            "contract; this change introduces it")
         else:
-            result.findings = check_module(hook).check(contract, base, candidate, now)
+            try:
+                result.findings = check_module(hook).check(contract, base, candidate, now)
+            except SystemExit as exc:  # a stray exit() in a hook is a bug, never a pass
+                raise RuntimeError(f"{hook} tried to exit (status {exc.code!r})") from None
             if hook in DIFF_HOOKS and not result.findings and base.entries == candidate.entries:
                 result.note = (f"no change: {candidate.label} has the same files as "
                                f"{base.label}")

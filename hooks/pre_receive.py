@@ -175,13 +175,14 @@ def _protected_refs(contract) -> Tuple[str, ...]:
 
 def _mixed_commits(git: Git, contract, new_commit: str,
                    base: Snapshot) -> List[Tuple[Optional[str], Finding]]:
-    """Every new commit that changes a protected path and an allowed one."""
+    """Every new commit that changes a protected path and an allowed one, and
+    every merge that changes a protected path itself (hidden from `git log -p`)."""
     from oracle_guard.write_set import WriteSet
 
     write_set = WriteSet.of(contract)
     exclude = [base.commit] if base.commit else []
     out = []
-    for commit, paths in git.changes_by_commit(new_commit, exclude):
+    for commit, paths, merge in git.changes_by_commit(new_commit, exclude):
         protected = allowed = None
         for path in paths:
             if write_set.finding(path) is None:
@@ -193,6 +194,11 @@ def _mixed_commits(git: Git, contract, new_commit: str,
                 HOOK, "contract-mixed-commit", protected,
                 f"commit {commit[:12]} changes protected {show_path(protected)!r} and allowed "
                 f"{show_path(allowed)!r}: an oracle change rides alone in its own commit")))
+        elif protected and merge:
+            out.append((commit[:12], Finding(
+                HOOK, "contract-mixed-commit", protected,
+                f"merge commit {commit[:12]} changes protected {show_path(protected)!r} itself: "
+                "an oracle change rides alone in a commit that is not a merge")))
     return out
 
 

@@ -86,6 +86,10 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         candidate = Snapshot.of_commit(git, head_oid, head)
     else:
         head_oid = None
+        if git.is_bare():
+            raise RevisionError(
+                "a bare repository has no index to judge: name the commit with --head REV "
+                "(and what it started from with --base REV)")
         candidate = Snapshot.of_index(git)
 
     if base is not None or use_pre_commit:
@@ -108,6 +112,10 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
     if head_oid is not None:
         # a commit alone is judged as its own change: against its first parent
         parent = git.resolve_commit(f"{head_oid}^1")
+        if parent is None and git.records_a_parent(head_oid):
+            raise RevisionError(
+                f"--head {head!r}: its parent is not in this clone (a shallow clone); "
+                f"pass --base REV or {SHALLOW_HINT}")
         if parent is None:
             return Revisions(Snapshot.empty("the empty tree (a root commit)"), candidate,
                              "--head without a base")

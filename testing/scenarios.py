@@ -1,0 +1,775 @@
+"""Adversarial scenarios: what a patch generator might try in order to pass
+without earning it, and the legitimate changes that must still pass.
+
+Every scenario starts from one baseline (``build_baseline``): a bare server
+with the pre-receive hook installed, and a client whose first push (the
+oracle) was accepted. A scenario is data: ``steps`` (each applies an edit and
+stages it; the runner judges and commits it), an optional ``prepare`` (what
+happened on main before the change branched off) and the expected outcome in
+each context:
+
+- ``staged``: every step judged as ``git commit`` would (``oracle-guard check``
+  on the index against HEAD), then committed as if with ``--no-verify``; the
+  outcome is the union of the steps' findings and the worst exit;
+- ``ci``: the committed branch judged as a GitHub pull request
+  (``CI=1 GITHUB_BASE_REF=main``, base: the merge-base with origin/main);
+- ``push``: a real ``git push`` of the branch to the server's main (or what
+  ``push`` says), judged by the installed hook.
+
+Findings are compared as ``path: code`` ('-' when a finding names no path).
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
+
+from testing import samples
+from testing.git import git, write
+from testing.server import NOW, Push, file_url, make_client, make_server, push, push_env, rev
+
+CONTEXTS = ("staged", "ci", "push")
+PASS, REJECT, ERROR = "pass", "reject", "error"
+OWNER, OTHER = "alice", "bob"
+
+# -- the baseline -----------------------------------------------------------------
+CONTRACT = """\
+version: 1
+fixtures:
+  - lock: oracle/fixtures.lock.json
+    root: oracle/inputs
+    paths: ["oracle/inputs/**"]
+seeds:
+  - {paths: ["seeds/*.json"], format: json-array}
+  - {paths: ["oracle/corpus.jsonl"], format: jsonl}
+  - {paths: ["seeds.lock"], format: json-object}
+  - {paths: ["replays/*.json"], format: immutable}
+freeze:
+  - {paths: ["freeze.json"], schema: freeze}
+  - {paths: ["oracle/flake_budget.yaml"], schema: flake-budget}
+  - {paths: ["quarantine/active/*.yaml"], schema: quarantine-entry}
+budget:
+  max_frozen: 3
+  max_days: 14
+  known_ids: ["seeds/*.json"]
+write_set:
+  allow: ["src/**", "tests/**"]
+  deny: ["oracle/**", "seeds/**", ".pre-commit-config.yaml", "tests/golden/**",
+         "src/réglages.py"]
+  owners: [alice]
+"""
+C = ".oracle-guard.yaml"
+FIX, FIX2 = "oracle/inputs/prices.json", "oracle/inputs/rates.csv"
+LOCK = "oracle/fixtures.lock.json"
+SEED, SEED_R, SEED_U = ("seeds/parse_header.json", "seeds/retry_budget.json",
+                        "seeds/unicode_hyphen.json")
+CORPUS = "oracle/corpus.jsonl"
+SLOCK = "seeds.lock"
+REPLAY = "replays/case_001.json"
+FREEZE = "freeze.json"
+BUDGET = "oracle/flake_budget.yaml"
+QUAR = "quarantine/active/retry_budget.yaml"
+PCC = ".pre-commit-config.yaml"
+APP, SETTINGS, TEST, GOLDEN = ("src/app.py", "src/r\u00e9glages.py", "tests/test_app.py",
+                               "tests/golden/expected.txt")
+
+FIXTURES = {"prices.json": b'{"apple": 3, "pear": 5}\n', "rates.csv": b"eur,1.0\nusd,1.1\n"}
+
+
+def lock_text(fixtures: Dict[str, bytes]) -> str:
+    """The JSON lock 'oracle-guard lock' writes, keys relative to oracle/inputs."""
+    digests = {name: hashlib.sha256(data).hexdigest() for name, data in fixtures.items()}
+    return json.dumps(dict(sorted(digests.items())), indent=2) + "\n"
+
+
+def budget_yaml(expires: str = "2026-10-05", owner: str = "platform", *,
+                max_frozen: int = 3, more: str = "") -> str:
+    return (f"max_frozen: {max_frozen}\nfrozen:\n"
+            f"  - id: unicode_hyphen\n    owner: {json.dumps(owner)}\n"
+            f"    expires: {json.dumps(expires)}\n"
+            '    reason: "locale-dependent hyphen folding on the CI image"\n' + more)
+
+
+def freeze_json(ids: Iterable[str] = ("parse_header",), expires: str = "2026-10-01") -> dict:
+    ids = list(ids)
+    return {"excluded_property_ids": ids,
+            "reason": {i: "intermittent under parallel workers" for i in ids},
+            "owner": {i: "http-team" for i in ids},
+            "expires": {i: expires for i in ids}}
+
+
+def quarantine_yaml(ident: str = "retry_budget", *, owner: str = "humans-only",
+                    expires_at: str = "2026-10-07T00:00:00Z") -> str:
+    return (samples.QUARANTINE_ENTRY_YAML
+            .replace("retry_budget_9c2", ident)
+            .replace("2026-10-07T00:00:00Z", expires_at)
+            .replace("owner: humans-only", f"owner: {owner}"))
+
+
+BASE_FILES = {
+    C: CONTRACT,
+    FIX: FIXTURES["prices.json"],
+    FIX2: FIXTURES["rates.csv"],
+    LOCK: lock_text(FIXTURES),
+    SEED: [1, 2, 3],
+    SEED_R: [10, 20],
+    SEED_U: ["a-b", "a\u2010b"],
+    CORPUS: '{"input": "a"}\n{"input": "b"}\n',
+    SLOCK: {"case_001": 1729, "case_002": 42},
+    REPLAY: {"input": "x", "expected": 1},
+    FREEZE: freeze_json(),
+    BUDGET: budget_yaml(),
+    QUAR: quarantine_yaml(),
+    PCC: "repos:\n  - repo: local\n    hooks: []\n",
+    APP: "def total(xs):\n    return sum(xs)\n",
+    SETTINGS: "ROUNDING = 'half-even'\n",
+    TEST: "from app import total\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
+    GOLDEN: "3\n",
+    "Makefile": "test:\n\tpytest\n",
+}
+
+
+def build_baseline(root: Path) -> Path:
+    """``root``/srv.git (hook installed) and ``root``/work, its clone, whose
+    first push of BASE_FILES was accepted; returns ``root``."""
+    server = make_server(root / "srv.git")
+    client = make_client(root / "work", server)
+    write(client, BASE_FILES)
+    git(client, "add", "-A")
+    git(client, "commit", "-q", "-m", "the oracle")
+    first = push(client, "main")
+    if first.rc != 0 or rev(server, "refs/heads/main") != rev(client, "HEAD"):
+        raise AssertionError(f"the baseline push was rejected:\n{first.stderr}")
+    git(client, "fetch", "-q", "origin")
+    return root
+
+
+# -- a working copy of the baseline ----------------------------------------------------
+class Work:
+    """A copy of the baseline: ``client`` (remote origin) and ``server``."""
+
+    def __init__(self, root: Path) -> None:
+        self.client = root / "work"
+        self.server = root / "srv.git"
+        self.base_commit = rev(self.client, "HEAD")
+
+    @classmethod
+    def copy(cls, baseline: Path, dest: Path) -> "Work":
+        shutil.copytree(baseline, dest, symlinks=True)
+        work = cls(dest)
+        work.git("remote", "set-url", "origin", file_url(work.server))
+        return work
+
+    def git(self, *args: str) -> str:
+        return git(self.client, *args)
+
+    def put(self, files: Dict[str, object]) -> None:
+        write(self.client, files)
+        self.git("add", "--", *files)
+
+    def text(self, path: str) -> str:
+        return (self.client / path).read_text(encoding="utf-8")
+
+    def commit(self, message: str) -> str:
+        self.git("commit", "-q", "--no-verify", "--allow-empty", "-m", message)
+        return self.git("rev-parse", "HEAD").strip()
+
+    def push(self, *refspecs: str, pusher: str = OTHER) -> Push:
+        return push(self.client, *refspecs, env=push_env(GL_USERNAME=pusher))
+
+
+Step = Callable[[Work], Optional[bool]]  # True: the step made its own commit
+
+
+# -- edits (each stages what it changes) ------------------------------------------------
+def put(files: Dict[str, object]) -> Step:
+    return lambda w: w.put(files)
+
+
+def drop(*paths: str) -> Step:
+    return lambda w: w.git("rm", "-q", "-r", "--", *paths)
+
+
+def move(old: str, new: str) -> Step:
+    return lambda w: w.git("mv", "--", old, new)
+
+
+def make_executable(path: str) -> Step:
+    # the index mode, as a patch would carry it, whatever the file system says
+    return lambda w: w.git("update-index", "--chmod=+x", "--", path)
+
+
+def symlink(path: str, target: str) -> Step:
+    def edit(w: Work) -> None:
+        full = w.client / path
+        if os.path.lexists(full):
+            w.git("rm", "-q", "-r", "--", path)
+        full.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, full)
+        w.git("add", "--", path)
+    return edit
+
+
+def gitlink(path: str) -> Step:
+    """A submodule entry (mode 160000) at ``path``, pointing at the baseline commit."""
+    return lambda w: w.git("update-index", "--add", "--cacheinfo",
+                           f"160000,{w.base_commit},{path}")
+
+
+def append_line(path: str, line: str) -> Step:
+    return lambda w: w.put({path: w.text(path) + line + "\n"})
+
+
+def together(*steps: Step) -> Step:
+    """Several edits in one commit."""
+    def edit(w: Work) -> None:
+        for step in steps:
+            step(w)
+    return edit
+
+
+def merge_side(side: Dict[str, object], *then: Step) -> Step:
+    """Commit ``side`` on a branch of its own, merge it with --no-commit, apply
+    ``then`` to the merge result: the runner's commit concludes the merge."""
+    def edit(w: Work) -> None:
+        w.git("checkout", "-q", "-b", "side")
+        w.put(side)
+        w.commit("side work")
+        w.git("checkout", "-q", "change")
+        w.git("merge", "-q", "--no-ff", "--no-commit", "side")
+        for step in then:
+            step(w)
+    return edit
+
+
+def duplicate_tree_entry(path: str, shadow: bytes) -> Step:
+    """A commit whose tree lists ``path`` twice: ``shadow`` first, the current
+    blob last (git fsck: duplicateEntries; git commit cannot make it, so the
+    step commits by plumbing). ``git show REV:path`` and web views read the
+    first entry; checkout and read-tree keep the last."""
+    def edit(w: Work) -> bool:
+        folder, name = path.rsplit("/", 1)
+        shadow_oid = git(w.client, "hash-object", "-w", "--stdin", input=shadow).strip()
+        raw = b""
+        for line in w.git("ls-tree", "-z", f"HEAD:{folder}").split("\0"):
+            if not line:
+                continue
+            meta, entry_name = line.split("\t", 1)
+            mode, _kind, oid = meta.split()
+            record = f"{mode} {entry_name}".encode() + b"\0" + bytes.fromhex(oid)
+            if entry_name == name:
+                raw += f"100644 {name}".encode() + b"\0" + bytes.fromhex(shadow_oid)
+            raw += record
+        subtree = git(w.client, "hash-object", "-t", "tree", "--literally", "-w", "--stdin",
+                      input=raw).strip()
+        root = [line for line in w.git("ls-tree", "-z", "HEAD").split("\0") if line]
+        root = [f"040000 tree {subtree}\t{folder}" if line.endswith(f"\t{folder}") else line
+                for line in root]
+        tree = git(w.client, "mktree", "-z", input=("\0".join(root) + "\0").encode()).strip()
+        made = git(w.client, "commit-tree", tree, "-p", "HEAD", "-m", "duplicate entry",
+                   input=b"").strip()
+        w.git("reset", "-q", "--soft", made)
+        w.git("read-tree", made)  # what a checkout's index gets: the last entry
+        return True
+    return edit
+
+
+def owner_pushes(*steps: Step) -> Callable[[Work], None]:
+    """Before the change: an owner commits ``steps`` on main and pushes them."""
+    def prepare(w: Work) -> None:
+        for step in steps:
+            step(w)
+        w.commit("owner's oracle change")
+        p = w.push("main", pusher=OWNER)
+        if p.rc != 0:
+            raise AssertionError(f"the owner's push was rejected:\n{p.stderr}")
+        w.git("fetch", "-q", "origin")
+    return prepare
+
+
+def push_to(ref: str) -> Callable[[Work, str], Push]:
+    return lambda w, pusher: w.push(f"HEAD:{ref}", pusher=pusher)
+
+
+def via_unprotected_ref(ref: str) -> Callable[[Work, str], Push]:
+    """Context (c): the commits first land on a ref the hook does not judge
+    (accepted), then main is fast-forwarded to them."""
+    def run(w: Work, pusher: str) -> Push:
+        first = w.push(f"HEAD:{ref}", pusher=pusher)
+        if first.rc != 0:
+            raise AssertionError(f"the push to unprotected {ref} was rejected:\n{first.stderr}")
+        return w.push("HEAD:refs/heads/main", pusher=pusher)
+    return run
+
+
+def force_push_from_baseline(*steps: Step) -> Callable[[Work, str], Push]:
+    """Context (c) of the force push: a history cut from the baseline, without
+    what main gained since, force-pushed over main."""
+    def run(w: Work, pusher: str) -> Push:
+        w.git("checkout", "-q", "-b", "rewrite", w.base_commit)
+        for step in steps:
+            step(w)
+        w.commit("rewrite")
+        return w.push("+HEAD:refs/heads/main", pusher=pusher)
+    return run
+
+
+# -- expected outcomes --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Outcome:
+    verdict: str  # PASS, REJECT or ERROR
+    codes: FrozenSet[str] = frozenset()  # 'path: code'
+    detail: str = field(default="", compare=False)  # what the tool said, for failures
+
+    def __str__(self) -> str:
+        return f"{self.verdict} {sorted(self.codes)}"
+
+
+def outcome(codes: Iterable[str]) -> Outcome:
+    codes = frozenset(codes)
+    return Outcome(REJECT if codes else PASS, codes)
+
+
+def expect(*codes: str, staged=None, ci=None, push=None) -> Dict[str, Outcome]:
+    """The same codes in every context, unless a context is named: its own
+    codes (an iterable) or an Outcome such as ERROR_OUTCOME."""
+    same = outcome(codes)
+    out = {}
+    for context, override in (("staged", staged), ("ci", ci), ("push", push)):
+        if override is None:
+            out[context] = same
+        elif isinstance(override, Outcome):
+            out[context] = override
+        else:
+            out[context] = outcome(override)
+    return out
+
+
+ERROR_OUTCOME = Outcome(ERROR)
+
+
+def wd(*paths: str) -> Tuple[str, ...]:
+    return tuple(f"{p}: write-denied" for p in paths)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    attack: bool  # True: an attempt to pass without earning it; False: legitimate
+    why: str  # what it tries, or why it is legitimate; context differences explained
+    steps: Tuple[Step, ...]
+    expect: Dict[str, Outcome]
+    pusher: str = OTHER
+    prepare: Optional[Callable[[Work], None]] = None
+    # contexts where the attempt cannot be expressed, so nothing is there to reject
+    unseen: Tuple[str, ...] = ()
+    push: Optional[Callable[[Work, str], Push]] = None  # default: HEAD to main
+
+
+# -- running a scenario in one context ----------------------------------------------------
+def guard(repo: Path, *args: str, env: Dict[str, str]) -> Outcome:
+    """``oracle-guard check --format json`` in-process, as an Outcome."""
+    from oracle_guard.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["check", "-C", str(repo), "--format", "json", "--now", NOW, *args],
+                  env=dict(env))
+    detail = out.getvalue() + err.getvalue()
+    if rc == 2:
+        return Outcome(ERROR, frozenset(), detail)
+    doc = json.loads(out.getvalue())
+    codes = frozenset(f"{f['path'] or '-'}: {f['code']}" for f in doc["findings"]
+                      if f["severity"] == "error")
+    verdict = {0: PASS, 1: REJECT}[rc]
+    if (verdict == REJECT) != bool(codes):
+        raise AssertionError(f"exit {rc} does not agree with the findings:\n{detail}")
+    return Outcome(verdict, codes, detail)
+
+
+def worst(outcomes: List[Outcome]) -> Outcome:
+    rank = {PASS: 0, REJECT: 1, ERROR: 2}
+    verdict = max((o.verdict for o in outcomes), key=rank.__getitem__, default=PASS)
+    codes = frozenset().union(*(o.codes for o in outcomes))
+    detail = "\n".join(f"-- step {i + 1}: {o}\n{o.detail}" for i, o in enumerate(outcomes))
+    return Outcome(verdict, codes, detail)
+
+
+def judge_push(w: Work, p: Push) -> Outcome:
+    if p.rc == 0:
+        if [line for line in p.guard if "push rejected" in line]:
+            raise AssertionError(f"push exited 0 but says it was rejected:\n{p.stderr}")
+        return Outcome(PASS, frozenset(), p.stderr)
+    if "pre-receive hook declined" not in p.stderr:
+        raise AssertionError(f"the push failed, but not by the hook:\n{p.stderr}")
+    codes = frozenset(f.split(": ", 1)[1] for f in p.findings())
+    if codes:
+        return Outcome(REJECT, codes, p.stderr)
+    if not [line for line in p.guard if "push rejected:" in line]:
+        raise AssertionError(f"the hook declined without saying why:\n{p.stderr}")
+    return Outcome(ERROR, frozenset(), p.stderr)
+
+
+def run(scenario: Scenario, context: str, w: Work) -> Outcome:
+    if scenario.prepare is not None:
+        scenario.prepare(w)
+    main_before = rev(w.server, "refs/heads/main")
+    w.git("checkout", "-q", "-b", "change")
+    steps = []
+    for number, step in enumerate(scenario.steps, 1):
+        committed = step(w)
+        if context == "staged":
+            steps.append(guard(w.client, env={}))
+        if not committed:
+            w.commit(f"{scenario.name}: step {number}")
+    if context == "staged":
+        return worst(steps)
+    if context == "ci":
+        return guard(w.client, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    pushed = (scenario.push or push_to("refs/heads/main"))(w, scenario.pusher)
+    got = judge_push(w, pushed)
+    main_after = rev(w.server, "refs/heads/main")
+    if got.verdict != PASS and main_after != main_before:
+        raise AssertionError(f"a rejected push moved main:\n{pushed.stderr}")
+    return got
+
+
+# -- the catalog -------------------------------------------------------------------------
+def _seed(*values) -> Step:
+    return put({SEED: list(values)})
+
+
+def _corpus(text: str) -> Step:
+    return put({CORPUS: text})
+
+
+CHANGED_FIXTURE = b'{"apple": 3, "pear": 4}\n'
+LOOSE_CONTRACT = CONTRACT.replace(
+    '  - {paths: ["seeds/*.json"], format: json-array}\n', "").replace(
+    '  deny: ["oracle/**", "seeds/**", ".pre-commit-config.yaml", "tests/golden/**",\n'
+    '         "src/réglages.py"]\n', "").replace('  known_ids: ["seeds/*.json"]\n', "").replace(
+    '  allow: ["src/**", "tests/**"]', '  allow: ["**"]')
+ALIAS_BUDGET = """\
+max_frozen: 3
+frozen:
+  - &entry
+    id: unicode_hyphen
+    owner: platform
+    expires: "2026-10-05"
+    reason: "locale-dependent hyphen folding on the CI image"
+  - *entry
+"""
+DUPLICATE_KEY_QUARANTINE = quarantine_yaml() + "expires_at: 2027-12-31T00:00:00Z\n"
+DUPLICATE_KEY_FREEZE = ('{"excluded_property_ids": ["parse_header"], '
+                        '"reason": {"parse_header": "flaky"}, "owner": {"parse_header": "x"}, '
+                        '"expires": {"parse_header": "2026-10-01"}, '
+                        '"excluded_property_ids": []}\n')
+PYTHON_TAG_BUDGET = budget_yaml() + "extra: !!python/object/apply:os.system ['true']\n"
+NEW_QUARANTINE = "quarantine/active/parse_header.yaml"
+
+ATTACKS: List[Scenario] = [
+    # fixtures
+    Scenario("fixture-rewritten", True, "edit a locked fixture so a wrong result matches it",
+             (put({FIX: CHANGED_FIXTURE}),),
+             expect(f"{FIX}: fixture-mismatch", *wd(FIX))),
+    Scenario("fixture-and-lock-rewritten", True,
+             "edit a fixture and regenerate its lock in the same commit: the lock agrees, "
+             "the write set does not",
+             (put({FIX: CHANGED_FIXTURE,
+                   LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))}),),
+             expect(*wd(FIX, LOCK))),
+    Scenario("fixture-added-unlocked", True, "slip an extra fixture under the fixture paths",
+             (put({"oracle/inputs/extra.json": b"{}\n"}),),
+             expect("oracle/inputs/extra.json: fixture-unlocked",
+                    *wd("oracle/inputs/extra.json"))),
+    Scenario("fixture-and-entry-deleted", True, "delete a fixture and its lock entry together",
+             (together(drop(FIX2),
+                       put({LOCK: lock_text({"prices.json": FIXTURES["prices.json"]})})),),
+             expect(*wd(FIX2, LOCK))),
+    Scenario("lock-deleted", True, "delete the lock so nothing is compared",
+             (drop(LOCK),), expect(f"{LOCK}: lock-invalid", *wd(LOCK))),
+    Scenario("fixture-made-executable", True, "chmod +x on an oracle file (bytes unchanged)",
+             (make_executable(FIX),), expect(*wd(FIX))),
+    # json-array seeds
+    Scenario("seeds-reordered", True, "reorder seeds so a failing one is never reached first",
+             (_seed(2, 1, 3),), expect(f"{SEED}: seed-reordered", *wd(SEED))),
+    Scenario("seed-deleted", True, "drop the seed that fails",
+             (_seed(1, 2),), expect(f"{SEED}: seed-removed", *wd(SEED))),
+    Scenario("seeds-emptied", True, "empty a seed file",
+             (_seed(),), expect(f"{SEED}: oracle-incomplete", *wd(SEED))),
+    Scenario("seed-type-rewritten", True, "rewrite a seed's type, 1 -> true (equal in Python)",
+             (_seed(True, 2, 3),), expect(f"{SEED}: seed-rewritten", *wd(SEED))),
+    Scenario("seed-int-to-float", True, "rewrite a seed 1 -> 1.0 (equal in Python)",
+             (_seed(1.0, 2, 3),), expect(f"{SEED}: seed-rewritten", *wd(SEED))),
+    Scenario("seed-file-deleted", True, "delete a whole seed file",
+             (drop(SEED_R),),
+             expect(f"{SEED_R}: seed-file-deleted", *wd(SEED_R),
+                    f"{QUAR}: budget-unknown-id")),
+    Scenario("seed-file-renamed", True, "rename a seed file (its old seeds no longer judged)",
+             (move(SEED_U, "seeds/unicode_hyphen_v2.json"),),
+             expect(f"{SEED_U}: seed-file-deleted", *wd(SEED_U, "seeds/unicode_hyphen_v2.json"),
+                    f"{BUDGET}: budget-unknown-id")),
+    Scenario("seed-folder-deleted", True, "delete every seed file: missing seeds never pass",
+             (drop("seeds"),),
+             expect(*(f"{p}: seed-file-deleted" for p in (SEED, SEED_R, SEED_U)),
+                    *wd(SEED, SEED_R, SEED_U), "-: oracle-incomplete",
+                    f"{FREEZE}: budget-unknown-id", f"{BUDGET}: budget-unknown-id",
+                    f"{QUAR}: budget-unknown-id")),
+    Scenario("seed-replaced-by-symlink", True,
+             "replace a seed file with a symlink to a file the patch controls",
+             (together(put({"src/seeds.json": [1, 2, 3]}), symlink(SEED, "../src/seeds.json")),),
+             expect(f"{SEED}: seed-rewritten", *wd(SEED),
+                    push=(f"{SEED}: seed-rewritten", *wd(SEED),
+                          f"{SEED}: contract-mixed-commit"))),
+    # jsonl, json-object, immutable
+    Scenario("corpus-line-extended", True, "append to an existing jsonl line instead of adding one",
+             (_corpus('{"input": "a"}\n{"input": "b", "skip": true}\n'),),
+             expect(f"{CORPUS}: seed-rewritten", *wd(CORPUS))),
+    Scenario("corpus-line-removed", True, "remove the first corpus line",
+             (_corpus('{"input": "b"}\n'),),
+             expect(f"{CORPUS}: seed-removed", *wd(CORPUS))),
+    Scenario("seeds-lock-value-changed", True, "change a case's pinned seed in seeds.lock",
+             (put({SLOCK: {"case_001": 1730, "case_002": 42}}),),
+             expect(f"{SLOCK}: seed-rewritten", *wd(SLOCK))),
+    Scenario("seeds-lock-key-removed", True, "remove a case from seeds.lock",
+             (put({SLOCK: {"case_002": 42}}),),
+             expect(f"{SLOCK}: seed-removed", *wd(SLOCK))),
+    Scenario("replay-edited", True, "edit an immutable replay's expected value",
+             (put({REPLAY: {"input": "x", "expected": 2}}),),
+             expect(f"{REPLAY}: seed-rewritten", *wd(REPLAY))),
+    Scenario("replay-made-executable", True, "chmod +x on an immutable replay",
+             (make_executable(REPLAY),), expect(f"{REPLAY}: seed-rewritten", *wd(REPLAY))),
+    # the contract
+    Scenario("contract-loosened-with-oracle-edit", True,
+             "drop the seeds rule and the deny list in the same change that reorders seeds",
+             (together(put({C: LOOSE_CONTRACT}), _seed(3, 2, 1)),),
+             expect(f"{SEED}: seed-reordered", *wd(C, SEED))),
+    Scenario("contract-deleted-with-oracle-edit", True,
+             "delete the contract in the same change that reorders seeds",
+             (together(drop(C), _seed(3, 2, 1)),),
+             expect(f"{SEED}: seed-reordered", *wd(C, SEED))),
+    Scenario("contract-made-unloadable", True,
+             "replace the contract with one that does not load (a YAML alias); the push "
+             "is refused outright (exit 2), since the next push would be judged by it",
+             (put({C: "version: &v 1\nother: *v\n"}),),
+             expect(*wd(C), push=ERROR_OUTCOME)),
+    Scenario("contract-case-twin", True,
+             "add '.Oracle-Guard.yaml' (the contract on macOS and Windows checkouts)",
+             (put({".Oracle-Guard.yaml": LOOSE_CONTRACT}),), expect(*wd(".Oracle-Guard.yaml"))),
+    Scenario("two-step-loosen-then-edit", True,
+             "commit 1 loosens the contract, commit 2 reorders seeds. Staged: each commit "
+             "is judged by HEAD's contract, so commit 2 passes under the loosened rules and "
+             "only commit 1 fails; a range is judged by the rules it started from",
+             (put({C: LOOSE_CONTRACT}), _seed(3, 2, 1)),
+             expect(f"{SEED}: seed-reordered", *wd(C, SEED), staged=wd(C))),
+    # freeze, budget, quarantine
+    Scenario("quarantine-over-cap", True, "quarantine one more failing case beyond max_frozen",
+             (put({NEW_QUARANTINE: quarantine_yaml("parse_header")}),),
+             expect(f"{C}: budget-exceeded", *wd(NEW_QUARANTINE))),
+    Scenario("cap-raised-in-budget-file", True,
+             "raise the budget file's own max_frozen and freeze one more (the contract's "
+             "cap still holds)",
+             (put({BUDGET: budget_yaml(max_frozen=10, more=(
+                 "  - id: parse_header\n    owner: platform\n    expires: \"2026-10-01\"\n"
+                 "    reason: \"flaky\"\n"))}),),
+             expect(f"{C}: budget-exceeded", *wd(BUDGET))),
+    Scenario("expiry-stretched", True, "extend an expiry beyond max_days",
+             (put({BUDGET: budget_yaml(expires="2026-12-31")}),),
+             expect(f"{BUDGET}: budget-too-far", *wd(BUDGET))),
+    Scenario("entry-expired", True, "an entry whose expiry has passed",
+             (put({FREEZE: freeze_json(expires="2026-09-24")}),),
+             expect(f"{FREEZE}: budget-expired", *wd(FREEZE))),
+    Scenario("entry-without-owner", True, "an entry with an empty owner",
+             (put({BUDGET: budget_yaml(owner="")}),),
+             expect(f"{BUDGET}: budget-no-owner", *wd(BUDGET))),
+    Scenario("unknown-frozen-id", True, "freeze an id that names no property",
+             (put({FREEZE: freeze_json(["parse_headr"])}),),
+             expect(f"{FREEZE}: budget-unknown-id", *wd(FREEZE))),
+    Scenario("yaml-alias-in-budget", True, "a YAML alias that doubles an entry",
+             (put({BUDGET: ALIAS_BUDGET}),), expect(f"{BUDGET}: freeze-invalid", *wd(BUDGET))),
+    Scenario("yaml-python-tag-in-budget", True, "a python tag in a budget file",
+             (put({BUDGET: PYTHON_TAG_BUDGET}),),
+             expect(f"{BUDGET}: freeze-invalid", *wd(BUDGET))),
+    Scenario("yaml-duplicate-key-in-quarantine", True,
+             "a second expires_at that a lax loader would take",
+             (put({QUAR: DUPLICATE_KEY_QUARANTINE}),),
+             expect(f"{QUAR}: freeze-invalid", *wd(QUAR))),
+    Scenario("json-duplicate-key-in-freeze", True,
+             "a second excluded_property_ids that hides the first",
+             (put({FREEZE: DUPLICATE_KEY_FREEZE}),),
+             expect(f"{FREEZE}: freeze-invalid", *wd(FREEZE))),
+    # git objects: modes, links, submodules, merges
+    Scenario("merge-carrying-oracle-edit", True,
+             "an evil merge: an honest side branch merged, the merge commit also reorders "
+             "seeds",
+             (merge_side({"src/feature.py": "X = 1\n"}, _seed(3, 2, 1)),),
+             expect(f"{SEED}: seed-reordered", *wd(SEED),
+                    push=(f"{SEED}: seed-reordered", *wd(SEED),
+                          f"{SEED}: contract-mixed-commit"))),
+    Scenario("submodule-under-fixtures", True, "a gitlink under the fixture paths",
+             (gitlink("oracle/inputs/vendor"),),
+             expect("oracle/inputs/vendor: fixture-not-regular", *wd("oracle/inputs/vendor"))),
+    Scenario("submodule-replacing-replays", True,
+             "replace the replays folder with a submodule git lists nothing behind",
+             (together(drop("replays"), gitlink("replays")),),
+             expect(f"{REPLAY}: seed-file-deleted", "-: oracle-incomplete",
+                    *wd(REPLAY, "replays"))),
+    Scenario("symlink-fixture", True, "replace a fixture with a symlink to a patch-owned file",
+             (together(put({"src/prices.json": CHANGED_FIXTURE}),
+                       symlink(FIX, "../../src/prices.json")),),
+             expect(f"{FIX}: fixture-not-regular", *wd(FIX),
+                    push=(f"{FIX}: fixture-not-regular", *wd(FIX),
+                          f"{FIX}: contract-mixed-commit"))),
+    Scenario("symlink-quarantine-folder", True,
+             "replace quarantine/active with a symlink to a folder the patch controls",
+             (together(drop(QUAR), put({"src/q/retry_budget.yaml": quarantine_yaml()}),
+                       symlink("quarantine/active", "../src/q")),),
+             expect(*wd(QUAR, "quarantine/active"),
+                    push=(*wd(QUAR, "quarantine/active"),
+                          "quarantine/active: contract-mixed-commit"))),
+    # paths that are the same file elsewhere
+    Scenario("case-fold-twin", True, "tests/GOLDEN/ is tests/golden/ on macOS and Windows",
+             (put({"tests/GOLDEN/expected.txt": "4\n"}),),
+             expect(*wd("tests/GOLDEN/expected.txt"))),
+    Scenario("nfd-twin", True, "the NFD spelling of the protected src/r\u00e9glages.py",
+             (put({"src/re\u0301glages.py": "ROUNDING = 'up'\n"}),),
+             expect(*wd("src/re\u0301glages.py"))),
+    Scenario("gitattributes-eol", True, "a .gitattributes that changes the fixtures' eol",
+             (put({".gitattributes": "oracle/inputs/** eol=crlf\n"}),),
+             expect(*wd(".gitattributes"))),
+    Scenario("gitattributes-nested", True, "a .gitattributes in an allowed folder",
+             (put({"src/.gitattributes": "* -text\n"}),), expect(*wd("src/.gitattributes"))),
+    # the write set
+    Scenario("pre-commit-config-edited", True, "disable the local hooks",
+             (put({PCC: "repos: []\n"}),), expect(*wd(PCC))),
+    Scenario("outside-write-set", True, "edit a file the task did not ask for",
+             (put({"Makefile": "test:\n\ttrue\n"}),), expect("Makefile: write-outside-set")),
+    Scenario("seed-appended-by-non-owner", True, "append a seed that makes the patch's test pass",
+             (_seed(1, 2, 3, 4),), expect(*wd(SEED))),
+    Scenario("oracle-and-src-one-commit", True,
+             "a non-owner commit touching oracle and src together: on the server also "
+             "contract-mixed-commit",
+             (together(_seed(1, 2, 3, 4), put({APP: "X = 2\n"})),),
+             expect(*wd(SEED), push=(*wd(SEED), f"{SEED}: contract-mixed-commit"))),
+    Scenario("owner-mixed-commit", True,
+             "an owner's commit touching oracle and src together. Local hooks and CI "
+             "cannot tell owners: write-denied; the server skips write-set for the owner "
+             "and rejects the mixed commit",
+             (together(_seed(1, 2, 3, 4), put({APP: "X = 2\n"})),),
+             expect(*wd(SEED), push=(f"{SEED}: contract-mixed-commit",)), pusher=OWNER),
+    Scenario("owner-evil-merge", True,
+             "an owner's merge commit that brings in src work and carries an oracle edit "
+             "(the seed append rides inside the merge). Server: the merge changes a "
+             "protected and an allowed path relative to its first parent",
+             (merge_side({"src/feature.py": "X = 1\n"}, _seed(1, 2, 3, 4)),),
+             expect(*wd(SEED), push=(f"{SEED}: contract-mixed-commit",)), pusher=OWNER),
+    Scenario("two-step-fixture-then-lock", True,
+             "commit 1 edits a fixture, commit 2 regenerates the lock",
+             (put({FIX: CHANGED_FIXTURE}),
+              put({LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))})),
+             expect(*wd(FIX, LOCK), staged=(f"{FIX}: fixture-mismatch", *wd(FIX, LOCK)))),
+    Scenario("two-step-delete-then-readd", True,
+             "commit 1 deletes a seed file, commit 2 adds it back reordered. Staged: commit 2 "
+             "is a new file against HEAD, so only the write set sees it",
+             (drop(SEED), _seed(3, 2, 1)),
+             expect(f"{SEED}: seed-reordered", *wd(SEED),
+                    staged=(f"{SEED}: seed-file-deleted", f"{FREEZE}: budget-unknown-id",
+                            *wd(SEED)))),
+    Scenario("force-push-drops-seed", True,
+             "main gained an owner's seed; a history cut before it is force-pushed over "
+             "main. Staged and CI model it as a commit on main's tip that removes the seed "
+             "(a pull request merges, it cannot overwrite)",
+             (together(_seed(1, 2, 3), put({APP: "X = 3\n"})),),
+             expect(f"{SEED}: seed-removed", *wd(SEED),
+                    push=(f"{SEED}: seed-removed", *wd(SEED))),
+             prepare=owner_pushes(_seed(1, 2, 3, 4)),
+             push=force_push_from_baseline(put({APP: "X = 3\n"}))),
+    Scenario("oracle-edit-to-new-branch", True,
+             "push the seed reorder to a new branch instead of main",
+             (_seed(3, 2, 1),), expect(f"{SEED}: seed-reordered", *wd(SEED)),
+             push=push_to("refs/heads/topic")),
+    Scenario("oracle-edit-parked-on-unprotected-ref", True,
+             "push the seed reorder to refs/scratch/x (not judged), then fast-forward main "
+             "to it: main's old tip is still the base",
+             (_seed(3, 2, 1),), expect(f"{SEED}: seed-reordered", *wd(SEED)),
+             push=via_unprotected_ref("refs/scratch/x")),
+    Scenario("self-promoted-owner", True,
+             "add yourself to write_set.owners in the change that appends a seed",
+             (together(put({C: CONTRACT.replace("owners: [alice]", "owners: [alice, bob]")}),
+                       _seed(1, 2, 3, 4)),), expect(*wd(C, SEED))),
+    Scenario("owner-reorders-seeds", True,
+             "an owner's oracle-only commit that reorders seeds: the server skips write-set "
+             "for owners but not seed-append-only",
+             (_seed(3, 2, 1),), expect(f"{SEED}: seed-reordered", *wd(SEED),
+                                       push=(f"{SEED}: seed-reordered",)), pusher=OWNER),
+    Scenario("owner-fixture-without-lock", True,
+             "an owner's commit that edits a fixture but not its lock",
+             (put({FIX: CHANGED_FIXTURE}),), expect(f"{FIX}: fixture-mismatch", *wd(FIX),
+                                                    push=(f"{FIX}: fixture-mismatch",)),
+             pusher=OWNER),
+    Scenario("duplicate-tree-entry", True,
+             "a crafted tree listing seeds/parse_header.json twice, reordered first and "
+             "original last: 'git show', archives and web views read the first. The "
+             "server must refuse a tree git fsck calls broken (duplicateEntries), and so "
+             "does a local run whose base is such a commit. CI judges a fresh clone's "
+             "index, which keeps the last entry, the unchanged seed: no change to judge",
+             (duplicate_tree_entry(SEED, b"[3, 2, 1]\n"),),
+             expect(staged=ERROR_OUTCOME, ci=(), push=ERROR_OUTCOME), unseen=("ci",)),
+    Scenario("oracle-edit-as-tag", True, "push the fixture rewrite as a tag",
+             (put({FIX: CHANGED_FIXTURE}),),
+             expect(f"{FIX}: fixture-mismatch", *wd(FIX)), push=push_to("refs/tags/v9")),
+]
+
+LEGITIMATE: List[Scenario] = [
+    Scenario("honest-src-change", False, "the patch does what it was asked",
+             (put({APP: "def total(xs):\n    return sum(xs, 0)\n"}),), expect()),
+    Scenario("test-added", False, "a new test under tests/",
+             (put({"tests/test_more.py": "def test_more():\n    assert True\n"}),), expect()),
+    Scenario("src-renamed-and-deleted", False, "move and delete files under src/",
+             (together(move(APP, "src/application.py"), put({"src/old.py": "Y = 1\n"})),
+              drop("src/old.py")), expect()),
+    Scenario("src-executable-and-symlink", False, "a script made executable, a symlink in src/",
+             (together(put({"src/run.sh": "#!/bin/sh\n"}), make_executable("src/run.sh"),
+                       symlink("src/current.py", "app.py")),), expect()),
+    Scenario("near-miss-names", False,
+             "names close to protected ones: src/reglages.py (no accent), tests/golden_ratio/, "
+             "a name with a space and non-ASCII letters",
+             (put({"src/reglages.py": "A = 1\n", "tests/golden_ratio/t.txt": "1\n",
+                   "src/na\u00efve file.py": "B = 2\n"}),), expect()),
+    Scenario("honest-merge", False, "a side branch of src work merged",
+             (merge_side({"src/feature.py": "X = 1\n"}),), expect()),
+    Scenario("honest-two-commits", False, "src then tests, two commits",
+             (put({APP: "Z = 1\n"}), put({"tests/test_z.py": "def test_z():\n    pass\n"})),
+             expect()),
+    Scenario("honest-new-branch", False, "an honest change pushed to a new branch",
+             (put({APP: "W = 1\n"}),), expect(), push=push_to("refs/heads/topic")),
+    Scenario("honest-change-after-owner-append", False,
+             "main gained an owner's seed; an honest change on top of it",
+             (put({APP: "V = 1\n"}),), expect(), prepare=owner_pushes(_seed(1, 2, 3, 4))),
+    Scenario("owner-fixture-and-lock", False,
+             "an owner's oracle-only commit: fixture and lock together. Locally and in CI "
+             "the write set denies it to everyone (owners use an administrator override); "
+             "the server knows the pusher",
+             (put({FIX: CHANGED_FIXTURE,
+                   LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))}),),
+             expect(push=(), *wd(FIX, LOCK)), pusher=OWNER),
+    Scenario("owner-appends-seeds", False,
+             "an owner appends a seed, a corpus line, a seeds.lock key and a replay "
+             "(denied locally and in CI, as above)",
+             (together(_seed(1, 2, 3, 4), append_line(CORPUS, '{"input": "c"}'),
+                       put({SLOCK: {"case_001": 1729, "case_002": 42, "case_003": 7},
+                            "replays/case_003.json": {"input": "z", "expected": 3}})),),
+             expect(push=(), *wd(SEED, CORPUS, SLOCK, "replays/case_003.json")), pusher=OWNER),
+    Scenario("owner-renews-entry", False,
+             "an owner renews a budget entry within max_days (denied locally and in CI)",
+             (put({BUDGET: budget_yaml(expires="2026-10-08")}),),
+             expect(push=(), *wd(BUDGET)), pusher=OWNER),
+]
+
+CATALOG: List[Scenario] = ATTACKS + LEGITIMATE
