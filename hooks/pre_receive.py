@@ -214,7 +214,7 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
             stream.write(f"oracle-guard: {verdict.update.ref}: {note}\n")
     for verdict in bad:
         for commit, f in verdict.findings:
-            where = show_path(f.path) + (f":{f.line}" if f.line else "") if f.path else "-"
+            where = show_path(f.path) + (f":{f.line}" if f.line else "")
             at = f" ({commit})" if commit else ""
             say(f"oracle-guard: {verdict.update.ref}{at}: {where}: {f.code}: {f.message}")
             say(f"oracle-guard:   fix: {CODES[f.code].fix}")
@@ -224,6 +224,10 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
             f"{len(bad)} of {len(verdicts)} judged ref{'s' if len(verdicts) != 1 else ''}; "
             "no ref was updated")
         return 1
+    if verdicts:  # so the pusher and the admin can see the gate is there
+        count = len(verdicts)
+        stream.write(f"oracle-guard: push accepted: {count} judged ref"
+                     f"{'s' if count != 1 else ''} passed\n")
     return 0
 
 

@@ -106,6 +106,7 @@ class Push:
             if len(parts) >= 4 and parts[2] in CODES:
                 ref = parts[0].split(" (")[0]
                 path = re.sub(r":[0-9]+$", "", parts[1])
+                path = "-" if path == "." else path  # the hook prints '.' for no path
                 out.append(f"{ref}: {path}: {parts[2]}")
         return out
 
