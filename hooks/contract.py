@@ -11,7 +11,7 @@ from oracle_guard.revisions import Snapshot
 
 CONTRACT_PATH = ".oracle-guard.yaml"
 CONTRACT_MAX_BYTES = 1 << 20
-LIMITS = {"freeze_bytes": 4 << 20, "seed_bytes": 256 << 20, "lock_bytes": 64 << 20}
+LIMITS = {"freeze_bytes": 4 << 20, "seed_bytes": 32 << 20, "lock_bytes": 16 << 20}
 
 
 class ContractError(Exception):

@@ -320,7 +320,15 @@ def _make_loader():
             if getattr(event, "anchor", None):
                 raise LoadError(f"anchor &{event.anchor} is not allowed",
                                 event.start_mark.line + 1, event.start_mark.column + 1)
-            return super().compose_node(parent, index)
+            # the composer recurses once a level: stop before Python's own limit
+            self._depth = getattr(self, "_depth", 0) + 1
+            try:
+                if self._depth > MAX_DEPTH:
+                    raise LoadError(f"nested deeper than {MAX_DEPTH} levels",
+                                    event.start_mark.line + 1, event.start_mark.column + 1)
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
 
     return yaml, StrictLoader
 
@@ -371,6 +379,9 @@ def _construct(loader, node, path: JsonPath, lines: Dict[JsonPath, int], depth: 
             raise LoadError("merge keys (<<) are not allowed", line, column)
         if node.tag not in _SCALAR_TAGS:
             raise LoadError(f"tag {node.tag} is not allowed", line, column)
+        if node.tag == "tag:yaml.org,2002:int" and \
+                len(node.value.lstrip("+-")) > MAX_INT_DIGITS:
+            raise LoadError("integer has too many digits", line, column)
         value = loader.construct_object(node, deep=True)
         if isinstance(value, float) and not math.isfinite(value):
             raise LoadError(f"{node.value} is not allowed", line, column)
