@@ -88,42 +88,58 @@ def _class(pattern: str, start: int) -> Tuple[str, int]:
     return ("(?!/)[" + body + "]" if body else _NEVER), i + 1
 
 
-def _segments(body: str) -> List[Tuple[str, str]]:
-    """Split at each '/' outside ``[...]``: (raw text, regex) per segment."""
+# Tokens of the same translation, for the matcher that cannot backtrack:
+# (ONE, regex) consumes one character; STAR is [^/]*, ANYTHING is .*, and
+# FOLDERS is (?:.*/)? (the '**/' of a pattern).
+ONE, STAR, ANYTHING, FOLDERS = range(4)
+Token = Tuple[int, str]
+
+
+def _segments(body: str) -> List[Tuple[str, str, List[Token]]]:
+    """Split at each '/' outside ``[...]``: (raw text, regex, tokens) per segment."""
     segments = []
     raw_start = 0
     out: List[str] = []
+    tokens: List[Token] = []
+
+    def one(piece: str) -> None:
+        out.append(piece)
+        tokens.append((ONE, piece))
+
     i = 0
     while i < len(body):
         ch = body[i]
         if ch == "/":
-            segments.append((body[raw_start:i], "".join(out)))
-            out = []
+            segments.append((body[raw_start:i], "".join(out), tokens))
+            out, tokens = [], []
             raw_start = i + 1
         elif ch == "\\":
             if i + 1 >= len(body):
                 raise _Malformed("trailing '\\'")
-            out.append(re.escape(body[i + 1]))
+            one(re.escape(body[i + 1]))
             i += 1
         elif ch == "*":
             while i + 1 < len(body) and body[i + 1] == "*":
                 i += 1
             out.append("[^/]*")
+            tokens.append((STAR, ""))
         elif ch == "?":
-            out.append("[^/]")
+            one("[^/]")
         elif ch == "[":
             translated, i = _class(body, i)
-            out.append(translated)
+            one(translated)
             continue
         else:
-            out.append(re.escape(ch))
+            one(re.escape(ch))
         i += 1
-    segments.append((body[raw_start:], "".join(out)))
+    segments.append((body[raw_start:], "".join(out), tokens))
     return segments
 
 
-def _regex(body: str, anchored: bool) -> str:
+def _regex(body: str, anchored: bool) -> Tuple[str, List[Token]]:
+    """The regex for ``body`` and the same as tokens."""
     rx = "" if anchored else "(?:.*/)?"
+    tokens: List[Token] = [] if anchored else [(FOLDERS, "")]
     if anchored:
         # git compares the literal text before the first wildcard on its own and
         # wildmatches the rest, where a leading '**' starts a segment: so in git
@@ -132,19 +148,25 @@ def _regex(body: str, anchored: bool) -> str:
         stars = len(body[k:]) - len(body[k:].lstrip("*"))
         ends_segment = body[k + stars:k + stars + 1] in ("", "/")
         if k > 0 and body[k - 1] != "/" and stars >= 2 and ends_segment:
-            rx, body = re.escape(body[:k]), body[k:]
+            prefix = body[:k]
+            rx, body = re.escape(prefix), body[k:]
+            tokens = [(ONE, re.escape(ch)) for ch in prefix]
     parts = _segments(body)
-    for i, (raw, part) in enumerate(parts):
+    for i, (raw, part, part_tokens) in enumerate(parts):
         last = i == len(parts) - 1
         if len(raw) >= 2 and raw.strip("*") == "":  # a whole segment of stars is '**'
             rx += ".*" if last else "(?:.*/)?"
+            tokens.append((ANYTHING if last else FOLDERS, ""))
         else:
             rx += part + ("" if last else "/")
-    return rx
+            tokens.extend(part_tokens)
+            if not last:
+                tokens.append((ONE, "/"))
+    return rx, tokens
 
 
 class Pattern:
-    __slots__ = ("text", "dir_only", "_rx", "_rx_fold")
+    __slots__ = ("text", "dir_only", "_rx", "_rx_fold", "_nfa", "_nfa_fold")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -156,21 +178,34 @@ class Pattern:
         if body.startswith("/"):
             body = body[1:]
         try:
-            rx = _regex(body, anchored)
-            rx_fold = _regex(unicodedata.normalize("NFC", body), anchored)
+            rx, tokens = _regex(body, anchored)
+            rx_fold, tokens_fold = _regex(unicodedata.normalize("NFC", body), anchored)
         except _Malformed:
             rx = rx_fold = _NEVER
+            tokens = tokens_fold = [(ONE, _NEVER)]
         self._rx = re.compile(rx + r"\Z", re.DOTALL)
         self._rx_fold = re.compile(rx_fold + r"\Z", re.DOTALL | re.IGNORECASE)
+        # Two or more unbounded parts ('a/**/b/**/c', 'a*a*b') make a regex
+        # backtrack for as long as an attacker's path is deep: those patterns
+        # run on a matcher that cannot backtrack, in time path x pattern.
+        risky = sum(kind != ONE for kind, _ in tokens) >= 2
+        self._nfa = _Nfa(tokens, 0) if risky else None
+        self._nfa_fold = _Nfa(tokens_fold, re.IGNORECASE) if risky else None
+
+    @property
+    def risky(self) -> bool:
+        return self._nfa is not None
 
     def matches(self, path: str, fold_case: bool = False) -> bool:
         """With ``fold_case``, compare as macOS and Windows file systems do:
         ignoring letter case and Unicode normalization (NFC vs NFD)."""
         if fold_case:
-            rx = self._rx_fold
+            rx, nfa = self._rx_fold, self._nfa_fold
             path = unicodedata.normalize("NFC", path)
         else:
-            rx = self._rx
+            rx, nfa = self._rx, self._nfa
+        if nfa is not None:
+            return nfa.matches(path, self.dir_only)
         if not self.dir_only and rx.match(path):
             return True
         # a path also matches when one of its parent folders does
@@ -185,6 +220,64 @@ class Pattern:
         return f"Pattern({self.text!r})"
 
 
+class _Nfa:
+    """The tokens of a pattern run as a set of states over the path's
+    characters (Thompson's construction): no backtracking, and one pass tells
+    whether the path or any of its parent folders matches."""
+
+    def __init__(self, tokens: List[Token], flags: int) -> None:
+        self.kinds = [kind for kind, _ in tokens]
+        self.one = [re.compile(piece, re.DOTALL | flags) if kind == ONE else None
+                    for kind, piece in tokens]
+        self.end = len(tokens)
+
+    def _close(self, states: set) -> set:
+        """Add every state reachable without a character: skipping an
+        unbounded part. Inside-FOLDERS states are stored as -1 - index."""
+        todo = list(states)
+        while todo:
+            state = todo.pop()
+            if 0 <= state < self.end and self.kinds[state] != ONE and state + 1 not in states:
+                states.add(state + 1)
+                todo.append(state + 1)
+        return states
+
+    def _step(self, states: set, ch: str) -> set:
+        new = set()
+        for state in states:
+            if state < 0:  # inside '(?:.*/)?' of token -1 - state
+                new.add(state)
+                if ch == "/":
+                    new.add(-state)  # -1 - state + 1: the token after it
+                continue
+            if state == self.end:
+                continue
+            kind = self.kinds[state]
+            if kind == ONE:
+                if self.one[state].match(ch):
+                    new.add(state + 1)
+            elif kind == STAR:
+                if ch != "/":
+                    new.add(state)
+            elif kind == ANYTHING:
+                new.add(state)
+            else:  # FOLDERS
+                new.add(-1 - state)
+                if ch == "/":
+                    new.add(state + 1)
+        return self._close(new)
+
+    def matches(self, path: str, dir_only: bool) -> bool:
+        states = self._close({0})
+        for i, ch in enumerate(path):
+            if ch == "/" and i and self.end in states:
+                return True  # the parent folder path[:i] matches
+            states = self._step(states, ch)
+            if not states:
+                return False
+        return not dir_only and self.end in states
+
+
 @functools.lru_cache(maxsize=None)
 def compile_pattern(text: str) -> Pattern:
     return Pattern(text)
@@ -192,19 +285,24 @@ def compile_pattern(text: str) -> Pattern:
 
 class AnyOf:
     """Does any of ``patterns`` match? One regex call per path and parent folder,
-    instead of one per pattern: most paths match nothing, and this says so fast."""
+    instead of one per pattern: most paths match nothing, and this says so fast.
+    Patterns that would backtrack are asked one by one."""
 
     def __init__(self, patterns: Sequence[Pattern]) -> None:
         def union(rxs) -> "re.Pattern[str]":
             body = "|".join(f"(?:{rx.pattern})" for rx in rxs) or r"(?!)"
             return re.compile(body, rxs[0].flags if rxs else re.DOTALL)
 
-        self._full = union([p._rx for p in patterns if not p.dir_only])
-        self._prefix = union([p._rx for p in patterns])
-        self._full_fold = union([p._rx_fold for p in patterns if not p.dir_only])
-        self._prefix_fold = union([p._rx_fold for p in patterns])
+        plain = [p for p in patterns if not p.risky]
+        self._risky = [p for p in patterns if p.risky]
+        self._full = union([p._rx for p in plain if not p.dir_only])
+        self._prefix = union([p._rx for p in plain])
+        self._full_fold = union([p._rx_fold for p in plain if not p.dir_only])
+        self._prefix_fold = union([p._rx_fold for p in plain])
 
     def matches(self, path: str, fold_case: bool = False) -> bool:
+        if any(p.matches(path, fold_case) for p in self._risky):
+            return True
         if fold_case:
             full, prefix = self._full_fold, self._prefix_fold
             path = unicodedata.normalize("NFC", path)

@@ -171,3 +171,35 @@ _paths = st.lists(st.lists(_NAME, min_size=1, max_size=4).map("/".join),
 @given(pattern=_patterns, paths=_paths)
 def test_agrees_with_git_on_generated_patterns(ignore_repo, pattern, paths):
     assert_agrees_with_git(ignore_repo, pattern, paths)
+
+
+WELL_FORMED = [p for p in PATTERNS if p not in ("[[:nope:]]", "[x", "a\\")]
+
+
+@pytest.mark.parametrize("pattern", WELL_FORMED + ["a/**/b/**/c/**/d", "a*a*a*b",
+                                                   "**/x/**/*.json", "*/**/[ab]?/**"])
+def test_the_matcher_that_cannot_backtrack_agrees_with_the_regex(pattern):
+    from oracle_guard.patterns import _Nfa, _regex
+
+    compiled = Pattern(pattern)
+    body = pattern[:-1] if compiled.dir_only else pattern
+    anchored = "/" in body
+    _, tokens = _regex(body[1:] if body.startswith("/") else body, anchored)
+    nfa = _Nfa(tokens, 0)
+    paths = PATHS + ["a/b/c/d", "a/x/b/y/c/z/d", "a/b/c/e", "aaab", "aab", "q/x/r/s.json",
+                     "x/a.json", "z/ab/q", "z/q/ab/c"]
+    for path in paths:
+        regex_says = (not compiled.dir_only and compiled._rx.match(path)) or any(
+            compiled._rx.match(path, 0, i) for i, ch in enumerate(path) if ch == "/")
+        assert nfa.matches(path, compiled.dir_only) == bool(regex_says), (pattern, path)
+
+
+def test_many_stars_against_a_deep_path_take_linear_time():
+    import time
+
+    deep = "a/" + "b/c/" * 5000 + "e"
+    for pattern in ("a/**/b/**/c/**/d", "a*a*a*a*a*a*b"):
+        started = time.monotonic()
+        assert not Pattern(pattern).matches(deep)
+        assert not Pattern(pattern).matches("a" * 3000)
+        assert time.monotonic() - started < 2.0, pattern
