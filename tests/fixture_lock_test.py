@@ -520,3 +520,23 @@ def test_unlockable_names_files_outside_the_root_and_links(tmp_path):
         assert fixture_lock.unlockable(dict(ENTRY, paths=["fx/*.txt"]), index) == []
     finally:
         gitdir.close()
+
+
+LFS_POINTER = (b"version https://git-lfs.github.com/spec/v1\n"
+               b"oid sha256:" + b"4" * 64 + b"\nsize 1073741824\n")
+
+
+def test_lfs_pointer_is_hashed_as_the_pointer_git_stores(tmp_path, capsys):
+    # what is committed is the pointer; the lock locks those bytes (README: what is not)
+    repo = make_repo(tmp_path, {"oracle/inputs/big.bin": LFS_POINTER,
+                                LOCK: json_lock({"big.bin": sha(LFS_POINTER)})})
+    assert_passes(capsys, repo)
+
+
+def test_lfs_pointer_to_another_object_is_a_mismatch(tmp_path, capsys):
+    repo = make_repo(tmp_path, {"oracle/inputs/big.bin": LFS_POINTER,
+                                LOCK: json_lock({"big.bin": sha(LFS_POINTER)})})
+    stage(repo, {"oracle/inputs/big.bin": LFS_POINTER.replace(b"4" * 64, b"5" * 64)})
+    rc, out = check(capsys, repo)
+    assert rc == 1
+    assert findings(out) == ["oracle/inputs/big.bin: fixture-mismatch"]
