@@ -49,7 +49,7 @@ def cmd_check(args, env: Mapping[str, str]) -> int:
     from oracle_guard.gitio import Git
 
     now = clock.now_from(args.now, env)
-    git = Git(args.C)
+    git = Git(args.C, use_cache=not args.no_cache)
     try:
         results, meta, owners = run_checks(git, args.only or HOOKS, args.base, args.head,
                                            now, env)
@@ -70,7 +70,7 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
     from oracle_guard.gitio import Git
     from oracle_guard.revisions import Snapshot
 
-    git = Git(args.C)
+    git = Git(args.C, use_cache=not args.no_cache)
     try:
         git.check_repository()
         top = git.toplevel()
@@ -150,6 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the clock: ISO-8601 date or date-time with offset "
                              "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)")
     judged.add_argument("--format", choices=("text", "json"), default="text")
+    judged.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the verdict cache in the git directory")
 
     check = sub.add_parser("check", parents=[common, judged],
                            help="run the hooks (all five by default)")

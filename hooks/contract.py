@@ -132,11 +132,16 @@ def read(snapshot: Snapshot) -> Optional[Dict[str, Any]]:
     if not entry.is_regular:
         raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} is not a regular file")
     if entry.oid not in _parsed:  # the same contract blob is often read for several revisions
-        try:
-            data = snapshot.read(CONTRACT_PATH, CONTRACT_MAX_BYTES)
-        except BlobTooLarge as exc:
-            raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} {exc}") from None
-        _parsed[entry.oid] = parse(data, CONTRACT_PATH, snapshot.label)
+        cache = snapshot.cache
+        cached = cache.get("contract", entry.oid)
+        if cached is None:
+            try:
+                data = snapshot.read(CONTRACT_PATH, CONTRACT_MAX_BYTES)
+            except BlobTooLarge as exc:
+                raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} {exc}") from None
+            cached = parse(data, CONTRACT_PATH, snapshot.label)
+        _parsed[entry.oid] = cached
+    snapshot.cache.put("contract", entry.oid, _parsed[entry.oid])
     return copy.deepcopy(_parsed[entry.oid])
 
 

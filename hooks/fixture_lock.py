@@ -86,8 +86,9 @@ def lock_style(text: str) -> str:
     return "sha256sum"
 
 
-def parse_lock(data: bytes, fixtures: List[str], root: str) -> Lock:
-    """Detect the style from the content: a JSON object, sha256sum lines, or one digest."""
+def parse_lock(data: bytes, fixtures: List[str], root: str, validated: bool = False) -> Lock:
+    """Detect the style from the content: a JSON object, sha256sum lines, or one digest.
+    ``validated``: these very bytes passed the schema before (the cache says so)."""
     try:
         text = loaders.decode_text(data)
     except loaders.LoadError as exc:
@@ -133,7 +134,8 @@ def parse_lock(data: bytes, fixtures: List[str], root: str) -> Lock:
                                   f"{lines[path]})", number)
             digests[path], lines[path] = digest, number
         # An empty file locks nothing (what 'oracle-guard lock' writes for no fixtures).
-    _validate(digests, lines)
+    if not validated:
+        _validate(digests, lines)
     return Lock(style, digests, lines)
 
 
@@ -168,8 +170,12 @@ def check_entry(entry: dict, candidate: Snapshot,
                         f"lock file is missing from {candidate.label}")]
     if not lock_entry.is_regular:
         return [Finding(HOOK, "lock-invalid", lock_path, "lock file is not a regular file")]
+    cache = candidate.cache
     try:
-        lock = parse_lock(candidate.read(lock_path, lock_limit), fixtures, root)
+        validated = cache.get("lock", lock_entry.oid) is True
+        lock = parse_lock(candidate.read(lock_path, lock_limit), fixtures, root, validated)
+        if lock.style != "digest":  # a digest lock's verdict depends on the fixtures too
+            cache.put("lock", lock_entry.oid, True)
     except BlobTooLarge as exc:
         return [Finding(HOOK, "lock-invalid", lock_path,
                         f"lock file {exc} (limits.lock_bytes): not loaded")]
@@ -202,7 +208,7 @@ def check_entry(entry: dict, candidate: Snapshot,
             findings.append(Finding(HOOK, "fixture-unlocked", path,
                                     f"has no entry in {lock_path}"))
             continue
-        actual = sha256(candidate.read(path))
+        actual = candidate.sha256(path)
         if actual != lock.digests[key]:
             findings.append(Finding(
                 HOOK, "fixture-mismatch", path,
@@ -243,5 +249,5 @@ def build_lock(entry: dict, snapshot: Snapshot) -> Tuple[str, int]:
     for path in fixtures:
         key = relative_to(root, path)
         if key is not None and snapshot.entries[path].is_regular:
-            digests[key] = sha256(snapshot.read(path))
+            digests[key] = snapshot.sha256(path)
     return render_lock(style, digests), len(digests)

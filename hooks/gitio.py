@@ -30,7 +30,7 @@ class BlobTooLarge(Exception):
         self.limit = limit
 
 
-CACHE_BLOBS_UP_TO = 1 << 20  # large blobs are read once; keeping them costs memory
+CACHE_BLOBS_UP_TO = 64 << 10  # larger blobs are read once; keeping them costs memory
 
 
 def decode_path(raw: bytes) -> str:
@@ -54,8 +54,10 @@ class Entry:
 class Git:
     """One repository; runs ``git -C <dir>`` and keeps one ``cat-file --batch``."""
 
-    def __init__(self, directory: str = ".") -> None:
+    def __init__(self, directory: str = ".", use_cache: bool = True) -> None:
         self.directory = directory
+        self.use_cache = use_cache
+        self._cache = None
         self._batch: Optional[subprocess.Popen] = None
         self._blobs: Dict[str, bytes] = {}
         self._trees: Dict[str, Dict[str, Entry]] = {}
@@ -85,7 +87,22 @@ class Git:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
         return proc.returncode == 0
 
+    @property
+    def cache(self):
+        """The content-addressed cache in this repository's git directory."""
+        if self._cache is None:
+            from oracle_guard.cache import Cache
+
+            path = None
+            if self.use_cache:
+                common = os.fsdecode(self.run("rev-parse", "--git-common-dir").rstrip(b"\n"))
+                path = os.path.join(self.directory, common, "oracle-guard", "cache.json")
+            self._cache = Cache(path)
+        return self._cache
+
     def close(self) -> None:
+        if self._cache is not None:
+            self._cache.save()
         if self._batch is not None:
             batch, self._batch = self._batch, None
             try:
@@ -216,7 +233,9 @@ class Git:
         if self._batch is None:
             try:
                 self._batch = subprocess.Popen(
-                    ["git", "-C", self.directory, "cat-file", "--batch"],
+                    # small pack windows: git maps packs lazily instead of whole
+                    ["git", "-C", self.directory, "-c", "core.packedGitWindowSize=32m",
+                     "-c", "core.packedGitLimit=64m", "cat-file", "--batch"],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 )
             except OSError as exc:

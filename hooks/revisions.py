@@ -29,6 +29,26 @@ class Snapshot:
         assert self._git is not None
         return self._git.read_blob(entry.oid, limit)
 
+    def sha256(self, path: str) -> str:
+        """The SHA-256 of a file's bytes, cached by blob id."""
+        import hashlib
+
+        oid = self.entries[path].oid
+        digest = self.cache.get("sha256", oid)
+        if digest is None:
+            digest = hashlib.sha256(self.read(path)).hexdigest()
+            self.cache.put("sha256", oid, digest)
+        return digest
+
+    @property
+    def cache(self):
+        """The repository's cache; one that holds nothing for a snapshot of no repository."""
+        if self._git is not None:
+            return self._git.cache
+        from oracle_guard.cache import Cache
+
+        return Cache(None)
+
     @classmethod
     def empty(cls, label: str = "the empty tree") -> "Snapshot":
         return cls(None, label, {})

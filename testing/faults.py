@@ -51,12 +51,18 @@ def logging_git(folder: Path) -> Path:
 
 
 def calls(folder: Path) -> List[str]:
-    """The logged invocations of a wrapper, without the leading ``-C DIR``."""
+    """The logged invocations of a wrapper, without the leading ``-C DIR`` and
+    ``-c key=value`` options."""
     log = folder / "calls"
     if not log.exists():
         return []
-    return [" ".join(line.split()[2:]) if line.startswith("-C ") else line
-            for line in log.read_text().splitlines()]
+    out = []
+    for line in log.read_text().splitlines():
+        words = line.split()
+        while words[:1] in (["-C"], ["-c"]):
+            words = words[2:]
+        out.append(" ".join(words))
+    return out
 
 
 def batch_dies_after_first_object(folder: Path) -> Path:

@@ -1,0 +1,154 @@
+"""The verdict cache: keyed by blob id, kept in the git directory, used when
+sound, ignored and rebuilt when corrupt, truncated or foreign."""
+import hashlib
+import json
+import subprocess
+
+import pytest
+
+from testing.git import commit, git, init_repo, run_guard, stage
+
+CONTRACT = """\
+version: 1
+fixtures:
+  - {lock: fixtures.lock, root: fx, paths: ["fx/**"]}
+"""
+DATA = b"recorded exchange\n"
+
+
+def guarded(tmp_path):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": CONTRACT, "fx/a.bin": DATA,
+                  "fixtures.lock": f"{hashlib.sha256(DATA).hexdigest()}  a.bin\n"})
+    return repo
+
+
+def cache_file(repo):
+    return repo / ".git" / "oracle-guard" / "cache.json"
+
+
+def fixture_lock(capsys, repo, *args):
+    return run_guard(capsys, repo, "check", "--only", "fixture-lock", *args)
+
+
+def drop_loose_object(repo, path):
+    oid = git(repo, "rev-parse", f"HEAD:{path}").strip()
+    (repo / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+    return oid
+
+
+def test_a_warm_run_reads_no_fixture_blob(tmp_path, capsys):
+    repo = guarded(tmp_path)
+    assert fixture_lock(capsys, repo)[0] == 0
+    doc = json.loads(cache_file(repo).read_text())
+    oid = git(repo, "rev-parse", "HEAD:fx/a.bin").strip()
+    assert doc["entries"]["sha256"][oid] == hashlib.sha256(DATA).hexdigest()
+    drop_loose_object(repo, "fx/a.bin")
+    # the blob is gone, yet its digest is known by its id: the cache was used
+    rc, out, _ = fixture_lock(capsys, repo)
+    assert rc == 0, out
+    # without the cache the missing object is what it is: an error
+    rc, _, err = fixture_lock(capsys, repo, "--no-cache")
+    assert rc == 2
+    assert "cannot read object" in err
+
+
+def test_no_cache_writes_nothing(tmp_path, capsys):
+    repo = guarded(tmp_path)
+    assert fixture_lock(capsys, repo, "--no-cache")[0] == 0
+    assert not cache_file(repo).exists()
+
+
+def planted_wrong_digest(repo):
+    """The cache as the first run wrote it, then the fixture's digest falsified."""
+    doc = json.loads(cache_file(repo).read_text())
+    oid = git(repo, "rev-parse", "HEAD:fx/a.bin").strip()
+    doc["entries"]["sha256"][oid] = "0" * 64
+    return doc
+
+
+@pytest.mark.parametrize("spoil", ["garbage", "truncated", "foreign key", "bad checksum",
+                                   "wrong format", "bad entry"])
+def test_a_spoiled_cache_is_ignored_and_rebuilt(tmp_path, capsys, spoil):
+    repo = guarded(tmp_path)
+    fixture_lock(capsys, repo)
+    text = cache_file(repo).read_text()
+    doc = planted_wrong_digest(repo)
+    if spoil == "garbage":
+        spoiled = "\x00\xff not json"
+    elif spoil == "truncated":
+        spoiled = text[: len(text) // 2]
+    elif spoil == "foreign key":
+        from oracle_guard.cache import _checksum
+
+        doc["checksum"] = _checksum(doc["entries"])
+        doc["key"] = "0.0.0:another-tool"
+        spoiled = json.dumps(doc)
+    elif spoil == "bad checksum":
+        spoiled = json.dumps(doc)  # the falsified digest under the old checksum
+    elif spoil == "wrong format":
+        spoiled = json.dumps(dict(doc, format="something-else"))
+    else:
+        doc["entries"]["sha256"]["not-an-oid"] = "x"
+        spoiled = json.dumps(doc)
+    cache_file(repo).write_text(spoiled)
+    rc, out, _ = fixture_lock(capsys, repo)
+    assert rc == 0, out  # the true digest was computed again, not taken from the file
+    rebuilt = json.loads(cache_file(repo).read_text())
+    oid = git(repo, "rev-parse", "HEAD:fx/a.bin").strip()
+    assert rebuilt["entries"]["sha256"][oid] == hashlib.sha256(DATA).hexdigest()
+
+
+def test_a_sound_cache_entry_is_believed(tmp_path, capsys):
+    # the near-miss of the spoiled cases: a well-formed, current cache is used as is
+    # (it lives in the git directory, which the patches being judged cannot write)
+    from oracle_guard.cache import _checksum
+
+    repo = guarded(tmp_path)
+    fixture_lock(capsys, repo)
+    doc = planted_wrong_digest(repo)
+    doc["checksum"] = _checksum(doc["entries"])
+    cache_file(repo).write_text(json.dumps(doc))
+    rc, out, _ = fixture_lock(capsys, repo)
+    assert rc == 1
+    assert "fx/a.bin: fixture-mismatch:" in out
+
+
+def test_a_changed_fixture_is_a_new_blob_and_a_new_verdict(tmp_path, capsys):
+    repo = guarded(tmp_path)
+    fixture_lock(capsys, repo)
+    stage(repo, {"fx/a.bin": b"rewritten\n"})
+    rc, out, _ = fixture_lock(capsys, repo)
+    assert rc == 1
+    assert "fx/a.bin: fixture-mismatch:" in out
+
+
+def test_a_bare_server_repository_gets_the_cache_too(tmp_path):
+    import sys
+
+    repo = guarded(tmp_path)
+    bare = tmp_path / "srv.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
+    proc = subprocess.run([sys.executable, "-m", "oracle_guard", "check", "-C", str(bare),
+                           "--head", "HEAD", "--only", "fixture-lock"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (bare / "oracle-guard" / "cache.json").exists()
+
+
+def test_a_cached_contract_needs_no_blob(tmp_path, capsys):
+    repo = guarded(tmp_path)
+    fixture_lock(capsys, repo)
+    drop_loose_object(repo, ".oracle-guard.yaml")
+
+    def fresh_process(*args):  # the in-process runs share parsed contracts in memory
+        import sys
+
+        return subprocess.run([sys.executable, "-m", "oracle_guard", "check", "-C", str(repo),
+                               "--only", "fixture-lock", *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+
+    assert fresh_process().returncode == 0
+    missing = fresh_process("--no-cache")
+    assert missing.returncode == 2
+    assert "cannot read object" in missing.stderr
