@@ -155,16 +155,19 @@ def _jsonl_lines(data: bytes) -> List[bytes]:
     return lines
 
 
-def _check_new_lines(path: str, lines: List[bytes], start: int) -> List[Finding]:
-    for number in range(start, len(lines)):
+def _check_new_lines(path: str, lines: List[bytes], start: int,
+                     skipped: int = 0) -> List[Finding]:
+    """Each of ``lines[start:]`` must be one JSON value; ``skipped`` lines come
+    before ``lines`` in the file (for the line numbers)."""
+    for index in range(start, len(lines)):
+        number = skipped + index + 1
         try:
-            if not loaders.decode_text(lines[number]).strip():
+            if not loaders.decode_text(lines[index]).strip():
                 raise loaders.LoadError("the line is empty")
-            loaders.load_json(lines[number])
+            loaders.load_json(lines[index])
         except loaders.LoadError as exc:
             return [Finding(HOOK, "seed-invalid", path,
-                            f"line {number + 1} is not one JSON value: {exc.message}",
-                            number + 1)]
+                            f"line {number} is not one JSON value: {exc.message}", number)]
     return []
 
 
@@ -208,17 +211,22 @@ def _compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
         return []
     new_data = candidate.read(path, limit)
     if fmt == "jsonl":
-        new_lines = _jsonl_lines(new_data)
-        if not new_lines:
+        if not new_data.strip(b"\n"):
             return [Finding(HOOK, "oracle-incomplete", path, "seed file holds no seeds")]
         if unchanged:
             return []
         if old_entry is None:
-            return _check_new_lines(path, new_lines, 0)
+            return _check_new_lines(path, _jsonl_lines(new_data), 0)
         assert base is not None
+        old_data = base.read(path, limit)
+        if old_data.endswith(b"\n") and new_data.startswith(old_data):
+            # the common case, an append: only the new lines need reading
+            return _check_new_lines(path, _jsonl_lines(new_data[len(old_data):]), 0,
+                                    skipped=old_data.count(b"\n"))
+        new_lines = _jsonl_lines(new_data)
         # split on b"\n" keeps a missing final newline visible: text glued onto
         # the base's last line makes that line differ
-        return _jsonl_findings(path, _jsonl_lines(base.read(path, limit)), new_lines)
+        return _jsonl_findings(path, _jsonl_lines(old_data), new_lines)
     kind = list if fmt == "json-array" else dict
     try:
         new_value = _load(candidate, path, kind, limit)
