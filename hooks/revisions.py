@@ -1,7 +1,6 @@
 """Which revisions are judged: the candidate, the base, and their snapshots."""
 from __future__ import annotations
 
-import os
 from typing import Callable, Dict, Mapping, Optional
 
 from oracle_guard.gitio import Entry, Git

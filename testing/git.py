@@ -2,10 +2,9 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
