@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 # POSIX classes as git's wildmatch defines them (ASCII only).
 _POSIX = {
@@ -201,7 +201,7 @@ class Pattern:
         ignoring letter case and Unicode normalization (NFC vs NFD)."""
         if fold_case:
             rx, nfa = self._rx_fold, self._nfa_fold
-            path = unicodedata.normalize("NFC", path)
+            path = _nfc(path)
         else:
             rx, nfa = self._rx, self._nfa
         if nfa is not None:
@@ -278,6 +278,11 @@ class _Nfa:
         return not dir_only and self.end in states
 
 
+def _nfc(path: str) -> str:
+    # ASCII is already in every normal form: skip the work for most paths
+    return path if path.isascii() else unicodedata.normalize("NFC", path)
+
+
 @functools.lru_cache(maxsize=None)
 def compile_pattern(text: str) -> Pattern:
     return Pattern(text)
@@ -295,6 +300,8 @@ class AnyOf:
 
         plain = [p for p in patterns if not p.risky]
         self._risky = [p for p in patterns if p.risky]
+        # does a folder or one of its parents match? paths share folders, so ask once
+        self._folders: Dict[Tuple[str, bool], bool] = {}
         self._full = union([p._rx for p in plain if not p.dir_only])
         self._prefix = union([p._rx for p in plain])
         self._full_fold = union([p._rx_fold for p in plain if not p.dir_only])
@@ -304,18 +311,33 @@ class AnyOf:
         if any(p.matches(path, fold_case) for p in self._risky):
             return True
         if fold_case:
-            full, prefix = self._full_fold, self._prefix_fold
-            path = unicodedata.normalize("NFC", path)
+            full = self._full_fold
+            path = _nfc(path)
         else:
-            full, prefix = self._full, self._prefix
+            full = self._full
         if full.match(path):
             return True
-        end = path.find("/")
-        while end != -1:
-            if prefix.match(path, 0, end):
-                return True
-            end = path.find("/", end + 1)
-        return False
+        folder = path.rpartition("/")[0]
+        return bool(folder) and self._folder_matches(folder, fold_case)
+
+    def _folder_matches(self, folder: str, fold_case: bool) -> bool:
+        """Does ``folder`` or a parent of it match? Remembered per folder."""
+        prefix = self._prefix_fold if fold_case else self._prefix
+        unknown = []  # from ``folder`` up to the nearest folder already asked
+        known = False
+        while folder:
+            answer = self._folders.get((folder, fold_case))
+            if answer is not None:
+                known = answer
+                break
+            unknown.append(folder)
+            folder = folder.rpartition("/")[0]
+        if len(self._folders) > 100_000:
+            self._folders.clear()
+        for folder in reversed(unknown):  # downwards: a match above holds below
+            known = known or bool(prefix.match(folder))
+            self._folders[(folder, fold_case)] = known
+        return known
 
 
 class PatternSet:
