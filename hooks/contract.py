@@ -56,10 +56,6 @@ class Contract:
         globs.extend((self.data.get("budget") or {}).get("known_ids", []))
         return globs + [".gitattributes"]
 
-    def oracle_patterns(self) -> List[str]:
-        """What the contract names: denied to every change without being listed."""
-        return [literal_pattern(f) for f in self.oracle_files()] + self.oracle_globs()
-
 
 def literal_pattern(path: str) -> str:
     """A pattern matching exactly this repo-relative path."""

@@ -3,6 +3,7 @@ edits an agent might try, each judged by the real hooks."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -117,9 +118,7 @@ def rewrite_fixture(repo: Repo) -> None:
 
 def rewrite_fixture_and_lock(repo: Repo) -> None:
     rewrite_fixture(repo)
-    from oracle_guard.fixture_lock import sha256
-
-    digest = sha256(repo.read("oracle/inputs/pricing.json").encode())
+    digest = hashlib.sha256(repo.read("oracle/inputs/pricing.json").encode()).hexdigest()
     repo.write("oracle/fixtures.lock.json",
                json.dumps({"pricing.json": digest}, indent=2) + "\n")
 

@@ -1,7 +1,6 @@
 """fixture-lock: do the fixture files match their SHA-256 lock?"""
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -38,10 +37,6 @@ class Lock:
         self.style = style  # "json", "sha256sum" or "digest"
         self.digests = digests
         self.lines = lines
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def relative_to(root: str, path: str) -> Optional[str]:

@@ -304,6 +304,3 @@ class Git:
         out += self.run("ls-files", "--others", "--exclude-standard", "-z", "--full-name",
                         "--", ":(top)")
         return [decode_path(p) for p in out.split(b"\0") if p]
-
-    def add(self, paths: Sequence[str]) -> None:
-        self.run("add", "--", *paths)

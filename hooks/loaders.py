@@ -265,11 +265,6 @@ def _bounded_int(literal: str) -> int:
     return int(literal)
 
 
-def load_json_line(text: str) -> Any:
-    """One JSONL record (no positions; errors carry the column)."""
-    return load_json(text.encode("utf-8", "surrogatepass")).value
-
-
 # -- YAML --------------------------------------------------------------------
 _yaml_loader = None
 
