@@ -184,6 +184,9 @@ def check_entry(entry: dict, candidate: Snapshot,
         findings.append(Finding(HOOK, "fixture-missing", lock_path,
                                 f"the digest locks no file: the fixture paths match nothing "
                                 f"in {candidate.label}", 1))
+    digests = candidate.sha256_of([
+        path for path in fixtures if candidate.entries[path].is_regular
+        and relative_to(root, path) in lock.digests])
     for path in fixtures:
         file_entry = candidate.entries[path]
         key = relative_to(root, path)
@@ -203,7 +206,7 @@ def check_entry(entry: dict, candidate: Snapshot,
             findings.append(Finding(HOOK, "fixture-unlocked", path,
                                     f"has no entry in {lock_path}"))
             continue
-        actual = candidate.sha256(path)
+        actual = digests[path]
         if actual != lock.digests[key]:
             findings.append(Finding(
                 HOOK, "fixture-mismatch", path,
@@ -240,9 +243,9 @@ def build_lock(entry: dict, snapshot: Snapshot) -> Tuple[str, int]:
             style = lock_style(loaders.decode_text(snapshot.read(entry["lock"])))
         except loaders.LoadError:
             pass  # not text: rewritten as JSON
-    digests = {}
-    for path in fixtures:
-        key = relative_to(root, path)
-        if key is not None and snapshot.entries[path].is_regular:
-            digests[key] = snapshot.sha256(path)
+    keys = {path: relative_to(root, path) for path in fixtures
+            if snapshot.entries[path].is_regular}
+    keys = {path: key for path, key in keys.items() if key is not None}
+    by_path = snapshot.sha256_of(list(keys))
+    digests = {key: by_path[path] for path, key in keys.items()}
     return render_lock(style, digests), len(digests)

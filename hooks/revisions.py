@@ -1,7 +1,7 @@
 """Which revisions are judged: the candidate, the base, and their snapshots."""
 from __future__ import annotations
 
-from typing import Callable, Dict, Mapping, Optional
+from typing import Callable, Dict, Mapping, Optional, Sequence
 
 from oracle_guard.gitio import Entry, Git
 
@@ -19,6 +19,7 @@ class Snapshot:
         self.label = label
         self.entries = entries
         self.commit = commit
+        self._digests: Dict[str, str] = {}  # by blob id, for when the cache is off
 
     def __contains__(self, path: str) -> bool:
         return path in self.entries
@@ -28,16 +29,19 @@ class Snapshot:
         assert self._git is not None
         return self._git.read_blob(entry.oid, limit)
 
-    def sha256(self, path: str) -> str:
-        """The SHA-256 of a file's bytes, cached by blob id."""
-        import hashlib
-
-        oid = self.entries[path].oid
-        digest = self.cache.get("sha256", oid)
-        if digest is None:
-            digest = hashlib.sha256(self.read(path)).hexdigest()
-            self.cache.put("sha256", oid, digest)
-        return digest
+    def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
+        """The SHA-256 of each file; the ones the cache lacks are hashed in one
+        streamed batch."""
+        oids = {path: self.entries[path].oid for path in paths}
+        known = {oid: self._digests.get(oid) or self.cache.get("sha256", oid)
+                 for oid in oids.values()}
+        missing = [oid for oid, digest in known.items() if digest is None]
+        if missing:
+            assert self._git is not None
+            for oid, digest in self._git.sha256_blobs(missing).items():
+                known[oid] = self._digests[oid] = digest
+                self.cache.put("sha256", oid, digest)
+        return {path: known[oid] for path, oid in oids.items()}
 
     @property
     def cache(self):

@@ -7,6 +7,7 @@ import io
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -61,6 +62,8 @@ def repo(tmp_path):
 
 
 def check(capsys, repo, *args, env=None):
+    # each run starts cold, so every run makes the same git calls as the healthy one
+    shutil.rmtree(Path(repo) / ".git" / "oracle-guard", ignore_errors=True)
     return run_guard(capsys, repo, "check", "--now", NOW, *args, env=env)
 
 

@@ -1,0 +1,61 @@
+"""gitio.Git.sha256_blobs: the streamed batch that fixture-lock hashes with."""
+import hashlib
+import os
+import random
+
+import pytest
+
+from oracle_guard.gitio import Git, GitError
+from testing.git import git, init_repo
+
+
+def blob(repo, data: bytes) -> str:
+    path = repo / "blob.tmp"
+    path.write_bytes(data)
+    return git(repo, "hash-object", "-w", str(path)).strip()
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return init_repo(tmp_path / "repo")
+
+
+def test_digests_match_hashlib_across_buffer_boundaries(repo):
+    rng = random.Random(5)
+    # empty, tiny, one byte short of and past the 1 MiB read buffer, and a newline-only blob
+    payloads = [b"", b"a", b"\n", rng.randbytes((1 << 20) - 1), rng.randbytes((1 << 20) + 7),
+                rng.randbytes(3 << 20)] + [rng.randbytes(rng.randrange(5000)) for _ in range(200)]
+    oids = [blob(repo, data) for data in payloads]
+    digests = Git(str(repo)).sha256_blobs(oids + oids[:3])  # repeats are hashed once
+    assert len(digests) == len(set(oids))
+    for oid, data in zip(oids, payloads):
+        assert digests[oid] == hashlib.sha256(data).hexdigest()
+
+
+def test_nothing_asked_runs_nothing(repo):
+    assert Git(str(repo)).sha256_blobs([]) == {}
+
+
+def test_a_missing_object_is_an_error_not_a_digest(repo):
+    present = blob(repo, b"here\n")
+    missing = "0123456789abcdef0123456789abcdef01234567"
+    with pytest.raises(GitError, match=f"cannot read object {missing}: {missing} missing"):
+        Git(str(repo)).sha256_blobs([present, missing, present])
+
+
+def test_a_tree_is_not_hashed_as_a_blob(repo):
+    (repo / "f").write_text("x\n")
+    git(repo, "add", "f")
+    tree = git(repo, "write-tree").strip()
+    with pytest.raises(GitError, match=f"cannot read object {tree}: {tree} tree"):
+        Git(str(repo)).sha256_blobs([tree])
+
+
+def test_a_truncated_object_file_is_an_error(repo):
+    oid = blob(repo, os.urandom(1 << 16))
+    path = repo / ".git" / "objects" / oid[:2] / oid[2:]
+    data = path.read_bytes()
+    path.chmod(0o644)
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(GitError, match=f"cannot read object {oid}"):
+        Git(str(repo)).sha256_blobs([oid])
