@@ -1,7 +1,7 @@
 """A content-addressed cache under the git directory: verdicts keyed by blob id.
 
 Blobs never change, so what was computed from one (its SHA-256, that a lock or
-contract in it validated) holds until the tool or its schemas change; both are
+contract in it validated, what a freeze file holds or why it is invalid) holds until the tool or its schemas change; both are
 part of the cache's key. A cache that is corrupt, truncated, or written by
 another version is ignored and rebuilt, never trusted. The file lives in the
 repository's git directory, which the patches being judged cannot write.
@@ -15,10 +15,11 @@ import re
 from typing import Any, Dict, Optional
 
 FORMAT = "oracle-guard-cache"
-KINDS = ("sha256", "lock", "contract")
+KINDS = ("sha256", "lock", "contract", "freeze")
 MAX_ENTRIES = 200_000  # per kind; entries this run did not use go first
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _OID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_OID_AND_SCHEMA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64}):.")
 
 
 def cache_key() -> str:
@@ -42,7 +43,8 @@ def _well_formed(entries: Any) -> bool:
     if not isinstance(entries, dict) or set(entries) != set(KINDS):
         return False
     for kind, table in entries.items():
-        if not isinstance(table, dict) or not all(_OID.match(k) for k in table):
+        key = _OID_AND_SCHEMA if kind == "freeze" else _OID
+        if not isinstance(table, dict) or not all(key.match(k) for k in table):
             return False
         if kind == "sha256" and not all(isinstance(v, str) and _HEX64.match(v)
                                         for v in table.values()):
@@ -51,7 +53,30 @@ def _well_formed(entries: Any) -> bool:
             return False
         if kind == "contract" and not all(isinstance(v, dict) for v in table.values()):
             return False
+        if kind == "freeze" and not all(_freeze_verdict(v) for v in table.values()):
+            return False
     return True
+
+
+def _freeze_verdict(value: Any) -> bool:
+    """The shape freeze_schema._verdict writes; anything else is not trusted."""
+    def line(v: Any) -> bool:
+        return v is None or (type(v) is int and v > 0)
+
+    def text(v: Any) -> bool:
+        return v is None or isinstance(v, str)
+
+    if not isinstance(value, dict) or set(value) != {"size", "problems", "records", "cap"}:
+        return False
+    problems, records, cap = value["problems"], value["records"], value["cap"]
+    return (type(value["size"]) is int and value["size"] >= 0
+            and isinstance(problems, list) and isinstance(records, list)
+            and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+                    and line(p[1]) for p in problems)
+            and all(isinstance(r, list) and len(r) == 5 and isinstance(r[0], str)
+                    and all(text(v) for v in r[1:4]) and line(r[4]) for r in records)
+            and (cap is None or (isinstance(cap, list) and len(cap) == 2
+                                 and type(cap[0]) is int and line(cap[1]))))
 
 
 class Cache:

@@ -37,13 +37,21 @@ class FreezeState:
     unreadable: List[str]  # files whose entries could not be counted
 
 
+def _schema_key(schema: str, contract) -> str:
+    """Names the schema in cache keys: a built-in by name, a custom one by its blob too."""
+    if schema in validation.BUILTIN:
+        return schema
+    entry = contract.source.entries.get(schema)
+    if entry is None:
+        raise ContractError(f"schema file {schema!r} named by the contract is missing "
+                            f"from {contract.source.label}")
+    return f"{schema}@{entry.oid}"
+
+
 def _validator(schema: str, contract):
     if schema in validation.BUILTIN:
         return None
     source = contract.source
-    if schema not in source.entries:
-        raise ContractError(f"schema file {schema!r} named by the contract is missing "
-                            f"from {source.label}")
     try:
         doc = loaders.load_json(source.read(schema))
         return validation.custom_validator(doc.value)
@@ -126,9 +134,10 @@ def load(contract, candidate: Snapshot, hook: str = HOOK) -> FreezeState:
     entry_ids: Dict[str, str] = {}
     for entry in contract.section("freeze") or []:
         schema = entry["schema"]
-        validator = _validator(schema, contract)
+        key = _schema_key(schema, contract)
+        validator = _validator(schema, contract)  # None for a built-in: nothing imported yet
         for path in PatternSet(entry["paths"]).select(candidate.entries):
-            found = _load_file(schema, validator, path, candidate, hook, state,
+            found = _load_file(schema, key, validator, path, candidate, hook, state,
                                contract.limit("freeze_bytes"))
             if found is None:
                 state.unreadable.append(path)
@@ -144,23 +153,50 @@ def load(contract, candidate: Snapshot, hook: str = HOOK) -> FreezeState:
     return state
 
 
-def _load_file(schema, validator, path, candidate, hook, state,
+def _load_file(schema, schema_key, validator, path, candidate, hook, state,
                limit: int) -> Optional[List[Frozen]]:
+    """One file's records, or None with its findings in ``state``. The verdict
+    depends only on the bytes and the schema, so it is cached by blob id; the
+    size cap is applied to the cached size, so a lower cap still holds."""
     def invalid(message: str, line: Optional[int] = None) -> None:
         state.findings.append(Finding(hook, "freeze-invalid", path, message, line))
 
-    if not candidate.entries[path].is_regular:
-        invalid(f"is not a regular file (mode {candidate.entries[path].mode})")
+    entry = candidate.entries[path]
+    if not entry.is_regular:
+        invalid(f"is not a regular file (mode {entry.mode})")
         return None
+    cache_key = f"{entry.oid}:{schema_key}"
+    verdict = candidate.cache.get("freeze", cache_key)
+    if verdict is not None and verdict["size"] > limit:
+        verdict = None  # read again, so the cap's finding is the reader's own
+    if verdict is None:
+        try:
+            data = candidate.read(path, limit)
+        except BlobTooLarge as exc:
+            invalid(f"{exc} (limits.freeze_bytes): not loaded")
+            return None
+        verdict = _verdict(schema, validator, path, data)
+        candidate.cache.put("freeze", cache_key, verdict)
+    for message, line in verdict["problems"]:
+        invalid(message, line)
+    if verdict["problems"]:
+        return None
+    if verdict["cap"] is not None:
+        state.caps.append((path, verdict["cap"][0], verdict["cap"][1]))
+    return [Frozen(i, owner, expires, reason, path, line)
+            for i, owner, expires, reason, line in verdict["records"]]
+
+
+def _verdict(schema: str, validator, path: str, data: bytes) -> Dict[str, Any]:
+    """What a freeze file says, as JSON data: ``problems`` ([message, line] pairs),
+    or its ``records`` and, for a budget file, its ``cap`` ([max_frozen, line])."""
+    verdict: Dict[str, Any] = {"size": len(data), "problems": [], "records": [], "cap": None}
     try:
-        doc = loaders.load_by_name(path, candidate.read(path, limit))
+        doc = loaders.load_by_name(path, data)
     except loaders.LoadError as exc:
         column = f" (column {exc.column})" if exc.line and exc.column else ""
-        invalid(f"does not parse: {exc.message}{column}", exc.line)
-        return None
-    except BlobTooLarge as exc:
-        invalid(f"{exc} (limits.freeze_bytes): not loaded")
-        return None
+        verdict["problems"] = [[f"does not parse: {exc.message}{column}", exc.line]]
+        return verdict
     try:
         found = validation.problems(doc.value, schema if validator is None else None,
                                     validator)
@@ -168,13 +204,15 @@ def _load_file(schema, validator, path, candidate, hook, state,
         raise ContractError(f"schema file {schema!r}: {exc}") from None
     if validator is None and not found:
         found = _rules(schema, doc.value, doc)
-    for json_path, message in found:
-        invalid(f"{loaders.json_pointer(json_path)}: {message}", doc.line_of(json_path))
     if found:
-        return None
+        verdict["problems"] = [[f"{loaders.json_pointer(json_path)}: {message}",
+                                doc.line_of(json_path)] for json_path, message in found]
+        return verdict
     if schema == "flake-budget":
-        state.caps.append((path, doc.value["max_frozen"], doc.line_of(("max_frozen",))))
-    return _records(schema, doc.value, doc, path)
+        verdict["cap"] = [doc.value["max_frozen"], doc.line_of(("max_frozen",))]
+    verdict["records"] = [[r.id, r.owner, r.expires, r.reason, r.line]
+                          for r in _records(schema, doc.value, doc, path)]
+    return verdict
 
 
 def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:

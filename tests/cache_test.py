@@ -152,3 +152,86 @@ def test_a_cached_contract_needs_no_blob(tmp_path, capsys):
     missing = fresh_process("--no-cache")
     assert missing.returncode == 2
     assert "cannot read object" in missing.stderr
+
+
+# -- freeze files: what a file holds, or why it is invalid, by blob id ----------------
+
+FREEZE_CONTRACT = """\
+version: 1
+limits: {freeze_bytes: %d}
+freeze:
+  - {paths: ["budget.yaml"], schema: flake-budget}
+budget:
+  max_frozen: 3
+"""
+BUDGET = ("max_frozen: 3\nfrozen:\n  - {id: t1, owner: ann, expires: 2026-12-01, "
+          "reason: flaky}\n")
+
+
+def freeze_repo(tmp_path, budget=BUDGET, cap=4096):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": FREEZE_CONTRACT % cap, "budget.yaml": budget})
+    return repo
+
+
+def guard_process(repo, *args):
+    """A fresh process: what it imports shows whether the cache spared it the parse."""
+    import sys
+
+    code = ("import sys, runpy; sys.argv = ['oracle-guard'] + sys.argv[1:]\n"
+            "try:\n    runpy.run_module('oracle_guard', run_name='__main__')\n"
+            "finally:\n    print('IMPORTED', *sorted(m for m in ('jsonschema', 'yaml') "
+            "if m in sys.modules), file=sys.stderr)\n")
+    return subprocess.run([sys.executable, "-c", code, "check", "-C", str(repo), "--head",
+                           "HEAD", "--now", "2026-11-30", "--only",
+                           "freeze-schema,flake-budget", *args],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_warm_freeze_check_parses_and_validates_nothing(tmp_path):
+    repo = freeze_repo(tmp_path)
+    cold = guard_process(repo)
+    assert cold.returncode == 0, cold.stdout + cold.stderr
+    assert "IMPORTED jsonschema yaml" in cold.stderr
+    warm = guard_process(repo)
+    assert (warm.returncode, warm.stdout) == (0, cold.stdout)
+    assert "IMPORTED\n" in warm.stderr  # neither the YAML parser nor the validator
+    # the near-miss: without the cache every run parses again
+    assert "IMPORTED jsonschema yaml" in guard_process(repo, "--no-cache").stderr
+
+
+def test_an_invalid_freeze_file_stays_invalid_when_cached(tmp_path):
+    repo = freeze_repo(tmp_path, budget=BUDGET.replace("owner: ann, ", ""))
+    cold, warm = guard_process(repo), guard_process(repo)
+    assert cold.returncode == warm.returncode == 1
+    assert "budget.yaml:3: freeze-invalid:" in warm.stdout
+    assert warm.stdout == cold.stdout
+    assert "IMPORTED\n" in warm.stderr
+
+
+def test_a_lower_size_cap_holds_for_a_cached_file(tmp_path):
+    repo = freeze_repo(tmp_path, budget="# padding\n" * 150 + BUDGET)  # 1.7 KiB
+    assert guard_process(repo).returncode == 0  # cached under a 4 KiB cap
+    commit(repo, {".oracle-guard.yaml": FREEZE_CONTRACT % 1024})
+    commit(repo, {"src.py": "x = 1\n"})  # the rules come from the base: now the lowered cap
+    lowered = guard_process(repo)
+    assert lowered.returncode == 1
+    assert "limits.freeze_bytes" in lowered.stdout
+
+
+def test_a_freeze_verdict_of_the_wrong_shape_spoils_the_whole_cache(tmp_path):
+    from oracle_guard.cache import _checksum
+
+    repo = freeze_repo(tmp_path)
+    guard_process(repo)
+    doc = json.loads(cache_file(repo).read_text())
+    (key, verdict), = doc["entries"]["freeze"].items()
+    # a verdict that would hide the entry from the budget count, in the wrong shape
+    doc["entries"]["freeze"][key] = dict(verdict, records="none")
+    doc["checksum"] = _checksum(doc["entries"])
+    cache_file(repo).write_text(json.dumps(doc))
+    rerun = guard_process(repo)
+    assert rerun.returncode == 0
+    assert "IMPORTED jsonschema yaml" in rerun.stderr  # parsed again, not believed
+    rebuilt = json.loads(cache_file(repo).read_text())
+    assert rebuilt["entries"]["freeze"][key] == verdict
