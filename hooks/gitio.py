@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 EMPTY = "empty"
 INDEX = "index"
@@ -98,8 +97,7 @@ class _Stream:
         return True
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):  # a tuple: trees of 100,000 files build one per path
     mode: str
     oid: str
 
@@ -246,8 +244,8 @@ class Git:
             if not record:
                 continue
             meta, _, raw_path = record.partition(b"\t")
-            mode, _type, oid = meta.decode().split()
-            path = decode_path(raw_path)
+            mode, _type, oid = meta.decode().split(" ")
+            path = raw_path.decode("utf-8", "surrogateescape")
             if path in entries:
                 # git fsck calls this duplicateEntries; checkouts and `git show` then
                 # disagree on which copy is the file, so it is never judged

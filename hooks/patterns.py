@@ -308,7 +308,7 @@ class AnyOf:
         self._prefix_fold = union([p._rx_fold for p in plain])
 
     def matches(self, path: str, fold_case: bool = False) -> bool:
-        if any(p.matches(path, fold_case) for p in self._risky):
+        if self._risky and any(p.matches(path, fold_case) for p in self._risky):
             return True
         if fold_case:
             full = self._full_fold
@@ -347,6 +347,10 @@ class PatternSet:
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
+
+    def matches(self, path: str) -> bool:
+        """Does any pattern match? (``first_match`` also says which.)"""
+        return self._any.matches(path)
 
     def first_match(self, path: str, fold_case: bool = False) -> Optional[str]:
         if not self._any.matches(path, fold_case):

@@ -37,11 +37,19 @@ class Snapshot:
                  for oid in oids.values()}
         missing = [oid for oid, digest in known.items() if digest is None]
         if missing:
-            assert self._git is not None
-            for oid, digest in self._git.sha256_blobs(missing).items():
+            for oid, digest in self._hash_blobs(missing, oids).items():
                 known[oid] = self._digests[oid] = digest
                 self.cache.put("sha256", oid, digest)
         return {path: known[oid] for path, oid in oids.items()}
+
+    def _hash_blobs(self, missing: Sequence[str], oids: Dict[str, str]) -> Dict[str, str]:
+        if self._git is not None:
+            return self._git.sha256_blobs(missing)
+        import hashlib  # a snapshot not backed by git (built in memory) reads its own
+
+        wanted = set(missing)
+        return {oid: hashlib.sha256(self.read(path)).hexdigest()
+                for path, oid in oids.items() if oid in wanted}
 
     @property
     def cache(self):

@@ -77,7 +77,7 @@ class WriteSet:
             reason = _covers_protected(path, self.protected)
         if reason is not None:
             return Finding(HOOK, "write-denied", path, reason)
-        if self.restricted and self.allow.first_match(path) is None:
+        if self.restricted and not self.allow.matches(path):
             return Finding(HOOK, "write-outside-set", path,
                            "matches no allowed pattern of the write set")
         return None
@@ -86,9 +86,11 @@ class WriteSet:
 def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
     write_set = WriteSet.of(contract)
     found = []
+    old, new = base.entries, candidate.entries
     for path in changed_paths(base, candidate):
-        sides = (base.entries.get(path), candidate.entries.get(path))
-        opaque = any(e is not None and not e.is_regular for e in sides)
+        before, after = old.get(path), new.get(path)
+        opaque = ((before is not None and not before.is_regular)
+                  or (after is not None and not after.is_regular))
         found.append(write_set.finding(path, opaque))
     return [f for f in found if f is not None]
 
