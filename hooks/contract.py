@@ -122,7 +122,7 @@ def _readable(message: str) -> str:
 
 
 def read(snapshot: Snapshot) -> Optional[Dict[str, Any]]:
-    entry = snapshot.entries.get(CONTRACT_PATH)
+    entry = snapshot.entry(CONTRACT_PATH)
     if entry is None:
         return None
     if not entry.is_regular:

@@ -47,7 +47,7 @@ def relative_to(root: str, path: str) -> Optional[str]:
 
 
 def fixture_files(entry: dict, snapshot: Snapshot) -> List[str]:
-    return pending_fixtures(entry, snapshot.entries)
+    return [p for p in snapshot.select(PatternSet(entry["paths"])) if p != entry["lock"]]
 
 
 def pending_fixtures(entry: dict, paths: Iterable[str]) -> List[str]:
@@ -61,7 +61,7 @@ def unlockable(entry: dict, snapshot: Snapshot) -> List[str]:
     root = entry.get("root", "")
     problems = []
     for path in fixture_files(entry, snapshot):
-        tree_entry = snapshot.entries[path]
+        tree_entry = snapshot.entry(path)
         if not tree_entry.is_regular:
             kind = "a submodule" if tree_entry.mode == "160000" else "a symlink"
             problems.append(f"{path!r} is {kind}, not a regular file: replace or remove it")
@@ -159,7 +159,7 @@ def check_entry(entry: dict, candidate: Snapshot,
     lock_path = entry["lock"]
     root = entry.get("root", "")
     fixtures = fixture_files(entry, candidate)
-    lock_entry = candidate.entries.get(lock_path)
+    lock_entry = candidate.entry(lock_path)
     if lock_entry is None:
         return [Finding(HOOK, "lock-invalid", lock_path,
                         f"lock file is missing from {candidate.label}")]
@@ -185,10 +185,10 @@ def check_entry(entry: dict, candidate: Snapshot,
                                 f"the digest locks no file: the fixture paths match nothing "
                                 f"in {candidate.label}", 1))
     digests = candidate.sha256_of([
-        path for path in fixtures if candidate.entries[path].is_regular
+        path for path in fixtures if candidate.entry(path).is_regular
         and relative_to(root, path) in lock.digests])
     for path in fixtures:
-        file_entry = candidate.entries[path]
+        file_entry = candidate.entry(path)
         key = relative_to(root, path)
         if key is not None:
             seen.add(key)
@@ -238,13 +238,14 @@ def build_lock(entry: dict, snapshot: Snapshot) -> Tuple[str, int]:
     root = entry.get("root", "")
     fixtures = fixture_files(entry, snapshot)
     style = "json"
-    if entry["lock"] in snapshot.entries and snapshot.entries[entry["lock"]].is_regular:
+    lock_entry = snapshot.entry(entry["lock"])
+    if lock_entry is not None and lock_entry.is_regular:
         try:
             style = lock_style(loaders.decode_text(snapshot.read(entry["lock"])))
         except loaders.LoadError:
             pass  # not text: rewritten as JSON
     keys = {path: relative_to(root, path) for path in fixtures
-            if snapshot.entries[path].is_regular}
+            if snapshot.entry(path).is_regular}
     keys = {path: key for path, key in keys.items() if key is not None}
     by_path = snapshot.sha256_of(list(keys))
     digests = {key: by_path[path] for path, key in keys.items()}

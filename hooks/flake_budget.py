@@ -17,7 +17,7 @@ HOOK = "flake-budget"
 
 def known_ids(patterns: List[str], snapshot: Snapshot) -> set:
     return {os.path.splitext(os.path.basename(p))[0]
-            for p in PatternSet(patterns).select(snapshot.entries)}
+            for p in snapshot.select(PatternSet(patterns))}
 
 
 def check(contract, base: Snapshot, candidate: Snapshot, now: dt.datetime) -> List[Finding]:

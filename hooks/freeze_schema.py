@@ -41,7 +41,7 @@ def _schema_key(schema: str, contract) -> str:
     """Names the schema in cache keys: a built-in by name, a custom one by its blob too."""
     if schema in validation.BUILTIN:
         return schema
-    entry = contract.source.entries.get(schema)
+    entry = contract.source.entry(schema)
     if entry is None:
         raise ContractError(f"schema file {schema!r} named by the contract is missing "
                             f"from {contract.source.label}")
@@ -136,7 +136,7 @@ def load(contract, candidate: Snapshot, hook: str = HOOK) -> FreezeState:
         schema = entry["schema"]
         key = _schema_key(schema, contract)
         validator = _validator(schema, contract)  # None for a built-in: nothing imported yet
-        for path in PatternSet(entry["paths"]).select(candidate.entries):
+        for path in candidate.select(PatternSet(entry["paths"])):
             found = _load_file(schema, key, validator, path, candidate, hook, state,
                                contract.limit("freeze_bytes"))
             if found is None:
@@ -161,7 +161,7 @@ def _load_file(schema, schema_key, validator, path, candidate, hook, state,
     def invalid(message: str, line: Optional[int] = None) -> None:
         state.findings.append(Finding(hook, "freeze-invalid", path, message, line))
 
-    entry = candidate.entries[path]
+    entry = candidate.entry(path)
     if not entry.is_regular:
         invalid(f"is not a regular file (mode {entry.mode})")
         return None

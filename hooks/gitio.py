@@ -97,6 +97,26 @@ class _Stream:
         return True
 
 
+def _duplicate(commit: str, path: str) -> GitError:
+    # git fsck calls this duplicateEntries; checkouts and `git show` then
+    # disagree on which copy is the file, so it is never judged
+    return GitError(f"the tree of {commit[:12]} lists {path!r} twice (git fsck: "
+                    "duplicateEntries); a malformed tree is never judged")
+
+
+def _canonical_mode(raw: bytes) -> str:
+    """A tree entry's mode as ls-tree prints it (git's canon_mode)."""
+    mode = int(raw, 8)
+    kind = mode & 0o170000
+    if kind == 0o040000:
+        return "040000"
+    if kind == 0o120000:
+        return "120000"
+    if kind == 0o160000:
+        return "160000"
+    return "100755" if mode & 0o100 else "100644"
+
+
 class Entry(NamedTuple):  # a tuple: trees of 100,000 files build one per path
     mode: str
     oid: str
@@ -116,6 +136,7 @@ class Git:
         self._batch: Optional[subprocess.Popen] = None
         self._blobs: Dict[str, bytes] = {}
         self._trees: Dict[str, Dict[str, Entry]] = {}
+        self._tree_objects: Dict[str, Dict[bytes, Tuple[str, str]]] = {}
 
     # -- processes -----------------------------------------------------
     def run(self, *args: str, check: bool = True, stdin: Optional[bytes] = None) -> bytes:
@@ -237,8 +258,12 @@ class Git:
             self._trees[commit] = self._list_tree(commit)
         return self._trees[commit]
 
-    def _list_tree(self, commit: str) -> Dict[str, Entry]:
-        out = self.run("ls-tree", "-r", "-z", "--full-tree", commit)
+    def _list_tree(self, commit: str, folders: Sequence[str] = ()) -> Dict[str, Entry]:
+        """Every file of the commit's tree, or with ``folders`` only those at or
+        below them (ls-tree matches its paths literally, never as globs)."""
+        limits = [":(literal)" + folder for folder in folders]
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", commit, *(["--"] + limits
+                                                                       if limits else []))
         entries = {}
         for record in out.split(b"\0"):
             if not record:
@@ -247,12 +272,79 @@ class Git:
             mode, _type, oid = meta.decode().split(" ")
             path = raw_path.decode("utf-8", "surrogateescape")
             if path in entries:
-                # git fsck calls this duplicateEntries; checkouts and `git show` then
-                # disagree on which copy is the file, so it is never judged
-                raise GitError(f"the tree of {commit[:12]} lists {path!r} twice (git fsck: "
-                               "duplicateEntries); a malformed tree is never judged")
+                raise _duplicate(commit, path)
             entries[path] = Entry(mode, oid)
         return entries
+
+    def tree_entries_under(self, commit: str, folders: Sequence[str]) -> Dict[str, Entry]:
+        return self._list_tree(commit, folders)
+
+    def tree_entry(self, commit: str, path: str) -> Optional[Entry]:
+        """One file of a commit's tree, found by walking trees through the
+        ``cat-file --batch`` already open: no listing, no process."""
+        tree = self.root_tree(commit)
+        *folders, name = encode_path(path).split(b"/")
+        for folder in folders:
+            found = self._tree(tree, commit).get(folder)
+            if found is None or found[0] != "040000":
+                return None
+            tree = found[1]
+        found = self._tree(tree, commit).get(name)
+        if found is None or found[0] == "040000":
+            return None
+        return Entry(*found)
+
+    def root_tree(self, commit: str) -> str:
+        header = self._read_object(commit, "commit").split(b"\n", 1)[0]
+        if not header.startswith(b"tree "):
+            raise GitError(f"commit {commit[:12]} names no tree")
+        return header[5:].decode()
+
+    def _tree(self, oid: str, commit: str) -> Dict[bytes, Tuple[str, str]]:
+        """A tree object's entries by name: (mode as ls-tree prints it, id)."""
+        if oid in self._tree_objects:
+            return self._tree_objects[oid]
+        data = self._read_object(oid, "tree")
+        width = len(oid) // 2  # 20 bytes for SHA-1, 32 for SHA-256
+        entries: Dict[bytes, Tuple[str, str]] = {}
+        at = 0
+        try:
+            while at < len(data):
+                space = data.index(b" ", at)
+                nul = data.index(b"\0", space)
+                name = data[space + 1:nul]
+                if name in entries:
+                    raise _duplicate(commit, decode_path(name))
+                if nul + 1 + width > len(data) or not name or b"/" in name:
+                    raise ValueError(name)
+                entries[name] = (_canonical_mode(data[at:space]),
+                                 data[nul + 1:nul + 1 + width].hex())
+                at = nul + 1 + width
+        except ValueError:
+            raise GitError(f"tree {oid} (in {commit[:12]}) is malformed (git fsck: "
+                           "badTree); a malformed tree is never judged") from None
+        self._tree_objects[oid] = entries
+        return entries
+
+    def diff_trees(self, old: str, new: str
+                   ) -> List[Tuple[str, Optional[Entry], Optional[Entry]]]:
+        """(path, entry before, entry after) for each file that differs between two
+        commits, from one ``diff-tree``: the cost grows with the change, not the tree.
+        A path listed twice comes from a tree with duplicate entries: never judged."""
+        out = self.run("diff-tree", "-r", "-z", "--raw", "--no-renames", "--full-index",
+                       old, new)
+        tokens = out.split(b"\0")
+        changes = []
+        seen = set()
+        for at in range(0, len(tokens) - 1, 2):
+            old_mode, new_mode, old_oid, new_oid, _status = tokens[at][1:].decode().split(" ")
+            path = decode_path(tokens[at + 1])
+            if path in seen:
+                raise _duplicate(new, path)
+            seen.add(path)
+            changes.append((path, None if old_mode == "000000" else Entry(old_mode, old_oid),
+                            None if new_mode == "000000" else Entry(new_mode, new_oid)))
+        return changes
 
     def index_entries(self) -> Dict[str, Entry]:
         # ':(top)' and --full-name: the whole index, repo-relative, from any subfolder
@@ -278,13 +370,19 @@ class Git:
         return entries
 
     def read_blob(self, oid: str, limit: Optional[int] = None) -> bytes:
-        """Object bytes via one long-lived ``git cat-file --batch``; a blob above
+        """Blob bytes via one long-lived ``git cat-file --batch``; a blob above
         ``limit`` bytes is skipped without being held in memory (BlobTooLarge)."""
         cached = self._blobs.get(oid)
         if cached is not None:
             if limit is not None and len(cached) > limit:
                 raise BlobTooLarge(len(cached), limit)
             return cached
+        data = self._read_object(oid, "blob", limit)
+        if len(data) <= CACHE_BLOBS_UP_TO:
+            self._blobs[oid] = data
+        return data
+
+    def _read_object(self, oid: str, kind: str, limit: Optional[int] = None) -> bytes:
         if self._batch is None:
             try:
                 self._batch = subprocess.Popen(
@@ -303,7 +401,7 @@ class Git:
         except (BrokenPipeError, OSError):
             header = b""
         parts = header.split()
-        if len(parts) != 3 or parts[1] != b"blob":
+        if len(parts) != 3 or parts[1] != kind.encode():
             self.close()
             what = header.decode("utf-8", "replace").strip() or "git cat-file exited"
             raise GitError(f"cannot read object {oid}: {what}")
@@ -322,8 +420,6 @@ class Git:
         if len(data) != size:
             self.close()
             raise GitError(f"cannot read object {oid}: truncated")
-        if size <= CACHE_BLOBS_UP_TO:
-            self._blobs[oid] = data
         return data
 
     def sha256_blobs(self, oids: Sequence[str]) -> Dict[str, str]:

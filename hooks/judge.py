@@ -45,7 +45,7 @@ def judge(contract: Optional[Contract], base: Snapshot, candidate: Snapshot, now
                 result.findings = check_module(hook).check(contract, base, candidate, now)
             except SystemExit as exc:  # a stray exit() in a hook is a bug, never a pass
                 raise RuntimeError(f"{hook} tried to exit (status {exc.code!r})") from None
-            if hook in DIFF_HOOKS and not result.findings and base.entries == candidate.entries:
+            if hook in DIFF_HOOKS and not result.findings and base.same_files(candidate):
                 result.note = (f"no change: {candidate.label} has the same files as "
                                f"{base.label}")
             elif contract.section(section) is None:

@@ -193,6 +193,22 @@ class Pattern:
         self._nfa_fold = _Nfa(tokens_fold, re.IGNORECASE) if risky else None
 
     @property
+    def folder(self) -> Optional[str]:
+        """The literal path every match lies at or below: the text before the
+        first wildcard, cut back to a whole folder (all of it when there is no
+        wildcard). None when a match could lie anywhere: an unanchored pattern,
+        or a wildcard in the first part."""
+        body = self.text[:-1] if self.dir_only else self.text
+        if "/" not in body:
+            return None
+        body = body[1:] if body.startswith("/") else body
+        first = next((i for i, ch in enumerate(body) if ch in "*?[\\"), None)
+        folder = body if first is None else body[:first].rpartition("/")[0]
+        # git takes such text as a path of its own ('..', '/x'): list everything instead
+        odd = "\0" in folder or any(part in ("", ".", "..") for part in folder.split("/"))
+        return None if odd else folder
+
+    @property
     def risky(self) -> bool:
         return self._nfa is not None
 
@@ -347,6 +363,13 @@ class PatternSet:
 
     def __bool__(self) -> bool:
         return bool(self.patterns)
+
+    def folders(self) -> Optional[List[str]]:
+        """Folders that hold every match (``Pattern.folder``), or None."""
+        folders = [pattern.folder for pattern in self.patterns]
+        if None in folders:
+            return None
+        return sorted(set(folders))  # type: ignore[arg-type]
 
     def matches(self, path: str) -> bool:
         """Does any pattern match? (``first_match`` also says which.)"""

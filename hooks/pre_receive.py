@@ -89,7 +89,7 @@ class RefVerdict:
 def _with_rules(git: Git, old: Snapshot, default_tip: Optional[str]) -> Snapshot:
     """The old tip when it has a contract, else the default branch tip: a ref from
     before the contract must not be judged by the contract its push brings."""
-    if contract_mod.CONTRACT_PATH in old.entries or not default_tip \
+    if contract_mod.CONTRACT_PATH in old or not default_tip \
             or default_tip == old.commit:
         return old
     return Snapshot.of_commit(git, default_tip, "the default branch tip")
@@ -161,7 +161,7 @@ def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
     if data is None:
         return
     following = contract_mod.Contract(data, candidate, from_base=True)
-    if all(rules.entries.get(path) == candidate.entries.get(path)
+    if all(rules.entry(path) == candidate.entry(path)
            for path in following.oracle_files()):
         return
     # builds the write set (allow_file) and the freeze validators (schema files)

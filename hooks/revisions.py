@@ -1,9 +1,30 @@
 """Which revisions are judged: the candidate, the base, and their snapshots."""
 from __future__ import annotations
 
-from typing import Callable, Dict, Mapping, Optional, Sequence
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from oracle_guard.gitio import Entry, Git
+from oracle_guard.patterns import PatternSet
+
+
+Change = Tuple[str, Optional[Entry], Optional[Entry]]  # path, before, after
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder + "/")
+
+
+def changes(base: Snapshot, candidate: Snapshot) -> List[Change]:
+    """Each file added, deleted, modified or changed in type or mode, by path
+    (a rename is both sides); between two commits from one diff-tree."""
+    git = base._git
+    if base.commit and candidate.commit and git is not None and git is candidate._git \
+            and (base._entries is None or candidate._entries is None):
+        return sorted(git.diff_trees(base.commit, candidate.commit))
+    old, new = base.entries, candidate.entries
+    found = [(p, old.get(p), e) for p, e in new.items() if old.get(p) != e]
+    found.extend((p, e, None) for p, e in old.items() if p not in new)
+    return sorted(found)
 
 
 class RevisionError(Exception):
@@ -11,28 +32,73 @@ class RevisionError(Exception):
 
 
 class Snapshot:
-    """A tree of files as git objects: a commit, the index, or nothing."""
+    """A tree of files as git objects: a commit, the index, or nothing.
 
-    def __init__(self, git: Optional[Git], label: str, entries: Dict[str, Entry],
+    A commit's tree is listed in full only when something needs all of it: one
+    file is found by walking trees, the files matching anchored patterns by
+    listing just their folders, and a change between two commits by diff-tree,
+    so the cost follows the oracle and the change, not the repository."""
+
+    def __init__(self, git: Optional[Git], label: str, entries: Optional[Dict[str, Entry]],
                  commit: Optional[str] = None) -> None:
         self._git = git
         self.label = label
-        self.entries = entries
+        self._entries = entries  # None: a commit not listed yet
         self.commit = commit
+        self._known: Dict[str, Entry] = {}  # files found without listing everything
+        self._listed: List[str] = []  # folders listed in full into _known
         self._digests: Dict[str, str] = {}  # by blob id, for when the cache is off
 
+    @property
+    def entries(self) -> Dict[str, Entry]:
+        """Every file, by path."""
+        if self._entries is None:
+            assert self._git is not None and self.commit is not None
+            self._entries = self._git.tree_entries(self.commit)
+        return self._entries
+
+    def entry(self, path: str) -> Optional[Entry]:
+        if self._entries is not None:
+            return self._entries.get(path)
+        if path in self._known:
+            return self._known[path]
+        if any(_inside(path, folder) for folder in self._listed):
+            return None
+        assert self._git is not None and self.commit is not None
+        found = self._git.tree_entry(self.commit, path)
+        if found is not None:
+            self._known[path] = found
+        return found
+
     def __contains__(self, path: str) -> bool:
-        return path in self.entries
+        return self.entry(path) is not None
+
+    def select(self, patterns: PatternSet) -> List[str]:
+        """The files any of ``patterns`` matches, sorted."""
+        folders = patterns.folders() if self._entries is None else None
+        if folders is None:
+            return patterns.select(self.entries)
+        unlisted = [f for f in folders if not any(_inside(f, done) for done in self._listed)]
+        if unlisted:
+            assert self._git is not None and self.commit is not None
+            self._known.update(self._git.tree_entries_under(self.commit, unlisted))
+            self._listed.extend(unlisted)
+        # every match lies in a listed folder, so what is known holds them all
+        return patterns.select(self._known)
+
+    def same_files(self, other: "Snapshot") -> bool:
+        if self.commit and other.commit and self._git is other._git and self._git is not None:
+            return self._git.root_tree(self.commit) == self._git.root_tree(other.commit)
+        return self.entries == other.entries
 
     def read(self, path: str, limit: Optional[int] = None) -> bytes:
-        entry = self.entries[path]
         assert self._git is not None
-        return self._git.read_blob(entry.oid, limit)
+        return self._git.read_blob(self._entry_of(path).oid, limit)
 
     def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
         """The SHA-256 of each file; the ones the cache lacks are hashed in one
         streamed batch."""
-        oids = {path: self.entries[path].oid for path in paths}
+        oids = {path: self._entry_of(path).oid for path in paths}
         known = {oid: self._digests.get(oid) or self.cache.get("sha256", oid)
                  for oid in oids.values()}
         missing = [oid for oid, digest in known.items() if digest is None]
@@ -41,6 +107,12 @@ class Snapshot:
                 known[oid] = self._digests[oid] = digest
                 self.cache.put("sha256", oid, digest)
         return {path: known[oid] for path, oid in oids.items()}
+
+    def _entry_of(self, path: str) -> Entry:
+        entry = self.entry(path)
+        if entry is None:
+            raise KeyError(path)
+        return entry
 
     def _hash_blobs(self, missing: Sequence[str], oids: Dict[str, str]) -> Dict[str, str]:
         if self._git is not None:
@@ -66,7 +138,7 @@ class Snapshot:
 
     @classmethod
     def of_commit(cls, git: Git, commit: str, label: str) -> "Snapshot":
-        return cls(git, label, git.tree_entries(commit), commit=commit)
+        return cls(git, label, None, commit=commit)
 
     @classmethod
     def of_index(cls, git: Git) -> "Snapshot":

@@ -194,8 +194,8 @@ def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
 
 def _compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
              limit: int) -> List[Finding]:
-    new_entry = candidate.entries[path]
-    old_entry = base.entries.get(path) if base is not None else None
+    new_entry = candidate.entry(path)
+    old_entry = base.entry(path) if base is not None else None
     if old_entry is not None and old_entry.mode != new_entry.mode:
         return [Finding(HOOK, "seed-rewritten", path,
                         f"mode changed from {old_entry.mode} to {new_entry.mode}")]
@@ -256,10 +256,10 @@ def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
     added: Optional[Dict[str, List[str]]] = None  # blob id -> paths new in the candidate
     for entry in contract.section("seeds") or []:
         patterns = PatternSet(entry["paths"])
-        in_base = patterns.select(base.entries)
-        in_candidate = patterns.select(candidate.entries)
+        in_base = base.select(patterns)
+        in_candidate = candidate.select(patterns)
         for path in in_base:
-            if path not in candidate.entries:
+            if path not in candidate:
                 if added is None:
                     added = {}
                     for new_path, new_entry in candidate.entries.items():
@@ -278,7 +278,7 @@ def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
 
 def _deleted(path: str, base: Snapshot, candidate: Snapshot,
              added: Dict[str, List[str]]) -> Finding:
-    moved = sorted(added.get(base.entries[path].oid, []))
+    moved = sorted(added.get(base.entry(path).oid, []))
     renamed = f" (renamed to {moved[0]}? a rename counts as a deletion)" if moved else ""
     return Finding(HOOK, "seed-file-deleted", path,
                    f"present in {base.label}, missing from {candidate.label}{renamed}")

@@ -8,21 +8,13 @@ from oracle_guard import loaders
 from oracle_guard.contract import ContractError, literal_pattern
 from oracle_guard.findings import Finding
 from oracle_guard.patterns import AnyOf, Pattern, PatternSet, compile_pattern
-from oracle_guard.revisions import Snapshot
+from oracle_guard.revisions import Snapshot, changes
 
 HOOK = "write-set"
 
 
-def changed_paths(base: Snapshot, candidate: Snapshot) -> List[str]:
-    """Added, deleted, modified, and type or mode changes; a rename is both sides."""
-    old, new = base.entries, candidate.entries
-    changed = [p for p, e in new.items() if old.get(p) != e]
-    changed.extend(p for p in old if p not in new)
-    return sorted(changed)
-
-
 def allow_file_patterns(path: str, source: Snapshot) -> List[str]:
-    if path not in source.entries:
+    if path not in source:
         raise ContractError(f"write_set.allow_file {path!r} is missing from {source.label}")
     try:
         text = loaders.decode_text(source.read(path))
@@ -86,9 +78,7 @@ class WriteSet:
 def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
     write_set = WriteSet.of(contract)
     found = []
-    old, new = base.entries, candidate.entries
-    for path in changed_paths(base, candidate):
-        before, after = old.get(path), new.get(path)
+    for path, before, after in changes(base, candidate):
         opaque = ((before is not None and not before.is_regular)
                   or (after is not None and not after.is_regular))
         found.append(write_set.finding(path, opaque))

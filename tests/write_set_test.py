@@ -2,9 +2,8 @@ import json
 
 import pytest
 
-from oracle_guard.gitio import Entry
-from oracle_guard.revisions import Snapshot
-from oracle_guard.write_set import changed_paths
+from oracle_guard.gitio import Entry, Git
+from oracle_guard.revisions import Snapshot, changes
 from testing.git import commit, git, init_repo, remove, run_guard, stage, write
 
 CONTRACT = """\
@@ -153,7 +152,7 @@ def test_unchanged_protected_files_are_not_reported(tmp_path, capsys):
     assert rc == 0, out
 
 
-def test_changed_paths_lists_every_kind_of_change():
+def test_changes_lists_every_kind_of_change():
     base = Snapshot(None, "base", {
         "same": Entry("100644", "1" * 40), "modified": Entry("100644", "2" * 40),
         "deleted": Entry("100644", "3" * 40), "chmod": Entry("100644", "4" * 40),
@@ -162,8 +161,37 @@ def test_changed_paths_lists_every_kind_of_change():
         "same": Entry("100644", "1" * 40), "modified": Entry("100644", "7" * 40),
         "chmod": Entry("100755", "4" * 40), "typechange": Entry("120000", "5" * 40),
         "renamed-to": Entry("100644", "6" * 40), "added": Entry("100644", "8" * 40)})
-    assert changed_paths(base, candidate) == [
+    assert [path for path, _, _ in changes(base, candidate)] == [
         "added", "chmod", "deleted", "modified", "renamed-from", "renamed-to", "typechange"]
+
+
+def test_diff_tree_and_full_listings_see_the_same_changes(tmp_path):
+    """Between two commits the change comes from diff-tree; it must be what
+    comparing the two full listings gives, entry for entry."""
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"same": "1", "modified": "2", "deleted": "3", "chmod": "4",
+                  "typechange": "5", "renamed-from": "6", "dir/file": "7", "file": "8",
+                  "a.b": "9", "a/b": "10"})
+    (repo / "chmod").chmod(0o755)
+    (repo / "typechange").unlink()
+    (repo / "typechange").symlink_to("same")
+    git(repo, "rm", "-q", "deleted", "dir/file", "file")
+    git(repo, "mv", "renamed-from", "renamed-to")
+    write(repo, {"modified": "changed", "dir": "now a file", "file/inside": "now a folder",
+                 "a/b": "11", "added": "new"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "every kind of change")
+    handle = Git(str(repo))
+    old, new = (git(repo, "rev-parse", rev).strip() for rev in ("HEAD~1", "HEAD"))
+    from_diff = changes(Snapshot.of_commit(handle, old, "old"),
+                        Snapshot.of_commit(handle, new, "new"))
+    listed = (Snapshot(handle, "old", handle.tree_entries(old), old),
+              Snapshot(handle, "new", handle.tree_entries(new), new))
+    assert from_diff == changes(*listed)
+    assert [path for path, _, _ in from_diff] == [
+        "a/b", "added", "chmod", "deleted", "dir", "dir/file", "file", "file/inside",
+        "modified", "renamed-from", "renamed-to", "typechange"]
+    handle.close()
 
 
 # -- deny ------------------------------------------------------------------------
