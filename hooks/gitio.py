@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 EMPTY = "empty"
 INDEX = "index"
@@ -115,6 +115,25 @@ def _canonical_mode(raw: bytes) -> str:
     if kind == 0o160000:
         return "160000"
     return "100755" if mode & 0o100 else "100644"
+
+
+def _commits_and_paths(out: bytes) -> List[Tuple[str, List[str], bool]]:
+    """Parse ``diff-tree --stdin -z -c --raw``: a commit id, then its changes."""
+    result: List[Tuple[str, List[str], bool]] = []
+    tokens = out.split(b"\0")
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.startswith(b":"):
+            commit, paths, merge = result[-1]
+            paths.append(decode_path(tokens[i + 1]))
+            result[-1] = (commit, paths, merge or token.startswith(b"::"))
+            i += 2
+            continue
+        if token:
+            result.append((token.decode(), [], False))
+        i += 1
+    return result
 
 
 class Entry(NamedTuple):  # a tuple: trees of 100,000 files build one per path
@@ -473,32 +492,56 @@ class Git:
             writer.join()
         return digests
 
-    def changes_by_commit(self, tip: str,
-                          exclude: Sequence[str]) -> List[Tuple[str, List[str], bool]]:
+    def changes_by_commit(self, tip: str, exclude: Sequence[str]
+                          ) -> Callable[[], List[Tuple[str, List[str], bool]]]:
         """(commit, changed paths, is a merge) for each commit reachable from
-        ``tip`` and not from ``exclude``: two processes whatever the number of
-        commits. A merge lists only the paths it changed relative to every
-        parent (and is known as a merge only when it lists any)."""
-        listed = self.run("rev-list", tip, "--not", *exclude, "--")
-        if not listed.strip():
-            return []
-        out = self.run("diff-tree", "--stdin", "-r", "-z", "-c", "--no-renames", "--raw",
-                       "--root", stdin=listed)
-        result: List[Tuple[str, List[str], bool]] = []
-        tokens = out.split(b"\0")
-        i = 0
-        while i < len(tokens):
-            token = tokens[i]
-            if token.startswith(b":"):
-                commit, paths, merge = result[-1]
-                paths.append(decode_path(tokens[i + 1]))
-                result[-1] = (commit, paths, merge or token.startswith(b"::"))
-                i += 2
-                continue
-            if token:
-                result.append((token.decode(), [], False))
-            i += 1
-        return result
+        ``tip`` and not from ``exclude``: ``rev-list`` piped into one ``diff-tree
+        --stdin`` whatever the number of commits. They start now and run beside
+        this process; the returned function waits for them and parses. A merge
+        lists only the paths it changed relative to every parent (and is known
+        as a merge only when it lists any)."""
+        import threading
+
+        try:
+            listing = subprocess.Popen(
+                ["git", "-C", self.directory, "rev-list", tip, "--not", *exclude, "--"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        try:
+            diffing = subprocess.Popen(
+                ["git", "-C", self.directory, "diff-tree", "--stdin", "-r", "-z", "-c",
+                 "--no-renames", "--raw", "--root"],
+                stdin=listing.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except OSError as exc:
+            listing.kill()
+            listing.wait()
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        finally:
+            listing.stdout.close()  # diff-tree holds the only reading end
+        outputs: Dict[str, bytes] = {}
+
+        def drain(name: str, stream) -> None:
+            outputs[name] = stream.read()
+
+        readers = [threading.Thread(target=drain, args=(name, stream), daemon=True)
+                   for name, stream in (("out", diffing.stdout), ("err", diffing.stderr))]
+        for reader in readers:
+            reader.start()
+
+        def collect() -> List[Tuple[str, List[str], bool]]:
+            for reader in readers:
+                reader.join()
+            listing_err = listing.stderr.read()
+            for what, proc, err in (("rev-list", listing, listing_err),
+                                    ("diff-tree", diffing, outputs["err"])):
+                if proc.wait() != 0:
+                    lines = err.decode("utf-8", "replace").strip().splitlines()
+                    detail = lines[-1] if lines else f"exit {proc.returncode}"
+                    raise GitError(f"git {what} failed: {detail}")
+            return _commits_and_paths(outputs["out"])
+
+        return collect
 
     # -- working tree (only for `oracle-guard lock`, which writes files) --
     def unstaged_paths(self) -> List[str]:

@@ -144,11 +144,15 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
     if contract is not None and who is not None and who in contract.owners:
         hooks.remove("write-set")
         notes.append(f"{who} is an owner: protected paths may change")
+    per_commit = None
+    if contract is not None and contract.from_base:
+        # git lists the new commits' changes while the hooks judge the tip
+        per_commit = git.changes_by_commit(new_commit, [base.commit] if base.commit else [])
     findings: List[Tuple[Optional[str], Finding]] = [
         (new_commit[:12], f) for result in judge(contract, base, candidate, now, hooks)
         for f in result.findings if f.severity == "error"]
-    if contract is not None and contract.from_base:
-        findings.extend(_mixed_commits(git, contract, new_commit, base))
+    if per_commit is not None:
+        findings.extend(_mixed_commits(contract, per_commit()))
         _check_next_contract(rules, candidate, now)
     return RefVerdict(update, findings, notes)
 
@@ -173,16 +177,15 @@ def _protected_refs(contract) -> Tuple[str, ...]:
                  or DEFAULT_PROTECTED)
 
 
-def _mixed_commits(git: Git, contract, new_commit: str,
-                   base: Snapshot) -> List[Tuple[Optional[str], Finding]]:
+def _mixed_commits(contract, commits: List[Tuple[str, List[str], bool]]
+                   ) -> List[Tuple[Optional[str], Finding]]:
     """Every new commit that changes a protected path and an allowed one, and
     every merge that changes a protected path itself (hidden from `git log -p`)."""
     from oracle_guard.write_set import WriteSet
 
     write_set = WriteSet.of(contract)
-    exclude = [base.commit] if base.commit else []
     out = []
-    for commit, paths, merge in git.changes_by_commit(new_commit, exclude):
+    for commit, paths, merge in commits:
         protected = allowed = None
         for path in paths:
             if write_set.finding(path) is None:

@@ -24,12 +24,16 @@ def _write_script(folder: Path, body: str) -> Path:
 
 
 def _counter(folder: Path) -> str:
-    """Shell lines that number this invocation (1, 2, ...) in $n and log its arguments;
-    the guard runs git one process at a time, so a plain file is enough."""
+    """Shell lines that number this invocation (1, 2, ...) in $n and log its arguments,
+    under a lock: the guard runs some git processes side by side (rev-list and
+    diff-tree beside the hooks), and a count read while another writes it is lost."""
     count, log = shlex.quote(str(folder / "count")), shlex.quote(str(folder / "calls"))
-    return (f"n=$(( $(cat {count} 2>/dev/null || echo 0) + 1 ))\n"
+    lock = shlex.quote(str(folder / "lock"))
+    return (f"exec 9>>{lock}\nflock 9\n"
+            f"n=$(( $(cat {count} 2>/dev/null || echo 0) + 1 ))\n"
             f"echo $n > {count}\n"
-            f"echo \"$*\" >> {log}\n")
+            f"echo \"$*\" >> {log}\n"
+            "exec 9>&-\n")
 
 
 def dying_git(folder: Path, after: int, how: str = "kill",
