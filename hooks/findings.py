@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
 from oracle_guard.codes import CODES
 
@@ -62,23 +62,30 @@ def exit_code(results: Sequence[HookResult]) -> int:
     return 1 if any(r.errors for r in results) else 0
 
 
-def render_text(results: Sequence[HookResult], *, owners: Sequence[str] = ()) -> str:
-    lines = []
+def unique_findings(results: Sequence[HookResult]) -> List[Finding]:
+    """Every finding once, in report order (hooks share files: flake-budget
+    repeats what freeze-schema found, marked 'not counted')."""
+    out = []
     seen = set()
-    codes = []
     for result in results:
         for f in sorted(result.findings, key=Finding.sort_key):
             key = (f.code, f.path, f.line, f.message)
-            if key in seen:
-                continue
-            seen.add(key)
-            where = show_path(f.path) + (f":{f.line}" if f.line else "")
-            label = f.code if f.severity == "error" else f"{f.code} ({f.severity})"
-            lines.append(f"{where}: {label}: {f.message}")
-            if f.severity == "error" and f.code not in codes:
-                codes.append(f.code)
+            if key not in seen:
+                seen.add(key)
+                out.append(f)
+    return out
+
+
+def _plain(role: str, text: str) -> str:
+    return text
+
+
+def summary_lines(results: Sequence[HookResult], *, owners: Sequence[str] = (),
+                  paint: Callable[[str, str], str] = _plain) -> List[str]:
+    """The per-hook summary lines, then one hint line when something failed."""
+    lines = []
     for result in results:
-        summary = f"{result.hook}: {result.status}"
+        summary = f"{result.hook}: {paint(result.status, result.status)}"
         counts = []
         if result.errors:
             counts.append(f"{result.errors} error{'s' if result.errors != 1 else ''}")
@@ -89,12 +96,28 @@ def render_text(results: Sequence[HookResult], *, owners: Sequence[str] = ()) ->
         if result.note:
             summary += f" ({result.note})"
         lines.append(summary)
+    codes = []
+    for f in unique_findings(results):
+        if f.severity == "error" and f.code not in codes:
+            codes.append(f.code)
     if codes:
         who = f"an owner ({', '.join(owners)})" if owners else "the oracle's owners"
         why = (f"to widen the write set, ask {who}" if codes == ["write-outside-set"]
                else f"the oracle is human-owned: to change it, ask {who}")
-        lines.append(f"hint: {CODES[codes[0]].fix}; {why}. Codes are explained in the "
-                     "README's findings table.")
+        lines.append(f"hint: {CODES[codes[0]].fix}; {why}. "
+                     f"See 'oracle-guard explain {codes[0]}'.")
+    return lines
+
+
+def render_text(results: Sequence[HookResult], *, owners: Sequence[str] = (),
+                paint: Callable[[str, str], str] = _plain) -> str:
+    """ruff-style lines; ``paint(role, text)`` styles the parts (see reporters.painter)."""
+    lines = []
+    for f in unique_findings(results):
+        where = show_path(f.path) + (f":{f.line}" if f.line else "")
+        label = f.code if f.severity == "error" else f"{f.code} ({f.severity})"
+        lines.append(f"{paint('path', where)}: {paint(f.severity, label)}: {f.message}")
+    lines.extend(summary_lines(results, owners=owners, paint=paint))
     return "\n".join(lines) + "\n"
 
 
