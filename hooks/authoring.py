@@ -1,0 +1,802 @@
+"""Authoring commands: ``freeze add | renew | remove | list`` and ``lock --add``.
+
+They write the working-tree files a human would otherwise edit by hand, by the
+contract in the index (as ``oracle-guard lock`` does), and refuse (exit 2) what
+the hooks would reject. The rules are the hooks' own code: the state after the
+edit (the index, with the freeze files as they stand in the working tree, and
+the edit) is judged by freeze-schema and flake-budget, and any finding that was
+not there before the edit refuses it before a byte is written. Edits keep the
+file's comments and layout (``text_edit``).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from oracle_guard import clock
+from oracle_guard import contract as contract_mod
+from oracle_guard.findings import Finding, show_path
+from oracle_guard.gitio import BlobTooLarge, Entry
+from oracle_guard.revisions import Snapshot
+
+
+class Refused(Exception):
+    """The command will not write what the hooks would reject (exit 2)."""
+
+
+def unsafe(path: str, reason: str) -> Refused:
+    return Refused(f"cannot edit {path} safely: {reason}; edit it by hand")
+
+
+def repo_path(text: str) -> str:
+    """A repo-relative POSIX path as the contract writes them."""
+    path = text.replace(os.sep, "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return path.rstrip("/")
+
+
+def git_add(path: str) -> str:
+    import shlex
+
+    return f"git add -- {shlex.quote(path)}" if path.startswith("-") else \
+        f"git add {shlex.quote(path)}"
+
+
+# -- the state being edited ----------------------------------------------------
+class Overlay(Snapshot):
+    """A snapshot with some files replaced (bytes) or removed (None); it is
+    never cached, since its files are no git objects."""
+
+    def __init__(self, base: Snapshot, files: Mapping[str, Optional[bytes]], label: str) -> None:
+        import hashlib  # here: cli imports this module for its parser on every run
+
+        entries = dict(base.entries)
+        self._files: Dict[str, bytes] = {}
+        for path, data in files.items():
+            if data is None:
+                entries.pop(path, None)
+                continue
+            old = entries.get(path)
+            mode = old.mode if old is not None and old.is_regular else "100644"
+            entries[path] = Entry(mode, "overlay:" + hashlib.sha256(data).hexdigest())
+            self._files[path] = data
+        super().__init__(base._git, label, entries)
+        self._base = base
+
+    def read(self, path: str, limit: Optional[int] = None) -> bytes:
+        if path in self._files:
+            data = self._files[path]
+            if limit is not None and len(data) > limit:
+                raise BlobTooLarge(len(data), limit)
+            return data
+        return self._base.read(path, limit)
+
+    def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
+        import hashlib
+
+        out = {p: hashlib.sha256(self._files[p]).hexdigest() for p in paths if p in self._files}
+        out.update(self._base.sha256_of([p for p in paths if p not in self._files]))
+        return out
+
+    @property
+    def cache(self):
+        from oracle_guard.cache import Cache
+
+        return Cache(None)
+
+
+class Workspace:
+    """The repository, its index and the contract in the index."""
+
+    def __init__(self, args) -> None:
+        from oracle_guard.gitio import Git
+
+        self.git = Git(args.C, use_cache=not getattr(args, "no_cache", False))
+        try:
+            self.git.check_repository()
+            top = self.git.toplevel()
+            if top is None:
+                raise Refused("this command writes files: it needs a working tree "
+                              "(not a bare repository)")
+            self.top = top
+            self.index = Snapshot.of_index(self.git)
+            data = contract_mod.read(self.index)
+            if data is None:
+                raise Refused(f"no {contract_mod.CONTRACT_PATH} in the index: write and "
+                              "'git add' the contract first")
+            self.contract = contract_mod.Contract(data, self.index, from_base=True)
+        except BaseException:
+            self.git.close()
+            raise
+
+    def __enter__(self) -> "Workspace":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.git.close()
+
+    def read_worktree(self, path: str) -> Optional[bytes]:
+        """The working-tree bytes of ``path``; None when it does not exist."""
+        full = os.path.join(self.top, *path.split("/"))
+        if os.path.islink(full):
+            raise Refused(f"{path} in the working tree is a symlink, not a file")
+        if not os.path.lexists(full):
+            return None
+        if not os.path.isfile(full):
+            raise Refused(f"{path} in the working tree is not a regular file")
+        with open(full, "rb") as f:
+            return f.read()
+
+    def working(self, patterns: Sequence[str]) -> Overlay:
+        """The index, with the files matching ``patterns`` as they stand in the
+        working tree (what the next ``git add`` records)."""
+        from oracle_guard.patterns import PatternSet
+
+        changed = PatternSet(patterns).select(self.git.unstaged_paths()) if patterns else []
+        return Overlay(self.index, {p: self.read_worktree(p) for p in changed},
+                       "the working tree")
+
+    def write(self, path: str, data: Optional[bytes]) -> None:
+        """Write (or, for None, delete) a working-tree file."""
+        full = os.path.join(self.top, *path.split("/"))
+        try:
+            if data is None:
+                os.remove(full)
+                return
+            os.makedirs(os.path.dirname(full) or ".", exist_ok=True)
+            with open(full, "wb") as f:
+                f.write(data)
+        except OSError as exc:
+            raise Refused(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def where(f: Finding) -> str:
+    return show_path(f.path) + (f":{f.line}" if f.line else "")
+
+
+def describe(f: Finding) -> str:
+    label = f.code if f.severity == "error" else f"{f.code} ({f.severity})"
+    return f"{where(f)}: {label}: {f.message}"
+
+
+def new_findings(before: Sequence[Finding], after: Sequence[Finding],
+                 grew: bool) -> List[Finding]:
+    """Findings of ``after`` that ``before`` lacks (the line does not count: an
+    edit moves lines). An exceeded cap is new when the count grew."""
+    seen = {(f.hook, f.code, f.path, f.message, f.severity) for f in before}
+    exceeded_before = any(f.code == "budget-exceeded" for f in before)
+    out = []
+    for f in after:
+        if f.code == "budget-exceeded":
+            if grew or not exceeded_before:
+                out.append(f)
+        elif (f.hook, f.code, f.path, f.message, f.severity) not in seen:
+            out.append(f)
+    return out
+
+
+# -- freeze: the files and their entries ----------------------------------------
+@dataclass
+class Target:
+    schema: str
+    path: str  # the file (for a quarantine-entry add, the file to create)
+    patterns: List[str]
+
+
+def _freeze_sections(contract) -> List[Tuple[str, List[str]]]:
+    from oracle_guard import validation
+
+    return [(e["schema"], e["paths"]) for e in contract.section("freeze") or []
+            if e["schema"] in validation.BUILTIN]
+
+
+def _all_freeze_patterns(contract) -> List[str]:
+    return [p for e in contract.section("freeze") or [] for p in e["paths"]]
+
+
+def _judge(contract, snapshot: Snapshot, now: dt.datetime) -> List[Finding]:
+    from oracle_guard import flake_budget, freeze_schema
+
+    findings = freeze_schema.check(contract, snapshot, snapshot, now)
+    if contract.section("budget") is not None:
+        findings += flake_budget.check(contract, snapshot, snapshot, now)
+    return findings
+
+
+def _in_scope(path: str, chosen: Optional[str]) -> bool:
+    return chosen is None or path == chosen or path.startswith(chosen + "/")
+
+
+class FreezeCommand:
+    """What freeze add, renew, remove and list share: the state before the edit."""
+
+    def __init__(self, ws: Workspace, args, env: Mapping[str, str]) -> None:
+        from oracle_guard import freeze_schema
+
+        self.ws, self.args = ws, args
+        self.contract = ws.contract
+        if not _freeze_sections(self.contract):
+            raise Refused("the contract names no freeze file of a built-in schema "
+                          "(its 'freeze' section)")
+        self.now = clock.now_from(args.now, env)
+        self.file = repo_path(args.file) if getattr(args, "file", None) else None
+        self.before = ws.working(_all_freeze_patterns(self.contract))
+        self.state = freeze_schema.load(self.contract, self.before)
+
+    def require_readable(self, everywhere: bool) -> None:
+        """A file that fails freeze-schema is never edited, nor counted as empty."""
+        for f in self.state.findings:
+            if everywhere or _in_scope(f.path or "", self.file):
+                raise Refused(f"{describe(f)}; fix that file by hand first "
+                              "(oracle-guard edits only files the hooks accept)")
+
+    def located(self, ident: str):
+        """The one entry with this id (in --file when given)."""
+        hits = [e for e in self.state.entries if e.id == ident and _in_scope(e.path, self.file)]
+        if not hits:
+            scope = self.file or ", ".join(sorted({e.path for e in self.state.entries})) \
+                or "no freeze file"
+            raise Refused(f"unknown id {ident!r}: no frozen entry has it ({scope})")
+        if len({e.path for e in hits}) > 1:
+            raise Refused(f"{ident!r} is frozen in several files "
+                          f"({', '.join(sorted({e.path for e in hits}))}): choose one with "
+                          "--file PATH")
+        return hits[0]
+
+    def expiry(self) -> str:
+        """--until, or now + --days (default: budget.max_days) as a date; never one
+        that has passed (flake-budget's budget-expired, even without a budget)."""
+        if self.args.until is not None:
+            expires = self.args.until
+        else:
+            days = self.args.days
+            if days is None:
+                days = (self.contract.section("budget") or {}).get("max_days")
+                if days is None:
+                    raise Refused("name the expiry with --days N or --until DATE (the "
+                                  "contract sets no budget.max_days to default to)")
+            day = (self.now.astimezone(dt.timezone.utc) + dt.timedelta(days=days)).date()
+            expires = day.isoformat()
+        try:
+            ends = clock.parse_when(expires)
+        except clock.ClockError as exc:
+            raise Refused(f"--until: {exc}") from None
+        if self.now >= ends:
+            raise Refused(f"the expiry {expires} has already passed (now "
+                          f"{self.now.isoformat()}): budget-expired")
+        return expires
+
+    def edit(self, path: str):
+        from oracle_guard import loaders, text_edit
+
+        try:
+            return text_edit.editor_for(path, self.before.read(path))
+        except (loaders.LoadError, text_edit.Unsafe) as exc:
+            raise unsafe(path, str(exc)) from None
+
+    def apply(self, intent: str, done: str, files: Dict[str, Optional[bytes]],
+              grew: bool) -> None:
+        """Judge the edited state, then write the files or refuse."""
+        after = Overlay(self.before, files, "the edited working tree")
+        before_findings = _judge(self.contract, self.before, self.now)
+        after_findings = _judge(self.contract, after, self.now)
+        fresh = new_findings(before_findings, after_findings, grew)
+        errors = [f for f in fresh if f.severity == "error"]
+        if errors:
+            raise Refused(f"cannot {intent}: {describe(errors[0])}")
+        for path, data in files.items():
+            self.ws.write(path, data)
+        for path, data in files.items():
+            if data is None and path not in self.ws.index.entries:
+                print(f"removed {path} (it was never staged: nothing to add)")
+                continue
+            verb = "removed" if data is None else "wrote"
+            print(f"{verb} {path} ({done}); stage it with: {git_add(path)}")
+        for f in fresh:
+            print(f"warning: {describe(f)}")
+        for f in after_findings:
+            if f.severity == "error" and f not in fresh:
+                print(f"note: still failing, not changed by this edit: {describe(f)}")
+        _fixture_notes(self.contract, [p for p, d in files.items() if d is not None])
+
+
+def _fixture_notes(contract, paths: Sequence[str]) -> None:
+    from oracle_guard import fixture_lock
+
+    for entry in contract.section("fixtures") or []:
+        for path in fixture_lock.pending_fixtures(entry, paths):
+            print(f"note: {path} is also a fixture locked by {entry['lock']}: after "
+                  f"'{git_add(path)}', run 'oracle-guard lock' and stage {entry['lock']}")
+
+
+# -- freeze add ------------------------------------------------------------------
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_ENTRY_FIELDS = ("seed", "command", "runs", "pass_count", "fail_count", "repro")
+
+
+def _add_targets(cmd: FreezeCommand) -> List[Tuple[str, Optional[str], List[str]]]:
+    """(schema, file or None for a one-file-per-entry folder, patterns) to add to."""
+    from oracle_guard.patterns import PatternSet
+
+    out: List[Tuple[str, Optional[str], List[str]]] = []
+    for schema, patterns in _freeze_sections(cmd.contract):
+        if schema == "quarantine-entry":
+            out.append((schema, None, patterns))
+        else:
+            out.extend((schema, p, patterns)
+                       for p in PatternSet(patterns).select(cmd.before.entries))
+    return out
+
+
+def _label(target: Tuple[str, Optional[str], List[str]]) -> str:
+    schema, path, patterns = target
+    return path if path is not None else f"{', '.join(patterns)} (one file an entry)"
+
+
+def _entry_file(cmd: FreezeCommand, ident: str, patterns: List[str],
+                folder: Optional[str] = None) -> str:
+    """Where a new quarantine-entry record goes: FOLDER/ID.yaml, in the folder
+    the existing records share (or the one the pattern names)."""
+    from oracle_guard.patterns import PatternSet
+
+    pattern_set = PatternSet(patterns)
+    if not _SAFE_NAME.fullmatch(ident):
+        raise Refused(f"id {ident!r} does not make a file name: name the new file with "
+                      "--file PATH")
+    existing = pattern_set.select(cmd.before.entries)
+    ext = ".yml" if existing and all(p.endswith(".yml") for p in existing) else ".yaml"
+    if folder is None:
+        folders = sorted({posixpath.dirname(p) for p in existing})
+        if len(folders) != 1:
+            literal = [re.split(r"[*?\[]", p.lstrip("/"), maxsplit=1)[0] for p in patterns]
+            folders = sorted({posixpath.dirname(p) for p in literal})
+        if len(folders) != 1:
+            raise Refused(f"cannot tell which folder a new entry goes to ({', '.join(patterns)})"
+                          ": name the new file with --file PATH")
+        folder = folders[0]
+    path = posixpath.join(folder, ident + ext) if folder else ident + ext
+    if not pattern_set.matches(path):
+        raise Refused(f"{path} would not match {', '.join(patterns)}: name the new file "
+                      "with --file PATH")
+    return path
+
+
+def _choose_add_target(cmd: FreezeCommand, ident: str) -> Target:
+    from oracle_guard.patterns import PatternSet
+
+    targets = _add_targets(cmd)
+    if cmd.file is not None:
+        for schema, path, patterns in targets:
+            if path is not None and path == cmd.file:
+                return Target(schema, path, patterns)
+            if path is None and PatternSet(patterns).matches(cmd.file):
+                return Target(schema, cmd.file, patterns)
+        for schema, path, patterns in targets:
+            if path is None:
+                try:
+                    return Target(schema, _entry_file(cmd, ident, patterns, cmd.file), patterns)
+                except Refused:
+                    pass
+        choices = "; ".join(_label(t) for t in targets) or "none"
+        raise Refused(f"--file {cmd.file} is not a freeze file the contract names "
+                      f"(choose from: {choices})")
+    if not targets:
+        raise Refused("the contract's freeze files are all missing: there is no file to add to")
+    if len(targets) > 1:
+        raise Refused("the contract names several freeze files; choose one with --file PATH: "
+                      + "; ".join(_label(t) for t in targets))
+    schema, path, patterns = targets[0]
+    if path is None:
+        path = _entry_file(cmd, ident, patterns)
+    return Target(schema, path, patterns)
+
+
+def _quarantine_record(args, ident: str, owner: str, expires: str, reason: str) -> Dict:
+    missing = [f"--{n.replace('_', '-')}" for n in _ENTRY_FIELDS
+               if getattr(args, n) is None and n != "runs"]
+    if missing:
+        raise Refused(f"a quarantine-entry record also needs {', '.join(missing)}")
+    seed: Any = args.seed
+    if re.fullmatch(r"-?(0|[1-9][0-9]{0,17})", seed):
+        seed = int(seed)
+    runs = args.runs if args.runs is not None else args.pass_count + args.fail_count
+    return {"id": ident, "seed": seed, "command": args.command, "runs": runs,
+            "pass_count": args.pass_count, "fail_count": args.fail_count,
+            "expires_at": expires, "owner": owner, "repro": args.repro, "reason": reason}
+
+
+def freeze_add(ws: Workspace, args, env: Mapping[str, str]) -> int:
+    from oracle_guard import text_edit
+
+    ident, owner, reason = args.id, args.owner, args.reason
+    for name, text in (("the id", ident), ("--owner", owner), ("--reason", reason)):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise Refused(f"{name} is not valid UTF-8 text") from None
+    if not ident.strip():
+        raise Refused("the id is empty")
+    if not owner.strip():
+        raise Refused("--owner must name the owning team or person (flake-budget: "
+                      "budget-no-owner)")
+    if not reason.strip():
+        raise Refused("--reason must say why the entry is frozen")
+    cmd = FreezeCommand(ws, args, env)
+    cmd.require_readable(everywhere=True)  # an unreadable file would hide entries from the cap
+    for entry in cmd.state.entries:
+        if entry.id == ident:
+            raise Refused(f"{ident!r} is already frozen in {entry.path}: use 'oracle-guard "
+                          f"freeze renew {ident}' to change its expiry")
+    target = _choose_add_target(cmd, ident)
+    if target.schema != "quarantine-entry":
+        given = [n for n in _ENTRY_FIELDS if getattr(args, n) is not None]
+        if given:
+            raise Refused(f"--{given[0].replace('_', '-')} is for quarantine-entry records; "
+                          f"{target.path} is a {target.schema} file")
+    expires = cmd.expiry()
+    try:
+        if target.schema == "quarantine-entry":
+            if target.path in cmd.before.entries or ws.read_worktree(target.path) is not None:
+                raise Refused(f"{target.path} already exists: choose another file with --file")
+            record = _quarantine_record(args, ident, owner, expires, reason)
+            example = _example_entry(cmd, target)
+            text = text_edit.new_yaml_mapping(record, example)
+            data = text.encode("utf-8")
+        else:
+            editor = cmd.edit(target.path)
+            if target.schema == "freeze":
+                editor.append(("excluded_property_ids",), ident)
+                for key, value in (("reason", reason), ("owner", owner), ("expires", expires)):
+                    _set_member(editor, key, ident, value)
+            elif target.schema == "flake-budget":
+                editor.append(("frozen",), {"id": ident, "owner": owner, "expires": expires,
+                                            "reason": reason})
+            else:
+                editor.append((), {"test": ident, "owner": owner, "expires": expires,
+                                   "reason": reason})
+            data = editor.text.encode("utf-8")
+    except text_edit.Unsafe as exc:
+        raise unsafe(target.path, str(exc)) from None
+    cmd.apply(f"add {ident!r} to {target.path}", f"froze {ident!r} until {expires}",
+              {target.path: data}, grew=True)
+    return 0
+
+
+def _set_member(editor, key: str, ident: str, value: str) -> None:
+    if isinstance(editor.value.get(key), dict):
+        editor.set((key, ident), value)
+    else:
+        editor.set((key,), {ident: value})
+
+
+def _example_entry(cmd: FreezeCommand, target: Target) -> Optional[str]:
+    """An existing record's text, whose layout a new one copies."""
+    from oracle_guard.patterns import PatternSet
+
+    for path in sorted(PatternSet(target.patterns).select(cmd.before.entries)):
+        try:
+            return cmd.before.read(path).decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+    return None
+
+
+# -- freeze renew / remove ----------------------------------------------------------
+def _position(editor, schema: str, ident: str) -> int:
+    if schema == "flake-budget":
+        items = [e["id"] for e in editor.value["frozen"]]
+    elif schema == "quarantine-list":
+        items = [e["test"] for e in editor.value]
+    else:
+        items = list(editor.value["excluded_property_ids"])
+    return items.index(ident)
+
+
+def _schema_of(cmd: FreezeCommand, path: str) -> str:
+    from oracle_guard.patterns import PatternSet
+
+    for schema, patterns in _freeze_sections(cmd.contract):
+        if PatternSet(patterns).matches(path):
+            return schema
+    raise Refused(f"{path} is not a freeze file of a built-in schema")
+
+
+def freeze_renew(ws: Workspace, args, env: Mapping[str, str]) -> int:
+    from oracle_guard import text_edit
+
+    cmd = FreezeCommand(ws, args, env)
+    cmd.require_readable(everywhere=False)
+    entry = cmd.located(args.id)
+    schema = _schema_of(cmd, entry.path)
+    expires = cmd.expiry()
+    editor = cmd.edit(entry.path)
+    try:
+        if schema == "quarantine-entry":
+            editor.set(("expires_at",), expires)
+        elif schema == "freeze":
+            _set_member(editor, "expires", args.id, expires)
+        elif schema == "flake-budget":
+            editor.set(("frozen", _position(editor, schema, args.id), "expires"), expires)
+        else:
+            editor.set((_position(editor, schema, args.id), "expires"), expires)
+    except text_edit.Unsafe as exc:
+        raise unsafe(entry.path, str(exc)) from None
+    was = f" (was {entry.expires})" if entry.expires else ""
+    cmd.apply(f"renew {args.id!r} in {entry.path}", f"renewed {args.id!r} until {expires}{was}",
+              {entry.path: editor.text.encode("utf-8")}, grew=False)
+    return 0
+
+
+def freeze_remove(ws: Workspace, args, env: Mapping[str, str]) -> int:
+    from oracle_guard import text_edit
+
+    cmd = FreezeCommand(ws, args, env)
+    cmd.require_readable(everywhere=False)
+    entry = cmd.located(args.id)
+    schema = _schema_of(cmd, entry.path)
+    if schema == "quarantine-entry":
+        cmd.apply(f"remove {entry.path}", f"unfroze {args.id!r}", {entry.path: None},
+                  grew=False)
+        return 0
+    editor = cmd.edit(entry.path)
+    try:
+        if schema == "freeze":
+            editor.delete(("excluded_property_ids", _position(editor, schema, args.id)))
+            for key in ("reason", "owner", "expires"):
+                if args.id in (editor.value.get(key) or {}):
+                    editor.delete((key, args.id))
+        elif schema == "flake-budget":
+            editor.delete(("frozen", _position(editor, schema, args.id)))
+        else:
+            editor.delete((_position(editor, schema, args.id),))
+    except text_edit.Unsafe as exc:
+        raise unsafe(entry.path, str(exc)) from None
+    cmd.apply(f"remove {args.id!r} from {entry.path}", f"unfroze {args.id!r}",
+              {entry.path: editor.text.encode("utf-8")}, grew=False)
+    return 0
+
+
+# -- freeze list -------------------------------------------------------------------
+def _listing(cmd: FreezeCommand) -> List[Dict[str, Any]]:
+    rows = []
+    for entry in cmd.state.entries:
+        if not _in_scope(entry.path, cmd.file):
+            continue
+        ends = None
+        try:
+            ends = clock.parse_when(entry.expires) if entry.expires else None
+        except clock.ClockError:
+            pass
+        left = None if ends is None else \
+            math.floor((ends - cmd.now).total_seconds() / 86400)
+        rows.append({"id": entry.id, "owner": entry.owner, "expires": entry.expires,
+                     "days_left": left, "expired": ends is not None and cmd.now >= ends,
+                     "path": entry.path, "line": entry.line, "_ends": ends})
+    far = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+    rows.sort(key=lambda r: (r["_ends"] or far, r["id"], r["path"]))
+    for row in rows:
+        del row["_ends"]
+    return rows
+
+
+def _left(row: Dict[str, Any]) -> str:
+    if row["expires"] is None or row["days_left"] is None:
+        return "no expiry"
+    if row["expired"]:
+        return "EXPIRED"
+    days = row["days_left"]
+    return "under a day" if days == 0 else f"{days} day{'s' if days != 1 else ''}"
+
+
+def freeze_list(ws: Workspace, args, env: Mapping[str, str]) -> int:
+    cmd = FreezeCommand(ws, args, env)
+    cmd.require_readable(everywhere=False)
+    rows = _listing(cmd)
+    if args.format == "json":
+        print(json.dumps({"now": cmd.now.isoformat(), "entries": rows}, indent=2))
+        return 0
+    if not rows:
+        print("no frozen entries")
+        return 0
+    table = [("EXPIRES", "LEFT", "ID", "OWNER", "FILE")]
+    for row in rows:
+        file = show_path(row["path"]) + (f":{row['line']}" if row["line"] else "")
+        table.append((row["expires"] or "-", _left(row), row["id"], row["owner"] or "-", file))
+    widths = [max(len(r[i]) for r in table) for i in range(4)]
+    for r in table:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
+    expired = sum(r["expired"] for r in rows)
+    print(f"{len(rows)} frozen" + (f", {expired} expired" if expired else "")
+          + f" (now {cmd.now.isoformat()})")
+    return 0
+
+
+# -- lock --add -------------------------------------------------------------------
+def lock_add(ws: Workspace, path: str) -> int:
+    from oracle_guard import fixture_lock
+
+    entries = [e for e in ws.contract.section("fixtures") or []
+               if fixture_lock.pending_fixtures(e, [path])]
+    if not entries:
+        patterns = [p for e in ws.contract.section("fixtures") or [] for p in e["paths"]]
+        raise Refused(f"{path} matches no fixtures entry of the contract "
+                      f"({', '.join(patterns) or 'no fixtures section'})")
+    if path not in ws.index.entries:
+        raise Refused(f"{path!r} is not tracked; the lock hashes what git will commit: run "
+                      f"'{git_add(path)}' first")
+    if path in ws.git.unstaged_paths():
+        raise Refused(f"{path!r} has changes git has not staged; the lock hashes what git "
+                      f"will commit: run '{git_add(path)}' first")
+    if not ws.index.entries[path].is_regular:
+        raise Refused(f"{path!r} is not a regular file (mode {ws.index.entries[path].mode}); "
+                      "locks hash bytes, not link targets")
+    digest = ws.index.sha256_of([path])[path]
+    files: Dict[str, bytes] = {}
+    for entry in entries:
+        files[entry["lock"]] = _lock_with(ws, entry, path, digest)
+    before = Overlay(ws.index, {lock: ws.read_worktree(lock) for lock in files},
+                     "the working tree")
+    after = Overlay(before, files, "the edited working tree")
+    for entry in entries:
+        limit = ws.contract.limit("lock_bytes")
+        fresh = new_findings(fixture_lock.check_entry(entry, before, limit),
+                             fixture_lock.check_entry(entry, after, limit), grew=False)
+        if fresh:
+            raise Refused(f"cannot add {path} to {entry['lock']}: {describe(fresh[0])}")
+    for lock, data in files.items():
+        ws.write(lock, data)
+        print(f"added {path} to {lock} (sha256 {digest[:12]}…); stage it with: "
+              f"{git_add(lock)}")
+    return 0
+
+
+_SUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) ([ *])(.+)$")
+
+
+def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
+    """The lock's text with one more entry, in its own style and order."""
+    from oracle_guard import fixture_lock, loaders, text_edit
+
+    lock, root = entry["lock"], entry.get("root", "")
+    key = fixture_lock.relative_to(root, path)
+    if key is None:
+        raise Refused(f"{path!r} matches the fixture paths but lies outside the lock's root "
+                      f"{root!r}: move it or fix the contract")
+    data = ws.read_worktree(lock)
+    if data is None:
+        raise Refused(f"{lock} does not exist yet: run 'oracle-guard lock' to write it")
+    try:
+        text = loaders.decode_text(data)
+    except loaders.LoadError as exc:
+        raise Refused(f"{lock} is not a valid lock ({exc}): rewrite it with "
+                      "'oracle-guard lock'") from None
+    style = fixture_lock.lock_style(text)
+    if style == "digest":
+        raise Refused(f"{lock} is a single-digest lock, which locks exactly one file: it "
+                      f"cannot take {path} too (lock them in a JSON or sha256sum lock)")
+    fixtures = fixture_lock.fixture_files(entry, ws.index)
+    try:
+        parsed = fixture_lock.parse_lock(data, fixtures, root)
+    except fixture_lock.LockInvalid as exc:
+        line = f":{exc.line}" if exc.line else ""
+        raise Refused(f"{lock}{line}: {exc.message}; fix the lock or rewrite it with "
+                      "'oracle-guard lock'") from None
+    if key in parsed.digests:
+        raise Refused(f"{path} is already locked in {lock} (key {key!r}); to record a "
+                      "changed fixture, run 'oracle-guard lock'")
+    keys = list(parsed.digests)
+    position = sum(k < key for k in keys) if keys == sorted(keys) else len(keys)
+    if style == "json":
+        editor = text_edit.JsonEditor(lock, text)
+        try:
+            editor.insert((), position, key, digest)
+        except text_edit.Unsafe as exc:
+            raise unsafe(lock, str(exc)) from None
+        return editor.text.encode("utf-8")
+    return _sum_lines_with(text, position, key, digest, lock).encode("utf-8")
+
+
+def _sum_lines_with(text: str, position: int, key: str, digest: str, lock: str) -> str:
+    if "\n" in key or "\\" in key:
+        raise unsafe(lock, f"{key!r} cannot be written on a sha256sum line")
+    lines = text.split("\n")
+    final_newline = lines[-1] == ""
+    if final_newline:
+        lines.pop()
+    marks = [m.group(2) for m in map(_SUM_LINE.match, lines) if m]
+    lines.insert(position, f"{digest} {marks[0] if marks else ' '}{key}")
+    return "\n".join(lines) + ("\n" if final_newline or len(lines) == 1 else "")
+
+
+# -- command line --------------------------------------------------------------------
+def _run(action, args, env: Mapping[str, str]) -> int:
+    from oracle_guard.cli import UsageError
+    from oracle_guard.text_edit import Unsafe
+
+    try:
+        with Workspace(args) as ws:
+            return action(ws, args, env)
+    except Refused as exc:
+        raise UsageError(str(exc)) from None
+    except Unsafe as exc:  # an edit not wrapped with its path: still a refusal
+        raise UsageError(f"cannot edit safely: {exc}; edit it by hand") from None
+
+
+def cmd_freeze(args, env: Mapping[str, str]) -> int:
+    actions = {"add": freeze_add, "renew": freeze_renew, "remove": freeze_remove,
+               "list": freeze_list}
+    return _run(actions[args.freeze_action], args, env)
+
+
+def cmd_lock_add(args, env: Mapping[str, str]) -> int:
+    from oracle_guard.cli import UsageError
+
+    if args.check:
+        raise UsageError("--add writes the lock and --check verifies it: use one of them")
+    return _run(lambda ws, a, e: lock_add(ws, repo_path(a.add)), args, env)
+
+
+def _days(text: str) -> int:
+    import argparse
+
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--days wants a whole number, not {text!r}") \
+            from None
+
+
+def register(sub, common) -> None:
+    """The ``freeze`` subcommands (cli.build_parser calls this)."""
+    import argparse
+
+    clocked = argparse.ArgumentParser(add_help=False)
+    clocked.add_argument("--now", metavar="TIME",
+                         help="the clock: ISO-8601 date or date-time with offset "
+                              "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)")
+    clocked.add_argument("--file", metavar="PATH",
+                         help="the freeze file (repo-relative) when the contract names "
+                              "several")
+    when = argparse.ArgumentParser(add_help=False)
+    group = when.add_mutually_exclusive_group()
+    group.add_argument("--days", type=_days, metavar="N",
+                       help="expire N days from now (default: the contract's budget.max_days)")
+    group.add_argument("--until", metavar="DATE",
+                       help="expire at DATE (YYYY-MM-DD, through that day in UTC, or a "
+                            "date-time with offset)")
+
+    freeze = sub.add_parser("freeze", help="add, renew, remove or list frozen entries")
+    actions = freeze.add_subparsers(dest="freeze_action", metavar="ACTION")
+    actions.required = True
+    add = actions.add_parser("add", parents=[common, clocked, when],
+                             help="freeze a test or property (owner, reason, expiry)")
+    add.add_argument("id", metavar="ID", help="the test, property or case id to freeze")
+    add.add_argument("--owner", required=True, metavar="NAME",
+                     help="the owning team or person")
+    add.add_argument("--reason", required=True, metavar="TEXT", help="why it is frozen")
+    record = add.add_argument_group("quarantine-entry records (one YAML file an entry)")
+    record.add_argument("--seed", metavar="SEED")
+    record.add_argument("--command", metavar="CMD")
+    record.add_argument("--runs", type=int, metavar="N",
+                        help="default: pass count + fail count")
+    record.add_argument("--pass-count", type=int, metavar="N")
+    record.add_argument("--fail-count", type=int, metavar="N")
+    record.add_argument("--repro", metavar="TEXT")
+    renew = actions.add_parser("renew", parents=[common, clocked, when],
+                               help="move a frozen entry's expiry")
+    renew.add_argument("id", metavar="ID", help="a frozen id")
+    remove = actions.add_parser("remove", parents=[common, clocked],
+                                help="unfreeze an entry")
+    remove.add_argument("id", metavar="ID", help="a frozen id")
+    listing = actions.add_parser("list", parents=[common, clocked],
+                                 help="frozen entries with days left, soonest expiry first")
+    listing.add_argument("--format", choices=("text", "json"), default="text")
+    for parser in (add, renew, remove, listing):
+        parser.set_defaults(func=cmd_freeze)

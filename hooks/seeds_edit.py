@@ -1,0 +1,153 @@
+"""``oracle-guard seeds append FILE VALUE...``: append seeds the way seed-append-only
+reads them.
+
+FILE is a json-array or jsonl seed file of the contract in the index; each VALUE
+is strict JSON text. A JSON array gets the new elements before its closing ``]``
+in the layout of its last element; a JSONL file gets one line a value, written
+the way its existing lines are (compact separators and sorted keys when they
+use them). A value already present is refused (a duplicate seed), and so is a
+file that would exceed ``limits.seed_bytes``; the result is judged by
+seed-append-only against HEAD before anything is written.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Mapping, Tuple
+
+from oracle_guard import loaders
+from oracle_guard.authoring import (Overlay, Refused, Workspace, _fixture_notes, _run,
+                                    describe, git_add, repo_path, unsafe)
+
+FORMATS = ("json-array", "jsonl")
+
+
+def _values(texts: List[str]) -> List[Any]:
+    values = []
+    for text in texts:
+        try:
+            values.append(loaders.load_json(text.encode("utf-8")).value)
+        except UnicodeEncodeError:
+            raise Refused(f"VALUE {text!r} is not valid UTF-8") from None
+        except loaders.LoadError as exc:
+            raise Refused(f"VALUE {text!r} is not strict JSON: {exc}") from None
+    return values
+
+
+def _existing(path: str, fmt: str, data: bytes) -> List[Tuple[Any, str]]:
+    """(seed, where) for every seed in the file; a file that does not parse is refused."""
+    def broken(message: str) -> Refused:
+        return Refused(f"{path}: {message}; fix the file by hand first")
+
+    if fmt == "json-array":
+        try:
+            value = loaders.load_json(data).value
+        except loaders.LoadError as exc:
+            raise broken(f"does not parse: {exc}") from None
+        if not isinstance(value, list):
+            raise broken("is not a JSON array")
+        return [(v, f"element [{i}]") for i, v in enumerate(value)]
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    out = []
+    for number, line in enumerate(lines, 1):
+        try:
+            out.append((loaders.load_json(line).value, f"line {number}"))
+        except loaders.LoadError as exc:
+            raise broken(f"line {number} is not one JSON value: {exc.message}") from None
+    return out
+
+
+def _jsonl_style(data: bytes) -> Dict[str, Any]:
+    """json.dumps options that reproduce the file's last lines (compact first)."""
+    lines = [line for line in data.split(b"\n") if line.strip()][-50:]
+    parsed = [(line.rstrip(b"\r"), loaders.load_json(line).value) for line in lines]
+    for separators in ((",", ":"), (", ", ": ")):
+        for sort_keys in (True, False):
+            for ensure_ascii in (False, True):
+                style = {"separators": separators, "sort_keys": sort_keys,
+                         "ensure_ascii": ensure_ascii}
+                if parsed and all(json.dumps(v, **style).encode("utf-8") == line
+                                  for line, v in parsed):
+                    return style
+    return {"separators": (",", ":"), "sort_keys": False, "ensure_ascii": False}
+
+
+def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
+    if fmt == "jsonl":
+        style = _jsonl_style(data)
+        nl = b"\r\n" if data.endswith(b"\r\n") else b"\n"
+        out = data if not data or data.endswith(b"\n") else data + nl
+        return out + b"".join(json.dumps(v, **style).encode("utf-8") + nl for v in values)
+    from oracle_guard import text_edit
+
+    try:
+        editor = text_edit.JsonEditor(path, loaders.decode_text(data))
+        for value in values:
+            editor.append((), value)
+    except text_edit.Unsafe as exc:
+        raise unsafe(path, str(exc)) from None
+    return editor.text.encode("utf-8")
+
+
+def seeds_append(ws: Workspace, args, env: Mapping[str, str]) -> int:
+    from oracle_guard import seed_append_only
+    from oracle_guard.patterns import PatternSet
+    from oracle_guard.revisions import Snapshot
+
+    path = repo_path(args.file)
+    entries = [e for e in ws.contract.section("seeds") or []
+               if PatternSet(e["paths"]).matches(path)]
+    if not entries:
+        patterns = [p for e in ws.contract.section("seeds") or [] for p in e["paths"]]
+        raise Refused(f"{path} is not a seed file of the contract "
+                      f"({', '.join(patterns) or 'no seeds section'})")
+    fmt = entries[0]["format"]
+    if fmt not in FORMATS:
+        raise Refused(f"{path} is a {fmt} seed file; 'seeds append' writes json-array and "
+                      "jsonl files")
+    data = ws.read_worktree(path)
+    if data is None:
+        raise Refused(f"{path} does not exist in the working tree")
+    values = _values(args.values)
+    seen = {seed_append_only.strict_key(v): at for v, at in _existing(path, fmt, data)}
+    for number, value in enumerate(values):
+        key = seed_append_only.strict_key(value)
+        if key in seen:
+            raise Refused(f"duplicate seed: {seed_append_only.short(value)} is already in "
+                          f"{path} ({seen[key]})")
+        seen[key] = f"VALUE {number + 1}"
+    new = _appended(path, fmt, data, values)
+    limit = ws.contract.limit("seed_bytes")
+    if len(new) > limit:
+        raise Refused(f"cannot append to {path}: it would be {len(new):,} bytes, above "
+                      f"limits.seed_bytes ({limit:,})")
+    head = ws.git.resolve_commit("HEAD")
+    base = Snapshot.of_commit(ws.git, head, "HEAD") if head else Snapshot.empty()
+    after = Overlay(ws.index, {path: new}, "the edited working tree")
+    for finding in seed_append_only.compare(fmt, path, base, after, limit):
+        if finding.severity == "error":
+            raise Refused(f"cannot append to {path}: {describe(finding)}")
+    ws.write(path, new)
+    count = len(values)
+    print(f"appended {count} seed{'s' if count != 1 else ''} to {path}; stage it with: "
+          f"{git_add(path)}")
+    _fixture_notes(ws.contract, [path])
+    return 0
+
+
+def cmd_seeds(args, env: Mapping[str, str]) -> int:
+    return _run(seeds_append, args, env)
+
+
+def register(sub, common) -> None:
+    """The ``seeds`` subcommands (cli.build_parser calls this)."""
+    seeds = sub.add_parser("seeds", help="append seeds to a seed file")
+    actions = seeds.add_subparsers(dest="seeds_action", metavar="ACTION")
+    actions.required = True
+    append = actions.add_parser("append", parents=[common],
+                                help="append seeds to a json-array or jsonl seed file")
+    append.add_argument("file", metavar="FILE", help="the seed file (repo-relative)")
+    append.add_argument("values", metavar="VALUE", nargs="+",
+                        help="a seed as JSON text (put '--' before values starting with '-')")
+    append.set_defaults(func=cmd_seeds)
