@@ -1,0 +1,33 @@
+#!/bin/sh
+# oracle-guard on any CI system, or by hand: run the pre-commit hooks over the
+# commits a branch adds to the branch it targets.
+#
+#   examples/ci/plain.sh [TARGET [HEAD]]     (default: origin/main HEAD)
+#
+# Needs pre-commit on PATH, a .pre-commit-config.yaml with the oracle-guard hooks,
+# and full history (a clone that has TARGET and the merge-base: no shallow
+# checkout, or 'git fetch --unshallow origin main' first). The range starts at
+# the merge-base, not at TARGET itself: commits TARGET gained since the branch was
+# cut (a seed appended on main) are not the branch's change. The rules come from
+# the merge-base. Exit codes are pre-commit's: 0 passed, non-zero failed.
+set -eu
+
+target=${1:-origin/main}
+head=${2:-HEAD}
+
+if ! git rev-parse --verify --quiet "$target^{commit}" >/dev/null; then
+  echo "plain.sh: $target is not in this clone: fetch it (git fetch origin main)" >&2
+  exit 2
+fi
+if ! base=$(git merge-base "$target" "$head"); then
+  echo "plain.sh: $target and $head share no history here: fetch full history" \
+       "(git fetch --unshallow origin)" >&2
+  exit 2
+fi
+if [ "$base" = "$(git rev-parse "$head^{commit}")" ]; then
+  echo "plain.sh: $head is already in $target: nothing to judge" >&2
+  exit 2
+fi
+
+echo "plain.sh: judging $(git rev-parse --short "$base")..$(git rev-parse --short "$head") ($target...$head)"
+exec pre-commit run --from-ref "$base" --to-ref "$head" --show-diff-on-failure

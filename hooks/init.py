@@ -1,0 +1,783 @@
+"""``oracle-guard init``: recognise the repository's layout and write the contract,
+the fixture lock, editor schemas and the pre-commit hooks for it.
+
+It never stages anything and never overwrites a file without ``--force``; a second
+run with nothing new to write changes nothing and says so.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
+
+from oracle_guard import contract as contract_mod
+from oracle_guard import fixture_lock, validation
+from oracle_guard.findings import HOOKS
+from oracle_guard.patterns import PatternSet
+
+LAYOUTS = ("harness", "merge-contract", "oracle-dir", "replay-queue")
+CONTRACT = contract_mod.CONTRACT_PATH
+SCHEMA_DIR = ".oracle-guard"
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+# The README's placeholders: there is no public home, so the user fills them in.
+REPO_PLACEHOLDER = "https://your.git.server/mirrors/oracle-guard"
+REV_PLACEHOLDER = "0123abc…"
+HOOK_IDS = HOOKS + ("oracle-guard",)
+ALWAYS_DENIED = (SCHEMA_DIR + "/**", PRE_COMMIT_CONFIG)
+DEFAULT_MAX_FROZEN = 3
+COMMENT_COLUMN = 40
+
+# What gives each layout away: gitignore-style patterns over the repository's paths.
+SIGNALS: Dict[str, Tuple[str, ...]] = {
+    "harness": ("/seeds/*.json", "/fixtures/", "/freeze.json"),
+    "merge-contract": ("/oracle/inputs/", "/oracle/flake_budget.yaml",
+                       "/oracle/flake_budget.yml", "/oracle/write_set.txt",
+                       "/oracle/*.lock.json"),
+    "oracle-dir": ("/oracle/*.jsonl", "/oracle/quarantine.json", "/oracle/seeds.toml",
+                   "/oracle/*.sha256"),
+    "replay-queue": ("/replays/*.json", "/seeds.lock", "/quarantine/"),
+}
+
+
+class InitError(Exception):
+    """init cannot go on (exit 2); nothing has been written."""
+
+
+# -- recognising the layout ------------------------------------------------
+class Paths:
+    """The repository's files as init sees them: the index plus what is not staged yet."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.all = sorted(set(paths))
+
+    def __contains__(self, path: str) -> bool:
+        return path in self.all
+
+    def match(self, pattern: str) -> List[str]:
+        return PatternSet([pattern]).select(self.all)
+
+    def first(self, candidates: Sequence[str]) -> Optional[str]:
+        return next((c for c in candidates if c in self), None)
+
+
+def recognise(paths: Paths) -> Tuple[Optional[str], Dict[str, List[Tuple[str, int]]]]:
+    """The layout with the most signals present, or None when none or a tie;
+    and, for each layout, the signals found with their number of files."""
+    evidence = {}
+    for layout, signals in SIGNALS.items():
+        found = [(s.lstrip("/"), len(paths.match(s))) for s in signals]
+        evidence[layout] = [(s, n) for s, n in found if n]
+    best = max(len(found) for found in evidence.values())
+    leaders = [layout for layout, found in evidence.items() if len(found) == best]
+    if best == 0 or len(leaders) > 1:
+        return None, evidence
+    return leaders[0], evidence
+
+
+def _describe(found: List[Tuple[str, int]]) -> str:
+    return ", ".join(f"{s} ({n} file{'s' if n != 1 else ''})" if s.endswith(("/", "*.json",
+                     "*.jsonl", "*.lock.json", "*.sha256")) else s for s, n in found)
+
+
+# -- proposing a contract --------------------------------------------------
+def as_pattern(path: str) -> str:
+    """A pattern for exactly this path, written plainly when that is unambiguous."""
+    if "/" in path.rstrip("/") and not re.search(r"[*?\[\\!]", path):
+        return path
+    return contract_mod.literal_pattern(path)
+
+
+def _harness(paths: Paths, data: Dict[str, Any]) -> List[str]:
+    lock = paths.first(["fixtures/SHA256SUMS", "fixtures.lock.json"]) or "fixtures/SHA256SUMS"
+    if [p for p in paths.match("/fixtures/") if p != lock]:
+        data["fixtures"] = [{"lock": lock, "root": "fixtures", "paths": ["fixtures/**"]}]
+    if paths.match("/seeds/*.json"):
+        data["seeds"] = [{"paths": ["seeds/*.json"], "format": "json-array"}]
+    if "freeze.json" in paths:
+        data["freeze"] = [{"paths": ["/freeze.json"], "schema": "freeze"}]
+    return []
+
+
+def _merge_contract(paths: Paths, data: Dict[str, Any]) -> List[str]:
+    lock = "oracle/fixtures.lock.json"
+    if [p for p in paths.match("/oracle/inputs/") if p != lock]:
+        data["fixtures"] = [{"lock": lock, "root": "oracle/inputs",
+                             "paths": ["oracle/inputs/**"]}]
+    budget_file = paths.first(["oracle/flake_budget.yaml", "oracle/flake_budget.yml"])
+    if budget_file:
+        data["freeze"] = [{"paths": [budget_file], "schema": "flake-budget"}]
+    return ["oracle/**"]
+
+
+def _oracle_dir(paths: Paths, data: Dict[str, Any]) -> List[str]:
+    corpora = paths.match("/oracle/*.jsonl")
+    if len(corpora) == 1:  # one corpus: locked by the single digest beside it
+        pattern = as_pattern(corpora[0])
+        data["fixtures"] = [{"lock": corpora[0][: -len(".jsonl")] + ".sha256",
+                             "paths": [pattern]}]
+        data["seeds"] = [{"paths": [pattern], "format": "jsonl"}]
+    elif corpora:
+        data["fixtures"] = [{"lock": "oracle/SHA256SUMS", "root": "oracle",
+                             "paths": ["oracle/*.jsonl"]}]
+        data["seeds"] = [{"paths": ["oracle/*.jsonl"], "format": "jsonl"}]
+    if "oracle/quarantine.json" in paths:
+        data["freeze"] = [{"paths": ["oracle/quarantine.json"], "schema": "quarantine-list"}]
+    return ["oracle/**"]
+
+
+def _replay_queue(paths: Paths, data: Dict[str, Any]) -> List[str]:
+    seeds = []
+    if paths.match("/replays/*.json"):
+        seeds.append({"paths": ["replays/*.json"], "format": "immutable"})
+    if "seeds.lock" in paths:
+        seeds.append({"paths": ["/seeds.lock"], "format": "json-object"})
+    if seeds:
+        data["seeds"] = seeds
+    if paths.match("/quarantine/"):
+        data["freeze"] = [{"paths": ["quarantine/active/*.yaml"],
+                           "schema": "quarantine-entry"}]
+    return ["quarantine/active/**"]
+
+
+# Each fills in the sections whose files exist and returns the layout's own deny patterns.
+PROPOSERS = {"harness": _harness, "merge-contract": _merge_contract,
+             "oracle-dir": _oracle_dir, "replay-queue": _replay_queue}
+
+
+def propose(layout: str, paths: Paths) -> Dict[str, Any]:
+    """The contract's data for ``layout``; a section only where its files exist."""
+    data: Dict[str, Any] = {"version": 1}
+    deny = PROPOSERS[layout](paths, data)
+    write_set: Dict[str, Any] = {}
+    if layout == "merge-contract" and "oracle/write_set.txt" in paths:
+        write_set["allow_file"] = "oracle/write_set.txt"
+    write_set["deny"] = deny + list(ALWAYS_DENIED)
+    data["write_set"] = write_set
+    return data
+
+
+def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[str]:
+    """Put a ``budget`` before ``write_set`` when something can be frozen: a cap no
+    lower than what is frozen today, and ``known_ids`` where the frozen ids are
+    seed-file stems (the harness layout). Returns notes for the user."""
+    if "freeze" not in data:
+        return []
+    from oracle_guard import freeze_schema
+    from oracle_guard.contract import Contract
+
+    probe = Contract(copy.deepcopy(data), index, from_base=False)
+    state = freeze_schema.load(probe, index)
+    frozen = len(state.entries)
+    budget: Dict[str, Any] = {"max_frozen": max(DEFAULT_MAX_FROZEN, frozen), "max_days": 14,
+                              "warn_days": 3}
+    notes = []
+    if frozen > DEFAULT_MAX_FROZEN:
+        notes.append(f"{frozen} entries are frozen today, so max_frozen is {frozen}: "
+                     "lower it as they are fixed")
+    if layout == "harness" and "seeds" in data:
+        stems = {os.path.splitext(os.path.basename(p))[0] for p in paths.match("/seeds/*.json")}
+        if all(entry.id in stems for entry in state.entries):
+            budget["known_ids"] = ["seeds/*.json"]
+        else:
+            notes.append("known_ids is not set: some frozen ids are not seed-file stems")
+    write_set = data.pop("write_set")
+    data["budget"] = budget
+    data["write_set"] = write_set
+    return notes
+
+
+# -- writing YAML with a comment on each key --------------------------------
+FORMAT_NOTES = {
+    "json-array": "a JSON array a file: existing elements never change",
+    "jsonl": "a JSON value a line: lines are only ever appended",
+    "json-object": "keys may be added; none removed or changed",
+    "immutable": "files may be added; existing ones never change",
+}
+SCHEMA_NOTES = {
+    "freeze": "excluded property ids, each with reason, owner, expiry",
+    "flake-budget": "max_frozen and the frozen entries",
+    "quarantine-entry": "one quarantined case a file",
+    "quarantine-list": "a list of {test, owner, expires, reason}",
+}
+DENY_NOTES = {
+    "oracle/**": "everything under oracle/",
+    "quarantine/active/**": "the active quarantine: bots propose in quarantine/proposed/",
+    SCHEMA_DIR + "/**": "the editor schemas init wrote",
+    PRE_COMMIT_CONFIG: "the hooks themselves",
+}
+KEY_NOTES = {
+    "version": "the contract format (1 is the only one)",
+    "fixtures": "fixture-lock: files that must match their SHA-256 lock",
+    "fixtures.root": "lock keys are relative to this folder",
+    "fixtures.paths": "the locked files",
+    "seeds": "seed-append-only: seeds are only ever added",
+    "seeds.paths": "the seed files",
+    "freeze": "freeze-schema: files that freeze or quarantine tests",
+    "freeze.paths": "the freeze files",
+    "budget": "flake-budget: what may stay frozen, and how long",
+    "budget.max_frozen": "at most this many frozen entries at once",
+    "budget.max_days": "no expiry further than this from now",
+    "budget.warn_days": "warn (exit 0) this close to an expiry",
+    "budget.known_ids": "frozen ids must be stems of these files",
+    "write_set": "write-set: what a change may touch",
+    "write_set.allow_file": "one allowed prefix or pattern a line",
+    "write_set.deny": "protected besides every file named above",
+}
+
+
+def scalar(value: Any) -> str:
+    """A YAML scalar (or flow list of strings) that reads back as ``value``."""
+    import yaml
+
+    if isinstance(value, bool) or not isinstance(value, (str, int, list)):
+        raise TypeError(f"cannot write {value!r}")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "]"
+    plain = value
+    try:
+        if yaml.safe_load(f"k: {plain}\n") == {"k": value} and "#" not in plain:
+            return plain
+    except yaml.YAMLError:
+        pass
+    return json.dumps(value, ensure_ascii=False)
+
+
+def line(text: str, note: str = "") -> str:
+    if not note:
+        return text
+    return f"{text.ljust(COMMENT_COLUMN - 1)} # {note}"
+
+
+def lock_note(lock: str) -> str:
+    if lock.endswith("SHA256SUMS"):
+        return "sha256sum lines; 'oracle-guard lock' refreshes it"
+    if lock.endswith(".sha256"):
+        return "one digest; 'oracle-guard lock' refreshes it"
+    return "path -> sha256; 'oracle-guard lock' refreshes it"
+
+
+def render_contract(data: Dict[str, Any], layout: str) -> str:
+    out = [
+        f"# yaml-language-server: $schema={SCHEMA_DIR}/contract.schema.json",
+        "# The merge contract: the test oracle that the patches it judges may not touch.",
+        f"# Written by 'oracle-guard init' for the {layout} layout. Review it, then commit it in",
+        "# a human-made commit of its own (README: \"The contract\").",
+    ]
+    for key, value in data.items():
+        if isinstance(value, list):  # fixtures, seeds, freeze: a list of entries
+            out.append(line(f"{key}:", KEY_NOTES[key]))
+            for item in value:
+                for n, (name, item_value) in enumerate(item.items()):
+                    note = {"lock": lock_note(str(item_value)),
+                            "format": FORMAT_NOTES.get(str(item_value), ""),
+                            "schema": SCHEMA_NOTES.get(str(item_value), "")}.get(
+                                name, KEY_NOTES.get(f"{key}.{name}", ""))
+                    prefix = "  - " if n == 0 else "    "
+                    out.append(line(f"{prefix}{name}: {scalar(item_value)}", note))
+        elif isinstance(value, dict):  # budget, write_set
+            out.append(line(f"{key}:", KEY_NOTES[key]))
+            if key == "write_set" and "allow_file" not in value:
+                out.append(line('  # allow: ["src/**", "tests/**"]',
+                                "optional: every changed path must match one"))
+            for name, item_value in value.items():
+                if name == "deny":
+                    out.append(line("  deny:", KEY_NOTES["write_set.deny"]))
+                    out.extend(line(f"    - {scalar(p)}", DENY_NOTES.get(p, ""))
+                               for p in item_value)
+                else:
+                    out.append(line(f"  {name}: {scalar(item_value)}",
+                                    KEY_NOTES.get(f"{key}.{name}", "")))
+            if key == "write_set":
+                out.append(line("  # owners: [alice]",
+                                "server side: who may push oracle changes"))
+        else:
+            out.append(line(f"{key}: {scalar(value)}", KEY_NOTES.get(key, "")))
+    return "\n".join(out) + "\n"
+
+
+def checked_contract(data: Dict[str, Any], layout: str) -> str:
+    """The contract text, loaded back through the schema and the strict loader."""
+    text = render_contract(data, layout)
+    try:
+        parsed = contract_mod.parse(text.encode("utf-8"), CONTRACT)
+    except contract_mod.ContractError as exc:
+        raise InitError(f"the proposed contract does not load: {exc}") from None
+    if parsed != data:  # the writer must say exactly what was proposed
+        raise InitError("internal error: the contract written does not read back as proposed")
+    return text
+
+
+# -- editor schemas ---------------------------------------------------------
+_URN = "urn:oracle-guard:schema:"
+
+
+def editor_schema(name: str) -> Dict[str, Any]:
+    """The built-in schema ``name`` as one self-contained draft-07 document, the
+    draft YAML editors (yaml-language-server) validate with: ``$defs`` become
+    ``definitions`` and references to other built-ins are copied in."""
+    definitions: Dict[str, Any] = {}
+
+    def ref(target: str, owner: str) -> str:
+        where, _, pointer = target.partition("#")
+        source = where[len(_URN):] if where.startswith(_URN) else owner
+        if where and not where.startswith(_URN) or not pointer.startswith("/$defs/"):
+            raise ValueError(f"unexpected $ref {target!r} in the {owner} schema")
+        key = pointer[len("/$defs/"):]
+        local = key if source == name else f"{source}.{key}"
+        if local not in definitions:
+            definitions[local] = None  # reserved before converting: no endless recursion
+            definitions[local] = convert(validation.builtin_schema(source)["$defs"][key], source)
+        return "#/definitions/" + local
+
+    def convert(node: Any, owner: str) -> Any:
+        if isinstance(node, list):
+            return [convert(item, owner) for item in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: convert(v, owner) for k, v in node.items()
+               if k not in ("$ref", "$schema", "$id", "$defs")}
+        if "$ref" in node:
+            target = {"$ref": ref(node["$ref"], owner)}
+            if out:  # draft-07 ignores a $ref's siblings: keep both in an allOf
+                out.setdefault("allOf", []).append(target)
+            else:
+                out = target
+        return out
+
+    source = validation.builtin_schema(name)
+    for key in source.get("$defs", {}):
+        ref(f"#/$defs/{key}", name)
+    body = convert(source, name)
+    from oracle_guard import __version__
+
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#",
+              "$comment": f"oracle-guard {__version__}: the built-in '{name}' schema as draft-07 "
+                          "for editors; the hooks use the built-in. Rewrite it with "
+                          "'oracle-guard init --force'."}
+    schema.update(body)
+    if definitions:
+        schema["definitions"] = definitions
+    return schema
+
+
+def editor_schema_text(name: str) -> str:
+    return json.dumps(editor_schema(name), indent=2, ensure_ascii=False) + "\n"
+
+
+def yaml_freeze_schemas(data: Dict[str, Any]) -> List[str]:
+    """Built-in schemas of freeze entries whose files are YAML."""
+    names = []
+    for entry in data.get("freeze", []):
+        if entry["schema"] in validation.BUILTIN and entry["schema"] not in names and any(
+                p.endswith((".yaml", ".yml")) for p in entry["paths"]):
+            names.append(entry["schema"])
+    return names
+
+
+def modeline_for(path: str, schema: str) -> str:
+    depth = path.count("/")
+    return f"# yaml-language-server: $schema={'../' * depth}{SCHEMA_DIR}/{schema}.schema.json"
+
+
+# -- the fixture lock -------------------------------------------------------
+def lock_text(entry: Dict[str, Any], index) -> Tuple[str, int]:
+    """What 'oracle-guard lock' would write; a new lock takes the style its name
+    suggests (SHA256SUMS: sha256sum lines, *.sha256: one digest)."""
+    text, count = fixture_lock.build_lock(entry, index)
+    if entry["lock"] not in index.entries:
+        digests = json.loads(text)
+        if entry["lock"].endswith("SHA256SUMS"):
+            text = fixture_lock.render_lock("sha256sum", digests)
+        elif entry["lock"].endswith(".sha256") and len(digests) == 1:
+            text = fixture_lock.render_lock("digest", digests)
+    return text, count
+
+
+# -- .pre-commit-config.yaml -----------------------------------------------
+def repo_entry(repo: str, rev: str, indent: str) -> List[str]:
+    return [
+        line(f"{indent}- repo: {scalar(repo)}", "where you host or mirror oracle-guard"),
+        line(f"{indent}  rev: {scalar(rev)}", "a tag or the full commit id you reviewed"),
+        f"{indent}  hooks:",
+        line(f"{indent}    - id: oracle-guard", "all five checks in one process"),
+    ]
+
+
+def new_pre_commit_config(repo: str, rev: str) -> str:
+    lines = [
+        "# pre-commit hooks. oracle-guard comes first: with fail_fast, nothing else runs once",
+        "# it fails. Written by 'oracle-guard init'.",
+        line('minimum_pre_commit_version: "3.2.0"', "the stage names the hooks use"),
+        line("default_install_hook_types: [pre-commit, pre-push]",
+             "'pre-commit install' installs both"),
+        line("fail_fast: true", "stop before the test hooks when the oracle was touched"),
+        "repos:",
+        *repo_entry(repo, rev, "  "),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _our_entry(repo: str, rev: str) -> Dict[str, Any]:
+    return {"repo": repo, "rev": rev, "hooks": [{"id": "oracle-guard"}]}
+
+
+def has_our_hooks(config: Any) -> bool:
+    repos = config.get("repos") if isinstance(config, dict) else None
+    return isinstance(repos, list) and any(
+        isinstance(r, dict) and isinstance(r.get("hooks"), list)
+        and any(isinstance(h, dict) and h.get("id") in HOOK_IDS for h in r["hooks"])
+        for r in repos)
+
+
+def edit_pre_commit_config(text: str, repo: str, rev: str) -> Tuple[Optional[str], str]:
+    """(new text, "") with our repo entry first in ``repos:``; (text, "") when the hooks
+    are there already; (None, why) when the file is not simple enough to edit safely."""
+    import yaml
+
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        return None, f"it does not parse as YAML ({str(exc).splitlines()[0]})"
+    if has_our_hooks(config):
+        return text, ""
+    if not isinstance(config, dict) or not isinstance(config.get("repos"), list) \
+            or not config["repos"]:
+        return None, "it has no non-empty 'repos:' list"
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split(newline)
+    starts = [n for n, ln in enumerate(lines) if re.fullmatch(r"repos:[ \t]*(#.*)?", ln)]
+    if len(starts) != 1:
+        return None, "its 'repos:' list is not a plain block list"
+    first = next((n for n in range(starts[0] + 1, len(lines))
+                  if lines[n].strip() and not lines[n].lstrip().startswith("#")), None)
+    match = re.match(r"([ \t]*)- ", lines[first]) if first is not None else None
+    if match is None:
+        return None, "its 'repos:' list is not a plain block list"
+    edited = newline.join(lines[:first] + repo_entry(repo, rev, match.group(1))
+                          + lines[first:])
+    expected = dict(config, repos=[_our_entry(repo, rev)] + config["repos"])
+    try:
+        if yaml.safe_load(edited) != expected:
+            return None, "adding the entry would change more than the 'repos:' list"
+    except yaml.YAMLError:
+        return None, "adding the entry would not parse"
+    return edited, ""
+
+
+# -- the run ----------------------------------------------------------------
+@dataclass
+class Planned:
+    path: str
+    text: str
+    what: str
+    state: str = "new"  # new | same | differs | edit
+
+
+@dataclass
+class Plan:
+    layout: str
+    evidence: List[Tuple[str, int]]
+    contract_text: str
+    data: Dict[str, Any]
+    files: List[Planned] = field(default_factory=list)
+    blocked_locks: List[Tuple[str, List[str]]] = field(default_factory=list)
+    snippet: Optional[str] = None
+    snippet_why: str = ""
+    notes: List[str] = field(default_factory=list)
+    pending_oracle: List[str] = field(default_factory=list)
+    modelines: List[Tuple[str, str]] = field(default_factory=list)
+
+
+def choose_layout(name: Optional[str], paths: Paths) -> Tuple[str, List[Tuple[str, int]]]:
+    recognised, evidence = recognise(paths)
+    if name is not None:
+        if name not in LAYOUTS:
+            raise InitError(f"unknown layout {name!r}; choose one of {', '.join(LAYOUTS)}")
+        return name, evidence[name]
+    if recognised is None:
+        found = {layout: e for layout, e in evidence.items() if e}
+        if found:
+            what = "; ".join(f"{layout}: {_describe(e)}" for layout, e in found.items())
+            raise InitError(f"the repository matches several layouts equally ({what}); "
+                            f"pass --layout NAME, one of {', '.join(LAYOUTS)}")
+        raise InitError(
+            "no known layout recognised (none of seeds/, fixtures/, freeze.json, oracle/, "
+            "replays/, seeds.lock, quarantine/ holds a tracked or new file); pass --layout "
+            f"NAME, one of {', '.join(LAYOUTS)} (README: \"Examples\"), or write the "
+            "contract by hand")
+    return recognised, evidence[recognised]
+
+
+def resolve_rev(repo: str, rev: Optional[str]) -> Tuple[str, str]:
+    """(repo as written into the config, rev): a local clone gives its HEAD commit."""
+    from oracle_guard.gitio import Git
+
+    if not os.path.isdir(repo):
+        return repo, rev or REV_PLACEHOLDER
+    where = os.path.abspath(repo)
+    if rev is None:
+        clone = Git(where, use_cache=False)
+        try:
+            rev = clone.resolve_commit("HEAD") if clone.ok("rev-parse", "--git-dir") else None
+        finally:
+            clone.close()
+        if rev is None:
+            raise InitError(f"--repo {repo!r} is a folder but not a git clone with commits; "
+                            "pre-commit installs hooks from a git repository")
+    return where, rev
+
+
+def make_plan(args, git, top: str) -> Plan:
+    from oracle_guard.revisions import Snapshot
+
+    index = Snapshot.of_index(git)
+    unstaged = git.unstaged_paths()
+    paths = Paths(list(index.entries) + unstaged)
+    layout, evidence = choose_layout(args.layout, paths)
+    data = propose(layout, paths)
+    notes = add_budget(data, layout, paths, index)
+    text = checked_contract(data, layout)
+    plan = Plan(layout, evidence, text, data, notes=notes)
+    plan.files.append(Planned(CONTRACT, text, "the contract"))
+    for name in ["contract"] + yaml_freeze_schemas(data):
+        plan.files.append(Planned(f"{SCHEMA_DIR}/{name}.schema.json", editor_schema_text(name),
+                                  f"the {name} schema, for your editor"))
+
+    for entry in data.get("fixtures", []):
+        pending = fixture_lock.pending_fixtures(entry, unstaged)
+        if pending:
+            plan.blocked_locks.append((entry["lock"], pending))
+            continue
+        problems = fixture_lock.unlockable(entry, index)
+        if problems:
+            raise InitError(f"cannot lock {entry['lock']}: {problems[0]}")
+        content, count = lock_text(entry, index)
+        plan.files.append(Planned(entry["lock"], content,
+                                  f"the fixture lock, {count} file{'s' if count != 1 else ''}"))
+
+    repo, rev = resolve_rev(args.repo, args.rev)
+    config_path = os.path.join(top, PRE_COMMIT_CONFIG)
+    if not os.path.lexists(config_path):
+        plan.files.append(Planned(PRE_COMMIT_CONFIG, new_pre_commit_config(repo, rev),
+                                  "the oracle-guard hooks, at pre-commit and pre-push"))
+    else:
+        current = _read_text(config_path)
+        edited, why = (None, "it is not a UTF-8 text file") if current is None else \
+            edit_pre_commit_config(current, repo, rev)
+        if edited is None:
+            indent = "  "
+            plan.snippet = "\n".join(["repos:"] + repo_entry(repo, rev, indent))
+            plan.snippet_why = why
+        elif edited == current:
+            plan.files.append(Planned(PRE_COMMIT_CONFIG, current, "the oracle-guard hooks"))
+        else:
+            plan.files.append(Planned(PRE_COMMIT_CONFIG, edited,
+                                      "the oracle-guard hooks, first in repos:", "edit"))
+
+    for planned in plan.files:
+        if planned.state == "edit":
+            continue
+        target = os.path.join(top, planned.path)
+        if os.path.isdir(target):
+            raise InitError(f"{planned.path} is a folder; init writes a file there")
+        if os.path.lexists(target):
+            planned.state = "same" if _read_text(target) == planned.text else "differs"
+
+    probe = contract_mod.Contract(data, index, from_base=False)
+    protected = PatternSet(probe.oracle_globs() + data["write_set"]["deny"])
+    written = {p.path for p in plan.files}
+    plan.pending_oracle = sorted(
+        p for p in set(unstaged) if p not in written and p in paths
+        and (protected.matches(p) or p in probe.oracle_files())
+        and os.path.lexists(os.path.join(top, p)))
+    yaml_schemas = yaml_freeze_schemas(data)
+    for entry in data.get("freeze", []):
+        if entry["schema"] in yaml_schemas:
+            for path in PatternSet(entry["paths"]).select(paths.all):
+                first = (_read_text(os.path.join(top, path)) or "").split("\n", 1)[0]
+                if path.endswith((".yaml", ".yml")) and "yaml-language-server:" not in first:
+                    plan.modelines.append((path, modeline_for(path, entry["schema"])))
+    return plan
+
+
+def _read_text(path: str) -> Optional[str]:
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def protected_list(data: Dict[str, Any]) -> List[str]:
+    from oracle_guard.revisions import Snapshot
+
+    probe = contract_mod.Contract(data, Snapshot.empty(), from_base=False)
+    out: List[str] = []
+    for item in probe.oracle_files() + probe.oracle_globs() + data["write_set"]["deny"]:
+        shown = ".gitattributes (every one)" if item == ".gitattributes" else item
+        if shown not in out:
+            out.append(shown)
+    return out
+
+
+def preflight(data: Dict[str, Any], git, now) -> List[str]:
+    """What freeze-schema and flake-budget will report on what is staged."""
+    from oracle_guard.judge import judge
+    from oracle_guard.revisions import Snapshot
+
+    index = Snapshot.of_index(git)
+    probe = contract_mod.Contract(data, index, from_base=False)
+    results = judge(probe, Snapshot.empty(), index, now, ("freeze-schema", "flake-budget"))
+    seen, out = set(), []
+    for result in results:
+        for f in result.findings:
+            text = f"{f.path}{':' + str(f.line) if f.line else ''}: {f.code}: {f.message}"
+            if f.severity == "error" and text not in seen:
+                seen.add(text)
+                out.append(text)
+    return out
+
+
+def quote_all(paths: Iterable[str]) -> str:
+    return " ".join(shlex.quote(p) for p in paths)
+
+
+def main(args, env: Mapping[str, str]) -> int:
+    from oracle_guard import clock
+    from oracle_guard.gitio import Git
+
+    now = clock.now_from(args.now, env)
+    git = Git(args.C, use_cache=False)
+    try:
+        git.check_repository()
+        top = git.toplevel()
+        if top is None:
+            raise InitError("'oracle-guard init' needs a working tree (not a bare repository)")
+        plan = make_plan(args, git, top)
+        conflicts = [p.path for p in plan.files if p.state == "differs"]
+        if conflicts and not args.force and not args.dry_run:
+            locks = [e["lock"] for e in plan.data.get("fixtures", []) if e["lock"] in conflicts]
+            raise InitError(
+                f"{conflicts[0]} exists and differs from what init would write"
+                f"{' (and ' + ', '.join(conflicts[1:]) + ')' if conflicts[1:] else ''}; "
+                "nothing was written: rerun with --force to overwrite, or with --dry-run to "
+                "see the proposal"
+                + ("; to refresh only a stale fixture lock, run 'oracle-guard lock'"
+                   if locks else ""))
+        report(plan, args)
+        if args.dry_run:
+            print(f"\n{CONTRACT} as proposed:\n")
+            print(plan.contract_text, end="")
+            return 0
+        write(plan, top)
+        findings = preflight(plan.data, git, now)
+        pending = set(git.unstaged_paths())
+        uncommitted = not_committed(git, [p.path for p in plan.files])
+    finally:
+        git.close()
+    next_steps(plan, pending, uncommitted, findings)
+    return 0
+
+
+def write(plan: Plan, top: str) -> None:
+    for planned in plan.files:
+        if planned.state == "same":
+            continue
+        target = os.path.join(top, planned.path)
+        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+        with open(target, "w", encoding="utf-8", newline="") as f:
+            f.write(planned.text)
+
+
+def report(plan: Plan, args) -> None:
+    """What init found and what it writes (or would write, with --dry-run)."""
+    evidence = _describe(plan.evidence) or "none of its files yet"
+    how = "as asked (--layout)" if args.layout else "recognised from"
+    print(f"oracle-guard init: layout '{plan.layout}', {how}: {evidence}")
+    verbs = {"new": ("wrote", "would write"), "edit": ("added", "would add"),
+             "differs": ("overwrote", "would overwrite (needs --force)"),
+             "same": ("unchanged", "unchanged")}
+    for planned in plan.files:
+        verb = verbs[planned.state][1 if args.dry_run else 0]
+        if planned.path == PRE_COMMIT_CONFIG and planned.state == "new":
+            verb = "would create" if args.dry_run else "created"
+        if planned.state == "edit":
+            print(f"  {verb} {planned.what} to {planned.path}")
+        else:
+            print(f"  {verb} {planned.path} ({planned.what})")
+    for lock, pending in plan.blocked_locks:
+        print(f"  not written: {lock} (the fixtures are not all staged: {pending[0]}"
+              f"{' and more' if len(pending) > 1 else ''})")
+    if plan.snippet is not None:
+        print(f"  not edited: {PRE_COMMIT_CONFIG} ({plan.snippet_why}); add this entry "
+              "first under its 'repos:' yourself:")
+        print("\n".join("    " + ln for ln in plan.snippet.splitlines()))
+    if all(p.state == "same" for p in plan.files) and plan.snippet is None \
+            and not plan.blocked_locks:
+        print("  nothing changed: every file init writes is already in place")
+    for note in plan.notes:
+        print(f"  note: {note}")
+
+
+def not_committed(git, paths: Sequence[str]) -> List[str]:
+    """Those of ``paths`` whose staged blob is not the one in HEAD."""
+    from oracle_guard.revisions import Snapshot
+
+    head = git.resolve_commit("HEAD")
+    committed = Snapshot.of_commit(git, head, "HEAD").entries if head else {}
+    staged = Snapshot.of_index(git).entries
+    return [p for p in paths if staged.get(p) != committed.get(p)]
+
+
+def next_steps(plan: Plan, pending: Set[str], uncommitted: List[str],
+               findings: List[str]) -> None:
+    print("The contract protects (write-set denies every change to these):")
+    for item in protected_list(plan.data):
+        print(f"  {item}")
+    steps: List[str] = []
+    config = next((p for p in plan.files if p.path == PRE_COMMIT_CONFIG), None)
+    if config is not None and (REPO_PLACEHOLDER in config.text or REV_PLACEHOLDER in config.text):
+        steps.append(f"in {PRE_COMMIT_CONFIG}, set repo: to where you host or mirror "
+                     "oracle-guard and rev: to the tag or commit you reviewed (or rerun "
+                     "init with --repo and --rev)")
+    if plan.snippet is not None:
+        steps.append(f"add the oracle-guard entry above to {PRE_COMMIT_CONFIG}")
+    to_add = [p.path for p in plan.files if p.path in pending]
+    to_add += [p for p in plan.pending_oracle if p in pending and p not in to_add]
+    locks = []
+    for lock, fixtures in plan.blocked_locks:
+        to_add += [f for f in fixtures if f not in to_add]
+        locks.append(lock)
+    if to_add:
+        steps.append(f"git add {quote_all(to_add)}")
+    if locks:
+        steps.append(f"oracle-guard lock && git add {quote_all(locks)}")
+    if findings:
+        steps.append("fix what the hooks will report (below) and stage the fixes")
+    if to_add or locks or uncommitted or findings:
+        steps.append("oracle-guard check   # judges what you staged: it should pass")
+    steps.append("pre-commit install   # the pre-commit and pre-push hooks")
+    if to_add or locks or uncommitted:
+        steps.append("git commit -m 'Guard the test oracle with oracle-guard'   # one "
+                     "human-made commit holding only these files")
+    print("Next steps:")
+    for n, step in enumerate(steps, 1):
+        print(f"  {n}. {step}")
+    if findings:
+        print("What the hooks will report on the staged oracle today:")
+        for text in findings:
+            print(f"  {text}")
+    if plan.modelines:
+        print("So that your editor checks the YAML freeze files as you type, make this their "
+              "first line:")
+        for path, modeline in plan.modelines[:5]:
+            print(f"  {path}: {modeline}")
+        if len(plan.modelines) > 5:
+            print(f"  ... and {len(plan.modelines) - 5} more (README: \"Editor support\")")
+    print("Then make the CI check required: README, \"CI\" (recipes in examples/ci/).")

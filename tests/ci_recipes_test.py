@@ -1,0 +1,233 @@
+"""The CI recipes in examples/ci/: valid for their CI systems, and they judge a branch
+as the README says when their steps run in a clone laid out as that CI system lays it."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from oracle_guard.cli import build_parser
+from testing.git import commit, git, init_repo
+
+ROOT = Path(__file__).resolve().parents[1]
+CI = ROOT / "examples" / "ci"
+NOW = "2026-09-25"
+WORKFLOWS = [("github-actions.yml", "vendor.github-workflows"),
+             ("github-actions-base-branch.yml", "vendor.github-workflows"),
+             ("gitlab-ci.yml", "vendor.gitlab-ci")]
+# pre-commit runs the hooks from this checkout's venv: the recipes, not the install, are tested
+LOCAL_HOOKS = """\
+repos:
+  - repo: local
+    hooks:
+      - id: oracle-guard
+        name: oracle-guard
+        entry: oracle-guard check
+        language: system
+        pass_filenames: false
+        always_run: true
+"""
+
+
+def check_jsonschema(schema: str, path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema,
+                           str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+
+
+@pytest.mark.parametrize("name,schema", WORKFLOWS)
+def test_each_recipe_validates_against_its_published_schema(name, schema):
+    checked = check_jsonschema(schema, CI / name)
+    assert checked.returncode == 0, checked.stdout
+
+
+@pytest.mark.parametrize("name,schema", WORKFLOWS)
+def test_the_schema_check_bites(tmp_path, name, schema):
+    doc = yaml.safe_load((CI / name).read_text())
+    if "jobs" in doc:
+        next(iter(doc["jobs"].values()))["steps"] = "not a list"
+    else:
+        doc["oracle-guard"]["when"] = "sometimes"
+    broken = tmp_path / name
+    broken.write_text(json.dumps(doc))
+    assert check_jsonschema(schema, broken).returncode == 1
+
+
+def test_the_github_recipes_follow_the_readme():
+    pr = yaml.safe_load((CI / "github-actions.yml").read_text())
+    gate = yaml.safe_load((CI / "github-actions-base-branch.yml").read_text())
+    # PyYAML reads the key 'on' as True (YAML 1.1); GitHub reads it as "on"
+    assert list(pr[True]) == ["pull_request"] and list(gate[True]) == ["pull_request_target"]
+    for doc in (pr, gate):
+        assert doc["permissions"] == {"contents": "read"}
+        (job,) = doc["jobs"].values()
+        checkout = job["steps"][0]
+        assert checkout["uses"].startswith("actions/checkout@")
+        assert checkout["with"]["fetch-depth"] == 0
+        assert checkout["with"]["persist-credentials"] is False
+        runs = [s["run"] for s in job["steps"] if "run" in s]
+        assert "oracle-guard check --format github" in runs
+    pr_runs = [s["run"] for s in next(iter(pr["jobs"].values()))["steps"] if "run" in s]
+    assert any(r.startswith("pre-commit run --all-files") for r in pr_runs)
+    assert any("pip install pre-commit" in r for r in pr_runs)
+    # the gate runs nothing the pull request names: no pre-commit, a pinned install
+    gate_text = (CI / "github-actions-base-branch.yml").read_text()
+    assert "pre-commit run" not in gate_text
+    assert "github.event.pull_request.head.sha" in gate_text
+    for text in (gate_text, (CI / "github-actions.yml").read_text()):
+        assert "Trust" in text or "gate" in text
+
+
+def test_the_gitlab_recipe_follows_the_readme():
+    job = yaml.safe_load((CI / "gitlab-ci.yml").read_text())["oracle-guard"]
+    assert job["stage"] == ".pre"
+    assert job["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]
+    assert job["variables"]["GIT_DEPTH"] == "0"
+    assert any("CI_MERGE_REQUEST_TARGET_BRANCH_NAME" in line and "git fetch" in line
+               for line in job["script"])
+    assert "pre-commit run --all-files --show-diff-on-failure" in job["script"]
+
+
+def test_the_recipes_command_lines_are_ones_the_cli_accepts():
+    args = build_parser().parse_args(["check", "--format", "github"])
+    assert args.format == "github"
+
+
+# -- the recipes' steps, run in clones laid out as each CI system lays them --------
+def tool_env(tmp_path, **extra):
+    """The test's environment with this venv's oracle-guard and pre-commit first on PATH
+    and the revision variables of the test process removed."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("GITHUB_", "CI_", "PRE_COMMIT_")) and k != "CI"}
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env.update(PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), PRE_COMMIT_COLOR="never",
+               ORACLE_GUARD_NOW=NOW)
+    env.update(extra)
+    return env
+
+
+@pytest.fixture
+def origin(tmp_path):
+    """A bare 'origin' whose main holds the harness example under its contract, and
+    three branches cut from it: honest, reorders-seeds and (main then gains a seed)."""
+    work = init_repo(tmp_path / "work")
+    shutil.copytree(ROOT / "examples" / "harness", work, dirs_exist_ok=True)
+    commit(work, {".pre-commit-config.yaml": LOCAL_HOOKS}, "guard the oracle")
+    git(work, "branch", "honest")
+    git(work, "branch", "reorders-seeds")
+    git(work, "checkout", "-q", "honest")
+    commit(work, {"src/harness.py": "def parse_header(raw):\n    return raw\n"}, "honest")
+    git(work, "checkout", "-q", "reorders-seeds")
+    seeds = json.loads((work / "seeds/header_name.json").read_text())
+    commit(work, {"seeds/header_name.json": seeds[::-1]}, "reorder seeds")
+    git(work, "checkout", "-q", "main")  # an owner appends a seed on main after the branches
+    commit(work, {"seeds/header_name.json": seeds + [{"raw": "A: b", "expect_name": "A"}]},
+           "append a seed")
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
+    return bare
+
+
+def full_clone(origin: Path, dest: Path, branch: str) -> Path:
+    """What actions/checkout with fetch-depth: 0 leaves: every branch as origin/*."""
+    git(origin.parent, "clone", "-q", str(origin), str(dest))
+    git(dest, "checkout", "-q", "--detach", f"origin/{branch}")
+    return dest
+
+
+def run(script: str, cwd: Path, env) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", "-euc", script], cwd=cwd, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+
+
+def github_steps():
+    doc = yaml.safe_load((CI / "github-actions.yml").read_text())
+    (job,) = doc["jobs"].values()
+    return [s["run"] for s in job["steps"] if "run" in s and "pip install" not in s["run"]]
+
+
+@pytest.mark.parametrize("branch,passes", [("honest", True), ("reorders-seeds", False)])
+def test_the_github_steps_judge_the_pull_request_against_its_target(tmp_path, origin, branch,
+                                                                    passes):
+    clone = full_clone(origin, tmp_path / "ci", branch)
+    env = tool_env(tmp_path, CI="true", GITHUB_BASE_REF="main")
+    results = [run(step, clone, env) for step in github_steps()]
+    assert [r.returncode == 0 for r in results] == [passes] * len(results), \
+        [r.stdout for r in results]
+    annotations = results[0].stdout
+    if not passes:
+        assert "::error file=seeds/header_name.json" in annotations
+        assert "seed-reordered" in annotations
+        assert "seeds/header_name.json" in results[1].stdout
+
+
+@pytest.mark.parametrize("branch,passes", [("honest", True), ("reorders-seeds", False)])
+def test_the_gitlab_script_fetches_the_target_and_judges_the_merge_request(tmp_path, origin,
+                                                                           branch, passes):
+    # GitLab's runner fetches the pipeline's ref only: no origin/main until the script's fetch
+    clone = init_repo(tmp_path / "ci")
+    git(clone, "remote", "add", "origin", str(origin))
+    git(clone, "fetch", "-q", "origin", f"+refs/heads/{branch}:refs/remotes/origin/{branch}")
+    git(clone, "checkout", "-q", "--detach", f"origin/{branch}")
+    diff_base = git(clone, "rev-parse", "HEAD~1").strip()
+    env = tool_env(tmp_path, CI="true", CI_MERGE_REQUEST_DIFF_BASE_SHA=diff_base,
+                   CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main")
+    script = yaml.safe_load((CI / "gitlab-ci.yml").read_text())["oracle-guard"]["script"]
+    script = [line for line in script if "pip install" not in line]
+    results = [run(line, clone, env) for line in script]
+    assert results[0].returncode == 0, results[0].stdout  # the fetch of the target branch
+    assert git(clone, "rev-parse", "refs/remotes/origin/main").strip()
+    assert [r.returncode == 0 for r in results[1:]] == [passes] * (len(results) - 1), \
+        [r.stdout for r in results]
+    if not passes:
+        assert "seeds/header_name.json:2: seed-reordered:" in results[1].stdout
+
+
+def plain(clone: Path, env, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["sh", str(CI / "plain.sh"), *args], cwd=clone, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def test_plain_script_passes_an_honest_branch_though_main_gained_a_seed(tmp_path, origin):
+    clone = full_clone(origin, tmp_path / "ci", "honest")
+    done = plain(clone, tool_env(tmp_path))
+    assert done.returncode == 0, done.stdout
+    assert "plain.sh: judging" in done.stdout and "Passed" in done.stdout
+    # comparing with main itself would call the seed main gained a removal
+    direct = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--from-ref", "origin/main", "--to-ref",
+         "HEAD"], cwd=clone, env=tool_env(tmp_path), stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True)
+    assert direct.returncode == 1 and "seed-removed" in direct.stdout
+
+
+def test_plain_script_fails_a_branch_that_reorders_seeds(tmp_path, origin):
+    clone = full_clone(origin, tmp_path / "ci", "reorders-seeds")
+    done = plain(clone, tool_env(tmp_path), "origin/main", "HEAD")
+    assert done.returncode == 1, done.stdout
+    assert "seeds/header_name.json:2: seed-reordered:" in done.stdout
+
+
+def test_plain_script_exits_2_when_it_cannot_judge(tmp_path, origin):
+    clone = full_clone(origin, tmp_path / "ci", "honest")
+    env = tool_env(tmp_path)
+    missing = plain(clone, env, "origin/nope")
+    assert missing.returncode == 2 and "origin/nope is not in this clone" in missing.stdout
+    git(clone, "checkout", "-q", "--detach", "origin/main")
+    same = plain(clone, env)
+    assert same.returncode == 2 and "nothing to judge" in same.stdout
+    unrelated = init_repo(tmp_path / "other")
+    commit(unrelated, {"a": "1\n"})
+    git(clone, "fetch", "-q", str(unrelated), "main:refs/remotes/other/main")
+    disjoint = plain(clone, env, "other/main")
+    assert disjoint.returncode == 2 and "share no history" in disjoint.stdout
+
+
+def test_plain_script_is_executable_posix_sh():
+    assert os.access(CI / "plain.sh", os.X_OK)
+    assert (CI / "plain.sh").read_text().startswith("#!/bin/sh\n")
+    assert subprocess.run(["sh", "-n", str(CI / "plain.sh")]).returncode == 0
