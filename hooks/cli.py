@@ -1,4 +1,5 @@
-"""Command line: ``oracle-guard check | lock | demo``."""
+"""Command line: ``oracle-guard check | lock | init | freeze | seeds | explain | schema
+| demo | pre-receive | install-pre-receive``."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +10,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from oracle_guard import __version__, clock
 from oracle_guard import contract as contract_mod
-from oracle_guard.findings import HOOKS, HookResult, exit_code, render_json, render_text
+from oracle_guard import reporters
+from oracle_guard.findings import HOOKS, HookResult, exit_code
 from oracle_guard.judge import judge
 
 class UsageError(Exception):
@@ -55,14 +57,18 @@ def cmd_check(args, env: Mapping[str, str]) -> int:
                                            now, env)
     finally:
         git.close()
-    if args.format == "json":
-        sys.stdout.write(render_json(results, meta=meta))
-    else:
-        sys.stdout.write(render_text(results, owners=owners))
-    return exit_code(results)
+    code = exit_code(results)
+    colour = args.format == "text" and reporters.colour_wanted(args.color, env, sys.stdout)
+    sys.stdout.write(reporters.render(args.format, results, meta=meta, owners=owners,
+                                      exit_code=code, colour=colour))
+    return code
 
 
 def cmd_lock(args, env: Mapping[str, str]) -> int:
+    if args.add is not None:  # one new fixture (authoring.py)
+        from oracle_guard import authoring
+
+        return authoring.cmd_lock_add(args, env)
     if args.check:
         args.only, args.base, args.head = ["fixture-lock"], None, None
         return cmd_check(args, env)
@@ -132,6 +138,69 @@ def cmd_demo(args, env: Mapping[str, str]) -> int:
     return demo.main(keep=args.keep)
 
 
+def cmd_init(args, env: Mapping[str, str]) -> int:
+    from oracle_guard import init
+
+    try:
+        return init.main(args, env)
+    except init.InitError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_explain(args, env: Mapping[str, str]) -> int:
+    from oracle_guard.codes import CODES
+
+    if args.all == (args.code is not None):
+        raise UsageError("'oracle-guard explain' takes a CODE or --all")
+    if args.all:
+        width = max(map(len, CODES))
+        hook_width = max(len(info.hook) for info in CODES.values())
+        for code, info in CODES.items():
+            print(f"{code:<{width}}  {info.hook:<{hook_width}}  {info.meaning}")
+        return 0
+    code = args.code.strip().lower()
+    if code not in CODES:
+        raise UsageError(_unknown_code(args.code, CODES))
+    info = CODES[code]
+    print(f"code:    {code}\nhook:    {info.hook}\nmeaning: {info.meaning}\n"
+          f"example: {info.example}\nfix:     {info.fix}")
+    return 0
+
+
+def _unknown_code(given: str, codes: Sequence[str]) -> str:
+    import difflib
+
+    word = given.strip().lower()
+    near = difflib.get_close_matches(word, codes, n=3, cutoff=0.6)
+    near += [c for c in codes if word and word in c and c not in near]
+    listed = f"did you mean {', '.join(near[:5])}? " if near else ""
+    return f"unknown code {given!r}; {listed}'oracle-guard explain --all' lists every code"
+
+
+def schema_names() -> List[str]:
+    from oracle_guard.validation import schema_dir
+
+    suffix = ".schema.json"
+    return sorted(n[: -len(suffix)] for n in os.listdir(schema_dir()) if n.endswith(suffix))
+
+
+def cmd_schema(args, env: Mapping[str, str]) -> int:
+    from oracle_guard.validation import schema_path
+
+    names = schema_names()
+    if args.list == (args.name is not None):
+        raise UsageError("'oracle-guard schema' takes a NAME or --list")
+    if args.list:
+        print("\n".join(names))
+        return 0
+    if args.name not in names:
+        raise UsageError(f"unknown schema {args.name!r}; choose from {', '.join(names)}")
+    with open(schema_path(args.name), encoding="utf-8") as f:
+        text = f.read()
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="oracle-guard",
@@ -149,7 +218,12 @@ def build_parser() -> argparse.ArgumentParser:
     judged.add_argument("--now", metavar="TIME",
                         help="the clock: ISO-8601 date or date-time with offset "
                              "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)")
-    judged.add_argument("--format", choices=("text", "json"), default="text")
+    judged.add_argument("--format", choices=reporters.FORMATS, default="text",
+                        help="text (default), json, github (Actions annotations) "
+                             "or sarif (SARIF 2.1.0)")
+    judged.add_argument("--color", choices=reporters.COLOR_CHOICES, default="auto",
+                        help="colour the text format (default auto: on a terminal, unless "
+                             "NO_COLOR; FORCE_COLOR and PRE_COMMIT_COLOR are honoured)")
     judged.add_argument("--no-cache", action="store_true",
                         help="neither read nor write the verdict cache in the git directory")
 
@@ -166,7 +240,14 @@ def build_parser() -> argparse.ArgumentParser:
                           help="write the fixture lock(s) from staged content")
     lock.add_argument("--check", action="store_true",
                       help="verify instead of writing (same as the fixture-lock hook)")
+    lock.add_argument("--add", metavar="PATH",
+                      help="add one new, staged fixture (repo-relative) to its lock")
     lock.set_defaults(func=cmd_lock)
+
+    from oracle_guard import authoring, seeds_edit  # 'freeze ...' and 'seeds append'
+
+    authoring.register(sub, common)
+    seeds_edit.register(sub, common)
 
     receive = sub.add_parser(
         "pre-receive", help="judge a push: git's pre-receive protocol on stdin (server side)")
@@ -186,6 +267,41 @@ def build_parser() -> argparse.ArgumentParser:
                           help="show the hooks at work in a throwaway repository")
     demo.add_argument("--keep", action="store_true", help="keep the demo repository")
     demo.set_defaults(func=cmd_demo)
+
+    init = sub.add_parser("init", parents=[common],
+                          help="write a contract, fixture lock and pre-commit hooks for this "
+                               "repository's layout")
+    init.add_argument("--layout", metavar="NAME",
+                      help="harness, merge-contract, oracle-dir or replay-queue "
+                           "(default: the one recognised)")
+    init.add_argument("--force", action="store_true",
+                      help="overwrite files that differ from what init would write")
+    init.add_argument("--dry-run", action="store_true",
+                      help="print what would be written; write nothing")
+    init.add_argument("--repo", metavar="URL",
+                      default="https://your.git.server/mirrors/oracle-guard",
+                      help="where pre-commit installs oracle-guard from: a URL or a local clone "
+                           "(default: a placeholder to fill in)")
+    init.add_argument("--rev", metavar="REV",
+                      help="the tag or commit of --repo to pin (default: a local clone's HEAD, "
+                           "else a placeholder)")
+    init.add_argument("--now", metavar="TIME",
+                      help="the clock for the budget check of what is staged "
+                           "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)")
+    init.set_defaults(func=cmd_init)
+
+    explain = sub.add_parser("explain", help="what a finding code means, an example, the fix")
+    explain.add_argument("code", metavar="CODE", nargs="?", help="a finding code")
+    explain.add_argument("--all", action="store_true",
+                         help="list every code with its hook and meaning")
+    explain.set_defaults(func=cmd_explain)
+
+    schema = sub.add_parser("schema", help="print a built-in JSON Schema")
+    schema.add_argument("name", metavar="NAME", nargs="?",
+                        help="contract, fixtures-lock, flake-budget, freeze, quarantine-entry "
+                             "or quarantine-list")
+    schema.add_argument("--list", action="store_true", help="list the built-in schema names")
+    schema.set_defaults(func=cmd_schema)
     return parser
 
 
@@ -225,7 +341,7 @@ def _fail(args, exc: BaseException) -> int:
         message = f"internal error: {type(exc).__name__}: {exc} (rerun with --debug)"
     if getattr(args, "debug", False):
         traceback.print_exc()
-    if getattr(args, "format", "text") == "json":
-        sys.stdout.write(render_json([], error=message))
+    # json, github and sarif readers get the failure in their own format too
+    sys.stdout.write(reporters.render_error(getattr(args, "format", "text"), message))
     print(f"oracle-guard: error: {message}", file=sys.stderr)
     return 2
