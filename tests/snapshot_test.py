@@ -5,7 +5,6 @@ import subprocess
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from oracle_guard.gitio import Git, GitError
 from oracle_guard.patterns import Pattern, PatternSet
