@@ -28,13 +28,14 @@ def hook_list(text: str) -> List[str]:
 
 
 def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[str],
-               now, env: Mapping[str, str]) -> Tuple[List[HookResult], Dict, List[str]]:
+               now, env: Mapping[str, str], target: Optional[str] = None
+               ) -> Tuple[List[HookResult], Dict, List[str]]:
     from oracle_guard import revisions
 
     git.check_repository()
     revs = revisions.resolve(
         git, base, head, env,
-        contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"))
+        contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"), target=target)
     contract = contract_mod.choose(revs.rules, revs.candidate)
     meta = {
         "base": revs.base.commit or revs.base.label,
@@ -54,7 +55,7 @@ def cmd_check(args, env: Mapping[str, str]) -> int:
     git = Git(args.C, use_cache=not args.no_cache)
     try:
         results, meta, owners = run_checks(git, args.only or HOOKS, args.base, args.head,
-                                           now, env)
+                                           now, env, getattr(args, "target", None))
     finally:
         git.close()
     code = exit_code(results)
@@ -234,6 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--base", metavar="REV", help="the revision the change started from")
     check.add_argument("--head", metavar="REV",
                        help="judge this commit instead of the index")
+    check.add_argument("--target", metavar="BRANCH",
+                       help="the branch the change merges into: the rules come from its tip "
+                            "and, without --base, the change is compared with the merge-base "
+                            "(default: $ORACLE_GUARD_TARGET)")
     check.set_defaults(func=cmd_check)
 
     lock = sub.add_parser("lock", parents=[common, judged],

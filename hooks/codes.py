@@ -85,7 +85,8 @@ CODES: Dict[str, Code] = {
     "budget-exceeded": Code(
         "flake-budget", "more entries are frozen than max_frozen allows (the smaller of the "
         "contract's and the file's own)",
-        "fix or remove a frozen test; raising the cap is a human's change to the base",
+        "fix a frozen test and have an owner run 'oracle-guard freeze remove ID'; raising the "
+        "cap is a human's change to the base",
         ".oracle-guard.yaml: budget-exceeded: 4 entries frozen, budget.max_frozen in the "
         "contract allows 3"),
     "budget-no-owner": Code(
@@ -100,11 +101,13 @@ CODES: Dict[str, Code] = {
     "budget-expired": Code(
         "flake-budget", "a frozen entry's expiry has passed (a date lasts through its "
         "day in UTC)",
-        "fix the test and remove the entry; renewing is a human's decision",
+        "fix the test and remove the entry ('oracle-guard freeze remove ID'); renewing "
+        "('oracle-guard freeze renew ID --days N') is a human's decision",
         "freeze.json:3: budget-expired: 'parse_header' expired 2026-09-24"),
     "budget-too-far": Code(
         "flake-budget", "a frozen entry expires later than now + max_days",
-        "shorten the expiry to at most max_days from now",
+        "shorten the expiry to at most max_days from now ('oracle-guard freeze renew ID' "
+        "writes the longest allowed)",
         "oracle/flake_budget.yaml:3: budget-too-far: 'unicode_hyphen' expires 2026-12-31, "
         "beyond 14 days from now"),
     "budget-unknown-id": Code(
@@ -114,7 +117,7 @@ CODES: Dict[str, Code] = {
         "seeds/*.json)"),
     "budget-expiring": Code(
         "flake-budget", "warning: a frozen entry expires within warn_days",
-        "plan the fix or ask the owner to renew",
+        "plan the fix or ask the owner to renew ('oracle-guard freeze renew ID --days N')",
         "oracle/flake_budget.yaml:3: budget-expiring (warning): "
         "'tests/test_io.py::test_upload' expires 2026-09-27, within 3 days"),
     "write-outside-set": Code(

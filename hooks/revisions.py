@@ -175,8 +175,10 @@ def _commit_or_fail(git: Git, rev: str, what: str) -> str:
 
 def resolve(git: Git, base: Optional[str], head: Optional[str],
             env: Mapping[str, str],
-            contract_base: Callable[[Snapshot], Optional[str]] = lambda s: None) -> Revisions:
+            contract_base: Callable[[Snapshot], Optional[str]] = lambda s: None,
+            target: Optional[str] = None) -> Revisions:
     """Apply the revision model (README: "The revision model")."""
+    target = target or env.get("ORACLE_GUARD_TARGET") or None
     from_ref = env.get("PRE_COMMIT_FROM_REF") or None
     to_ref = env.get("PRE_COMMIT_TO_REF") or None
     use_pre_commit = base is None and head is None and bool(from_ref and to_ref)
@@ -195,6 +197,12 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
                 "(and what it started from with --base REV)")
         candidate = Snapshot.of_index(git)
 
+    rules = None
+    if target is not None:
+        # the branch the change merges into: its tip's contract judges the change,
+        # so a branch cut from before the contract is not judged by no rules at all
+        target_oid = _commit_or_fail(git, target, "--target/ORACLE_GUARD_TARGET")
+        rules = Snapshot.of_commit(git, target_oid, target)
     if base is not None or use_pre_commit:
         rev, what = (base, "--base") if base is not None else (from_ref, "PRE_COMMIT_FROM_REF")
         oid = _commit_or_fail(git, rev, what)
@@ -202,7 +210,10 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
             raise RevisionError(
                 f"{what} {rev!r} is the candidate commit itself: nothing to compare; "
                 "name the commit the change started from")
-        return Revisions(Snapshot.of_commit(git, oid, rev), candidate, what)
+        return Revisions(Snapshot.of_commit(git, oid, rev), candidate, what, rules)
+    if rules is not None:
+        return _from_merge_base(git, candidate, head_oid, target, target_oid,
+                                "--target/ORACLE_GUARD_TARGET", rules)
     if env.get("PRE_COMMIT_REMOTE_BRANCH") and head_oid is None:
         # pre-push, but pre-commit passed no range: it does so for a history
         # that shares no commit with the remote, and the index says nothing of it
@@ -273,13 +284,31 @@ def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],
         base_rev = target_ref
     target_oid = git.resolve_commit(target_ref)
     if target_oid is None:
-        raise RevisionError(f"{named}: {target_ref} is not in this clone; {SHALLOW_HINT}")
+        branch = target_ref[len("refs/remotes/origin/"):] \
+            if target_ref.startswith("refs/remotes/origin/") else None
+        hint = (f"fetch it (git fetch origin '+refs/heads/{branch}:{target_ref}') with full "
+                "history (actions/checkout with 'fetch-depth: 0', GitLab's GIT_DEPTH: 0, or "
+                "'git fetch --unshallow')") if branch else SHALLOW_HINT
+        raise RevisionError(f"{named}: {target_ref} is not in this clone; {hint}")
     base_oid = git.resolve_commit(base_rev)
     if base_oid is None:
         raise RevisionError(f"{named}: {base_rev} is not in this clone; {SHALLOW_HINT}")
+    rules = Snapshot.of_commit(git, target_oid, target_ref)
+    if source == CONTRACT_BASE and contract_base_of(rules) != wanted:
+        raise RevisionError(
+            f"the candidate's contract names base {wanted!r}, but the contract at {target_ref} "
+            f"names {contract_base_of(rules)!r}: a change cannot choose its own base; "
+            "pass --base REV")
+    return _from_merge_base(git, candidate, head_oid, base_rev, base_oid, source, rules)
+
+
+def _from_merge_base(git: Git, candidate: Snapshot, head_oid: Optional[str], base_rev: str,
+                     base_oid: str, source: str, rules: Snapshot) -> Revisions:
+    """The candidate compared with its merge-base with ``base_rev``, under ``rules``."""
     candidate_oid = head_oid or git.resolve_commit("HEAD")
     if candidate_oid is None:
-        raise RevisionError("CI is set but the repository has no commits to judge")
+        raise RevisionError(f"{source} names a base, but the repository has no commits "
+                            "to judge")
     merge_base = git.merge_base(base_oid, candidate_oid)
     if merge_base is None:
         raise RevisionError(
@@ -289,11 +318,5 @@ def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],
             f"the base {base_rev} ({source}) already contains the candidate "
             f"{candidate_oid[:12]}: nothing to compare; pass --base with the previous tip "
             "(for a push build, the 'before' commit of the push)")
-    rules = Snapshot.of_commit(git, target_oid, target_ref)
-    if source == CONTRACT_BASE and contract_base_of(rules) != wanted:
-        raise RevisionError(
-            f"the candidate's contract names base {wanted!r}, but the contract at {target_ref} "
-            f"names {contract_base_of(rules)!r}: a change cannot choose its own base; "
-            "pass --base REV")
     label = f"merge-base of {base_rev} and the candidate"
     return Revisions(Snapshot.of_commit(git, merge_base, label), candidate, source, rules)

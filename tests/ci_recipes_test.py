@@ -212,6 +212,37 @@ def test_plain_script_fails_a_branch_that_reorders_seeds(tmp_path, origin):
     assert "seeds/header_name.json:2: seed-reordered:" in done.stdout
 
 
+def test_plain_script_judges_a_branch_cut_before_the_contract_by_the_targets_rules(tmp_path):
+    """An existing repository adopts oracle-guard; an agent's branch starts from a
+    commit before that and rewrites a fixture. From the merge-base the range has
+    no rules of its own: the target's tip must supply them."""
+    work = init_repo(tmp_path / "work")
+    shutil.copytree(ROOT / "examples" / "harness", work, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(".oracle-guard.yaml"))
+    commit(work, {}, "before oracle-guard")
+    git(work, "branch", "old-agent")
+    contract = (ROOT / "examples" / "harness" / ".oracle-guard.yaml").read_text()
+    commit(work, {".oracle-guard.yaml": contract, ".pre-commit-config.yaml": LOCAL_HOOKS},
+           "guard the oracle")
+    git(work, "checkout", "-q", "old-agent")
+    commit(work, {"fixtures/exchange_example.json": '{"rewritten": true}\n',
+                  ".pre-commit-config.yaml": LOCAL_HOOKS}, "agent rewrites a fixture")
+    git(work, "checkout", "-q", "main")
+    bare = tmp_path / "origin.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
+    clone = full_clone(bare, tmp_path / "ci", "old-agent")
+    done = plain(clone, tool_env(tmp_path))
+    assert done.returncode == 1, done.stdout
+    assert "fixtures/exchange_example.json: write-denied:" in done.stdout
+    # the near-miss: the same range with the merge-base's own rules has none to apply
+    unnamed = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--from-ref",
+         git(clone, "merge-base", "origin/main", "HEAD").strip(), "--to-ref", "HEAD"],
+        cwd=clone, env=tool_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+    assert unnamed.returncode == 0, unnamed.stdout
+
+
 def test_plain_script_exits_2_when_it_cannot_judge(tmp_path, origin):
     clone = full_clone(origin, tmp_path / "ci", "honest")
     env = tool_env(tmp_path)

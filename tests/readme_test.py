@@ -19,8 +19,9 @@ def test_every_hook_id_is_in_the_readme():
 
 
 def test_every_code_has_a_row_in_the_readme_table():
+    # the row says what `oracle-guard explain` says: meaning and fix word for word
     for code, info in CODES.items():
-        assert f"| `{code}` | {info.hook} |" in README, code
+        assert f"| `{code}` | {info.hook} | {info.meaning} | {info.fix} |" in README, code
 
 
 def test_every_code_in_the_readme_table_exists():

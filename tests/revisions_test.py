@@ -290,11 +290,14 @@ def test_ci_without_a_base_is_an_error(tmp_path, capsys):
 def test_ci_with_an_unresolvable_base_is_an_error(tmp_path, capsys):
     repo = base_repo(tmp_path)
     commit(repo, {"src/a.py": "x\n"})
-    rc, _, err = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    rc, _, err = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "release/2"})
     assert rc == 2
-    assert err == ("oracle-guard: error: GITHUB_BASE_REF=main: refs/remotes/origin/main is not in this "
-                   f"clone; {SHALLOW_HINT}\n")
-    assert "fetch-depth: 0" in err
+    # the fix names the branch CI named, not a stock 'main'
+    assert err == ("oracle-guard: error: GITHUB_BASE_REF=release/2: refs/remotes/origin/release/2 "
+                   "is not in this clone; fetch it (git fetch origin "
+                   "'+refs/heads/release/2:refs/remotes/origin/release/2') with full history "
+                   "(actions/checkout with 'fetch-depth: 0', GitLab's GIT_DEPTH: 0, or "
+                   "'git fetch --unshallow')\n")
 
 
 def test_ci_never_compares_the_candidate_with_itself(tmp_path, capsys):
@@ -356,8 +359,10 @@ def test_shallow_clone_without_the_base_branch(tmp_path, capsys):
     clone = shallow_clone(tmp_path, origin, "--branch", "feature")  # single branch
     rc, _, err = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 2
-    assert err == ("oracle-guard: error: GITHUB_BASE_REF=main: refs/remotes/origin/main is not in this "
-                   f"clone; {SHALLOW_HINT}\n")
+    assert err == ("oracle-guard: error: GITHUB_BASE_REF=main: refs/remotes/origin/main is not in "
+                   "this clone; fetch it (git fetch origin '+refs/heads/main:refs/remotes/origin/"
+                   "main') with full history (actions/checkout with 'fetch-depth: 0', GitLab's "
+                   "GIT_DEPTH: 0, or 'git fetch --unshallow')\n")
 
 
 def test_shallow_clone_without_the_merge_base(tmp_path, capsys):
@@ -379,7 +384,10 @@ def test_shallow_clone_with_a_missing_base_commit(tmp_path, capsys):
         rc, _, err = write_set(capsys, clone, *args, env=env)
         assert rc == 2
         assert err.startswith("oracle-guard: error: ")
-        assert err.endswith(f"{SHALLOW_HINT}\n")
+        if what:
+            assert err.endswith(f"{SHALLOW_HINT}\n")
+        else:  # the target branch is missing from the single-branch clone: fetch it
+            assert "git fetch origin '+refs/heads/main:refs/remotes/origin/main'" in err
         if what:
             assert err.startswith(f"oracle-guard: error: {what} {fork!r} does not name a commit")
 
@@ -519,3 +527,72 @@ def test_pre_push_without_a_range_is_an_error(tmp_path, capsys):
     commit(repo, {"src/a.py": "x\n"})
     env["PRE_COMMIT_FROM_REF"] = rev(repo, "HEAD~1")
     assert write_set(capsys, repo, env=env)[0] == 0
+
+
+# -- --target: the rules from the branch the change merges into ------------------------
+
+SEEDED = """\
+version: 1
+seeds:
+  - {paths: ["seeds/*.json"], format: json-array}
+write_set:
+  allow: ["src/**"]
+  deny: ["oracle/**"]
+"""
+
+
+def cut_before_the_contract(tmp_path):
+    """main: a developer's history, then the contract adopted. The agent's branch
+    starts from the commit before the contract and edits the oracle."""
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"oracle/a.json": "1\n", "seeds/s.json": "[1, 2]\n", "src/a.py": ""},
+           message="before the contract")
+    before = rev(repo, "HEAD")
+    commit(repo, {".oracle-guard.yaml": SEEDED}, message="adopt oracle-guard")
+    commit(repo, {"seeds/s.json": "[1, 2, 3]\n"}, message="main appends a seed")
+    git(repo, "checkout", "-q", "-b", "agent", before)
+    commit(repo, {"oracle/a.json": "2\n"}, message="agent edits the oracle")
+    return repo, before
+
+
+def test_a_branch_cut_before_the_contract_is_judged_by_the_targets_rules(tmp_path, capsys):
+    repo, before = cut_before_the_contract(tmp_path)
+    # from the merge-base alone, the rules are the merge-base's: there are none
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, "--base", before,
+                           "--head", "HEAD")
+    assert rc == 0 and "nothing to check" in out, out
+    for args, env in ((["--target", "main", "--head", "HEAD"], None),
+                      (["--head", "HEAD"], {"ORACLE_GUARD_TARGET": "main"}),
+                      ([], {"ORACLE_GUARD_TARGET": "main", "PRE_COMMIT_FROM_REF": before,
+                            "PRE_COMMIT_TO_REF": "HEAD"})):
+        rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, *args, env=env)
+        assert rc == 1, (args, env, out)
+        assert DENIED in out.splitlines(), out
+
+
+def test_target_near_miss_an_honest_branch_from_before_the_contract(tmp_path, capsys):
+    repo, before = cut_before_the_contract(tmp_path)
+    git(repo, "checkout", "-q", "-b", "honest", before)
+    commit(repo, {"src/a.py": "x = 1\n"}, message="an honest change")
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, "--target", "main",
+                           "--head", "HEAD", "--format", "json")
+    assert rc == 0, out
+    # compared with the merge-base: the seed main appended is not this branch removing it
+    assert '"base_from": "--target/ORACLE_GUARD_TARGET"' in out
+
+
+def test_target_that_names_nothing_is_an_error(tmp_path, capsys):
+    repo, _ = cut_before_the_contract(tmp_path)
+    rc, _, err = run_guard(capsys, repo, "check", "--now", NOW, "--target", "origin/nope",
+                           "--head", "HEAD")
+    assert rc == 2
+    assert err == ("oracle-guard: error: --target/ORACLE_GUARD_TARGET 'origin/nope' does not "
+                   "name a commit in this repository\n")
+
+
+def test_target_already_holding_the_candidate_is_an_error(tmp_path, capsys):
+    repo, _ = cut_before_the_contract(tmp_path)
+    rc, _, err = run_guard(capsys, repo, "check", "--now", NOW, "--target", "main",
+                           "--head", "main~1")
+    assert rc == 2
+    assert "already contains the candidate" in err

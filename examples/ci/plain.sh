@@ -9,7 +9,8 @@
 # checkout, or 'git fetch --unshallow origin main' first). The range starts at
 # the merge-base, not at TARGET itself: commits TARGET gained since the branch was
 # cut (a seed appended on main) are not the branch's change. The rules come from
-# the merge-base. Exit codes are pre-commit's: 0 passed, non-zero failed.
+# TARGET's tip (ORACLE_GUARD_TARGET), so a branch cut before the contract existed
+# is still judged by it. Exit codes are pre-commit's: 0 passed, non-zero failed.
 set -eu
 
 target=${1:-origin/main}
@@ -30,4 +31,6 @@ if [ "$base" = "$(git rev-parse "$head^{commit}")" ]; then
 fi
 
 echo "plain.sh: judging $(git rev-parse --short "$base")..$(git rev-parse --short "$head") ($target...$head)"
+ORACLE_GUARD_TARGET=$target
+export ORACLE_GUARD_TARGET  # the rules come from the target's tip, not from the range's start
 exec pre-commit run --from-ref "$base" --to-ref "$head" --show-diff-on-failure
