@@ -97,6 +97,20 @@ class _Stream:
         return True
 
 
+# What the caller's environment may not change in how git reads objects and
+# paths: replace refs could swap a base's objects for others (refs/replace/* can
+# be pushed), and pathspec variables change what a folder listing returns.
+# Everything else (GIT_DIR, a server's quarantine GIT_OBJECT_DIRECTORY) is kept.
+_PATHSPEC_VARIABLES = ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
+                       "GIT_ICASE_PATHSPECS")
+
+
+def git_environment() -> Dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _PATHSPEC_VARIABLES}
+    env["GIT_NO_REPLACE_OBJECTS"] = "1"
+    return env
+
+
 def _duplicate(commit: str, path: str) -> GitError:
     # git fsck calls this duplicateEntries; checkouts and `git show` then
     # disagree on which copy is the file, so it is never judged
@@ -108,13 +122,13 @@ def _canonical_mode(raw: bytes) -> str:
     """A tree entry's mode as ls-tree prints it (git's canon_mode)."""
     mode = int(raw, 8)
     kind = mode & 0o170000
-    if kind == 0o040000:
-        return "040000"
+    if kind == 0o100000:
+        return "100755" if mode & 0o100 else "100644"
     if kind == 0o120000:
         return "120000"
-    if kind == 0o160000:
-        return "160000"
-    return "100755" if mode & 0o100 else "100644"
+    if kind == 0o040000:
+        return "040000"
+    return "160000"  # anything else git reads as a submodule
 
 
 def _commits_and_paths(out: bytes) -> List[Tuple[str, List[str], bool]]:
@@ -163,6 +177,7 @@ class Git:
         try:
             proc = subprocess.run(
                 cmd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=git_environment(),
             )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
@@ -176,7 +191,7 @@ class Git:
         try:
             proc = subprocess.run(
                 ["git", "-C", self.directory, *args],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=git_environment(),
             )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
@@ -211,7 +226,8 @@ class Git:
         a git that dies or fails otherwise is a GitError, never a "no"."""
         try:
             proc = subprocess.run(["git", "-C", self.directory, *args],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  env=git_environment())
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
         if proc.returncode == 1:
@@ -277,30 +293,49 @@ class Git:
             self._trees[commit] = self._list_tree(commit)
         return self._trees[commit]
 
-    def _list_tree(self, commit: str, folders: Sequence[str] = ()) -> Dict[str, Entry]:
-        """Every file of the commit's tree, or with ``folders`` only those at or
-        below them (ls-tree matches its paths literally, never as globs)."""
-        limits = [":(literal)" + folder for folder in folders]
-        out = self.run("ls-tree", "-r", "-z", "--full-tree", commit, *(["--"] + limits
-                                                                       if limits else []))
+    def _list_tree(self, treeish: str, within: Optional[str] = None,
+                   prefix: str = "") -> Dict[str, Entry]:
+        """Every file of a commit's tree, or of the tree object of its folder
+        ``prefix`` (``within``: the commit). No pathspec, so nothing in the caller's
+        environment can change what is listed."""
+        out = self.run("ls-tree", "-r", "-z", "--full-tree", treeish)
         entries = {}
         for record in out.split(b"\0"):
             if not record:
                 continue
             meta, _, raw_path = record.partition(b"\t")
             mode, _type, oid = meta.decode().split(" ")
-            path = raw_path.decode("utf-8", "surrogateescape")
+            path = prefix + raw_path.decode("utf-8", "surrogateescape")
             if path in entries:
-                raise _duplicate(commit, path)
+                raise _duplicate(within or treeish, path)
             entries[path] = Entry(mode, oid)
         return entries
 
     def tree_entries_under(self, commit: str, folders: Sequence[str]) -> Dict[str, Entry]:
-        return self._list_tree(commit, folders)
+        """The files at or below each folder: its tree is found by walking and
+        listed alone. A folder that is a file, link or submodule is that entry."""
+        entries: Dict[str, Entry] = {}
+        for folder in folders:
+            found = self._walk(commit, folder)
+            if found is None:
+                continue
+            mode, oid = found
+            if mode != "040000":
+                entries[folder] = Entry(mode, oid)
+                continue
+            entries.update(self._list_tree(oid, within=commit, prefix=folder + "/"))
+        return entries
 
     def tree_entry(self, commit: str, path: str) -> Optional[Entry]:
         """One file of a commit's tree, found by walking trees through the
         ``cat-file --batch`` already open: no listing, no process."""
+        found = self._walk(commit, path)
+        if found is None or found[0] == "040000":
+            return None
+        return Entry(*found)
+
+    def _walk(self, commit: str, path: str) -> Optional[Tuple[str, str]]:
+        """(mode, id) of whatever ``path`` names in the commit's tree, a folder included."""
         tree = self.root_tree(commit)
         *folders, name = encode_path(path).split(b"/")
         for folder in folders:
@@ -308,10 +343,7 @@ class Git:
             if found is None or found[0] != "040000":
                 return None
             tree = found[1]
-        found = self._tree(tree, commit).get(name)
-        if found is None or found[0] == "040000":
-            return None
-        return Entry(*found)
+        return self._tree(tree, commit).get(name)
 
     def root_tree(self, commit: str) -> str:
         header = self._read_object(commit, "commit").split(b"\n", 1)[0]
@@ -350,8 +382,9 @@ class Git:
         """(path, entry before, entry after) for each file that differs between two
         commits, from one ``diff-tree``: the cost grows with the change, not the tree.
         A path listed twice comes from a tree with duplicate entries: never judged."""
+        # --ignore-submodules=none: .gitmodules' 'ignore = all' would hide a gitlink change
         out = self.run("diff-tree", "-r", "-z", "--raw", "--no-renames", "--full-index",
-                       old, new)
+                       "--ignore-submodules=none", old, new)
         tokens = out.split(b"\0")
         changes = []
         seen = set()
@@ -409,6 +442,7 @@ class Git:
                     ["git", "-C", self.directory, "-c", "core.packedGitWindowSize=32m",
                      "-c", "core.packedGitLimit=64m", "cat-file", "--batch"],
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                    env=git_environment(),
                 )
             except OSError as exc:
                 raise GitError(f"cannot run git: {exc.strerror or exc}") from None
@@ -456,7 +490,7 @@ class Git:
                 ["git", "-C", self.directory, "-c", "core.packedGitWindowSize=32m",
                  "-c", "core.packedGitLimit=64m", "cat-file", "--batch"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                bufsize=0,
+                bufsize=0, env=git_environment(),
             )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
@@ -505,14 +539,15 @@ class Git:
         try:
             listing = subprocess.Popen(
                 ["git", "-C", self.directory, "rev-list", tip, "--not", *exclude, "--"],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_environment())
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
         try:
             diffing = subprocess.Popen(
                 ["git", "-C", self.directory, "diff-tree", "--stdin", "-r", "-z", "-c",
-                 "--no-renames", "--raw", "--root"],
-                stdin=listing.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                 "--no-renames", "--raw", "--root", "--ignore-submodules=none"],
+                stdin=listing.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                env=git_environment())
         except OSError as exc:
             listing.kill()
             listing.wait()
@@ -525,15 +560,15 @@ class Git:
             outputs[name] = stream.read()
 
         readers = [threading.Thread(target=drain, args=(name, stream), daemon=True)
-                   for name, stream in (("out", diffing.stdout), ("err", diffing.stderr))]
+                   for name, stream in (("out", diffing.stdout), ("err", diffing.stderr),
+                                        ("listing_err", listing.stderr))]
         for reader in readers:
             reader.start()
 
         def collect() -> List[Tuple[str, List[str], bool]]:
             for reader in readers:
                 reader.join()
-            listing_err = listing.stderr.read()
-            for what, proc, err in (("rev-list", listing, listing_err),
+            for what, proc, err in (("rev-list", listing, outputs["listing_err"]),
                                     ("diff-tree", diffing, outputs["err"])):
                 if proc.wait() != 0:
                     lines = err.decode("utf-8", "replace").strip().splitlines()

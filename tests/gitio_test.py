@@ -59,3 +59,42 @@ def test_a_truncated_object_file_is_an_error(repo):
     path.write_bytes(data[: len(data) // 2])
     with pytest.raises(GitError, match=f"cannot read object {oid}"):
         Git(str(repo)).sha256_blobs([oid])
+
+
+# -- what the caller's environment may not change ------------------------------------
+
+def test_replace_refs_cannot_swap_the_base_contract(tmp_path, capsys):
+    """refs/replace/* can be pushed like any ref; git would then read the base's
+    contract blob as another one. oracle-guard reads objects as they are."""
+    from testing.git import commit, run_guard
+
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": "version: 1\nwrite_set:\n  deny: ['oracle/**']\n",
+                  "oracle/a.json": "1\n"})
+    strict = git(repo, "rev-parse", "HEAD:.oracle-guard.yaml").strip()
+    lax = blob(repo, b"version: 1\n")
+    git(repo, "replace", strict, lax)
+    assert git(repo, "cat-file", "-p", strict) == "version: 1\n"  # git itself is fooled
+    commit(repo, {"oracle/a.json": "2\n"})
+    rc, out, _ = run_guard(capsys, repo, "check", "--head", "HEAD")
+    assert rc == 1, out
+    assert "oracle/a.json: write-denied:" in out
+
+
+def test_pathspec_variables_do_not_change_a_folder_listing(tmp_path, monkeypatch):
+    from oracle_guard.patterns import PatternSet
+    from oracle_guard.revisions import Snapshot
+    from testing.git import commit
+
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"seeds/a.json": "[1]\n", "seeds/b.json": "[2]\n"})
+    head = git(repo, "rev-parse", "HEAD").strip()
+    for variable in ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
+                     "GIT_ICASE_PATHSPECS"):
+        monkeypatch.setenv(variable, "1")
+        handle = Git(str(repo))
+        try:
+            found = Snapshot.of_commit(handle, head, "HEAD").select(PatternSet(["seeds/*.json"]))
+        finally:
+            handle.close()
+        assert found == ["seeds/a.json", "seeds/b.json"], variable
