@@ -290,6 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--rev", metavar="REV",
                       help="the tag or commit of --repo to pin (default: a local clone's HEAD, "
                            "else a placeholder)")
+    init.add_argument("--allow", metavar="PATTERN", action="append",
+                      help="a pattern the write set allows (repeat it for more; default: the "
+                           "layout example's allow patterns that match a path here)")
     init.add_argument("--now", metavar="TIME",
                       help="the clock for the budget check of what is staged "
                            "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)")

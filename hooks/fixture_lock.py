@@ -233,17 +233,30 @@ def render_lock(style: str, digests: Dict[str, str]) -> str:
     return json.dumps(dict(sorted(digests.items())), indent=2) + "\n"
 
 
+def style_for_name(lock_path: str) -> str:
+    """The style of a new lock, from its file name: ``SHA256SUMS``, ``*.sha256sum`` and
+    ``*.sums`` hold sha256sum lines (``sha256sum -c`` reads them), ``*.sha256`` one
+    digest (JSON when it locks other than one file), anything else JSON."""
+    name = lock_path.rsplit("/", 1)[-1]
+    if name.endswith(("SHA256SUMS", ".sha256sum", ".sums")):
+        return "sha256sum"
+    if name.endswith(".sha256"):
+        return "digest"
+    return "json"
+
+
 def build_lock(entry: dict, snapshot: Snapshot) -> Tuple[str, int]:
-    """The lock text for ``entry`` from ``snapshot``, keeping an existing lock's style."""
+    """The lock text for ``entry`` from ``snapshot``, keeping an existing lock's style;
+    a new lock (or one that is not a text file) takes the style its name suggests."""
     root = entry.get("root", "")
     fixtures = fixture_files(entry, snapshot)
-    style = "json"
+    style = style_for_name(entry["lock"])
     lock_entry = snapshot.entry(entry["lock"])
     if lock_entry is not None and lock_entry.is_regular:
         try:
             style = lock_style(loaders.decode_text(snapshot.read(entry["lock"])))
         except loaders.LoadError:
-            pass  # not text: rewritten as JSON
+            pass  # not text: rewritten in the style of its name
     keys = {path: relative_to(root, path) for path in fixtures
             if snapshot.entry(path).is_regular}
     keys = {path: key for path, key in keys.items() if key is not None}

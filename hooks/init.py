@@ -28,6 +28,17 @@ REPO_PLACEHOLDER = "https://your.git.server/mirrors/oracle-guard"
 REV_PLACEHOLDER = "0123abc…"
 HOOK_IDS = HOOKS + ("oracle-guard",)
 ALWAYS_DENIED = (SCHEMA_DIR + "/**", PRE_COMMIT_CONFIG)
+# CI configuration, denied where it exists: a patch that edits the workflow can skip the
+# check. (deny pattern, the gitignore-style pattern that says it exists)
+CI_FILES = ((".github/workflows/**", "/.github/workflows/"),
+            (".gitlab-ci.yml", "/.gitlab-ci.yml"))
+# The write set's allow patterns of the example contracts (examples/*/.oracle-guard.yaml);
+# init proposes those that match something in the repository.
+EXAMPLE_ALLOW: Dict[str, Tuple[str, ...]] = {
+    "harness": ("src/**", "tests/**", "README.md"),
+    "oracle-dir": ("src/**", "tests/**"),
+    "replay-queue": ("src/**", "tests/**", "quarantine/proposed/**"),
+}
 DEFAULT_MAX_FROZEN = 3
 COMMENT_COLUMN = 40
 
@@ -148,16 +159,30 @@ PROPOSERS = {"harness": _harness, "merge-contract": _merge_contract,
              "oracle-dir": _oracle_dir, "replay-queue": _replay_queue}
 
 
-def propose(layout: str, paths: Paths) -> Dict[str, Any]:
-    """The contract's data for ``layout``; a section only where its files exist."""
+def propose(layout: str, paths: Paths, allow: Optional[Sequence[str]] = None
+            ) -> Dict[str, Any]:
+    """The contract's data for ``layout``; a section only where its files exist. The
+    write set allows ``allow`` (--allow), else the example's patterns that match a path."""
     data: Dict[str, Any] = {"version": 1}
     deny = PROPOSERS[layout](paths, data)
     write_set: Dict[str, Any] = {}
+    if allow is None:
+        allow = proposed_allow(layout, paths)[0]
+    if allow:
+        write_set["allow"] = list(dict.fromkeys(allow))
     if layout == "merge-contract" and "oracle/write_set.txt" in paths:
         write_set["allow_file"] = "oracle/write_set.txt"
-    write_set["deny"] = deny + list(ALWAYS_DENIED)
+    ci = [pattern for pattern, sign in CI_FILES if paths.match(sign)]
+    write_set["deny"] = deny + ci + list(ALWAYS_DENIED)
     data["write_set"] = write_set
     return data
+
+
+def proposed_allow(layout: str, paths: Paths) -> Tuple[List[str], List[str]]:
+    """The example's allow patterns that match a path here, and those left out."""
+    example = EXAMPLE_ALLOW.get(layout, ())
+    kept = [p for p in example if paths.match(p)]
+    return kept, [p for p in example if p not in kept]
 
 
 def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[str]:
@@ -208,6 +233,8 @@ DENY_NOTES = {
     "quarantine/active/**": "the active quarantine: bots propose in quarantine/proposed/",
     SCHEMA_DIR + "/**": "the editor schemas init wrote",
     PRE_COMMIT_CONFIG: "the hooks themselves",
+    ".github/workflows/**": "CI: a patch that edits the workflow can skip the check",
+    ".gitlab-ci.yml": "CI: a patch that edits the pipeline can skip the check",
 }
 KEY_NOTES = {
     "version": "the contract format (1 is the only one)",
@@ -224,6 +251,7 @@ KEY_NOTES = {
     "budget.warn_days": "warn (exit 0) this close to an expiry",
     "budget.known_ids": "frozen ids must be stems of these files",
     "write_set": "write-set: what a change may touch",
+    "write_set.allow": "every changed path must match one",
     "write_set.allow_file": "one allowed prefix or pattern a line",
     "write_set.deny": "protected besides every file named above",
 }
@@ -255,9 +283,10 @@ def line(text: str, note: str = "") -> str:
 
 
 def lock_note(lock: str) -> str:
-    if lock.endswith("SHA256SUMS"):
+    style = fixture_lock.style_for_name(lock)
+    if style == "sha256sum":
         return "sha256sum lines; 'oracle-guard lock' refreshes it"
-    if lock.endswith(".sha256"):
+    if style == "digest":
         return "one digest; 'oracle-guard lock' refreshes it"
     return "path -> sha256; 'oracle-guard lock' refreshes it"
 
@@ -282,7 +311,7 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
                     out.append(line(f"{prefix}{name}: {scalar(item_value)}", note))
         elif isinstance(value, dict):  # budget, write_set
             out.append(line(f"{key}:", KEY_NOTES[key]))
-            if key == "write_set" and "allow_file" not in value:
+            if key == "write_set" and "allow" not in value and "allow_file" not in value:
                 out.append(line('  # allow: ["src/**", "tests/**"]',
                                 "optional: every changed path must match one"))
             for name, item_value in value.items():
@@ -385,20 +414,6 @@ def modeline_for(path: str, schema: str) -> str:
     return f"# yaml-language-server: $schema={'../' * depth}{SCHEMA_DIR}/{schema}.schema.json"
 
 
-# -- the fixture lock -------------------------------------------------------
-def lock_text(entry: Dict[str, Any], index) -> Tuple[str, int]:
-    """What 'oracle-guard lock' would write; a new lock takes the style its name
-    suggests (SHA256SUMS: sha256sum lines, *.sha256: one digest)."""
-    text, count = fixture_lock.build_lock(entry, index)
-    if entry["lock"] not in index.entries:
-        digests = json.loads(text)
-        if entry["lock"].endswith("SHA256SUMS"):
-            text = fixture_lock.render_lock("sha256sum", digests)
-        elif entry["lock"].endswith(".sha256") and len(digests) == 1:
-            text = fixture_lock.render_lock("digest", digests)
-    return text, count
-
-
 # -- .pre-commit-config.yaml -----------------------------------------------
 def repo_entry(repo: str, rev: str, indent: str) -> List[str]:
     return [
@@ -427,12 +442,97 @@ def _our_entry(repo: str, rev: str) -> Dict[str, Any]:
     return {"repo": repo, "rev": rev, "hooks": [{"id": "oracle-guard"}]}
 
 
-def has_our_hooks(config: Any) -> bool:
+def our_entries(config: Any) -> List[int]:
+    """The indexes of the ``repos:`` entries that run an oracle-guard hook."""
     repos = config.get("repos") if isinstance(config, dict) else None
-    return isinstance(repos, list) and any(
-        isinstance(r, dict) and isinstance(r.get("hooks"), list)
-        and any(isinstance(h, dict) and h.get("id") in HOOK_IDS for h in r["hooks"])
-        for r in repos)
+    if not isinstance(repos, list):
+        return []
+    return [n for n, r in enumerate(repos)
+            if isinstance(r, dict) and isinstance(r.get("hooks"), list)
+            and any(isinstance(h, dict) and h.get("id") in HOOK_IDS for h in r["hooks"])]
+
+
+def has_our_hooks(config: Any) -> bool:
+    return bool(our_entries(config))
+
+
+def installs_both_stages(text: Optional[str]) -> bool:
+    """Does this config make a bare 'pre-commit install' install pre-commit and pre-push?"""
+    import yaml
+
+    try:
+        config = yaml.safe_load(text) if text is not None else None
+    except yaml.YAMLError:
+        return False
+    types = config.get("default_install_hook_types") if isinstance(config, dict) else None
+    return isinstance(types, list) and {"pre-commit", "pre-push"} <= set(
+        t for t in types if isinstance(t, str))
+
+
+PLACEHOLDERS = {"repo": REPO_PLACEHOLDER, "rev": REV_PLACEHOLDER}
+# One `repo:` or `rev:` key on a line of its own, with a plain or quoted value.
+_KEY_LINE = re.compile(r"(?P<head>[ \t]*(?:-[ \t]+)?(?P<key>repo|rev):)[ \t]+"
+                       r"(?P<value>[^#\s](?:[^#]*[^#\s])?)(?P<comment>[ \t]+#.*)?")
+
+
+@dataclass
+class Retarget:
+    """Setting repo:/rev: of the oracle-guard entry that is there already."""
+    text: Optional[str]  # the edited file; None when it cannot be edited safely
+    changed: Dict[str, Any] = field(default_factory=dict)  # key -> the value it had
+    why: str = ""  # why nothing was edited (text None, or the entry is 'repo: local')
+
+    @property
+    def needs_force(self) -> bool:  # a value other than init's own placeholder goes
+        return any(old != PLACEHOLDERS[key] for key, old in self.changed.items())
+
+
+def _set_value(match: "re.Match[str]", value: str) -> str:
+    """The line with the key's value replaced, its comment kept in its column."""
+    head = f"{match.group('head')} {scalar(value)}"
+    comment = match.group("comment")
+    if not comment:
+        return head
+    column = match.start("comment") + len(comment) - len(comment.lstrip())
+    return (head.ljust(column) if len(head) < column else head + " ") + comment.lstrip()
+
+
+def retarget_pre_commit_config(text: str, wanted: Mapping[str, str]) -> Retarget:
+    """The config with the oracle-guard entry's ``repo:``/``rev:`` set to ``wanted``,
+    each line edited in place; init reads the result back to be sure nothing else
+    changed."""
+    import yaml
+
+    config = yaml.safe_load(text)
+    ours = our_entries(config)
+    if len(ours) != 1:
+        return Retarget(None, why=f"{len(ours)} of its 'repos:' entries run oracle-guard hooks")
+    where = ours[0]
+    entry = config["repos"][where]
+    if entry.get("repo") in ("local", "meta"):
+        return Retarget(text, why=f"its oracle-guard hooks run from 'repo: {entry['repo']}'")
+    changed = {key: entry.get(key) for key, value in wanted.items() if entry.get(key) != value}
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split(newline)
+    expected = copy.deepcopy(config)
+    for key in changed:
+        expected["repos"][where][key] = wanted[key]
+        found = []
+        for n, ln in enumerate(lines):
+            match = _KEY_LINE.fullmatch(ln)
+            if match is None or match.group("key") != key:
+                continue
+            edited = lines[:n] + [_set_value(match, wanted[key])] + lines[n + 1:]
+            try:
+                if yaml.safe_load(newline.join(edited)) == expected:
+                    found.append(edited)
+            except yaml.YAMLError:
+                continue
+        if len(found) != 1:
+            return Retarget(None, changed, f"its oracle-guard entry's '{key}:' is not a plain "
+                                           "key on a line of its own")
+        lines = found[0]
+    return Retarget(newline.join(lines), changed)
 
 
 def edit_pre_commit_config(text: str, repo: str, rev: str) -> Tuple[Optional[str], str]:
@@ -471,12 +571,17 @@ def edit_pre_commit_config(text: str, repo: str, rev: str) -> Tuple[Optional[str
 
 
 # -- the run ----------------------------------------------------------------
+MODELINE_WHAT = "the editor schema line"
+
+
 @dataclass
 class Planned:
     path: str
     text: str
     what: str
-    state: str = "new"  # new | same | differs | edit
+    state: str = "new"  # new | same | differs | edit | retarget
+    needs_force: bool = False  # an edit that replaces a value someone chose
+    detail: str = ""  # retarget: the values it replaces
 
 
 @dataclass
@@ -491,7 +596,9 @@ class Plan:
     snippet_why: str = ""
     notes: List[str] = field(default_factory=list)
     pending_oracle: List[str] = field(default_factory=list)
-    modelines: List[Tuple[str, str]] = field(default_factory=list)
+    config_text: Optional[str] = None  # .pre-commit-config.yaml as init leaves it
+    config_todo: str = ""  # a repo:/rev: change init could not make itself
+    now_arg: Optional[str] = None  # --now, passed on to the commands init prints
 
 
 def choose_layout(name: Optional[str], paths: Paths) -> Tuple[str, List[Tuple[str, int]]]:
@@ -540,10 +647,14 @@ def make_plan(args, git, top: str) -> Plan:
     unstaged = git.unstaged_paths()
     paths = Paths(list(index.entries) + unstaged)
     layout, evidence = choose_layout(args.layout, paths)
-    data = propose(layout, paths)
+    data = propose(layout, paths, args.allow)
     notes = add_budget(data, layout, paths, index)
+    left_out = proposed_allow(layout, paths)[1] if args.allow is None else []
+    if left_out and "allow" in data["write_set"]:
+        notes.append(f"write_set.allow leaves out {', '.join(left_out)} (nothing there yet): "
+                     "add it once it exists, or rerun init with --allow PATTERN")
     text = checked_contract(data, layout)
-    plan = Plan(layout, evidence, text, data, notes=notes)
+    plan = Plan(layout, evidence, text, data, notes=notes, now_arg=args.now)
     plan.files.append(Planned(CONTRACT, text, "the contract"))
     for name in ["contract"] + yaml_freeze_schemas(data):
         plan.files.append(Planned(f"{SCHEMA_DIR}/{name}.schema.json", editor_schema_text(name),
@@ -557,31 +668,14 @@ def make_plan(args, git, top: str) -> Plan:
         problems = fixture_lock.unlockable(entry, index)
         if problems:
             raise InitError(f"cannot lock {entry['lock']}: {problems[0]}")
-        content, count = lock_text(entry, index)
+        content, count = fixture_lock.build_lock(entry, index)  # as 'oracle-guard lock' would
         plan.files.append(Planned(entry["lock"], content,
                                   f"the fixture lock, {count} file{'s' if count != 1 else ''}"))
 
-    repo, rev = resolve_rev(args.repo, args.rev)
-    config_path = os.path.join(top, PRE_COMMIT_CONFIG)
-    if not os.path.lexists(config_path):
-        plan.files.append(Planned(PRE_COMMIT_CONFIG, new_pre_commit_config(repo, rev),
-                                  "the oracle-guard hooks, at pre-commit and pre-push"))
-    else:
-        current = _read_text(config_path)
-        edited, why = (None, "it is not a UTF-8 text file") if current is None else \
-            edit_pre_commit_config(current, repo, rev)
-        if edited is None:
-            indent = "  "
-            plan.snippet = "\n".join(["repos:"] + repo_entry(repo, rev, indent))
-            plan.snippet_why = why
-        elif edited == current:
-            plan.files.append(Planned(PRE_COMMIT_CONFIG, current, "the oracle-guard hooks"))
-        else:
-            plan.files.append(Planned(PRE_COMMIT_CONFIG, edited,
-                                      "the oracle-guard hooks, first in repos:", "edit"))
+    plan_pre_commit_config(plan, args, top)
 
     for planned in plan.files:
-        if planned.state == "edit":
+        if planned.state != "new":
             continue
         target = os.path.join(top, planned.path)
         if os.path.isdir(target):
@@ -596,14 +690,108 @@ def make_plan(args, git, top: str) -> Plan:
         p for p in set(unstaged) if p not in written and p in paths
         and (protected.matches(p) or p in probe.oracle_files())
         and os.path.lexists(os.path.join(top, p)))
-    yaml_schemas = yaml_freeze_schemas(data)
-    for entry in data.get("freeze", []):
-        if entry["schema"] in yaml_schemas:
-            for path in PatternSet(entry["paths"]).select(paths.all):
-                first = (_read_text(os.path.join(top, path)) or "").split("\n", 1)[0]
-                if path.endswith((".yaml", ".yml")) and "yaml-language-server:" not in first:
-                    plan.modelines.append((path, modeline_for(path, entry["schema"])))
+    plan_modelines(plan, paths, top)
     return plan
+
+
+def plan_pre_commit_config(plan: Plan, args, top: str) -> None:
+    """A new config; our entry added first to an existing one; or, with --repo/--rev,
+    the repo:/rev: of the entry that is there set to them."""
+    repo, rev = resolve_rev(args.repo, args.rev)
+    wanted = {}
+    if args.repo != REPO_PLACEHOLDER:
+        wanted["repo"] = repo
+    if rev != REV_PLACEHOLDER:
+        wanted["rev"] = rev
+    config_path = os.path.join(top, PRE_COMMIT_CONFIG)
+    if not os.path.lexists(config_path):
+        plan.config_text = new_pre_commit_config(repo, rev)
+        plan.files.append(Planned(PRE_COMMIT_CONFIG, plan.config_text,
+                                  "the oracle-guard hooks, at pre-commit and pre-push"))
+        return
+    current = plan.config_text = _read_text(config_path)
+    edited, why = (None, "it is not a UTF-8 text file") if current is None else \
+        edit_pre_commit_config(current, repo, rev)
+    if edited is None:
+        plan.snippet = "\n".join(["repos:"] + repo_entry(repo, rev, "  "))
+        plan.snippet_why = why
+    elif edited != current:
+        plan.config_text = edited
+        plan.files.append(Planned(PRE_COMMIT_CONFIG, edited,
+                                  "the oracle-guard hooks, first in repos:", "edit"))
+    elif not wanted:
+        plan.files.append(Planned(PRE_COMMIT_CONFIG, current, "the oracle-guard hooks"))
+    else:
+        change = retarget_pre_commit_config(current, wanted)
+        asked = " and ".join(f"{key}: {wanted[key]}" for key in wanted)
+        if change.text is None:
+            plan.config_todo = (f"in {PRE_COMMIT_CONFIG}, set the oracle-guard entry's "
+                                f"{asked} yourself ({change.why})")
+            plan.notes.append(f"{PRE_COMMIT_CONFIG} not edited: {change.why}")
+        elif change.why:
+            plan.notes.append(f"{PRE_COMMIT_CONFIG}: {change.why}, so --repo and --rev "
+                              "are not applied")
+        if change.text is None or not change.changed:
+            plan.files.append(Planned(PRE_COMMIT_CONFIG, current, "the oracle-guard hooks"))
+            return
+        plan.config_text = change.text
+        was = ", ".join(f"{key}: {scalar(old) if isinstance(old, str) else old}"
+                        for key, old in change.changed.items())
+        plan.files.append(Planned(
+            PRE_COMMIT_CONFIG, change.text,
+            f"the oracle-guard entry's {' and '.join(k + ':' for k in change.changed)}",
+            "retarget", change.needs_force, was))
+
+
+def plan_modelines(plan: Plan, paths: Paths, top: str) -> None:
+    """The schema line put first in each YAML freeze file without one, so editors check it."""
+    yaml_schemas = yaml_freeze_schemas(plan.data)
+    for entry in plan.data.get("freeze", []):
+        if entry["schema"] not in yaml_schemas:
+            continue
+        for path in PatternSet(entry["paths"]).select(paths.all):
+            if path.endswith((".yaml", ".yml")):
+                planned, note = modeline_edit(top, path, entry["schema"])
+                if planned is not None:
+                    plan.files.append(planned)
+                if note:
+                    plan.notes.append(note)
+
+
+def modeline_edit(top: str, path: str, schema: str) -> Tuple[Optional[Planned], str]:
+    """The file with the schema line first; None when it has one already, is no regular
+    file, or its data would not stay the same (then a note says why)."""
+    from oracle_guard import loaders
+
+    target = os.path.join(top, path)
+    if os.path.islink(target) or not os.path.isfile(target):
+        return None, ""
+    try:
+        with open(target, "rb") as f:
+            data = f.read()
+    except OSError:
+        return None, ""
+    first = data.split(b"\n", 1)[0]
+    if re.match(rb"[ \t]*#[ \t]*yaml-language-server:", first):
+        return None, ""
+    try:
+        before = loaders.load_yaml(data).value
+    except loaders.LoadError as exc:
+        return None, f"{path} does not load ({exc}), so init does not add its schema line"
+    newline = "\r\n" if first.endswith(b"\r") else "\n"
+    text = modeline_for(path, schema) + newline + data.decode("utf-8")
+    try:
+        after = loaders.load_yaml(text.encode("utf-8")).value
+    except loaders.LoadError:
+        after = None
+    if _canonical(after) != _canonical(before):  # a comment must change no data
+        return None, f"putting the schema line first would change {path}'s data: add it yourself"
+    return Planned(path, text, MODELINE_WHAT, "edit"), ""
+
+
+def _canonical(value: Any) -> str:
+    """The value with its types, so that 1, 1.0 and true stay apart."""
+    return json.dumps(value, sort_keys=True, default=repr)
 
 
 def _read_text(path: str) -> Optional[str]:
@@ -626,22 +814,50 @@ def protected_list(data: Dict[str, Any]) -> List[str]:
     return out
 
 
-def preflight(data: Dict[str, Any], git, now) -> List[str]:
-    """What freeze-schema and flake-budget will report on what is staged."""
+# What fixes a finding of flake-budget on one entry: the freeze commands (README:
+# "Editing the oracle"), which init names with the entry's id.
+RENEWABLE = ("budget-expired", "budget-too-far", "budget-no-expiry")
+
+
+def preflight(data: Dict[str, Any], git, now,
+              now_arg: Optional[str] = None) -> List[Tuple[str, str]]:
+    """What freeze-schema and flake-budget will report on what is staged: each error
+    line, with the command that fixes it where there is one."""
+    from oracle_guard import freeze_schema
     from oracle_guard.judge import judge
     from oracle_guard.revisions import Snapshot
 
     index = Snapshot.of_index(git)
     probe = contract_mod.Contract(data, index, from_base=False)
     results = judge(probe, Snapshot.empty(), index, now, ("freeze-schema", "flake-budget"))
+    entries = freeze_schema.load(probe, index).entries
+    when = f" --now {shlex.quote(now_arg)}" if now_arg else ""
     seen, out = set(), []
     for result in results:
         for f in result.findings:
             text = f"{f.path}{':' + str(f.line) if f.line else ''}: {f.code}: {f.message}"
-            if f.severity == "error" and text not in seen:
-                seen.add(text)
-                out.append(text)
+            if f.severity != "error" or text in seen:
+                continue
+            seen.add(text)
+            out.append((text, fix_for(f, entries, data.get("budget", {}), when)))
     return out
+
+
+def fix_for(finding, entries, budget: Dict[str, Any], when: str) -> str:
+    if finding.code == "budget-exceeded":
+        return (f"oracle-guard freeze remove ID{when} for each entry to drop "
+                f"(oracle-guard freeze list{when} shows them)")
+    if finding.code not in RENEWABLE:
+        return ""
+    entry = next((e for e in entries if e.path == finding.path and e.line == finding.line
+                  and finding.message.startswith(repr(e.id))), None)
+    if entry is None:
+        return ""
+    days = budget.get("max_days")
+    ident = shlex.quote(entry.id)
+    return (f"oracle-guard freeze renew {ident} --days N{when}"
+            f"{f' (N at most {days})' if days else ''}, "
+            f"or oracle-guard freeze remove {ident}{when}")
 
 
 def quote_all(paths: Iterable[str]) -> str:
@@ -660,12 +876,16 @@ def main(args, env: Mapping[str, str]) -> int:
         if top is None:
             raise InitError("'oracle-guard init' needs a working tree (not a bare repository)")
         plan = make_plan(args, git, top)
-        conflicts = [p.path for p in plan.files if p.state == "differs"]
+        conflicts = [p for p in plan.files if p.state == "differs" or p.needs_force]
         if conflicts and not args.force and not args.dry_run:
-            locks = [e["lock"] for e in plan.data.get("fixtures", []) if e["lock"] in conflicts]
+            first = conflicts[0]
+            locks = [e["lock"] for e in plan.data.get("fixtures", [])
+                     if e["lock"] in [p.path for p in conflicts]]
+            others = [p.path for p in conflicts[1:]]
             raise InitError(
-                f"{conflicts[0]} exists and differs from what init would write"
-                f"{' (and ' + ', '.join(conflicts[1:]) + ')' if conflicts[1:] else ''}; "
+                f"{first.path} exists and differs from what init would write"
+                f"{' (its oracle-guard entry has ' + first.detail + ')' if first.detail else ''}"
+                f"{' (and ' + ', '.join(others) + ')' if others else ''}; "
                 "nothing was written: rerun with --force to overwrite, or with --dry-run to "
                 "see the proposal"
                 + ("; to refresh only a stale fixture lock, run 'oracle-guard lock'"
@@ -676,7 +896,7 @@ def main(args, env: Mapping[str, str]) -> int:
             print(plan.contract_text, end="")
             return 0
         write(plan, top)
-        findings = preflight(plan.data, git, now)
+        findings = preflight(plan.data, git, now, plan.now_arg)
         pending = set(git.unstaged_paths())
         uncommitted = not_committed(git, [p.path for p in plan.files])
     finally:
@@ -701,16 +921,28 @@ def report(plan: Plan, args) -> None:
     how = "as asked (--layout)" if args.layout else "recognised from"
     print(f"oracle-guard init: layout '{plan.layout}', {how}: {evidence}")
     verbs = {"new": ("wrote", "would write"), "edit": ("added", "would add"),
+             "retarget": ("set", "would set"),
              "differs": ("overwrote", "would overwrite (needs --force)"),
              "same": ("unchanged", "unchanged")}
+    modelines = [p for p in plan.files if p.what == MODELINE_WHAT]
     for planned in plan.files:
+        if planned.what == MODELINE_WHAT:
+            continue
         verb = verbs[planned.state][1 if args.dry_run else 0]
         if planned.path == PRE_COMMIT_CONFIG and planned.state == "new":
             verb = "would create" if args.dry_run else "created"
         if planned.state == "edit":
             print(f"  {verb} {planned.what} to {planned.path}")
+        elif planned.state == "retarget":
+            force = " (needs --force)" if planned.needs_force and args.dry_run else ""
+            print(f"  {verb} {planned.what} in {planned.path}{force} (it had {planned.detail})")
         else:
             print(f"  {verb} {planned.path} ({planned.what})")
+    for planned in modelines[:5]:
+        print(f"  {verbs['edit'][1 if args.dry_run else 0]} {MODELINE_WHAT} to "
+              f"{planned.path}: {planned.text.split(chr(10), 1)[0].rstrip()}")
+    if len(modelines) > 5:
+        print(f"  ... and to {len(modelines) - 5} more YAML freeze files")
     for lock, pending in plan.blocked_locks:
         print(f"  not written: {lock} (the fixtures are not all staged: {pending[0]}"
               f"{' and more' if len(pending) > 1 else ''})")
@@ -719,7 +951,7 @@ def report(plan: Plan, args) -> None:
               "first under its 'repos:' yourself:")
         print("\n".join("    " + ln for ln in plan.snippet.splitlines()))
     if all(p.state == "same" for p in plan.files) and plan.snippet is None \
-            and not plan.blocked_locks:
+            and not plan.blocked_locks and not plan.config_todo:
         print("  nothing changed: every file init writes is already in place")
     for note in plan.notes:
         print(f"  note: {note}")
@@ -735,19 +967,45 @@ def not_committed(git, paths: Sequence[str]) -> List[str]:
     return [p for p in paths if staged.get(p) != committed.get(p)]
 
 
+def allowed_line(write_set: Mapping[str, Any]) -> str:
+    """What the write set lets a change touch, in one line."""
+    allowed = [", ".join(write_set.get("allow", []))] if write_set.get("allow") else []
+    if "allow_file" in write_set:
+        allowed.append(f"what {write_set['allow_file']} lists")
+    if not allowed:
+        return ("The write set allows: every path the contract does not protect (it has "
+                "no allow)")
+    return f"The write set allows: {' and '.join(allowed)} (nothing else)"
+
+
+def install_step(config_text: Optional[str]) -> str:
+    if installs_both_stages(config_text):
+        return ("pre-commit install   # the pre-commit and pre-push hooks "
+                "(default_install_hook_types)")
+    return "pre-commit install --hook-type pre-commit --hook-type pre-push"
+
+
 def next_steps(plan: Plan, pending: Set[str], uncommitted: List[str],
-               findings: List[str]) -> None:
+               findings: List[Tuple[str, str]]) -> None:
     print("The contract protects (write-set denies every change to these):")
     for item in protected_list(plan.data):
         print(f"  {item}")
+    write_set = plan.data["write_set"]
+    print(allowed_line(write_set))
     steps: List[str] = []
     config = next((p for p in plan.files if p.path == PRE_COMMIT_CONFIG), None)
-    if config is not None and (REPO_PLACEHOLDER in config.text or REV_PLACEHOLDER in config.text):
+    if plan.config_todo:
+        steps.append(plan.config_todo)
+    elif config is not None and (REPO_PLACEHOLDER in config.text
+                                 or REV_PLACEHOLDER in config.text):
         steps.append(f"in {PRE_COMMIT_CONFIG}, set repo: to where you host or mirror "
                      "oracle-guard and rev: to the tag or commit you reviewed (or rerun "
                      "init with --repo and --rev)")
     if plan.snippet is not None:
         steps.append(f"add the oracle-guard entry above to {PRE_COMMIT_CONFIG}")
+    if "allow" not in write_set and "allow_file" not in write_set:
+        steps.append(f"narrow the write set: rerun init with --allow PATTERN (once a "
+                     f"pattern; --force to overwrite), or add write_set.allow to {CONTRACT}")
     to_add = [p.path for p in plan.files if p.path in pending]
     to_add += [p for p in plan.pending_oracle if p in pending and p not in to_add]
     locks = []
@@ -759,25 +1017,21 @@ def next_steps(plan: Plan, pending: Set[str], uncommitted: List[str],
     if locks:
         steps.append(f"oracle-guard lock && git add {quote_all(locks)}")
     if findings:
-        steps.append("fix what the hooks will report (below) and stage the fixes")
+        steps.append("fix what the hooks will report (below, each with its command) and "
+                     "git add what the command names")
     if to_add or locks or uncommitted or findings:
         steps.append("oracle-guard check   # judges what you staged: it should pass")
-    steps.append("pre-commit install   # the pre-commit and pre-push hooks")
-    if to_add or locks or uncommitted:
+    steps.append(install_step(plan.config_text))
+    if to_add or locks or uncommitted or findings:
         steps.append("git commit -m 'Guard the test oracle with oracle-guard'   # one "
-                     "human-made commit holding only these files")
+                     "human-made commit of what the steps above staged, nothing else")
     print("Next steps:")
     for n, step in enumerate(steps, 1):
         print(f"  {n}. {step}")
     if findings:
         print("What the hooks will report on the staged oracle today:")
-        for text in findings:
+        for text, fix in findings:
             print(f"  {text}")
-    if plan.modelines:
-        print("So that your editor checks the YAML freeze files as you type, make this their "
-              "first line:")
-        for path, modeline in plan.modelines[:5]:
-            print(f"  {path}: {modeline}")
-        if len(plan.modelines) > 5:
-            print(f"  ... and {len(plan.modelines) - 5} more (README: \"Editor support\")")
+            if fix:
+                print(f"    fix: {fix}")
     print("Then make the CI check required: README, \"CI\" (recipes in examples/ci/).")

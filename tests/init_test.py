@@ -421,11 +421,12 @@ def test_editor_schemas_are_self_contained_draft_07_and_judge_like_the_built_ins
     assert list(budget.iter_errors(good))
 
 
-def test_the_modeline_hint_names_each_yaml_freeze_file_without_one(tmp_path, capsys):
+def test_the_modeline_is_put_first_in_each_yaml_freeze_file(tmp_path, capsys):
     repo = stripped_example(tmp_path, "replay-queue")
     rc, out, _ = init(capsys, repo)
-    assert ("quarantine/active/retry_budget.yaml: # yaml-language-server: "
-            "$schema=../../.oracle-guard/quarantine-entry.schema.json") in out
+    assert ("added the editor schema line to quarantine/active/retry_budget.yaml: "
+            "# yaml-language-server: $schema=../../.oracle-guard/quarantine-entry.schema.json"
+            ) in out
     editor_validator(repo, "quarantine-entry")
     path = repo / "quarantine/active/retry_budget.yaml"
     entry = yaml.safe_load(path.read_text())
@@ -507,3 +508,390 @@ def test_a_stale_lock_is_refused_with_the_lock_command_named(tmp_path, capsys):
     assert rc == 2
     assert err.startswith("oracle-guard: error: oracle/fixtures.lock.json exists and differs")
     assert "run 'oracle-guard lock'" in err
+
+
+# -- --repo and --rev on a config that already runs oracle-guard -------------------
+URL = "https://git.example.test/oracle-guard"
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_rerun_with_repo_and_rev_replaces_the_placeholders_in_place(tmp_path, capsys, force):
+    repo = stripped_example(tmp_path, "harness")
+    init(capsys, repo)
+    before = (repo / ".pre-commit-config.yaml").read_text()
+    rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v0.2.0", *force)
+    assert rc == 0, err
+    assert "set the oracle-guard entry's repo: and rev: in .pre-commit-config.yaml" in out
+    assert "nothing changed" not in out and "set repo: to where you host" not in out
+    text = (repo / ".pre-commit-config.yaml").read_text()
+    assert yaml.safe_load(text)["repos"] == [{"repo": URL, "rev": "v0.2.0",
+                                              "hooks": [{"id": "oracle-guard"}]}]
+    # only the two values changed: every other line, comments included, as before
+    changed = [(a, b) for a, b in zip(before.splitlines(), text.splitlines()) if a != b]
+    assert len(changed) == 2 and len(before.splitlines()) == len(text.splitlines())
+    assert all("# " in b for _, b in changed), "the comments stay"
+    checked = validate_config(repo)
+    assert checked.returncode == 0, checked.stdout
+    rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v0.2.0")
+    assert rc == 0 and "nothing changed" in out
+
+
+def test_replacing_values_someone_chose_needs_force(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    init(capsys, repo, "--repo", URL, "--rev", "v0.2.0")
+    text = (repo / ".pre-commit-config.yaml").read_text()
+    rc, out, err = init(capsys, repo, "--rev", "v0.3.0")
+    assert rc == 2
+    assert err.startswith("oracle-guard: error: .pre-commit-config.yaml exists and differs "
+                          "from what init would write (its oracle-guard entry has rev: v0.2.0)")
+    assert "--force" in err
+    assert (repo / ".pre-commit-config.yaml").read_text() == text
+    rc, out, err = init(capsys, repo, "--rev", "v0.3.0", "--dry-run")
+    assert rc == 0 and "would set the oracle-guard entry's rev: in .pre-commit-config.yaml " \
+        "(needs --force)" in out
+    rc, out, err = init(capsys, repo, "--rev", "v0.3.0", "--force")
+    assert rc == 0, err
+    config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
+    assert config["repos"][0]["repo"] == URL and config["repos"][0]["rev"] == "v0.3.0"
+    assert validate_config(repo).returncode == 0
+
+
+def test_a_users_entry_is_retargeted_line_by_line_and_the_rest_kept(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    local = EXISTING.split("repos:\n", 1)[1]
+    config = ("repos:\n-   repo: /somewhere   # our mirror\n    rev: abc\n    hooks:\n"
+              "    -   id: fixture-lock\n" + local)
+    stage(repo, {".pre-commit-config.yaml": config})
+    rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1")
+    assert rc == 2 and "its oracle-guard entry has repo: /somewhere, rev: abc" in err
+    rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1", "--force")
+    assert rc == 0, err
+    text = (repo / ".pre-commit-config.yaml").read_text()
+    assert text == config.replace("/somewhere   #", URL + " #").replace("rev: abc", "rev: v1")
+    assert validate_config(repo).returncode == 0
+
+
+@pytest.mark.parametrize("config,why", [
+    ("repos:\n  - {repo: /somewhere, rev: abc, hooks: [{id: oracle-guard}]}\n",
+     "its oracle-guard entry's 'repo:' is not a plain key on a line of its own"),
+    ("repos:\n  - repo: /a\n    rev: abc\n    hooks: [{id: oracle-guard}]\n"
+     "  - repo: /b\n    rev: abc\n    hooks: [{id: write-set}]\n",
+     "2 of its 'repos:' entries run oracle-guard hooks"),
+])
+def test_an_entry_it_cannot_retarget_is_left_alone_and_the_step_printed(tmp_path, capsys,
+                                                                        config, why):
+    repo = stripped_example(tmp_path, "harness")
+    stage(repo, {".pre-commit-config.yaml": config})
+    rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1", "--force")
+    assert rc == 0, err
+    assert (repo / ".pre-commit-config.yaml").read_text() == config
+    assert f"in .pre-commit-config.yaml, set the oracle-guard entry's repo: {URL} and " \
+        f"rev: v1 yourself ({why})" in out
+
+
+def test_a_local_entry_is_not_retargeted(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    config = ("repos:\n  - repo: local\n    hooks:\n      - id: oracle-guard\n"
+              "        name: oracle-guard\n        entry: oracle-guard check\n"
+              "        language: system\n")
+    stage(repo, {".pre-commit-config.yaml": config})
+    rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1")
+    assert rc == 0, err
+    assert (repo / ".pre-commit-config.yaml").read_text() == config
+    assert "its oracle-guard hooks run from 'repo: local', so --repo and --rev are not " \
+        "applied" in out
+
+
+# -- the pre-commit install step --------------------------------------------------
+def printed_step(out, start):
+    match = re.search(rf"^\s+\d+\. ({re.escape(start)}.*)$", out, re.M)
+    assert match, out
+    return match.group(1)
+
+
+def test_an_edited_config_gets_the_install_command_for_both_hook_types(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    stage(repo, {".pre-commit-config.yaml": EXISTING})
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    step = printed_step(out, "pre-commit install")
+    assert step == "pre-commit install --hook-type pre-commit --hook-type pre-push"
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "home"))
+    subprocess.run([sys.executable, "-m", "pre_commit"] + shlex.split(step)[1:], cwd=repo,
+                   env=env, check=True, stdout=subprocess.PIPE)
+    assert (repo / ".git/hooks/pre-commit").exists() and (repo / ".git/hooks/pre-push").exists()
+
+
+@pytest.mark.parametrize("types,both", [("[pre-commit, pre-push]", True),
+                                        ("[pre-push, commit-msg, pre-commit]", True),
+                                        ("[pre-commit]", False)])
+def test_the_plain_install_command_only_when_the_config_installs_both(tmp_path, capsys, types,
+                                                                      both):
+    repo = stripped_example(tmp_path, "harness")
+    stage(repo, {".pre-commit-config.yaml": f"default_install_hook_types: {types}\n"
+                                            + EXISTING})
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    step = printed_step(out, "pre-commit install")
+    assert step.startswith("pre-commit install   # the pre-commit and pre-push hooks") == both
+    assert ("--hook-type pre-push" in step) != both
+
+
+def test_a_new_config_gets_the_plain_install_command(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    rc, out, err = init(capsys, repo)
+    assert printed_step(out, "pre-commit install") == (
+        "pre-commit install   # the pre-commit and pre-push hooks (default_install_hook_types)")
+
+
+# -- the lock init asks for is the lock 'oracle-guard lock' writes ---------------------
+def test_following_the_lock_step_writes_sha256sum_lines(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    git(repo, "rm", "-q", "--cached", "fixtures/exchange_example.json")  # now untracked
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert not (repo / "fixtures/SHA256SUMS").exists()
+    assert printed_step(out, "oracle-guard lock") == (
+        "oracle-guard lock && git add fixtures/SHA256SUMS")
+    git(repo, "add", "--", *git_add_line(out))
+    rc, out, err = run_guard(capsys, repo, "lock")
+    assert rc == 0, err
+    assert (repo / "fixtures/SHA256SUMS").read_bytes() == (
+        EXAMPLES / "harness/fixtures/SHA256SUMS").read_bytes(), "sha256sum lines, not JSON"
+    git(repo, "add", "fixtures/SHA256SUMS")
+    rc, out, err = run_guard(capsys, repo, "check", "--now", NOW)
+    assert rc == 0, out + err
+
+
+# -- the write set's allow ----------------------------------------------------------
+def contract_of(repo):
+    return yaml.safe_load((repo / ".oracle-guard.yaml").read_text())
+
+
+@pytest.mark.parametrize("name,extra,allow", [
+    ("harness", {}, ["src/**"]),
+    ("harness", {"README.md": "# app\n", "tests/test_app.py": "def test(): pass\n"},
+     ["src/**", "tests/**", "README.md"]),
+    ("oracle-dir", {"tests/test_invoice.py": "def test(): pass\n"}, ["src/**", "tests/**"]),
+    ("replay-queue", {}, ["src/**", "quarantine/proposed/**"]),
+])
+def test_allow_proposes_the_examples_patterns_that_match_a_path(tmp_path, capsys, name, extra,
+                                                                allow):
+    repo = stripped_example(tmp_path, name)
+    stage(repo, extra)
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert contract_of(repo)["write_set"]["allow"] == allow
+    assert f"The write set allows: {', '.join(allow)} (nothing else)" in out
+    left_out = [p for p in init_mod.EXAMPLE_ALLOW[name] if p not in allow]
+    assert (f"write_set.allow leaves out {', '.join(left_out)}" in out) == bool(left_out)
+
+
+def test_a_change_outside_the_proposed_allow_is_outside_the_write_set(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    follow_init(capsys, repo)
+    rc, out, _ = edit_and_check(capsys, repo, "docs/notes.md", "x\n")
+    assert rc == 1
+    assert "docs/notes.md: write-outside-set:" in out
+    rc, out, _ = edit_and_check(capsys, repo, "src/harness.py", "x = 2\n")  # the near miss
+    assert rc == 0, out
+
+
+def test_allow_option_replaces_the_proposal_and_merge_contract_keeps_its_allow_file(
+        tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    rc, out, err = init(capsys, repo, "--allow", "lib/**", "--allow", "docs/", "--allow",
+                        "lib/**")
+    assert rc == 0, err
+    assert contract_of(repo)["write_set"]["allow"] == ["lib/**", "docs/"]
+    assert "The write set allows: lib/**, docs/ (nothing else)" in out
+    assert "leaves out" not in out
+    repo = stripped_example(tmp_path / "2", "merge-contract")
+    rc, out, err = init(capsys, repo, "--allow", "src/**")
+    assert rc == 0, err
+    write_set = contract_of(repo)["write_set"]
+    assert write_set["allow"] == ["src/**"]
+    assert write_set["allow_file"] == "oracle/write_set.txt"
+    assert "The write set allows: src/** and what oracle/write_set.txt lists" in out
+
+
+def test_merge_contract_proposes_its_allow_file_only(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "merge-contract")
+    rc, out, err = init(capsys, repo)
+    assert "allow" not in contract_of(repo)["write_set"]
+    assert "The write set allows: what oracle/write_set.txt lists (nothing else)" in out
+
+
+def test_no_allow_when_no_example_pattern_matches_and_the_step_says_so(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    stage(repo, {"oracle/quarantine.json": [], "lib/app.py": "x = 1\n"})
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    text = (repo / ".oracle-guard.yaml").read_text()
+    assert "allow" not in yaml.safe_load(text)["write_set"]
+    assert '  # allow: ["src/**", "tests/**"]' in text
+    assert "The write set allows: every path the contract does not protect" in out
+    assert "narrow the write set: rerun init with --allow PATTERN" in printed_step(
+        out, "narrow the write set")
+
+
+def test_a_bad_allow_pattern_exits_2_and_writes_nothing(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    rc, out, err = init(capsys, repo, "--allow", "!src/**")
+    assert rc == 2
+    assert err.startswith("oracle-guard: error: the proposed contract does not load: ")
+    assert "write_set.allow" in err
+    assert not (repo / ".oracle-guard.yaml").exists()
+
+
+# -- CI configuration is denied --------------------------------------------------------
+def test_ci_configuration_that_exists_is_denied(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    stage(repo, {".github/workflows/ci.yml": "on: push\n", ".github/dependabot.yml": "x: 1\n",
+                 ".gitlab-ci.yml": "test:\n  script: [pytest]\n"})
+    follow_init(capsys, repo)
+    deny = contract_of(repo)["write_set"]["deny"]
+    assert deny[-4:-2] == [".github/workflows/**", ".gitlab-ci.yml"]
+    text = (repo / ".oracle-guard.yaml").read_text()
+    assert re.search(r"- \.github/workflows/\*\* +# CI: a patch that edits the workflow can "
+                     r"skip the check", text)
+    baseline = git(repo, "rev-parse", "HEAD").strip()
+    for path in (".github/workflows/ci.yml", ".gitlab-ci.yml"):
+        rc, out, _ = edit_and_check(capsys, repo, path, "on: pull_request\n")
+        assert rc == 1 and f"{path}: write-denied:" in out, out
+        git(repo, "reset", "-q", "--hard", baseline)
+    out = edit_and_check(capsys, repo, ".github/dependabot.yml", "x: 2\n")[1]
+    assert "write-denied" not in out  # outside the allow, but not denied
+
+
+def test_no_ci_configuration_no_ci_deny(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    stage(repo, {".github/dependabot.yml": "x: 1\n", "ci/.gitlab-ci.yml": "x: 1\n"})
+    init(capsys, repo)
+    assert contract_of(repo)["write_set"]["deny"] == [".oracle-guard/**",
+                                                      ".pre-commit-config.yaml"]
+
+
+# -- the editor schema line in YAML freeze files -----------------------------------------
+def records(n):
+    base = (EXAMPLES / "replay-queue/quarantine/active/retry_budget.yaml").read_text()
+    return {f"quarantine/active/case_{k}.yaml": base.replace("retry_budget_9c2", f"case_{k}")
+            for k in range(n)}
+
+
+def test_the_schema_line_goes_first_in_every_record_and_changes_no_data(tmp_path, capsys):
+    from oracle_guard.loaders import load_yaml
+
+    repo = stripped_example(tmp_path, "replay-queue")
+    files = records(7)
+    files["quarantine/active/crlf.yaml"] = files.pop("quarantine/active/case_6.yaml").replace(
+        "case_6", "crlf").replace("\n", "\r\n").encode()
+    modeline = "# yaml-language-server: $schema=../../.oracle-guard/quarantine-entry.schema.json"
+    has_one = "# yaml-language-server: $schema=elsewhere.json\n" + files.pop(
+        "quarantine/active/case_5.yaml").replace("case_5", "has_one")
+    files["quarantine/active/has_one.yaml"] = has_one
+    stage(repo, files)
+    before = {p: (repo / p).read_bytes() for p in git(repo, "ls-files").split()}
+    out = follow_init(capsys, repo)
+    assert "... and to 2 more YAML freeze files" in out  # 7 edited, 5 named
+    add = git_add_line(out)
+    for path in [p for p in before if p.startswith("quarantine/active/") and "has_one" not in p]:
+        after = (repo / path).read_bytes()
+        newline = b"\r\n" if path.endswith("crlf.yaml") else b"\n"
+        assert after == modeline.encode() + newline + before[path], path
+        assert load_yaml(after).value == load_yaml(before[path]).value
+        assert path in add
+    assert (repo / "quarantine/active/has_one.yaml").read_bytes() == before[
+        "quarantine/active/has_one.yaml"]
+    assert "quarantine/active/has_one.yaml" not in add
+    for path in ("quarantine/proposed/parse_header_a3f1.yaml", "seeds.lock"):
+        assert (repo / path).read_bytes() == before[path], "not a YAML freeze file"
+    rc, out, err = run_guard(capsys, repo, "check", "--head", "HEAD", "--now", NOW)
+    assert rc == 0, out + err
+    rc, out, err = init(capsys, repo)
+    assert "nothing changed" in out
+
+
+@pytest.mark.parametrize("name", ["harness", "oracle-dir"])
+def test_json_freeze_files_are_never_touched(tmp_path, capsys, name):
+    repo = stripped_example(tmp_path, name)
+    follow_init(capsys, repo)
+    for path in ("freeze.json", "oracle/quarantine.json"):
+        if (EXAMPLES / name / path).exists():
+            assert (repo / path).read_bytes() == (EXAMPLES / name / path).read_bytes()
+
+
+def test_the_schema_line_respects_dry_run_and_a_refusal(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "merge-contract")
+    budget = repo / "oracle/flake_budget.yaml"
+    original = budget.read_bytes()
+    rc, out, err = init(capsys, repo, "--dry-run")
+    assert rc == 0, err
+    assert "would add the editor schema line to oracle/flake_budget.yaml" in out
+    assert budget.read_bytes() == original
+    (repo / ".oracle-guard.yaml").write_text("version: 1\n")
+    rc, out, err = init(capsys, repo)
+    assert rc == 2 and budget.read_bytes() == original
+    rc, out, err = init(capsys, repo, "--force")
+    assert rc == 0, err
+    assert budget.read_bytes() == (b"# yaml-language-server: "
+                                   b"$schema=../.oracle-guard/flake-budget.schema.json\n"
+                                   + original)
+    assert "oracle/flake_budget.yaml" in git_add_line(out)
+
+
+def test_a_yaml_freeze_file_that_does_not_load_is_left_alone(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "replay-queue")
+    stage(repo, {"quarantine/active/broken.yaml": "id: [unclosed\n"})
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert (repo / "quarantine/active/broken.yaml").read_text() == "id: [unclosed\n"
+    assert "note: quarantine/active/broken.yaml does not load" in out
+
+
+# -- expired entries: the command that fixes each --------------------------------------
+def test_each_expired_entry_names_its_freeze_command_and_following_it_passes(tmp_path,
+                                                                            capsys):
+    repo = stripped_example(tmp_path, "merge-contract")
+    later = "2026-11-01"
+    rc, out, err = run_guard(capsys, repo, "init", "--now", later)
+    assert rc == 0, err
+    assert "one human-made commit of what the steps above staged, nothing else" in out
+    assert "holding only these files" not in out
+    fixes = re.findall(r"^    fix: (oracle-guard freeze renew (\S+) --days N --now "
+                       rf"{later} \(N at most 14\), or oracle-guard freeze remove \2 "
+                       rf"--now {later})$", out, re.M)
+    assert [ident for _, ident in fixes] == ["canonicalize_unicode_hyphen",
+                                             "discount_inverse_leap_promo"]
+    git(repo, "add", "--", *git_add_line(out))
+    renew = shlex.split(fixes[0][0].split(" (N at most")[0].replace("--days N", "--days 7"))
+    remove = shlex.split(fixes[1][0].split(", or ")[1])
+    from oracle_guard.cli import main
+
+    for command in (renew, remove):
+        capsys.readouterr()
+        assert main([*command[1:], "-C", str(repo)], env={}) == 0, capsys.readouterr()
+    git(repo, "add", "oracle/flake_budget.yaml")
+    rc, out, err = run_guard(capsys, repo, "check", "--now", later)
+    assert rc == 0, out + err
+
+
+def test_a_budget_over_its_own_cap_names_freeze_remove(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    stage(repo, {"oracle/flake_budget.yaml": "max_frozen: 1\nfrozen:\n"
+                 "  - {id: a, owner: o, expires: '2026-09-30', reason: r}\n"
+                 "  - {id: b, owner: o, expires: '2026-09-30', reason: r}\n"})
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert re.search(r"budget-exceeded: .*\n    fix: oracle-guard freeze remove ID --now "
+                     rf"{NOW} for each entry to drop", out), out
+
+
+def test_the_readme_shows_what_init_prints_for_the_merge_contract_example(tmp_path, capsys):
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Start in an existing repository", 1)[1]
+    shown = re.search(r"```\n(The contract protects.*?\n)```", section, re.S).group(1)
+    repo = stripped_example(tmp_path, "merge-contract")
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert shown in out

@@ -79,6 +79,43 @@ def test_new_lock_is_sorted_json(tmp_path, capsys):
     assert_locked(capsys, repo)
 
 
+SUM_LINES = f"{sha(A)}  a.txt\n{sha(C)}  b/c.txt\n{sha(Z)}  z.txt\n".encode()
+
+
+@pytest.mark.parametrize("lock_path,expected", [
+    ("oracle/SHA256SUMS", SUM_LINES),            # what 'oracle-guard init' writes too
+    ("oracle/fixtures.sha256sum", SUM_LINES),
+    ("oracle/fixtures.sums", SUM_LINES),
+    ("oracle/fixtures.sha256", SORTED_JSON),      # one digest locks one file only
+    ("oracle/fixtures.lock", SORTED_JSON),
+    ("oracle/SHA256SUMS.json", SORTED_JSON),
+])
+def test_a_new_lock_takes_the_style_its_name_suggests(tmp_path, capsys, lock_path, expected):
+    repo = make_repo(tmp_path, contract=CONTRACT.replace(LOCK, lock_path))
+    rc, out, err = lock(capsys, repo)
+    assert (rc, err) == (0, "")
+    assert lock_bytes(repo, lock_path) == expected
+    assert_locked(capsys, repo, lock_path)
+
+
+def test_a_new_sha256_lock_of_one_file_is_one_digest(tmp_path, capsys):
+    contract = ("version: 1\nfixtures:\n"
+                "  - {lock: oracle/corpus.sha256, paths: [oracle/corpus.jsonl]}\n")
+    repo = make_repo(tmp_path, files={"oracle/corpus.jsonl": A}, contract=contract)
+    rc, out, err = lock(capsys, repo)
+    assert (rc, err) == (0, "")
+    assert lock_bytes(repo, "oracle/corpus.sha256") == (sha(A) + "\n").encode()
+    assert_locked(capsys, repo, "oracle/corpus.sha256")
+
+
+def test_an_existing_lock_keeps_its_style_whatever_its_name(tmp_path, capsys):
+    repo = make_repo(tmp_path, contract=CONTRACT.replace(LOCK, "oracle/SHA256SUMS"),
+                     files={"oracle/inputs/a.txt": A, "oracle/SHA256SUMS": "{}\n"})
+    rc, _, err = lock(capsys, repo)
+    assert rc == 0, err
+    assert json.loads(lock_bytes(repo, "oracle/SHA256SUMS")) == {"a.txt": sha(A)}
+
+
 def test_lock_in_a_repo_with_no_commits(tmp_path, capsys):
     repo = init_repo(tmp_path / "repo")
     stage(repo, {".oracle-guard.yaml": CONTRACT, "oracle/inputs/a.txt": A})
