@@ -222,6 +222,9 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
             say(f"oracle-guard: {verdict.update.ref}{at}: {where}: {f.code}: {f.message}")
             say(f"oracle-guard:   fix: {CODES[f.code].fix}")
     if bad:
+        # the fixes name what to do before committing; a pushed commit is redone
+        say("oracle-guard: the fixes name local commands: apply them in the commits that "
+            "carry the change (git rebase -i, git commit --amend), then push again")
         count = sum(len(v.findings) for v in bad)
         say(f"oracle-guard: push rejected: {count} problem{'s' if count != 1 else ''} in "
             f"{len(bad)} of {len(verdicts)} judged ref{'s' if len(verdicts) != 1 else ''}; "

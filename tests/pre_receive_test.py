@@ -624,7 +624,7 @@ def test_a_thousand_commit_push_with_one_mixed_commit(repos):
     mixed = git(repos.client, "rev-list", "--reverse", f"{old}..{tip}").split()[500]
     p = push(repos.client, "main", env=ALICE)
     rejected(p, f"{MAIN}: {SEEDS}: contract-mixed-commit")
-    assert len(p.findings()) == 1 and f"({mixed[:12]})" in p.guard[-3], p.stderr
+    assert len(p.findings()) == 1 and f"({mixed[:12]})" in p.guard[-4], p.stderr
     assert repos.tip() == old
 
 
