@@ -1,4 +1,22 @@
-"""Real-shaped oracle files, one per built-in freeze format, as users keep them."""
+"""Real-shaped oracle files, one per built-in freeze format, as users keep them,
+and the example layouts of examples/ as committed repositories."""
+import shutil
+from pathlib import Path
+
+from testing.git import commit, init_repo, write
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def example_repo(tmp_path, name, files=None):
+    """The example layout ``name`` as shipped (plus ``files``), committed."""
+    repo = init_repo(tmp_path / name)
+    shutil.copytree(EXAMPLES / name, repo, dirs_exist_ok=True)
+    if files:
+        write(repo, files)
+    commit(repo, message="example as shipped")
+    return repo
+
 
 FREEZE_JSON = """\
 {

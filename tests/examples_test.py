@@ -1,22 +1,15 @@
 """Each layout in examples/: green as shipped, red on a characteristic edit."""
 import json
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
-from testing.git import commit, init_repo, run_guard, stage
+from testing.git import run_guard, stage
+from testing.samples import EXAMPLES, example_repo
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 NOW = "2026-09-25"
 
 
-def example_repo(tmp_path, name):
-    repo = init_repo(tmp_path / name)
-    shutil.copytree(EXAMPLES / name, repo, dirs_exist_ok=True)
-    commit(repo, message="example as shipped")
-    return repo
 
 
 def reorder_header_seeds(repo):

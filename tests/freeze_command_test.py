@@ -6,14 +6,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import shutil
-from pathlib import Path
 
 import pytest
 
+from testing.samples import EXAMPLES, example_repo
 from testing.git import commit, git, init_repo, run_guard, write
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 NOW = "2026-09-25"
 FOUR = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
 BUDGET = "oracle/flake_budget.yaml"
@@ -22,14 +20,6 @@ RECORD = ["--seed", "1729", "--command", "pytest tests/test_parse.py -q",
           "--repro", "python harness/replay.py --id parse_header_a3f1\n"]
 
 
-def example_repo(tmp_path, name, files=None):
-    """The example layout as shipped (plus ``files``), committed."""
-    repo = init_repo(tmp_path / name)
-    shutil.copytree(EXAMPLES / name, repo, dirs_exist_ok=True)
-    if files:
-        write(repo, files)
-    commit(repo, message="example as shipped")
-    return repo
 
 
 def og(capsys, repo, *args, env=None):

@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 import subprocess
-from pathlib import Path
 
-from testing.git import commit, git, init_repo, run_guard, stage, write
+from testing.samples import EXAMPLES, example_repo
+from testing.git import commit, git, run_guard, stage, write
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 NOW = "2026-09-25"
 LOCK = "oracle/fixtures.lock.json"
 SUMS = "fixtures/SHA256SUMS"
@@ -22,13 +20,6 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def example_repo(tmp_path, name, files=None):
-    repo = init_repo(tmp_path / name)
-    shutil.copytree(EXAMPLES / name, repo, dirs_exist_ok=True)
-    if files:
-        write(repo, files)
-    commit(repo, message="example as shipped")
-    return repo
 
 
 def lock_add(capsys, repo, path, *more):

@@ -6,27 +6,18 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import shutil
-from pathlib import Path
 
 import pytest
 
-from testing.git import commit, git, init_repo, run_guard, write
+from testing.samples import EXAMPLES, example_repo
+from testing.git import commit, git, run_guard, write
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 NOW = "2026-09-25"
 FOUR = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
 HEADER = "seeds/header_name.json"
 CORPUS = "oracle/corpus.jsonl"
 
 
-def example_repo(tmp_path, name, files=None):
-    repo = init_repo(tmp_path / name)
-    shutil.copytree(EXAMPLES / name, repo, dirs_exist_ok=True)
-    if files:
-        write(repo, files)
-    commit(repo, message="example as shipped")
-    return repo
 
 
 def append(capsys, repo, *args):
