@@ -243,6 +243,21 @@ def test_plain_script_judges_a_branch_cut_before_the_contract_by_the_targets_rul
     assert unnamed.returncode == 0, unnamed.stdout
 
 
+def test_plain_script_gates_a_branch_that_empties_its_pre_commit_config(tmp_path, origin):
+    """pre-commit takes its hooks from the candidate's own config: the script runs
+    oracle-guard itself, so dropping the hooks from that file drops nothing."""
+    work = tmp_path / "agent"
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    git(work, "checkout", "-q", "-b", "no-hooks", "origin/honest")
+    commit(work, {".pre-commit-config.yaml": "repos: []\n",
+                  "fixtures/exchange_example.json": '{"rewritten": true}\n'}, "no hooks")
+    git(work, "push", "-q", "origin", "no-hooks")
+    clone = full_clone(origin, tmp_path / "ci", "no-hooks")
+    done = plain(clone, tool_env(tmp_path))
+    assert done.returncode == 1, done.stdout
+    assert "fixtures/exchange_example.json: fixture-mismatch:" in done.stdout
+
+
 def test_plain_script_exits_2_when_it_cannot_judge(tmp_path, origin):
     clone = full_clone(origin, tmp_path / "ci", "honest")
     env = tool_env(tmp_path)

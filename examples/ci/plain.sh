@@ -1,16 +1,18 @@
 #!/bin/sh
-# oracle-guard on any CI system, or by hand: run the pre-commit hooks over the
-# commits a branch adds to the branch it targets.
+# oracle-guard on any CI system, or by hand: judge the commits a branch adds to
+# the branch it targets with oracle-guard, then run the repository's pre-commit hooks.
 #
 #   examples/ci/plain.sh [TARGET [HEAD]]     (default: origin/main HEAD)
 #
-# Needs pre-commit on PATH, a .pre-commit-config.yaml with the oracle-guard hooks,
+# Needs oracle-guard and pre-commit on PATH (oracle-guard installed by the job from a
+# pinned source, not from the change), a .pre-commit-config.yaml for the other hooks,
 # and full history (a clone that has TARGET and the merge-base: no shallow
 # checkout, or 'git fetch --unshallow origin main' first). The range starts at
 # the merge-base, not at TARGET itself: commits TARGET gained since the branch was
 # cut (a seed appended on main) are not the branch's change. The rules come from
 # TARGET's tip (ORACLE_GUARD_TARGET), so a branch cut before the contract existed
-# is still judged by it. Exit codes are pre-commit's: 0 passed, non-zero failed.
+# is still judged by it. Exit codes: oracle-guard's when it fails (1 a finding,
+# 2 an error), else pre-commit's (0 passed, non-zero failed).
 set -eu
 
 target=${1:-origin/main}
@@ -31,6 +33,9 @@ if [ "$base" = "$(git rev-parse "$head^{commit}")" ]; then
 fi
 
 echo "plain.sh: judging $(git rev-parse --short "$base")..$(git rev-parse --short "$head") ($target...$head)"
+# The gate: oracle-guard itself, not through pre-commit, whose hooks come from the
+# candidate's own .pre-commit-config.yaml (a change could drop them from it).
+oracle-guard check --target "$target" --head "$head"
 ORACLE_GUARD_TARGET=$target
 export ORACLE_GUARD_TARGET  # the rules come from the target's tip, not from the range's start
 exec pre-commit run --from-ref "$base" --to-ref "$head" --show-diff-on-failure
