@@ -43,19 +43,38 @@ class HookResult:
         return "failed" if self.errors else "passed"
 
 
-def show_path(path: Optional[str]) -> str:
-    """Printable path: control characters and undecodable bytes escaped."""
-    if path is None:
-        return "."
+def _escaped(text: str, backslash: bool) -> str:
     out = []
-    for ch in path:
+    for ch in text:
         if "\udc80" <= ch <= "\udcff":
             out.append(f"\\x{ord(ch) - 0xdc00:02x}")
-        elif ch in "\\" or ord(ch) < 0x20 or ord(ch) == 0x7f:
-            out.append(ch.encode("unicode_escape").decode() if ch != "\\" else "\\\\")
+        elif ch == "\\":
+            out.append("\\\\" if backslash else ch)
+        elif ord(ch) < 0x20 or 0x7f <= ord(ch) < 0xa0 or ch in "\u2028\u2029":
+            out.append(ch.encode("unicode_escape").decode())
         else:
             out.append(ch)
     return "".join(out)
+
+
+def show_path(path: Optional[str]) -> str:
+    """Printable path: control characters and undecodable bytes escaped."""
+    return "." if path is None else _escaped(path, backslash=True)
+
+
+def show_text(text: str) -> str:
+    """A message as printed: control characters and undecodable bytes escaped, so
+    a file name inside it can neither start a line nor drive the terminal."""
+    return _escaped(text, backslash=False)
+
+
+def inert(line: str) -> str:
+    """A printed line that no CI log reads as a command: GitHub's runner acts on a
+    line starting '::' and on '##[' anywhere in it. Finding lines start with a
+    path, which git never starts with './'."""
+    if line.startswith("::"):
+        line = "./" + line
+    return line.replace("##[", "##\\[")
 
 
 def exit_code(results: Sequence[HookResult]) -> int:
@@ -101,7 +120,8 @@ def summary_lines(results: Sequence[HookResult], *, owners: Sequence[str] = (),
         if f.severity == "error" and f.code not in codes:
             codes.append(f.code)
     if codes:
-        who = f"an owner ({', '.join(owners)})" if owners else "the oracle's owners"
+        who = (f"an owner ({show_text(', '.join(owners))})" if owners
+               else "the oracle's owners")
         why = (f"to widen the write set, ask {who}" if codes == ["write-outside-set"]
                else f"the oracle is human-owned: to change it, ask {who}")
         lines.append(f"hint: {CODES[codes[0]].fix}; {why}. "
@@ -116,9 +136,10 @@ def render_text(results: Sequence[HookResult], *, owners: Sequence[str] = (),
     for f in unique_findings(results):
         where = show_path(f.path) + (f":{f.line}" if f.line else "")
         label = f.code if f.severity == "error" else f"{f.code} ({f.severity})"
-        lines.append(f"{paint('path', where)}: {paint(f.severity, label)}: {f.message}")
+        lines.append(f"{paint('path', where)}: {paint(f.severity, label)}: "
+                     f"{show_text(f.message)}")
     lines.extend(summary_lines(results, owners=owners, paint=paint))
-    return "\n".join(lines) + "\n"
+    return "\n".join(inert(line) for line in lines) + "\n"
 
 
 def render_json(results: Sequence[HookResult], *, meta: Optional[Dict] = None,

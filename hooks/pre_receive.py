@@ -17,7 +17,7 @@ from typing import List, Mapping, Optional, TextIO, Tuple
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.codes import CODES
-from oracle_guard.findings import HOOKS, Finding, show_path
+from oracle_guard.findings import HOOKS, Finding, show_path, show_text
 from oracle_guard.gitio import Git, GitError
 from oracle_guard.judge import judge
 from oracle_guard.revisions import Snapshot
@@ -214,12 +214,13 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
 
     for verdict in verdicts:
         for note in verdict.notes:
-            stream.write(f"oracle-guard: {verdict.update.ref}: {note}\n")
+            stream.write(f"oracle-guard: {show_text(verdict.update.ref)}: {show_text(note)}\n")
     for verdict in bad:
         for commit, f in verdict.findings:
             where = show_path(f.path) + (f":{f.line}" if f.line else "")
             at = f" ({commit})" if commit else ""
-            say(f"oracle-guard: {verdict.update.ref}{at}: {where}: {f.code}: {f.message}")
+            say(f"oracle-guard: {show_text(verdict.update.ref)}{at}: {where}: {f.code}: "
+                f"{show_text(f.message)}")
             say(f"oracle-guard:   fix: {CODES[f.code].fix}")
     if bad:
         # the fixes name what to do before committing; a pushed commit is redone

@@ -11,7 +11,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from oracle_guard import __version__
 from oracle_guard.codes import CODES
-from oracle_guard.findings import (Finding, HookResult, render_json, render_text,
+from oracle_guard.findings import (Finding, HookResult, inert, render_json, render_text,
                                    summary_lines, unique_findings)
 
 FORMATS = ("text", "json", "github", "sarif")
@@ -96,7 +96,7 @@ def render_github(results: Sequence[HookResult], *, owners: Sequence[str] = ()) 
     A summary line starts with a hook id and the hint with 'hint:', so no line
     but the commands can start with '::'."""
     lines = [github_command(f) for f in unique_findings(results)]
-    lines.extend(summary_lines(results, owners=owners))
+    lines.extend(inert(line) for line in summary_lines(results, owners=owners))
     return "\n".join(lines) + "\n"
 
 

@@ -398,3 +398,35 @@ def test_colour_wanted_reads_only_what_it_is_given():
     assert colour_wanted("auto", {"FORCE_COLOR": "1", "TERM": "dumb"}, Tty()) is True
     assert colour_wanted("auto", {}, Closed()) is False
     assert colour_wanted("always", {"NO_COLOR": "1"}, Closed()) is True
+
+
+# -- text a CI log could read as a command ---------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["text", "github"])
+def test_no_file_name_turns_a_printed_line_into_a_runner_command(tmp_path, capsys, fmt):
+    """GitHub's runner acts on a line starting '::' and on '##[' anywhere: a path at
+    the start of a text line, or a name inside a message, must not be either."""
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": "version: 1\nwrite_set:\n  allow: ['src/**']\n"})
+    names = ["::error title=x::forged", "a ##[error]forged", "b\n::warning::forged\x1b[2J"]
+    stage(repo, {name: "x\n" for name in names})
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, "--format", fmt)
+    assert rc == 1
+    lines = out.splitlines()
+    commands = [line for line in lines if line.startswith("::")]
+    assert len(commands) == (3 if fmt == "github" else 0), out  # only our own annotations
+    assert all(line.startswith("::error file=") for line in commands)
+    assert not any("##[" in line for line in lines if not line.startswith("::")), out
+    if fmt == "text":  # (an annotation's file= is the path git holds, escaped GitHub's way)
+        assert "\x1b" not in out
+        assert "./::error title=x::forged: write-outside-set:" in out
+        assert "a ##\\[error]forged: write-outside-set:" in out
+
+
+def test_a_near_miss_name_prints_as_it_is(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": "version: 1\nwrite_set:\n  allow: ['src/**']\n"})
+    stage(repo, {"docs/a:b #[c].md": "x\n"})
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW)
+    assert rc == 1
+    assert out.startswith("docs/a:b #[c].md: write-outside-set:"), out
