@@ -28,10 +28,21 @@ REPO_PLACEHOLDER = "https://your.git.server/mirrors/oracle-guard"
 REV_PLACEHOLDER = "0123abc…"
 HOOK_IDS = HOOKS + ("oracle-guard",)
 ALWAYS_DENIED = (SCHEMA_DIR + "/**", PRE_COMMIT_CONFIG)
-# CI configuration, denied where it exists: a patch that edits the workflow can skip the
-# check. (deny pattern, the gitignore-style pattern that says it exists)
-CI_FILES = ((".github/workflows/**", "/.github/workflows/"),
-            (".gitlab-ci.yml", "/.gitlab-ci.yml"))
+# CI configuration, denied whether or not it exists yet: a patch that edits (or adds) a
+# workflow can skip the check. Anchored: GitLab reads the root's .gitlab-ci.yml, and a
+# pattern without a folder would list the whole tree.
+CI_DENIED = (".github/workflows/**", "/.gitlab-ci.yml")
+# --ci NAME: the recipe (examples/ci/, shipped as package data oracle_guard.recipes) and
+# where it goes. GitHub gets the gate: on pull_request_target the workflow runs as the
+# base branch has it, so a pull request cannot edit the check that judges it (the
+# pull_request recipe runs as the pull request has it: feedback, not a gate). GitLab has
+# one recipe; a merge request can edit .gitlab-ci.yml, which the next steps say.
+CI_RECIPES = {
+    "github": ("github-actions-base-branch.yml", ".github/workflows/oracle-guard-gate.yml",
+               "the CI gate: GitHub Actions on pull_request_target, from the base branch"),
+    "gitlab": ("gitlab-ci.yml", ".gitlab-ci.yml",
+               "the CI job, in GitLab merge-request pipelines"),
+}
 # The write set's allow patterns of the example contracts (examples/*/.oracle-guard.yaml);
 # init proposes those that match something in the repository.
 EXAMPLE_ALLOW: Dict[str, Tuple[str, ...]] = {
@@ -52,6 +63,9 @@ SIGNALS: Dict[str, Tuple[str, ...]] = {
                    "/oracle/*.sha256"),
     "replay-queue": ("/replays/*.json", "/seeds.lock", "/quarantine/"),
 }
+# The locks the layouts name: a lock is never one of the fixtures it locks.
+LOCKS = ("fixtures/SHA256SUMS", "fixtures.lock.json", "oracle/fixtures.lock.json",
+         "oracle/SHA256SUMS")
 
 
 class InitError(Exception):
@@ -80,13 +94,19 @@ def recognise(paths: Paths) -> Tuple[Optional[str], Dict[str, List[Tuple[str, in
     and, for each layout, the signals found with their number of files."""
     evidence = {}
     for layout, signals in SIGNALS.items():
-        found = [(s.lstrip("/"), len(paths.match(s))) for s in signals]
+        found = [(s.lstrip("/"), len(signal_files(paths, s))) for s in signals]
         evidence[layout] = [(s, n) for s, n in found if n]
     best = max(len(found) for found in evidence.values())
     leaders = [layout for layout, found in evidence.items() if len(found) == best]
     if best == 0 or len(leaders) > 1:
         return None, evidence
     return leaders[0], evidence
+
+
+def signal_files(paths: Paths, signal: str) -> List[str]:
+    """The files that make up a signal; a folder's lock is not one of its fixtures."""
+    files = paths.match(signal)
+    return [p for p in files if p not in LOCKS] if signal.endswith("/") else files
 
 
 def _describe(found: List[Tuple[str, int]]) -> str:
@@ -172,8 +192,7 @@ def propose(layout: str, paths: Paths, allow: Optional[Sequence[str]] = None
         write_set["allow"] = list(dict.fromkeys(allow))
     if layout == "merge-contract" and "oracle/write_set.txt" in paths:
         write_set["allow_file"] = "oracle/write_set.txt"
-    ci = [pattern for pattern, sign in CI_FILES if paths.match(sign)]
-    write_set["deny"] = deny + ci + list(ALWAYS_DENIED)
+    write_set["deny"] = deny + list(CI_DENIED) + list(ALWAYS_DENIED)
     data["write_set"] = write_set
     return data
 
@@ -234,7 +253,7 @@ DENY_NOTES = {
     SCHEMA_DIR + "/**": "the editor schemas init wrote",
     PRE_COMMIT_CONFIG: "the hooks themselves",
     ".github/workflows/**": "CI: a patch that edits the workflow can skip the check",
-    ".gitlab-ci.yml": "CI: a patch that edits the pipeline can skip the check",
+    "/.gitlab-ci.yml": "CI: a patch that edits the pipeline can skip the check",
 }
 KEY_NOTES = {
     "version": "the contract format (1 is the only one)",
@@ -254,17 +273,38 @@ KEY_NOTES = {
     "write_set.allow": "every changed path must match one",
     "write_set.allow_file": "one allowed prefix or pattern a line",
     "write_set.deny": "protected besides every file named above",
+    "write_set.owners": "server side: who may push oracle changes",
+    # keys init never proposes, kept from a contract that has them
+    "base": "what CI compares against when nothing names a base",
+    "protected_refs": "server side: the refs pre-receive judges",
+    "deletable_refs": "server side: protected refs a push may delete",
+    "identity_env": "server side: the variable that names the pusher",
+    "timeout_s": "server side: seconds pre-receive may take",
+    "limits": "size caps, in bytes, on the files the hooks parse",
+    "limits.freeze_bytes": "each freeze, quarantine and budget file",
+    "limits.seed_bytes": "each seed file",
+    "limits.lock_bytes": "each fixture lock",
 }
+# The contract's keys in the README's order, which a rewritten contract follows.
+CONTRACT_KEYS = ("version", "base", "fixtures", "seeds", "freeze", "budget", "write_set",
+                 "protected_refs", "deletable_refs", "identity_env", "timeout_s", "limits")
+WRITE_SET_KEYS = ("allow", "allow_file", "deny", "owners")
 
 
 def scalar(value: Any) -> str:
-    """A YAML scalar (or flow list of strings) that reads back as ``value``."""
+    """A YAML scalar (or flow list or mapping, as JSON) that reads back as ``value``."""
     import yaml
 
-    if isinstance(value, bool) or not isinstance(value, (str, int, list)):
+    if isinstance(value, bool) or not isinstance(value, (str, int, float, list, dict)):
         raise TypeError(f"cannot write {value!r}")
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):  # a float YAML reads back: digits on both sides of a dot
+        if not re.fullmatch(r"-?[0-9]+\.[0-9]+", repr(value)):
+            raise TypeError(f"cannot write {value!r}")
+        return repr(value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, list):
         return "[" + ", ".join(json.dumps(v, ensure_ascii=False) for v in value) + "]"
     plain = value
@@ -299,7 +339,8 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
         "# a human-made commit of its own (README: \"The contract\").",
     ]
     for key, value in data.items():
-        if isinstance(value, list):  # fixtures, seeds, freeze: a list of entries
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            # fixtures, seeds, freeze: a list of entries
             out.append(line(f"{key}:", KEY_NOTES[key]))
             for item in value:
                 for n, (name, item_value) in enumerate(item.items()):
@@ -309,7 +350,7 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
                                 name, KEY_NOTES.get(f"{key}.{name}", ""))
                     prefix = "  - " if n == 0 else "    "
                     out.append(line(f"{prefix}{name}: {scalar(item_value)}", note))
-        elif isinstance(value, dict):  # budget, write_set
+        elif isinstance(value, dict) and value:  # budget, write_set, limits
             out.append(line(f"{key}:", KEY_NOTES[key]))
             if key == "write_set" and "allow" not in value and "allow_file" not in value:
                 out.append(line('  # allow: ["src/**", "tests/**"]',
@@ -322,7 +363,7 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
                 else:
                     out.append(line(f"  {name}: {scalar(item_value)}",
                                     KEY_NOTES.get(f"{key}.{name}", "")))
-            if key == "write_set":
+            if key == "write_set" and "owners" not in value:
                 out.append(line("  # owners: [alice]",
                                 "server side: who may push oracle changes"))
         else:
@@ -332,7 +373,10 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
 
 def checked_contract(data: Dict[str, Any], layout: str) -> str:
     """The contract text, loaded back through the schema and the strict loader."""
-    text = render_contract(data, layout)
+    try:
+        text = render_contract(data, layout)
+    except TypeError as exc:  # a value a kept contract holds that init cannot write
+        raise InitError(f"cannot rewrite {CONTRACT} ({exc}): edit it by hand") from None
     try:
         parsed = contract_mod.parse(text.encode("utf-8"), CONTRACT)
     except contract_mod.ContractError as exc:
@@ -340,6 +384,51 @@ def checked_contract(data: Dict[str, Any], layout: str) -> str:
     if parsed != data:  # the writer must say exactly what was proposed
         raise InitError("internal error: the contract written does not read back as proposed")
     return text
+
+
+def existing_contract(top: str) -> Tuple[Optional[str], Optional[Dict[str, Any]], str]:
+    """The contract in the working tree: (text, data, "") when it loads; (None, None,
+    why) when it does not; (None, None, "") when there is none."""
+    path = os.path.join(top, CONTRACT)
+    if not os.path.isfile(path) or os.path.islink(path):
+        return None, None, ""
+    text = _read_text(path)
+    if text is None:
+        return None, None, "it is not a UTF-8 text file"
+    try:
+        return text, contract_mod.parse(text.encode("utf-8"), CONTRACT), ""
+    except contract_mod.ContractError as exc:
+        return None, None, f"it does not load: {exc}"
+
+
+def merge_contract(proposed: Dict[str, Any], kept: Dict[str, Any], allow_given: bool
+                   ) -> Tuple[Dict[str, Any], List[str]]:
+    """The kept contract with what init proposes and it lacks: a section it does not
+    have, a deny pattern; and --allow. Everything else in it (the allow, owners, budget
+    values, the sections' entries, server-side keys) is a human's choice and stays.
+    Returns the merged data and what was added."""
+    merged = copy.deepcopy(kept)
+    added = []
+    for key, value in proposed.items():
+        if key not in merged:
+            merged[key] = copy.deepcopy(value)
+            added.append(key)
+    if "write_set" not in added:
+        write_set, ours = merged["write_set"], proposed["write_set"]
+        if allow_given and write_set.get("allow") != ours["allow"]:
+            write_set["allow"] = list(ours["allow"])
+            added.append(f"write_set.allow {', '.join(ours['allow'])} (--allow)")
+        missing = [p for p in ours["deny"] if p not in write_set.get("deny", [])]
+        if missing:
+            write_set["deny"] = write_set.get("deny", []) + missing
+            added.append(f"write_set.deny {', '.join(missing)}")
+        merged["write_set"] = _ordered(write_set, WRITE_SET_KEYS)
+    return _ordered(merged, CONTRACT_KEYS), added
+
+
+def _ordered(data: Dict[str, Any], keys: Sequence[str]) -> Dict[str, Any]:
+    rank = {key: n for n, key in enumerate(keys)}
+    return dict(sorted(data.items(), key=lambda item: rank.get(item[0], len(rank))))
 
 
 # -- editor schemas ---------------------------------------------------------
@@ -582,6 +671,7 @@ class Planned:
     state: str = "new"  # new | same | differs | edit | retarget
     needs_force: bool = False  # an edit that replaces a value someone chose
     detail: str = ""  # retarget: the values it replaces
+    why: str = ""  # what differs, for the refusal without --force
 
 
 @dataclass
@@ -599,6 +689,10 @@ class Plan:
     config_text: Optional[str] = None  # .pre-commit-config.yaml as init leaves it
     config_todo: str = ""  # a repo:/rev: change init could not make itself
     now_arg: Optional[str] = None  # --now, passed on to the commands init prints
+    ci: Optional[str] = None  # --ci: github or gitlab
+    ci_snippet: Optional[str] = None  # the CI job to paste into a file init leaves alone
+    ci_todo: str = ""  # the install source to set in the CI file by hand
+    unchecked: List[str] = field(default_factory=list)  # files preflight could not judge
 
 
 def choose_layout(name: Optional[str], paths: Paths) -> Tuple[str, List[Tuple[str, int]]]:
@@ -648,14 +742,27 @@ def make_plan(args, git, top: str) -> Plan:
     paths = Paths(list(index.entries) + unstaged)
     layout, evidence = choose_layout(args.layout, paths)
     data = propose(layout, paths, args.allow)
-    notes = add_budget(data, layout, paths, index)
+    budget_notes = add_budget(data, layout, paths, index)
     left_out = proposed_allow(layout, paths)[1] if args.allow is None else []
+    kept_text, kept, problem = existing_contract(top)
+    contract = Planned(CONTRACT, "", "the contract", why=problem)
+    added: List[str] = []
+    if kept is not None:  # the human's contract: keep it, add only what it lacks
+        data, added = merge_contract(data, kept, args.allow is not None)
+        budget_notes = budget_notes if "budget" not in kept else []
+        left_out = left_out if "write_set" not in kept else []
+        if added:
+            contract.what = f"the contract, adding {'; '.join(added)}; the rest kept"
+            contract.why = f"init would add {'; '.join(added)}; it keeps the rest"
+    contract.text = kept_text if kept is not None and not added else \
+        checked_contract(data, layout)
+    notes = list(budget_notes)
     if left_out and "allow" in data["write_set"]:
         notes.append(f"write_set.allow leaves out {', '.join(left_out)} (nothing there yet): "
                      "add it once it exists, or rerun init with --allow PATTERN")
-    text = checked_contract(data, layout)
-    plan = Plan(layout, evidence, text, data, notes=notes, now_arg=args.now)
-    plan.files.append(Planned(CONTRACT, text, "the contract"))
+    plan = Plan(layout, evidence, contract.text, data, notes=notes, now_arg=args.now,
+                ci=args.ci)
+    plan.files.append(contract)
     for name in ["contract"] + yaml_freeze_schemas(data):
         plan.files.append(Planned(f"{SCHEMA_DIR}/{name}.schema.json", editor_schema_text(name),
                                   f"the {name} schema, for your editor"))
@@ -672,7 +779,8 @@ def make_plan(args, git, top: str) -> Plan:
         plan.files.append(Planned(entry["lock"], content,
                                   f"the fixture lock, {count} file{'s' if count != 1 else ''}"))
 
-    plan_pre_commit_config(plan, args, top)
+    rev = plan_pre_commit_config(plan, args, top)
+    plan_ci(plan, args, top, rev)
 
     for planned in plan.files:
         if planned.state != "new":
@@ -694,12 +802,17 @@ def make_plan(args, git, top: str) -> Plan:
     return plan
 
 
-def plan_pre_commit_config(plan: Plan, args, top: str) -> None:
+def plan_pre_commit_config(plan: Plan, args, top: str) -> str:
     """A new config; our entry added first to an existing one; or, with --repo/--rev,
-    the repo:/rev: of the entry that is there set to them."""
+    the repo:/rev: of the entry that is there set to them. Returns the rev."""
     repo, rev = resolve_rev(args.repo, args.rev)
+    _plan_config(plan, top, repo, rev, args.repo)
+    return rev
+
+
+def _plan_config(plan: Plan, top: str, repo: str, rev: str, asked_repo: str) -> None:
     wanted = {}
-    if args.repo != REPO_PLACEHOLDER:
+    if asked_repo != REPO_PLACEHOLDER:
         wanted["repo"] = repo
     if rev != REV_PLACEHOLDER:
         wanted["rev"] = rev
@@ -740,7 +853,118 @@ def plan_pre_commit_config(plan: Plan, args, top: str) -> None:
         plan.files.append(Planned(
             PRE_COMMIT_CONFIG, change.text,
             f"the oracle-guard entry's {' and '.join(k + ':' for k in change.changed)}",
-            "retarget", change.needs_force, was))
+            "retarget", change.needs_force, was, f"its oracle-guard entry has {was}"))
+
+
+# -- the CI recipe (--ci) --------------------------------------------------------
+# The recipes' install source: one `ORACLE_GUARD: "..."` line, whose value init sets.
+_SOURCE_LINE = re.compile(r'^(?P<head>[ \t]*ORACLE_GUARD:[ \t]*)"(?P<value>[^"\\\r\n]*)"',
+                          re.M)
+
+
+def recipe_text(name: str) -> str:
+    """A CI recipe as shipped: package data ``oracle_guard.recipes``, copies of
+    examples/ci/ that a test keeps byte for byte the same."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("oracle_guard.recipes")
+    folder = list(spec.submodule_search_locations)[0]
+    with open(os.path.join(folder, name), "rb") as f:
+        return f.read().decode("utf-8")
+
+
+def pip_source(asked_repo: str, rev: str) -> Tuple[Optional[str], str]:
+    """(where CI's pip installs oracle-guard from, git+URL@REV; or None and why not)."""
+    if asked_repo == REPO_PLACEHOLDER or rev == REV_PLACEHOLDER:
+        return None, ""
+    if os.path.isdir(asked_repo):
+        return None, f"--repo {asked_repo} is a local folder, which CI cannot reach"
+    url = asked_repo
+    scp = re.fullmatch(r"([^@/:\s]+@)?([^@/:\s]+):(?!//)(\S+)", url)  # git@host:path
+    if scp:
+        url = f"ssh://{scp.group(1) or ''}{scp.group(2)}/{scp.group(3)}"
+    url = url if url.startswith("git+") else "git+" + url
+    if not re.fullmatch(r"git\+[A-Za-z][A-Za-z0-9+.-]*://\S+", url) or re.search(r"\s", rev):
+        return None, f"--repo {asked_repo} --rev {rev} is no URL pip installs from"
+    return f"{url}@{rev}", ""
+
+
+def _source_line(text: str) -> Optional["re.Match[str]"]:
+    found = list(_SOURCE_LINE.finditer(text))
+    return found[0] if len(found) == 1 else None
+
+
+def fill_recipe(template: str, source: Optional[str]) -> Tuple[str, str]:
+    """(the recipe with ``source`` as its install source, or as shipped for None;
+    the placeholder it ships with). Read back to be sure only that value changed."""
+    import yaml
+
+    match = _source_line(template)
+    if match is None:
+        raise InitError("internal error: a CI recipe without one ORACLE_GUARD line")
+    shipped = match.group("value")
+    if source is None:
+        return template, shipped
+    text = (template[:match.start()] + match.group("head")
+            + json.dumps(source, ensure_ascii=False) + template[match.end():])
+    if yaml.safe_load(text) != _replaced(yaml.safe_load(template), shipped, source):
+        raise InitError(f"cannot write {source!r} as the CI recipe's ORACLE_GUARD")
+    return text, shipped
+
+
+def _replaced(node: Any, old: str, new: str) -> Any:
+    if isinstance(node, dict):
+        return {k: _replaced(v, old, new) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_replaced(v, old, new) for v in node]
+    return new if node == old else node
+
+
+def recipe_source(text: Optional[str], template: str) -> Optional[str]:
+    """The install source of ``text`` when it is the recipe with only that value set."""
+    ours, theirs = _source_line(template), _source_line(text or "")
+    if ours is None or theirs is None or text is None:
+        return None
+    if (text[:theirs.start()], text[theirs.end():]) != (template[:ours.start()],
+                                                        template[ours.end():]):
+        return None
+    return theirs.group("value")
+
+
+def plan_ci(plan: Plan, args, top: str, rev: str) -> None:
+    """--ci: the recipe written with the install source filled in from --repo/--rev
+    (a file that is the recipe already gets that value set); an existing .gitlab-ci.yml
+    of your own is left alone and the job printed to paste."""
+    if not args.ci:
+        return
+    name, path, what = CI_RECIPES[args.ci]
+    template = recipe_text(name)
+    source, why = pip_source(args.repo, rev)
+    text, shipped = fill_recipe(template, source)
+    target = os.path.join(top, path)
+    current = _read_text(target) if os.path.isfile(target) else None
+    had = recipe_source(current, template)
+    todo = (f"in {path}, set ORACLE_GUARD to where CI installs oracle-guard from, as pip "
+            f"reads it: git+URL@REV, the repo: and rev: of {PRE_COMMIT_CONFIG} (or rerun "
+            f"init with --ci {args.ci} --repo URL --rev REV)")
+    if had is None and args.ci == "gitlab" and os.path.lexists(target):
+        if re.search(r"^['\"]?oracle-guard['\"]?[ \t]*:", current or "", re.M):
+            plan.notes.append(f"{path} already has an oracle-guard job: left as it is")
+            return
+        plan.ci_snippet = text  # your own pipeline: the job to paste into it
+    elif had is not None and (source is None or had == source):
+        plan.files.append(Planned(path, current or "", what))
+        source = had if had != shipped else None
+    elif had is not None:
+        plan.files.append(Planned(path, text, "the ORACLE_GUARD install source", "retarget",
+                                  had != shipped, f"ORACLE_GUARD: {had}",
+                                  f"its ORACLE_GUARD is {had}"))
+    else:
+        plan.files.append(Planned(path, text, what))
+    if source is None:
+        plan.ci_todo = todo
+        if why:
+            plan.notes.append(f"{why}: {path} keeps the ORACLE_GUARD placeholder")
 
 
 def plan_modelines(plan: Plan, paths: Paths, top: str) -> None:
@@ -819,18 +1043,22 @@ def protected_list(data: Dict[str, Any]) -> List[str]:
 RENEWABLE = ("budget-expired", "budget-too-far", "budget-no-expiry")
 
 
-def preflight(data: Dict[str, Any], git, now,
-              now_arg: Optional[str] = None) -> List[Tuple[str, str]]:
-    """What freeze-schema and flake-budget will report on what is staged: each error
-    line, with the command that fixes it where there is one."""
+def preflight(data: Dict[str, Any], git, now, now_arg: Optional[str], top: str,
+              to_add: Sequence[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
+    """What freeze-schema and flake-budget will report on the index as the printed
+    ``git add`` leaves it (the working-tree copies of the files it names, over the
+    index): each error line, with the command that fixes it where there is one; and
+    the files it names that could not be judged that way."""
     from oracle_guard import freeze_schema
+    from oracle_guard.authoring import Overlay
     from oracle_guard.judge import judge
     from oracle_guard.revisions import Snapshot
 
-    index = Snapshot.of_index(git)
-    probe = contract_mod.Contract(data, index, from_base=False)
-    results = judge(probe, Snapshot.empty(), index, now, ("freeze-schema", "flake-budget"))
-    entries = freeze_schema.load(probe, index).entries
+    files, unchecked = added_files(data, top, to_add)
+    staged = Overlay(Snapshot.of_index(git), files, "the index after the git add step")
+    probe = contract_mod.Contract(data, staged, from_base=False)
+    results = judge(probe, Snapshot.empty(), staged, now, ("freeze-schema", "flake-budget"))
+    entries = freeze_schema.load(probe, staged).entries
     when = f" --now {shlex.quote(now_arg)}" if now_arg else ""
     seen, out = set(), []
     for result in results:
@@ -840,7 +1068,31 @@ def preflight(data: Dict[str, Any], git, now,
                 continue
             seen.add(text)
             out.append((text, fix_for(f, entries, data.get("budget", {}), when)))
-    return out
+    return out, unchecked
+
+
+def added_files(data: Dict[str, Any], top: str, to_add: Sequence[str]
+                ) -> Tuple[Dict[str, Optional[bytes]], List[str]]:
+    """The working-tree bytes (None: deleted) of the files in ``to_add`` that the two
+    hooks read (freeze files, and the files known_ids names), and those that are no
+    regular file, which the overlay cannot stand for."""
+    patterns = [p for e in data.get("freeze", []) for p in e["paths"]]
+    patterns += data.get("budget", {}).get("known_ids", [])
+    files: Dict[str, Optional[bytes]] = {}
+    unchecked = []
+    for path in PatternSet(patterns).select(to_add) if patterns else []:
+        full = os.path.join(top, *path.split("/"))
+        if os.path.islink(full) or (os.path.lexists(full) and not os.path.isfile(full)):
+            unchecked.append(f"{path} (not a regular file)")
+            continue
+        try:
+            with open(full, "rb") as f:
+                files[path] = f.read()
+        except FileNotFoundError:
+            files[path] = None
+        except OSError as exc:
+            unchecked.append(f"{path} ({exc.strerror or exc})")
+    return files, unchecked
 
 
 def fix_for(finding, entries, budget: Dict[str, Any], when: str) -> str:
@@ -884,7 +1136,7 @@ def main(args, env: Mapping[str, str]) -> int:
             others = [p.path for p in conflicts[1:]]
             raise InitError(
                 f"{first.path} exists and differs from what init would write"
-                f"{' (its oracle-guard entry has ' + first.detail + ')' if first.detail else ''}"
+                f"{' (' + first.why + ')' if first.why else ''}"
                 f"{' (and ' + ', '.join(others) + ')' if others else ''}; "
                 "nothing was written: rerun with --force to overwrite, or with --dry-run to "
                 "see the proposal"
@@ -896,12 +1148,12 @@ def main(args, env: Mapping[str, str]) -> int:
             print(plan.contract_text, end="")
             return 0
         write(plan, top)
-        findings = preflight(plan.data, git, now, plan.now_arg)
-        pending = set(git.unstaged_paths())
+        to_add, locks = staging(plan, set(git.unstaged_paths()))
+        findings, plan.unchecked = preflight(plan.data, git, now, plan.now_arg, top, to_add)
         uncommitted = not_committed(git, [p.path for p in plan.files])
     finally:
         git.close()
-    next_steps(plan, pending, uncommitted, findings)
+    next_steps(plan, to_add, locks, uncommitted, findings)
     return 0
 
 
@@ -950,8 +1202,12 @@ def report(plan: Plan, args) -> None:
         print(f"  not edited: {PRE_COMMIT_CONFIG} ({plan.snippet_why}); add this entry "
               "first under its 'repos:' yourself:")
         print("\n".join("    " + ln for ln in plan.snippet.splitlines()))
+    if plan.ci_snippet is not None:
+        print(f"  not edited: {CI_RECIPES[plan.ci or ''][1]} (it exists); add this job to it "
+              "yourself:")
+        print("\n".join(("    " + ln).rstrip() for ln in plan.ci_snippet.splitlines()))
     if all(p.state == "same" for p in plan.files) and plan.snippet is None \
-            and not plan.blocked_locks and not plan.config_todo:
+            and not plan.blocked_locks and not plan.config_todo and plan.ci_snippet is None:
         print("  nothing changed: every file init writes is already in place")
     for note in plan.notes:
         print(f"  note: {note}")
@@ -985,33 +1241,60 @@ def install_step(config_text: Optional[str]) -> str:
     return "pre-commit install --hook-type pre-commit --hook-type pre-push"
 
 
-def next_steps(plan: Plan, pending: Set[str], uncommitted: List[str],
-               findings: List[Tuple[str, str]]) -> None:
-    print("The contract protects (write-set denies every change to these):")
-    for item in protected_list(plan.data):
-        print(f"  {item}")
-    write_set = plan.data["write_set"]
-    print(allowed_line(write_set))
-    steps: List[str] = []
+def hand_steps(plan: Plan) -> List[Tuple[str, str]]:
+    """The edits init leaves to you, in order, each with the file it changes (which
+    the git add then stages)."""
+    steps = []
     config = next((p for p in plan.files if p.path == PRE_COMMIT_CONFIG), None)
     if plan.config_todo:
-        steps.append(plan.config_todo)
+        steps.append((plan.config_todo, PRE_COMMIT_CONFIG))
     elif config is not None and (REPO_PLACEHOLDER in config.text
                                  or REV_PLACEHOLDER in config.text):
-        steps.append(f"in {PRE_COMMIT_CONFIG}, set repo: to where you host or mirror "
-                     "oracle-guard and rev: to the tag or commit you reviewed (or rerun "
-                     "init with --repo and --rev)")
+        steps.append((f"in {PRE_COMMIT_CONFIG}, set repo: to where you host or mirror "
+                      "oracle-guard and rev: to the tag or commit you reviewed (or rerun "
+                      "init with --repo and --rev)", PRE_COMMIT_CONFIG))
     if plan.snippet is not None:
-        steps.append(f"add the oracle-guard entry above to {PRE_COMMIT_CONFIG}")
+        unset = REPO_PLACEHOLDER in plan.snippet or REV_PLACEHOLDER in plan.snippet
+        steps.append((f"add the oracle-guard entry above to {PRE_COMMIT_CONFIG}"
+                      + (", with its repo: and rev: set to where you host or mirror "
+                         "oracle-guard and the tag or commit you reviewed" if unset else ""),
+                      PRE_COMMIT_CONFIG))
+    if plan.ci is not None:
+        path = CI_RECIPES[plan.ci][1]
+        if plan.ci_snippet is not None:
+            steps.append((f"add the oracle-guard job above to {path}", path))
+        if plan.ci_todo:
+            steps.append((plan.ci_todo, path))
+    write_set = plan.data["write_set"]
     if "allow" not in write_set and "allow_file" not in write_set:
-        steps.append(f"narrow the write set: rerun init with --allow PATTERN (once a "
-                     f"pattern; --force to overwrite), or add write_set.allow to {CONTRACT}")
+        steps.append((f"narrow the write set: rerun init with --allow PATTERN (once a "
+                      f"pattern; --force to overwrite), or add write_set.allow to {CONTRACT}",
+                      CONTRACT))
+    return steps
+
+
+def staging(plan: Plan, pending: Set[str]) -> Tuple[List[str], List[str]]:
+    """What the printed git add stages: the files init wrote or asks you to edit, the
+    oracle files not staged yet, the fixtures of a lock not written; and those locks."""
     to_add = [p.path for p in plan.files if p.path in pending]
     to_add += [p for p in plan.pending_oracle if p in pending and p not in to_add]
+    for _, path in hand_steps(plan):
+        if path not in to_add:
+            to_add.append(path)
     locks = []
     for lock, fixtures in plan.blocked_locks:
         to_add += [f for f in fixtures if f not in to_add]
         locks.append(lock)
+    return to_add, locks
+
+
+def next_steps(plan: Plan, to_add: List[str], locks: List[str], uncommitted: List[str],
+               findings: List[Tuple[str, str]]) -> None:
+    print("The contract protects (write-set denies every change to these):")
+    for item in protected_list(plan.data):
+        print(f"  {item}")
+    print(allowed_line(plan.data["write_set"]))
+    steps = [step for step, _ in hand_steps(plan)]
     if to_add:
         steps.append(f"git add {quote_all(to_add)}")
     if locks:
@@ -1023,15 +1306,36 @@ def next_steps(plan: Plan, pending: Set[str], uncommitted: List[str],
         steps.append("oracle-guard check   # judges what you staged: it should pass")
     steps.append(install_step(plan.config_text))
     if to_add or locks or uncommitted or findings:
+        ci_path = CI_RECIPES[plan.ci][1] if plan.ci else None
+        ci_note = ""
+        if ci_path in to_add or ci_path in uncommitted:
+            what = "the workflow" if plan.ci == "github" else ci_path
+            ci_note = (f" ({what} too: the contract denies it, so it goes in this first "
+                       "guard commit)")
         steps.append("git commit -m 'Guard the test oracle with oracle-guard'   # one "
-                     "human-made commit of what the steps above staged, nothing else")
+                     "human-made commit of what the steps above staged, nothing else"
+                     + ci_note)
     print("Next steps:")
     for n, step in enumerate(steps, 1):
         print(f"  {n}. {step}")
     if findings:
-        print("What the hooks will report on the staged oracle today:")
+        print("What the hooks will report today on the oracle as the git add step stages it:")
         for text, fix in findings:
             print(f"  {text}")
             if fix:
                 print(f"    fix: {fix}")
-    print("Then make the CI check required: README, \"CI\" (recipes in examples/ci/).")
+    if plan.unchecked:
+        print("Not judged before the git add (oracle-guard check judges them once staged): "
+              + ", ".join(plan.unchecked))
+    print(CI_NEXT[plan.ci or ""])
+
+
+CI_NEXT = {
+    "": "Then add CI and make it a required check: oracle-guard init --ci github|gitlab "
+        "writes the recipe (README, \"CI\").",
+    "github": "Then, once the workflow is on the default branch, make the oracle-guard-gate "
+              "job a required status check (branch protection or a ruleset): README, \"CI\".",
+    "gitlab": "Then make the oracle-guard job the gate where a merge request cannot change "
+              "it (a CI/CD configuration file kept in another project, or a pipeline "
+              "execution policy) and turn on \"Pipelines must succeed\": README, \"CI\".",
+}

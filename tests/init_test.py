@@ -143,7 +143,7 @@ def test_the_contract_names_its_editor_schema_and_comments_every_key(tmp_path, c
 
 def test_a_second_run_changes_nothing_and_says_so(tmp_path, capsys):
     repo = stripped_example(tmp_path, "merge-contract")
-    follow_init(capsys, repo)
+    follow_init(capsys, repo, "--repo", URL, "--rev", "v1")
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts}
     rc, out, err = init(capsys, repo)
     assert rc == 0, err
@@ -151,6 +151,16 @@ def test_a_second_run_changes_nothing_and_says_so(tmp_path, capsys):
     assert "git add" not in out and "git commit" not in out
     after = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts}
     assert after == before
+
+
+def test_a_second_run_with_the_placeholders_still_there_stages_what_you_set(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "merge-contract")
+    follow_init(capsys, repo)
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert "nothing changed" in out
+    assert printed_step(out, "in .pre-commit-config.yaml, set repo:")
+    assert git_add_line(out) == [".pre-commit-config.yaml"]
 
 
 def test_an_existing_different_file_is_refused_without_force(tmp_path, capsys):
@@ -189,7 +199,8 @@ def test_layout_option_overrides_recognition(tmp_path, capsys):
     assert rc == 0, err
     assert "layout 'replay-queue', as asked (--layout): none of its files yet" in out
     data = yaml.safe_load((repo / ".oracle-guard.yaml").read_text())
-    assert data["write_set"]["deny"] == ["quarantine/active/**", ".oracle-guard/**",
+    assert data["write_set"]["deny"] == ["quarantine/active/**", ".github/workflows/**",
+                                         "/.gitlab-ci.yml", ".oracle-guard/**",
                                          ".pre-commit-config.yaml"]
 
 
@@ -261,7 +272,8 @@ def test_staged_freeze_problems_are_reported_before_the_first_commit(tmp_path, c
     repo = stripped_example(tmp_path, "oracle-dir")
     rc, out, err = run_guard(capsys, repo, "init", "--now", "2026-11-01")
     assert rc == 0, err
-    assert "What the hooks will report on the staged oracle today:" in out
+    assert "What the hooks will report today on the oracle as the git add step stages it:" \
+        in out
     assert "oracle/quarantine.json:2: budget-expired:" in out
 
 
@@ -751,7 +763,7 @@ def test_ci_configuration_that_exists_is_denied(tmp_path, capsys):
                  ".gitlab-ci.yml": "test:\n  script: [pytest]\n"})
     follow_init(capsys, repo)
     deny = contract_of(repo)["write_set"]["deny"]
-    assert deny[-4:-2] == [".github/workflows/**", ".gitlab-ci.yml"]
+    assert deny[-4:-2] == [".github/workflows/**", "/.gitlab-ci.yml"]
     text = (repo / ".oracle-guard.yaml").read_text()
     assert re.search(r"- \.github/workflows/\*\* +# CI: a patch that edits the workflow can "
                      r"skip the check", text)
@@ -764,12 +776,24 @@ def test_ci_configuration_that_exists_is_denied(tmp_path, capsys):
     assert "write-denied" not in out  # outside the allow, but not denied
 
 
-def test_no_ci_configuration_no_ci_deny(tmp_path, capsys):
+def test_ci_configuration_is_denied_before_it_exists(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     stage(repo, {".github/dependabot.yml": "x: 1\n", "ci/.gitlab-ci.yml": "x: 1\n"})
-    init(capsys, repo)
-    assert contract_of(repo)["write_set"]["deny"] == [".oracle-guard/**",
-                                                      ".pre-commit-config.yaml"]
+    follow_init(capsys, repo)
+    assert contract_of(repo)["write_set"]["deny"] == [
+        ".github/workflows/**", "/.gitlab-ci.yml", ".oracle-guard/**", ".pre-commit-config.yaml"]
+    text = (repo / ".oracle-guard.yaml").read_text()
+    assert re.search(r"- \.github/workflows/\*\* +# CI: a patch that edits the workflow", text)
+    assert re.search(r"- /\.gitlab-ci\.yml +# CI: a patch that edits the pipeline", text)
+    baseline = git(repo, "rev-parse", "HEAD").strip()
+    for path in (".github/workflows/added-later.yml", ".gitlab-ci.yml"):  # new after init
+        rc, out, _ = edit_and_check(capsys, repo, path, "on: pull_request\n")
+        assert rc == 1 and f"{path}: write-denied:" in out, out
+        git(repo, "reset", "-q", "--hard", baseline)
+    for path in (".github/dependabot.yml", "ci/.gitlab-ci.yml"):  # the near misses
+        out = edit_and_check(capsys, repo, path, "x: 2\n")[1]
+        assert "write-denied" not in out, out  # outside the allow, but not denied
+        git(repo, "reset", "-q", "--hard", baseline)
 
 
 # -- the editor schema line in YAML freeze files -----------------------------------------
@@ -895,3 +919,397 @@ def test_the_readme_shows_what_init_prints_for_the_merge_contract_example(tmp_pa
     rc, out, err = init(capsys, repo)
     assert rc == 0, err
     assert shown in out
+
+
+# -- every file a step asks you to edit is in the git add ------------------------------
+def printed_snippet(out, header):
+    """The indented block init printed under the line that ends with ``header``."""
+    lines = out.split(header, 1)[1].splitlines()[1:]
+    block = []
+    for ln in lines:
+        if not ln.startswith("    "):
+            break
+        block.append(ln[4:])
+    return "\n".join(block) + "\n"
+
+
+def test_a_config_it_cannot_edit_is_staged_after_the_pasted_entry(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    lint = "{repo: local, hooks: [{id: lint, name: lint, entry: 'true', language: system}]}"
+    stage(repo, {".pre-commit-config.yaml": f"repos: [{lint}]\n"})
+    rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1")
+    assert rc == 0, err
+    paste = printed_step(out, "add the oracle-guard entry above")
+    add = printed_step(out, "git add")
+    assert out.index(paste) < out.index(add), "paste first, then stage"
+    assert ".pre-commit-config.yaml" in git_add_line(out)
+    # follow the steps exactly: paste the entry, then the printed git add
+    snippet = printed_snippet(out, "add this entry first under its 'repos:' yourself:")
+    write(repo, {".pre-commit-config.yaml": snippet + f"  - {lint}\n"})
+    assert validate_config(repo).returncode == 0
+    git(repo, "add", "--", *git_add_line(out))
+    # pre-commit refuses to run while its config has unstaged changes
+    assert git(repo, "diff", "--name-only") == ""
+    rc, out, err = run_guard(capsys, repo, "check", "--now", NOW)
+    assert rc == 0, out + err
+
+
+def test_a_config_entry_to_retarget_by_hand_is_in_the_git_add(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    stage(repo, {".pre-commit-config.yaml":
+                 "repos:\n  - {repo: /somewhere, rev: abc, hooks: [{id: oracle-guard}]}\n"})
+    rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1", "--force")
+    assert rc == 0, err
+    assert "set the oracle-guard entry's repo:" in out
+    assert ".pre-commit-config.yaml" in git_add_line(out)
+
+
+def test_the_narrow_step_stages_the_contract_it_asks_you_to_edit(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    stage(repo, {"oracle/quarantine.json": [], "lib/app.py": "x = 1\n"})
+    follow_init(capsys, repo, "--repo", URL, "--rev", "v1")
+    rc, out, err = init(capsys, repo)  # a rerun: everything is committed, no allow yet
+    assert rc == 0, err
+    assert "narrow the write set" in out
+    assert git_add_line(out) == [".oracle-guard.yaml"]
+
+
+# -- the oracle is judged as the printed git add will stage it -------------------------
+def test_untracked_freeze_files_are_judged_as_the_git_add_stages_them(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "merge-contract")
+    git(repo, "rm", "-q", "--cached", "oracle/flake_budget.yaml")  # now untracked
+    later = "2026-11-01"
+    rc, out, err = run_guard(capsys, repo, "init", "--now", later)
+    assert rc == 0, err
+    assert "oracle/flake_budget.yaml" in git_add_line(out)
+    reported = re.findall(r"^  (oracle/flake_budget\.yaml:\d+: budget-expired: .*)$", out, re.M)
+    assert len(reported) == 2, out
+    git(repo, "add", "--", *git_add_line(out))
+    rc, checked, err = run_guard(capsys, repo, "check", "--now", later)
+    assert rc == 1
+    assert reported == re.findall(r"^(oracle/flake_budget\.yaml:\d+: budget-expired: .*)$",
+                                  checked, re.M), "what init reports is what check reports"
+
+
+def test_untracked_freeze_files_that_pass_are_not_reported(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "merge-contract")
+    git(repo, "rm", "-q", "--cached", "oracle/flake_budget.yaml")
+    out = follow_init(capsys, repo)
+    assert "What the hooks will report" not in out
+    rc, out, err = run_guard(capsys, repo, "check", "--head", "HEAD", "--now", NOW)
+    assert rc == 0, out + err
+
+
+def test_a_staged_freeze_file_edited_since_is_judged_as_it_stands(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "oracle-dir")
+    entries = json.loads((repo / "oracle/quarantine.json").read_text())
+    for entry in entries:
+        entry["expires"] = "2026-12-31"  # renewed by hand, not staged yet
+    write(repo, {"oracle/quarantine.json": entries})
+    rc, out, err = run_guard(capsys, repo, "init", "--now", "2026-11-01")
+    assert rc == 0, err
+    assert "oracle/quarantine.json" in git_add_line(out)
+    assert "budget-expired" not in out  # the staged copy has expired entries; git add fixes it
+
+
+# -- a rerun keeps the human's choices in the contract -------------------------------
+def test_a_rerun_for_repo_and_rev_leaves_the_contract_alone(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    rc, out, err = init(capsys, repo, "--allow", "docs/**")
+    assert rc == 0, err
+    contract = repo / ".oracle-guard.yaml"
+    edited = contract.read_text().replace("# Review it, then commit it",
+                                          "# Reviewed by alice; commit it")
+    contract.write_text(edited)  # a comment of the human's own
+    for force in ([], ["--force"]):
+        rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1", *force)
+        assert rc == 0, err
+        assert contract.read_text() == edited, "not touched"
+        assert "unchanged .oracle-guard.yaml" in out
+        assert "The write set allows: docs/** (nothing else)" in out
+    config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
+    assert config["repos"][0]["repo"] == URL and config["repos"][0]["rev"] == "v1"
+    rc, out, err = init(capsys, repo, "--allow", "lib/**", "--force")  # asked: replaced
+    assert rc == 0, err
+    assert contract_of(repo)["write_set"]["allow"] == ["lib/**"]
+
+
+def test_a_section_init_must_add_keeps_every_choice_it_did_not_propose(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    git(repo, "rm", "-q", "--cached", "freeze.json")
+    freeze = (repo / "freeze.json").read_bytes()
+    (repo / "freeze.json").unlink()
+    rc, out, err = init(capsys, repo, "--allow", "docs/**")
+    assert rc == 0, err
+    contract = repo / ".oracle-guard.yaml"
+    chosen = contract.read_text().replace("version: 1 ", "version: 1\nbase: origin/develop\n"
+                                          "protected_refs: [refs/heads/main]\ntimeout_s: 2.5\n"
+                                          "limits: {seed_bytes: 4096}\n#", 1)
+    chosen = chosen.replace("    - .pre-commit-config.yaml", "    - .pre-commit-config.yaml\n"
+                            "    - vendor/**\n  owners: [alice]", 1)
+    contract.write_text(chosen)
+    kept = contract_of(repo)
+    assert kept["write_set"]["owners"] == ["alice"] and kept["base"] == "origin/develop"
+    stage(repo, {"freeze.json": freeze})  # a freeze file appears: init adds its section
+    rc, out, err = init(capsys, repo)
+    assert rc == 2
+    assert err.startswith("oracle-guard: error: .oracle-guard.yaml exists and differs from "
+                          "what init would write (init would add freeze; budget")
+    assert contract.read_text() == chosen
+    rc, out, err = init(capsys, repo, "--force")
+    assert rc == 0, err
+    data = contract_of(repo)
+    assert data["freeze"] == [{"paths": ["/freeze.json"], "schema": "freeze"}]
+    assert data["budget"]["max_frozen"] >= 3
+    for key in ("base", "protected_refs", "timeout_s", "limits", "fixtures", "seeds"):
+        assert data[key] == kept[key], key
+    assert data["write_set"] == kept["write_set"]
+    lines = contract.read_text().splitlines()
+    keys = [ln for ln in lines if re.match(r"\s*(- )?[a-z_]+:", ln)]
+    assert all(" # " in ln for ln in keys), [ln for ln in keys if " # " not in ln]
+    rc, out, err = init(capsys, repo)
+    assert rc == 0 and "unchanged .oracle-guard.yaml" in out
+
+
+def test_an_older_contract_gets_the_missing_deny_patterns_with_force(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    init(capsys, repo, "--allow", "docs/**")
+    contract = repo / ".oracle-guard.yaml"
+    text = contract.read_text()
+    contract.write_text(re.sub(r"    - \.github/workflows/\*\*.*\n", "", text))
+    rc, out, err = init(capsys, repo)
+    assert rc == 2 and "init would add write_set.deny .github/workflows/**" in err
+    rc, out, err = init(capsys, repo, "--force")
+    assert rc == 0, err
+    write_set = contract_of(repo)["write_set"]
+    assert ".github/workflows/**" in write_set["deny"] and write_set["allow"] == ["docs/**"]
+
+
+# -- freeze add copies the neighbours' schema line -------------------------------------
+RECORD = ["--seed", "7", "--command", "pytest -q", "--pass-count", "3", "--fail-count", "1",
+          "--repro", "python harness/replay.py"]
+
+
+def freeze_add(capsys, repo, ident):
+    from oracle_guard.cli import main
+
+    capsys.readouterr()
+    rc = main(["freeze", "add", ident, "--owner", "qa", "--reason", "flaky", "--days", "7",
+               "--now", NOW, *RECORD, "-C", str(repo)], env={})
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_freeze_add_gives_a_new_record_its_neighbours_schema_line(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "replay-queue")
+    follow_init(capsys, repo)
+    rc, out, err = freeze_add(capsys, repo, "new_case")
+    assert rc == 0, out + err
+    path = repo / "quarantine/active/new_case.yaml"
+    modeline = "# yaml-language-server: $schema=../../.oracle-guard/quarantine-entry.schema.json"
+    assert path.read_text().splitlines()[0] == modeline
+    git(repo, "add", "quarantine/active/new_case.yaml")
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert "schema line" not in out, "init edits no oracle file"
+    rc, out, err = run_guard(capsys, repo, "check", "--only", "freeze-schema,flake-budget",
+                             "--now", NOW)
+    assert rc == 0, out + err
+
+
+def test_freeze_add_writes_no_schema_line_when_the_neighbours_have_none(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    shutil.copytree(EXAMPLES / "replay-queue", repo, dirs_exist_ok=True)  # no schema lines
+    commit(repo)
+    rc, out, err = freeze_add(capsys, repo, "new_case")
+    assert rc == 0, out + err
+    assert not (repo / "quarantine/active/new_case.yaml").read_text().startswith("#")
+
+
+# -- --ci: the CI recipe, filled in ----------------------------------------------------
+RECIPES = Path(init_mod.__file__).resolve().parent / "recipes"
+GATE = ".github/workflows/oracle-guard-gate.yml"
+
+
+@pytest.mark.parametrize("name", ["github-actions-base-branch.yml", "gitlab-ci.yml"])
+def test_the_shipped_recipes_are_the_examples_byte_for_byte(name):
+    assert (RECIPES / name).read_bytes() == (EXAMPLES / "ci" / name).read_bytes()
+
+
+def check_jsonschema(schema, path):
+    return subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema,
+                           str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+
+
+def test_ci_github_writes_the_gate_with_the_install_source_filled_in(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    out = follow_init(capsys, repo, "--ci", "github", "--repo", URL, "--rev", "v1.2.0")
+    assert f"wrote {GATE} (the CI gate" in out
+    text = (repo / GATE).read_text()
+    template = (EXAMPLES / "ci/github-actions-base-branch.yml").read_text()
+    assert text == template.replace(
+        '"git+https://your.git.server/mirrors/oracle-guard@0123abc"', f'"git+{URL}@v1.2.0"')
+    assert yaml.safe_load(text)["env"]["ORACLE_GUARD"] == f"git+{URL}@v1.2.0"
+    checked = check_jsonschema("vendor.github-workflows", repo / GATE)
+    assert checked.returncode == 0, checked.stdout
+    assert re.search(r"git commit .*the workflow too", out), out
+    assert "oracle-guard-gate job a required status check" in out
+    rc, out, err = run_guard(capsys, repo, "check", "--head", "HEAD", "--now", NOW)
+    assert rc == 0, out + err
+    baseline = git(repo, "rev-parse", "HEAD").strip()
+    rc, out, _ = edit_and_check(capsys, repo, GATE, text.replace("3.12", "3.11"))
+    assert rc == 1 and f"{GATE}: write-denied:" in out
+    git(repo, "reset", "-q", "--hard", baseline)
+    rc, out, err = init(capsys, repo, "--ci", "github", "--repo", URL, "--rev", "v1.2.0")
+    assert rc == 0 and "nothing changed" in out, out + err
+
+
+def test_the_built_package_ships_the_recipes_and_init_ci_runs_from_it(tmp_path):
+    """An installed oracle-guard has no examples/: the recipes are package data. What a
+    wheel holds is what setuptools' build_py collects, run here offline on a copy."""
+    root = EXAMPLES.parent
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("setup.cfg", "pyproject.toml", "README.md"):
+        shutil.copy2(root / name, src / name)
+    for folder in ("hooks", "schemas"):
+        shutil.copytree(root / folder, src / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    lib = tmp_path / "lib"
+    built = subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q",
+                            "build_py", "--build-lib", str(lib)], cwd=src,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert built.returncode == 0, built.stdout
+    for name in ("github-actions-base-branch.yml", "gitlab-ci.yml"):
+        assert (lib / "oracle_guard/recipes" / name).read_bytes() == (
+            EXAMPLES / "ci" / name).read_bytes()
+    repo = stripped_example(tmp_path, "harness")
+    run_built = ("import sys; sys.path.insert(0, sys.argv[1]); import oracle_guard; "
+                 "assert oracle_guard.__file__.startswith(sys.argv[1]), oracle_guard.__file__; "
+                 "from oracle_guard.cli import main; sys.exit(main(sys.argv[2:], env={}))")
+    done = subprocess.run([sys.executable, "-c", run_built, str(lib), "init", "-C", str(repo),
+                           "--ci", "github", "--now", NOW], stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    assert done.returncode == 0, done.stdout
+    assert (repo / GATE).read_bytes() == (
+        EXAMPLES / "ci/github-actions-base-branch.yml").read_bytes()
+
+
+def test_ci_without_a_reachable_source_keeps_the_placeholder_and_says_so(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    rc, out, err = init(capsys, repo, "--ci", "github", "--dry-run")
+    assert rc == 0 and f"would write {GATE}" in out
+    assert not (repo / ".github").exists()
+    rc, out, err = init(capsys, repo, "--ci", "github")
+    assert rc == 0, err
+    assert (repo / GATE).read_bytes() == (
+        EXAMPLES / "ci/github-actions-base-branch.yml").read_bytes()
+    assert f"in {GATE}, set ORACLE_GUARD" in printed_step(out, f"in {GATE}")
+    hooks = init_repo(tmp_path / "og")
+    commit(hooks, {"README.md": "x\n"})
+    repo = stripped_example(tmp_path / "2", "harness")
+    rc, out, err = init(capsys, repo, "--ci", "github", "--repo", str(hooks))
+    assert rc == 0, err
+    assert "0123abc" in (repo / GATE).read_text()  # CI cannot install from a local folder
+    assert "a local folder, which CI cannot reach" in out
+
+
+def test_ci_rerun_sets_the_install_source_in_place(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    init(capsys, repo, "--ci", "github")
+    rc, out, err = init(capsys, repo, "--ci", "github", "--repo", URL, "--rev", "v1")
+    assert rc == 0, err  # the placeholder goes without --force
+    assert f"set the ORACLE_GUARD install source in {GATE}" in out
+    assert yaml.safe_load((repo / GATE).read_text())["env"]["ORACLE_GUARD"] == f"git+{URL}@v1"
+    assert f"in {GATE}, set ORACLE_GUARD" not in out
+    rc, out, err = init(capsys, repo, "--ci", "github")  # no source named: the value stays
+    assert rc == 0 and f"unchanged {GATE}" in out, err
+    assert f"in {GATE}, set ORACLE_GUARD" not in out
+    text = (repo / GATE).read_text()
+    rc, out, err = init(capsys, repo, "--ci", "github", "--repo", URL, "--rev", "v2")
+    assert rc == 2 and GATE in err  # a value someone chose needs --force
+    rc, out, err = init(capsys, repo, "--ci", "github", "--repo", URL, "--rev", "v2", "--dry-run")
+    assert f"would set the ORACLE_GUARD install source in {GATE} (needs --force) (it had " \
+        f"ORACLE_GUARD: git+{URL}@v1)" in out
+    assert (repo / GATE).read_text() == text
+    rc, out, err = init(capsys, repo, "--ci", "github", "--repo", URL, "--rev", "v2", "--force")
+    assert rc == 0, err
+    assert yaml.safe_load((repo / GATE).read_text())["env"]["ORACLE_GUARD"] == f"git+{URL}@v2"
+    (repo / GATE).write_text(text.replace("3.12", "3.11"))  # edited beyond the source
+    rc, out, err = init(capsys, repo, "--ci", "github", "--repo", URL, "--rev", "v2")
+    assert rc == 2 and f"{GATE} exists and differs" in err
+
+
+@pytest.mark.parametrize("repo_url,source", [
+    ("git@git.example.test:tools/oracle-guard.git",
+     "git+ssh://git@git.example.test/tools/oracle-guard.git@v1"),
+    ("git+https://git.example.test/og", "git+https://git.example.test/og@v1"),
+])
+def test_ci_install_source_is_a_pip_vcs_url(tmp_path, capsys, repo_url, source):
+    repo = stripped_example(tmp_path, "harness")
+    rc, out, err = init(capsys, repo, "--ci", "github", "--repo", repo_url, "--rev", "v1")
+    assert rc == 0, err
+    assert yaml.safe_load((repo / GATE).read_text())["env"]["ORACLE_GUARD"] == source
+
+
+def test_ci_gitlab_writes_a_new_gitlab_ci_yml(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    out = follow_init(capsys, repo, "--ci", "gitlab", "--repo", URL, "--rev", "v1")
+    assert "wrote .gitlab-ci.yml" in out
+    job = yaml.safe_load((repo / ".gitlab-ci.yml").read_text())["oracle-guard"]
+    assert job["variables"]["ORACLE_GUARD"] == f"git+{URL}@v1"
+    checked = check_jsonschema("vendor.gitlab-ci", repo / ".gitlab-ci.yml")
+    assert checked.returncode == 0, checked.stdout
+    assert "Pipelines must succeed" in out
+
+
+def test_ci_gitlab_prints_the_job_for_an_existing_gitlab_ci_yml(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    ours = "test:\n  script: [pytest]\n"
+    stage(repo, {".gitlab-ci.yml": ours})
+    rc, out, err = init(capsys, repo, "--ci", "gitlab", "--repo", URL, "--rev", "v1")
+    assert rc == 0, err
+    assert (repo / ".gitlab-ci.yml").read_text() == ours
+    assert printed_step(out, "add the oracle-guard job above to .gitlab-ci.yml")
+    assert git_add_line(out).count(".gitlab-ci.yml") == 1
+    assert "in .gitlab-ci.yml, set ORACLE_GUARD" not in out
+    job = printed_snippet(out, "add this job to it yourself:")
+    write(repo, {".gitlab-ci.yml": ours + job})
+    doc = yaml.safe_load((repo / ".gitlab-ci.yml").read_text())
+    assert doc["oracle-guard"]["variables"]["ORACLE_GUARD"] == f"git+{URL}@v1"
+    checked = check_jsonschema("vendor.gitlab-ci", repo / ".gitlab-ci.yml")
+    assert checked.returncode == 0, checked.stdout
+    rc, out, err = init(capsys, repo, "--ci", "gitlab")  # the job is there now
+    assert "already has an oracle-guard job" in out and "add the oracle-guard job" not in out
+
+
+def test_ci_job_to_paste_without_a_source_names_the_file_once(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    stage(repo, {".gitlab-ci.yml": "test:\n  script: [pytest]\n"})
+    rc, out, err = init(capsys, repo, "--ci", "gitlab")
+    assert rc == 0, err
+    paste = printed_step(out, "add the oracle-guard job above to .gitlab-ci.yml")
+    source = printed_step(out, "in .gitlab-ci.yml, set ORACLE_GUARD")
+    add = printed_step(out, "git add")
+    assert out.index(paste) < out.index(source) < out.index(add)
+    assert git_add_line(out).count(".gitlab-ci.yml") == 1
+
+
+def test_ci_takes_github_or_gitlab_only(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    with pytest.raises(SystemExit) as exc:
+        init(capsys, repo, "--ci", "jenkins")
+    assert exc.value.code == 2
+    assert "invalid choice: 'jenkins'" in capsys.readouterr().err
+
+
+# -- the lock is never a fixture of its own entry --------------------------------------
+def test_a_rerun_does_not_count_the_lock_as_a_fixture(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    rc, out, err = init(capsys, repo)
+    assert "fixtures/ (1 file)" in out
+    assert (repo / "fixtures/SHA256SUMS").exists()  # untracked now
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert "fixtures/ (1 file)" in out, out
