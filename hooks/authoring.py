@@ -5,8 +5,10 @@ contract in the index (as ``oracle-guard lock`` does), and refuse (exit 2) what
 the hooks would reject. The rules are the hooks' own code: the state after the
 edit (the index, with the freeze files as they stand in the working tree, and
 the edit) is judged by freeze-schema and flake-budget, and any finding that was
-not there before the edit refuses it before a byte is written. Edits keep the
-file's comments and layout (``text_edit``).
+not there before the edit refuses it before a byte is written (as does an expiry
+the edit writes that fails, even when it failed the same way before). Edits keep
+the file's comments, layout and line endings (``text_edit``). Files are written
+all or none, through temporary files, and never through a symlink.
 """
 from __future__ import annotations
 
@@ -16,12 +18,13 @@ import math
 import os
 import posixpath
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
-from oracle_guard.findings import Finding, show_path
+from oracle_guard.findings import Finding, inert, show_path, show_text
 from oracle_guard.gitio import BlobTooLarge, Entry
 from oracle_guard.revisions import Snapshot
 
@@ -42,9 +45,23 @@ def repo_path(text: str) -> str:
     return path.rstrip("/")
 
 
-def git_add(path: str) -> str:
+def git_add(path: str, top: Optional[str] = None, here: Optional[str] = None) -> str:
+    """The ``git add`` that stages the repo-relative ``path`` when run in ``here`` (the
+    folder the command ran in, or -C DIR): the path relative to it, or ':(top)PATH'
+    when ``here`` lies outside the working tree ``top``."""
     import shlex
 
+    magic = []
+    if top is not None and here is not None:
+        if os.path.relpath(here, top).split(os.sep)[0] == os.pardir:
+            magic.append("top")
+        else:
+            full = os.path.join(top, *path.split("/"))
+            path = os.path.relpath(full, here).replace(os.sep, "/")
+    if path.startswith(":") or re.search(r"[*?\[\\]", path):
+        magic.append("literal")  # a pathspec globs these: name this one file only
+    if magic:
+        path = f":({','.join(magic)})" + path
     return f"git add -- {shlex.quote(path)}" if path.startswith("-") else \
         f"git add {shlex.quote(path)}"
 
@@ -106,6 +123,7 @@ class Workspace:
                 raise Refused("this command writes files: it needs a working tree "
                               "(not a bare repository)")
             self.top = top
+            self.here = os.path.realpath(args.C or ".")
             self.index = Snapshot.of_index(self.git)
             data = contract_mod.read(self.index)
             if data is None:
@@ -122,17 +140,43 @@ class Workspace:
     def __exit__(self, *exc) -> None:
         self.git.close()
 
+    def git_add(self, path: str) -> str:
+        """The ``git add`` for ``path`` that works where the command ran."""
+        return git_add(path, self.top, self.here)
+
+    def full_path(self, path: str) -> str:
+        """The working-tree file of ``path``, refused when it or a folder above it is
+        a symlink: git sees no file behind a symlinked folder, and a write through it
+        would land outside the repository."""
+        parts = path.split("/")
+        if any(part in ("", ".", "..") for part in parts):
+            raise Refused(f"{show_path(path)} is not a normalized repo-relative path")
+        full = self.top
+        for number, part in enumerate(parts, 1):
+            full = os.path.join(full, part)
+            if os.path.islink(full):
+                what = "is" if number == len(parts) else \
+                    f"lies in {show_path('/'.join(parts[:number]))}, which is"
+                raise Refused(f"{show_path(path)} in the working tree {what} a symlink; "
+                              "oracle-guard writes only regular files inside the repository")
+        top = os.path.realpath(self.top)
+        real = os.path.realpath(full)
+        if os.path.commonpath([top, real]) != top:
+            raise Refused(f"{show_path(path)} leads outside the repository")
+        return full
+
     def read_worktree(self, path: str) -> Optional[bytes]:
         """The working-tree bytes of ``path``; None when it does not exist."""
-        full = os.path.join(self.top, *path.split("/"))
-        if os.path.islink(full):
-            raise Refused(f"{path} in the working tree is a symlink, not a file")
+        full = self.full_path(path)
         if not os.path.lexists(full):
             return None
         if not os.path.isfile(full):
-            raise Refused(f"{path} in the working tree is not a regular file")
-        with open(full, "rb") as f:
-            return f.read()
+            raise Refused(f"{show_path(path)} in the working tree is not a regular file")
+        try:
+            with open(full, "rb") as f:
+                return f.read()
+        except OSError as exc:
+            raise Refused(f"cannot read {show_path(path)}: {exc.strerror or exc}") from None
 
     def working(self, patterns: Sequence[str]) -> Overlay:
         """The index, with the files matching ``patterns`` as they stand in the
@@ -143,18 +187,77 @@ class Workspace:
         return Overlay(self.index, {p: self.read_worktree(p) for p in changed},
                        "the working tree")
 
-    def write(self, path: str, data: Optional[bytes]) -> None:
-        """Write (or, for None, delete) a working-tree file."""
-        full = os.path.join(self.top, *path.split("/"))
+    def write(self, files: Mapping[str, Optional[bytes]]) -> None:
+        """Write (or, for None, delete) working-tree files, all or none: each new text
+        goes to a temporary file beside its target first, and only when every one is
+        written do they replace their targets, so a failure (a full disk, a quota)
+        leaves every file as it was."""
+        staged: List[Tuple[str, str, str]] = []  # (temporary file, target, path)
+        made: List[str] = []  # folders created for new files
+        replaced, path = False, ""
         try:
-            if data is None:
-                os.remove(full)
-                return
-            os.makedirs(os.path.dirname(full) or ".", exist_ok=True)
-            with open(full, "wb") as f:
-                f.write(data)
+            for path, data in files.items():
+                full = self.full_path(path)
+                if os.path.lexists(full) and not os.path.isfile(full):
+                    raise Refused(f"{show_path(path)} in the working tree is not a regular "
+                                  "file")
+                if data is not None:
+                    made.extend(_make_folders(os.path.dirname(full)))
+                    staged.append((_temporary_copy(full, data), full, path))
+            for temporary, full, path in staged:
+                os.replace(temporary, full)
+            staged, replaced = [], True
+            for path, data in files.items():
+                if data is None and os.path.lexists(self.full_path(path)):
+                    os.remove(self.full_path(path))
         except OSError as exc:
-            raise Refused(f"cannot write {path}: {exc.strerror or exc}") from None
+            raise Refused(f"cannot write {show_path(path)}: {exc.strerror or exc}") from None
+        finally:
+            for temporary, _, _ in staged:
+                _remove_quietly(temporary)
+            if not replaced:
+                for folder in reversed(made):
+                    _remove_quietly(folder, folder=True)
+
+
+def _make_folders(folder: str) -> List[str]:
+    """Create ``folder`` and the missing ones above it; the folders created, outermost
+    first."""
+    missing = []
+    while not os.path.lexists(folder):
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    for name in reversed(missing):
+        os.mkdir(name)
+    return list(reversed(missing))
+
+
+def _temporary_copy(full: str, data: bytes) -> str:
+    """A new file beside ``full`` holding ``data``, with ``full``'s permissions (or, for a
+    new file, those the umask gives)."""
+    import secrets
+
+    folder, name = os.path.split(full)
+    temporary = os.path.join(folder, f".{name}.oracle-guard-{secrets.token_hex(4)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            if os.path.isfile(full):
+                os.chmod(temporary, os.stat(full).st_mode & 0o7777)
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except BaseException:
+        _remove_quietly(temporary)
+        raise
+    return temporary
+
+
+def _remove_quietly(path: str, folder: bool = False) -> None:
+    try:
+        (os.rmdir if folder else os.remove)(path)
+    except OSError:
+        pass
 
 
 def where(f: Finding) -> str:
@@ -163,7 +266,7 @@ def where(f: Finding) -> str:
 
 def describe(f: Finding) -> str:
     label = f.code if f.severity == "error" else f"{f.code} ({f.severity})"
-    return f"{where(f)}: {label}: {f.message}"
+    return f"{where(f)}: {label}: {show_text(f.message)}"
 
 
 def new_findings(before: Sequence[Finding], after: Sequence[Finding],
@@ -208,6 +311,10 @@ def _judge(contract, snapshot: Snapshot, now: dt.datetime) -> List[Finding]:
     if contract.section("budget") is not None:
         findings += flake_budget.check(contract, snapshot, snapshot, now)
     return findings
+
+
+def _shown_now(now: dt.datetime) -> str:
+    return now.replace(microsecond=0).isoformat()
 
 
 def _in_scope(path: str, chosen: Optional[str]) -> bool:
@@ -262,15 +369,19 @@ class FreezeCommand:
                 if days is None:
                     raise Refused("name the expiry with --days N or --until DATE (the "
                                   "contract sets no budget.max_days to default to)")
-            day = (self.now.astimezone(dt.timezone.utc) + dt.timedelta(days=days)).date()
+            try:
+                day = (self.now.astimezone(dt.timezone.utc) + dt.timedelta(days=days)).date()
+            except OverflowError:
+                raise Refused(f"--days {days}: the expiry would fall outside the calendar "
+                              "(years 1 to 9999)") from None
             expires = day.isoformat()
         try:
             ends = clock.parse_when(expires)
         except clock.ClockError as exc:
             raise Refused(f"--until: {exc}") from None
         if self.now >= ends:
-            raise Refused(f"the expiry {expires} has already passed (now "
-                          f"{self.now.isoformat()}): budget-expired")
+            raise Refused(f"the expiry {show_text(expires)} has already passed (now "
+                          f"{_shown_now(self.now)}): budget-expired")
         return expires
 
     def edit(self, path: str):
@@ -282,38 +393,56 @@ class FreezeCommand:
             raise unsafe(path, str(exc)) from None
 
     def apply(self, intent: str, done: str, files: Dict[str, Optional[bytes]],
-              grew: bool) -> None:
-        """Judge the edited state, then write the files or refuse."""
+              grew: bool, edited: Optional[Tuple[str, str]] = None) -> None:
+        """Judge the edited state, then write the files or refuse. ``edited`` (path,
+        id): the entry whose expiry this edit writes, refused while that expiry fails
+        flake-budget even when it failed before (renewing to the same too-far date)."""
         after = Overlay(self.before, files, "the edited working tree")
         before_findings = _judge(self.contract, self.before, self.now)
         after_findings = _judge(self.contract, after, self.now)
         fresh = new_findings(before_findings, after_findings, grew)
         errors = [f for f in fresh if f.severity == "error"]
+        if edited is not None:
+            errors += [f for f in after_findings
+                       if f.code in _EXPIRY_CODES and f.severity == "error"
+                       and _concerns(f, *edited) and f not in errors]
         if errors:
             raise Refused(f"cannot {intent}: {describe(errors[0])}")
-        for path, data in files.items():
-            self.ws.write(path, data)
+        self.ws.write(files)
         for path, data in files.items():
             if data is None and path not in self.ws.index.entries:
-                print(f"removed {path} (it was never staged: nothing to add)")
+                print(inert(f"removed {show_path(path)} (it was never staged: nothing to add)"))
                 continue
             verb = "removed" if data is None else "wrote"
-            print(f"{verb} {path} ({done}); stage it with: {git_add(path)}")
+            print(inert(f"{verb} {show_path(path)} ({show_text(done)}); stage it with: "
+                        f"{show_text(self.ws.git_add(path))}"))
         for f in fresh:
-            print(f"warning: {describe(f)}")
+            print(inert(f"warning: {describe(f)}"))
         for f in after_findings:
             if f.severity == "error" and f not in fresh:
-                print(f"note: still failing, not changed by this edit: {describe(f)}")
-        _fixture_notes(self.contract, [p for p, d in files.items() if d is not None])
+                print(inert(f"note: still failing, not changed by this edit: {describe(f)}"))
+        _fixture_notes(self.ws, [p for p, d in files.items() if d is not None])
 
 
-def _fixture_notes(contract, paths: Sequence[str]) -> None:
+# flake-budget's verdicts on an expiry: what a renew writes must pass them
+_EXPIRY_CODES = ("budget-too-far", "budget-expired", "budget-no-expiry")
+
+
+def _concerns(f: Finding, path: str, ident: str) -> bool:
+    """Is ``f`` about the entry ``ident`` of ``path``? (flake-budget's entry findings
+    start with the id's repr)."""
+    return f.path == path and f.message.startswith(f"{ident!r} ")
+
+
+def _fixture_notes(ws: "Workspace", paths: Sequence[str]) -> None:
     from oracle_guard import fixture_lock
 
-    for entry in contract.section("fixtures") or []:
+    for entry in ws.contract.section("fixtures") or []:
         for path in fixture_lock.pending_fixtures(entry, paths):
-            print(f"note: {path} is also a fixture locked by {entry['lock']}: after "
-                  f"'{git_add(path)}', run 'oracle-guard lock' and stage {entry['lock']}")
+            print(inert(f"note: {show_path(path)} is also a fixture locked by "
+                        f"{show_path(entry['lock'])}: after '{show_text(ws.git_add(path))}', "
+                        f"run 'oracle-guard lock' and stage {show_path(entry['lock'])}"))
+
 
 
 # -- freeze add ------------------------------------------------------------------
@@ -447,7 +576,9 @@ def freeze_add(ws: Workspace, args, env: Mapping[str, str]) -> int:
                 raise Refused(f"{target.path} already exists: choose another file with --file")
             record = _quarantine_record(args, ident, owner, expires, reason)
             example = _example_entry(cmd, target)
-            text = text_edit.new_yaml_mapping(record, example)
+            nl = text_edit.newline_of(example) if example is not None else "\n"
+            text = text_edit.new_yaml_mapping(record, example, nl)
+            text = _neighbour_modeline(cmd, target).replace("\n", nl) + text
             data = text.encode("utf-8")
         else:
             editor = cmd.edit(target.path)
@@ -486,6 +617,22 @@ def _example_entry(cmd: FreezeCommand, target: Target) -> Optional[str]:
         except UnicodeDecodeError:
             continue
     return None
+
+
+def _neighbour_modeline(cmd: FreezeCommand, target: Target) -> str:
+    """The editor schema line (``# yaml-language-server: ...``, which init puts first)
+    that a record in the new one's folder starts with, so the new record has it too;
+    "" when none has one. Its path is relative, so only the same folder's will do."""
+    from oracle_guard.patterns import PatternSet
+
+    folder = posixpath.dirname(target.path)
+    for path in sorted(PatternSet(target.patterns).select(cmd.before.entries)):
+        if posixpath.dirname(path) != folder:
+            continue
+        first = cmd.before.read(path).split(b"\n", 1)[0].rstrip(b"\r")
+        if re.match(rb"[ \t]*#[ \t]*yaml-language-server:", first):
+            return first.decode("utf-8", "replace") + "\n"
+    return ""
 
 
 # -- freeze renew / remove ----------------------------------------------------------
@@ -530,7 +677,8 @@ def freeze_renew(ws: Workspace, args, env: Mapping[str, str]) -> int:
         raise unsafe(entry.path, str(exc)) from None
     was = f" (was {entry.expires})" if entry.expires else ""
     cmd.apply(f"renew {args.id!r} in {entry.path}", f"renewed {args.id!r} until {expires}{was}",
-              {entry.path: editor.text.encode("utf-8")}, grew=False)
+              {entry.path: editor.text.encode("utf-8")}, grew=False,
+              edited=(entry.path, args.id))
     return 0
 
 
@@ -599,23 +747,39 @@ def freeze_list(ws: Workspace, args, env: Mapping[str, str]) -> int:
     cmd = FreezeCommand(ws, args, env)
     cmd.require_readable(everywhere=False)
     rows = _listing(cmd)
+    gone = _deleted_freeze_files(cmd)
+    for path in gone:  # its entries are not listed: say so, never a silent "none"
+        print(inert(f"note: {show_path(path)} is deleted in the working tree but the index "
+                    "still holds it: its entries are not listed (restore it with 'git "
+                    f"restore', or stage the deletion)"),
+              file=sys.stderr if args.format == "json" else sys.stdout)
     if args.format == "json":
-        print(json.dumps({"now": cmd.now.isoformat(), "entries": rows}, indent=2))
+        print(json.dumps({"now": _shown_now(cmd.now), "entries": rows}, indent=2))
         return 0
     if not rows:
-        print("no frozen entries")
+        print("no frozen entries" + (" in the working tree" if gone else ""))
         return 0
     table = [("EXPIRES", "LEFT", "ID", "OWNER", "FILE")]
     for row in rows:
         file = show_path(row["path"]) + (f":{row['line']}" if row["line"] else "")
-        table.append((row["expires"] or "-", _left(row), row["id"], row["owner"] or "-", file))
+        table.append((show_text(row["expires"] or "-"), _left(row), show_text(row["id"]),
+                      show_text(row["owner"] or "-"), file))
     widths = [max(len(r[i]) for r in table) for i in range(4)]
     for r in table:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
+        print(inert("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4]))
     expired = sum(r["expired"] for r in rows)
     print(f"{len(rows)} frozen" + (f", {expired} expired" if expired else "")
-          + f" (now {cmd.now.isoformat()})")
+          + f" (now {_shown_now(cmd.now)})")
     return 0
+
+
+def _deleted_freeze_files(cmd: FreezeCommand) -> List[str]:
+    """Freeze files (in --file's scope) the index holds and the working tree lacks."""
+    from oracle_guard.patterns import PatternSet
+
+    patterns = PatternSet(_all_freeze_patterns(cmd.contract))
+    return [p for p in sorted(cmd.ws.index.entries) if patterns.matches(p)
+            and p not in cmd.before.entries and _in_scope(p, cmd.file)]
 
 
 # -- lock --add -------------------------------------------------------------------
@@ -626,14 +790,17 @@ def lock_add(ws: Workspace, path: str) -> int:
                if fixture_lock.pending_fixtures(e, [path])]
     if not entries:
         patterns = [p for e in ws.contract.section("fixtures") or [] for p in e["paths"]]
-        raise Refused(f"{path} matches no fixtures entry of the contract "
+        raise Refused(f"{show_path(path)} matches no fixtures entry of the contract "
                       f"({', '.join(patterns) or 'no fixtures section'})")
+    problem = unlockable_name(path)
+    if problem:
+        raise Refused(problem)
     if path not in ws.index.entries:
         raise Refused(f"{path!r} is not tracked; the lock hashes what git will commit: run "
-                      f"'{git_add(path)}' first")
+                      f"'{ws.git_add(path)}' first")
     if path in ws.git.unstaged_paths():
         raise Refused(f"{path!r} has changes git has not staged; the lock hashes what git "
-                      f"will commit: run '{git_add(path)}' first")
+                      f"will commit: run '{ws.git_add(path)}' first")
     if not ws.index.entries[path].is_regular:
         raise Refused(f"{path!r} is not a regular file (mode {ws.index.entries[path].mode}); "
                       "locks hash bytes, not link targets")
@@ -650,11 +817,22 @@ def lock_add(ws: Workspace, path: str) -> int:
                              fixture_lock.check_entry(entry, after, limit), grew=False)
         if fresh:
             raise Refused(f"cannot add {path} to {entry['lock']}: {describe(fresh[0])}")
-    for lock, data in files.items():
-        ws.write(lock, data)
-        print(f"added {path} to {lock} (sha256 {digest[:12]}…); stage it with: "
-              f"{git_add(lock)}")
+    ws.write(files)
+    for lock in files:
+        print(inert(f"added {show_path(path)} to {show_path(lock)} (sha256 {digest[:12]}…); "
+                    f"stage it with: {show_text(ws.git_add(lock))}"))
     return 0
+
+
+def unlockable_name(path: str) -> Optional[str]:
+    """Why no lock can name ``path`` (None when one can): a lock is UTF-8 text, so a
+    file name that is not valid UTF-8 cannot be written in it."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return (f"{show_path(path)} is not a valid UTF-8 file name: a lock (UTF-8 text) "
+                "cannot name it; rename the file")
+    return None
 
 
 _SUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) ([ *])(.+)$")
@@ -744,13 +922,23 @@ def cmd_lock_add(args, env: Mapping[str, str]) -> int:
 
 
 def _days(text: str) -> int:
+    """ASCII digits only, as the clock reads dates (int() would also take '٣', '3_0'
+    and ' 3')."""
     import argparse
 
-    try:
+    if re.fullmatch(r"-?[0-9]{1,100}", text):
         return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--days wants a whole number, not {text!r}") \
-            from None
+    raise argparse.ArgumentTypeError(f"--days wants a whole number of days (ASCII digits), "
+                                     f"not {text!r}")
+
+
+def _count(text: str) -> int:
+    """A record's run count: ASCII digits only, as for --days."""
+    import argparse
+
+    if re.fullmatch(r"-?[0-9]{1,100}", text):
+        return int(text)
+    raise argparse.ArgumentTypeError(f"wants a whole number (ASCII digits), not {text!r}")
 
 
 def register(sub, common) -> None:
@@ -784,10 +972,10 @@ def register(sub, common) -> None:
     record = add.add_argument_group("quarantine-entry records (one YAML file an entry)")
     record.add_argument("--seed", metavar="SEED")
     record.add_argument("--command", metavar="CMD")
-    record.add_argument("--runs", type=int, metavar="N",
+    record.add_argument("--runs", type=_count, metavar="N",
                         help="default: pass count + fail count")
-    record.add_argument("--pass-count", type=int, metavar="N")
-    record.add_argument("--fail-count", type=int, metavar="N")
+    record.add_argument("--pass-count", type=_count, metavar="N")
+    record.add_argument("--fail-count", type=_count, metavar="N")
     record.add_argument("--repro", metavar="TEXT")
     renew = actions.add_parser("renew", parents=[common, clocked, when],
                                help="move a frozen entry's expiry")

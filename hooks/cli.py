@@ -93,6 +93,9 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
             print("nothing to lock: the contract has no 'fixtures' section")
             return 0
         unstaged = git.unstaged_paths()
+        from oracle_guard.authoring import git_add, unlockable_name
+
+        here = os.path.realpath(args.C or ".")  # the printed 'git add' works from there
         for entry in entries:
             pending = fixture_lock.pending_fixtures(entry, unstaged)
             if pending:
@@ -100,8 +103,10 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
                          else "has changes git has not staged")
                 raise UsageError(
                     f"{pending[0]!r} {state}; the lock hashes what git will commit: run "
-                    f"'git add {pending[0]}' first")
+                    f"'{git_add(pending[0], top, here)}' first")
             problems = fixture_lock.unlockable(entry, index)
+            problems += [p for p in map(unlockable_name, fixture_lock.fixture_files(entry, index))
+                         if p]
             if problems:
                 raise UsageError(f"cannot lock {entry['lock']}: {problems[0]}")
         for entry in entries:
@@ -111,7 +116,7 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
             with open(target, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
             print(f"wrote {entry['lock']} ({count} file{'s' if count != 1 else ''}); "
-                  f"stage it with: git add {entry['lock']}")
+                  f"stage it with: {git_add(entry['lock'], top, here)}")
     finally:
         git.close()
     return 0
@@ -293,6 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
     init.add_argument("--allow", metavar="PATTERN", action="append",
                       help="a pattern the write set allows (repeat it for more; default: the "
                            "layout example's allow patterns that match a path here)")
+    init.add_argument("--ci", choices=("github", "gitlab"),
+                      help="also write the CI recipe, installing oracle-guard from --repo at "
+                           "--rev (default: none)")
     init.add_argument("--now", metavar="TIME",
                       help="the clock for the budget check of what is staged "
                            "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)")

@@ -16,7 +16,8 @@ from typing import Any, Dict, List, Mapping, Tuple
 
 from oracle_guard import loaders
 from oracle_guard.authoring import (Overlay, Refused, Workspace, _fixture_notes, _run,
-                                    describe, git_add, repo_path, unsafe)
+                                    describe, repo_path, unsafe)
+from oracle_guard.findings import inert, show_path, show_text
 
 FORMATS = ("json-array", "jsonl")
 
@@ -76,8 +77,11 @@ def _jsonl_style(data: bytes) -> Dict[str, Any]:
 def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
     if fmt == "jsonl":
         style = _jsonl_style(data)
-        nl = b"\r\n" if data.endswith(b"\r\n") else b"\n"
-        out = data if not data or data.endswith(b"\n") else data + nl
+        last = data.rfind(b"\n")  # the ending of the last line that has one
+        nl = b"\r\n" if last > 0 and data[last - 1:last] == b"\r" else b"\n"
+        # a last line without its newline gets a bare LF: seed-append-only reads a CR
+        # added to an existing line as a rewrite of that seed
+        out = data if not data or data.endswith(b"\n") else data + b"\n"
         return out + b"".join(json.dumps(v, **style).encode("utf-8") + nl for v in values)
     from oracle_guard import text_edit
 
@@ -128,11 +132,11 @@ def seeds_append(ws: Workspace, args, env: Mapping[str, str]) -> int:
     for finding in seed_append_only.compare(fmt, path, base, after, limit):
         if finding.severity == "error":
             raise Refused(f"cannot append to {path}: {describe(finding)}")
-    ws.write(path, new)
+    ws.write({path: new})
     count = len(values)
-    print(f"appended {count} seed{'s' if count != 1 else ''} to {path}; stage it with: "
-          f"{git_add(path)}")
-    _fixture_notes(ws.contract, [path])
+    print(inert(f"appended {count} seed{'s' if count != 1 else ''} to {show_path(path)}; "
+                f"stage it with: {show_text(ws.git_add(path))}"))
+    _fixture_notes(ws, [path])
     return 0
 
 

@@ -155,6 +155,10 @@ class JsonEditor(Editor):
         self.ascii = bool(re.search(r"\\u[0-9a-fA-F]{4}", text)) and text.isascii()
         indented = re.search(r"\n([ \t]+)\S", text)
         self.unit = indented.group(1) if indented else None
+        # separators outside strings: ", " and ": " spaced, "," and ":" compact, none known
+        bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)
+        self.spaced = bool(re.search(r"[,:][ \t]", bare)) if re.search("[,:]", bare) \
+            else None
 
     def load(self, text: str) -> Any:
         return loaders.load_json(text.encode("utf-8")).value
@@ -192,7 +196,7 @@ class JsonEditor(Editor):
         if kind == "indent":
             indent = arg if arg == "\t" else len(arg)
             out = json.dumps(value, indent=indent, ensure_ascii=self.ascii)
-            return out.replace("\n", "\n" + prefix)
+            return out.replace("\n", self.nl + prefix)
         return json.dumps(value, separators=arg, ensure_ascii=self.ascii)
 
     def render(self, value: Any, prefix: str,
@@ -203,25 +207,37 @@ class JsonEditor(Editor):
             for style in self._styles():
                 if self._dump(example[1], style, prefix) == example[0]:
                     return self._dump(value, style, prefix)
-        default = ("indent", self.unit) if self.unit else ("line", (", ", ": "))
+        default = ("indent", self.unit) if self.unit else \
+            ("line", (",", ":") if self.spaced is False else (", ", ": "))
         return self._dump(value, default, prefix)
+
+    def _first_separator(self, gap: str) -> str:
+        """The separator after a list's only element: its gap after the opening bracket
+        (a newline and indentation), else a space where the file's separators have one."""
+        return "," + (gap or (" " if self.spaced else ""))
 
     def _insert(self, container: _Span, key: Optional[str], value: Any) -> str:
         """The text with a new last element (``key``: ``value`` for an object)."""
         text, elements = self.text, container.elements
         if not elements:
             prefix = self._prefix(container.start)
-            body = self.render(value, prefix + (self.unit or ""))
+            # one element a line when the file indents or the empty list spans lines ("[\n]")
+            unit = self.unit or ("  " if "\n" in text[container.start:container.end] else None)
+            if unit:
+                body = self._dump(value, ("indent", unit), prefix + unit) \
+                    if self.unit is None else self.render(value, prefix + unit)
+            else:
+                body = self.render(value, prefix)
             if key is not None:
-                body = json.dumps(key, ensure_ascii=self.ascii) + ": " + body
-            inner = (self.nl + prefix + self.unit + body + self.nl + prefix) if self.unit \
-                else body
+                colon = ": " if self.spaced is not False else ":"
+                body = json.dumps(key, ensure_ascii=self.ascii) + colon + body
+            inner = (self.nl + prefix + unit + body + self.nl + prefix) if unit else body
             return text[:container.start + 1] + inner + text[container.end - 1:]
         _, last_start, last_key_end, last = elements[-1]
         if len(elements) > 1:
             separator = text[elements[-2][3].end:last_start]
         else:
-            separator = "," + (text[container.start + 1:elements[0][1]] or " ")
+            separator = self._first_separator(text[container.start + 1:elements[0][1]])
         prefix = self._prefix(last_start)
         body = self.render(value, prefix, self._example(last))
         if key is not None:
@@ -253,7 +269,7 @@ class JsonEditor(Editor):
             after = max(index, 1)
             separator = text[elements[after - 1][3].end:elements[after][1]]
         else:
-            separator = "," + (text[container.start + 1:start] or " ")
+            separator = self._first_separator(text[container.start + 1:start])
         body = self.render(value, self._prefix(start), self._example(span))
         if key is not None:
             body = json.dumps(key, ensure_ascii=self.ascii) + text[key_end:span.start] + body
@@ -557,6 +573,12 @@ class YamlEditor(Editor):
                         or node.start_mark.line != node.end_mark.line:
                     raise Unsafe(f"the value of {path[-1]!r} is not a one-line scalar")
                 new = yaml_scalar(value, node.style, flow=bool(parent.flow_style))
+                # keep the tag the author wrote (``!!str 2026-09-30``): YAML 1.1 tools
+                # read the plain value without it as a date
+                tag = re.match(r"![^ \t]*[ \t]+", text[node.start_mark.index:node.end_mark.index])
+                if tag and not isinstance(value, str):
+                    raise Unsafe(f"the value of {path[-1]!r} has a tag; edit it by hand")
+                new = (tag.group(0) if tag else "") + new
                 return text[:node.start_mark.index] + new + text[node.end_mark.index:]
         if isinstance(value, (dict, list)):
             raise Unsafe(f"cannot add a nested {type(value).__name__} as {path[-1]!r}")

@@ -615,3 +615,180 @@ def test_block_scalars_and_an_indentless_list_are_edited_by_whole_lines(tmp_path
         "    text\n- id: c\n  owner: o\n  expires: '2026-09-27'\n  reason: |-\n    two\n"
         "    lines\nmax_frozen: 3\n")
     assert_every_hook_passes(capsys, repo, out)
+
+
+# -- writes stay inside the repository, all or none -------------------------------------
+def test_remove_never_deletes_a_record_behind_a_symlinked_folder(tmp_path, capsys):
+    import os
+
+    repo = example_repo(tmp_path, "replay-queue")
+    outside = tmp_path / "elsewhere"
+    os.rename(repo / "quarantine/active", outside)
+    os.symlink(outside, repo / "quarantine/active")
+    err = assert_refused(capsys, repo, ["remove", "retry_budget_9c2"], "symlink")
+    assert "quarantine/active" in err
+    assert (outside / "retry_budget.yaml").is_file()
+
+
+def test_a_symlinked_freeze_file_is_refused_and_a_real_one_beside_it_is_not(tmp_path, capsys):
+    import os
+
+    repo = example_repo(tmp_path, "merge-contract")
+    (repo / "elsewhere.yaml").write_bytes((repo / BUDGET).read_bytes())
+    os.remove(repo / BUDGET)
+    os.symlink(repo / "elsewhere.yaml", repo / BUDGET)
+    assert_refused(capsys, repo, ["renew", "canonicalize_unicode_hyphen", "--days", "3"],
+                   f"{BUDGET} in the working tree is a symlink")
+    os.remove(repo / BUDGET)
+    os.rename(repo / "elsewhere.yaml", repo / BUDGET)
+    rc, out, err = freeze(capsys, repo, "renew", "canonicalize_unicode_hyphen", "--days", "3")
+    assert rc == 0, out + err
+    assert not [p for p in (repo / "oracle").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_new_record_keeps_the_file_mode_umask_and_leaves_no_temporary_file(tmp_path, capsys):
+    import os
+    import stat
+
+    repo = example_repo(tmp_path, "merge-contract")
+    os.chmod(repo / BUDGET, 0o640)
+    rc, out, err = freeze(capsys, repo, "add", "late_check", "--owner", "qa",
+                          "--reason", "timing", "--days", "3")
+    assert rc == 0, out + err
+    assert stat.S_IMODE(os.stat(repo / BUDGET).st_mode) == 0o640
+    assert sorted(p.name for p in (repo / "oracle").iterdir()) == sorted(
+        p.name for p in (EXAMPLES / "merge-contract" / "oracle").iterdir())
+
+
+# -- renew: the expiry written must pass flake-budget ----------------------------------
+TOO_FAR = ("max_frozen: 3\nfrozen:\n  - id: a\n    owner: o\n"
+           "    expires: \"2026-12-01\"\n    reason: r\n")
+
+
+def test_renewing_a_too_far_entry_to_an_allowed_date_works(tmp_path, capsys):
+    """Near miss of renewing it to the same too-far date (refused): the entry failed
+    before the edit, and the edit fixes it."""
+    repo = example_repo(tmp_path, "merge-contract", {BUDGET: TOO_FAR})
+    rc, out, err = freeze(capsys, repo, "renew", "a", "--days", "3")
+    assert rc == 0, out + err
+    assert '    expires: "2026-09-28"\n' in (repo / BUDGET).read_text()
+    assert_refused(capsys, repo, ["renew", "a", "--until", "2026-12-01"], "budget-too-far")
+
+
+def test_renew_keeps_the_quoting_and_tag_of_the_expiry(tmp_path, capsys):
+    budget = ("max_frozen: 3\nfrozen:\n  - id: a\n    owner: o\n"
+              "    expires: !!str   2026-09-30  # tagged\n    reason: r\n"
+              "  - id: b\n    owner: o\n    expires: '2026-09-30'\n    reason: r\n")
+    repo = example_repo(tmp_path, "merge-contract", {BUDGET: budget})
+    assert freeze(capsys, repo, "renew", "a", "--days", "4")[0] == 0
+    assert freeze(capsys, repo, "renew", "b", "--days", "6")[0] == 0
+    assert (repo / BUDGET).read_text() == budget.replace(
+        "!!str   2026-09-30", "!!str   2026-09-29").replace("'2026-09-30'", "'2026-10-01'")
+
+
+@pytest.mark.parametrize("days", ["٣", "3_0", " 3", "3 ", "+3", "0x3", "3.0"])
+def test_days_takes_ascii_digits_only(tmp_path, capsys, days):
+    from oracle_guard.cli import main
+
+    repo = example_repo(tmp_path, "merge-contract")
+    before = tree_bytes(repo)
+    with pytest.raises(SystemExit) as exc:
+        main(["freeze", "renew", "canonicalize_unicode_hyphen", "--days", days,
+              "--now", NOW, "-C", str(repo)], env={})
+    assert exc.value.code == 2
+    assert "ASCII digits" in capsys.readouterr().err
+    assert tree_bytes(repo) == before
+
+
+@pytest.mark.parametrize("days", ["999999999", "-999999999", "1" + "0" * 60])
+def test_days_out_of_the_calendar_is_refused(tmp_path, capsys, days):
+    repo = example_repo(tmp_path, "merge-contract")
+    assert_refused(capsys, repo, ["renew", "canonicalize_unicode_hyphen", "--days", days],
+                   "outside the calendar")
+
+
+# -- line endings -------------------------------------------------------------------------
+def test_add_beside_crlf_records_writes_crlf_and_lf_beside_lf(tmp_path, capsys):
+    record = "quarantine/active/retry_budget.yaml"
+    shipped = (EXAMPLES / "replay-queue" / record).read_text()
+    repo = example_repo(tmp_path, "replay-queue", {record: shipped.replace("\n", "\r\n")})
+    rc, out, err = freeze(capsys, repo, "add", "parse_header_a3f1", "--owner", "qa",
+                          "--reason", "r", "--days", "3", *RECORD)
+    assert rc == 0, out + err
+    data = (repo / "quarantine/active/parse_header_a3f1.yaml").read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n") > 5, data
+    assert_every_hook_passes(capsys, repo, out)
+    repo = example_repo(tmp_path / "lf", "replay-queue")
+    assert freeze(capsys, repo, "add", "parse_header_a3f1", "--owner", "qa",
+                  "--reason", "r", "--days", "3", *RECORD)[0] == 0
+    assert b"\r" not in (repo / "quarantine/active/parse_header_a3f1.yaml").read_bytes()
+
+
+def test_new_freeze_json_maps_in_a_crlf_file_are_crlf(tmp_path, capsys):
+    text = ('{\r\n  "excluded_property_ids": [\r\n    "p1"\r\n  ],\r\n'
+            '  "reason": {\r\n    "p1": "r"\r\n  }\r\n}\r\n')
+    repo = example_repo(tmp_path, "harness", {"freeze.json": text})
+    rc, out, err = freeze(capsys, repo, "add", "header_name", "--owner", "qa",
+                          "--reason", "r", "--days", "3")
+    assert rc == 0, out + err
+    data = (repo / "freeze.json").read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n"), data
+    assert b'"owner": {\r\n    "header_name": "qa"\r\n  }' in data
+
+
+# -- JSON lists: empty ones and compact ones -----------------------------------------
+def test_an_empty_quarantine_list_on_two_lines_gets_one_object_a_line(tmp_path, capsys):
+    repo = example_repo(tmp_path, "oracle-dir", {"oracle/quarantine.json": "[\n]\n"})
+    rc, out, err = freeze(capsys, repo, "add", "t::a", "--owner", "qa", "--reason", "r",
+                          "--days", "3")
+    assert rc == 0, out + err
+    assert (repo / "oracle/quarantine.json").read_text() == (
+        '[\n  {\n    "test": "t::a",\n    "owner": "qa",\n    "expires": "2026-09-28",\n'
+        '    "reason": "r"\n  }\n]\n')
+
+
+def test_a_compact_quarantine_list_stays_compact(tmp_path, capsys):
+    repo = example_repo(tmp_path, "oracle-dir", {"oracle/quarantine.json": (
+        '[{"test":"t::a","owner":"qa","expires":"2026-09-28","reason":"r"}]\n')})
+    rc, out, err = freeze(capsys, repo, "add", "t::b", "--owner", "qa", "--reason", "r",
+                          "--days", "3")
+    assert rc == 0, out + err
+    assert (repo / "oracle/quarantine.json").read_text() == (
+        '[{"test":"t::a","owner":"qa","expires":"2026-09-28","reason":"r"},'
+        '{"test":"t::b","owner":"qa","expires":"2026-09-28","reason":"r"}]\n')
+
+
+# -- what is printed ------------------------------------------------------------------
+def test_the_printed_git_add_works_from_a_subfolder_for_every_action(tmp_path, capsys):
+    repo = example_repo(tmp_path, "merge-contract")
+    sub = repo / "src"
+    for args in (["add", "late_check", "--owner", "qa", "--reason", "t", "--days", "3"],
+                 ["renew", "late_check", "--days", "4"], ["remove", "late_check"]):
+        rc, out, err = og(capsys, sub, "freeze", *args, "--now", NOW)
+        assert rc == 0, out + err
+        assert f"stage it with: git add ../{BUDGET}\n" in out
+        stage_as_printed(sub, out)
+        assert git(repo, "diff", "--name-only") == ""  # all staged
+
+
+def test_list_escapes_what_the_files_hold_and_shows_now_in_seconds(tmp_path, capsys):
+    repo = example_repo(tmp_path, "merge-contract", {BUDGET: (
+        'max_frozen: 3\nfrozen:\n  - id: "##[group]x"\n    owner: "o\\u0085\\u001b"\n'
+        '    expires: "2026-09-30"\n    reason: r\n')})
+    rc, out, err = og(capsys, repo, "freeze", "list", "--now", "2026-09-25T12:00:00.123456Z")
+    assert rc == 0, err
+    assert "##[" not in out and "\x1b" not in out and "\x85" not in out
+    assert "o\\x85\\x1b" in out
+    assert out.endswith("1 frozen (now 2026-09-25T12:00:00+00:00)\n")
+
+
+def test_list_says_when_a_staged_freeze_file_is_deleted(tmp_path, capsys):
+    repo = example_repo(tmp_path, "merge-contract")
+    (repo / BUDGET).unlink()
+    rc, out, err = freeze(capsys, repo, "list")
+    assert rc == 0, err
+    assert out == (f"note: {BUDGET} is deleted in the working tree but the index still holds "
+                   "it: its entries are not listed (restore it with 'git restore', or stage "
+                   "the deletion)\nno frozen entries in the working tree\n")
+    rc, out, err = freeze(capsys, repo, "list", "--format", "json")
+    assert json.loads(out)["entries"] == [] and f"note: {BUDGET} is deleted" in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import subprocess
 
 from testing.samples import EXAMPLES, example_repo
@@ -159,3 +160,72 @@ def test_lock_json_key_order_is_kept_for_one_entry(tmp_path, capsys):
     stage(repo, {"oracle/inputs/zz.json": NEW})
     assert lock_add(capsys, repo, "oracle/inputs/zz.json")[0] == 0
     assert list(json.loads((repo / LOCK).read_text())) == ["pricing.json", "zz.json"]
+
+
+# -- all locks or none; names a lock cannot hold; where the git add works -----------------
+def _limit_file_size():  # runs in the child: writes beyond 1 KiB fail with EFBIG
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, resource.RLIM_INFINITY))
+
+
+def test_two_locks_are_written_both_or_neither(tmp_path):
+    """The second lock's write fails (EFBIG): the first, already prepared, is left
+    as it was too, and no temporary file stays behind."""
+    import os
+    import sys
+
+    second = "oracle/more.lock.json"
+    contract = (EXAMPLES / "merge-contract/.oracle-guard.yaml").read_text().replace(
+        "freeze:", f"  - lock: {second}\n    root: oracle/inputs\n"
+                   "    paths: [\"oracle/inputs/**\"]\nfreeze:")
+    padded = "{\n" + " " * 1100 + (EXAMPLES / "merge-contract" / LOCK).read_text()[2:]
+    repo = example_repo(tmp_path, "merge-contract", {".oracle-guard.yaml": contract,
+                                                     second: padded})
+    stage(repo, {"oracle/inputs/new.json": NEW})
+    before = {p: (repo / p).read_bytes() for p in (LOCK, second)}
+    listing = sorted(os.listdir(repo / "oracle"))
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "ORACLE_GUARD_NOW")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "oracle_guard", "lock", "--add", "oracle/inputs/new.json",
+         "-C", str(repo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+        preexec_fn=_limit_file_size)
+    assert proc.returncode == 2, proc.stderr
+    assert b"cannot write oracle/more.lock.json: File too large" in proc.stderr
+    assert {p: (repo / p).read_bytes() for p in (LOCK, second)} == before
+    assert sorted(os.listdir(repo / "oracle")) == listing
+    proc = subprocess.run(  # near miss: without the limit, both locks get the key
+        [sys.executable, "-m", "oracle_guard", "lock", "--add", "oracle/inputs/new.json",
+         "-C", str(repo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert all(b'"new.json"' in (repo / p).read_bytes() for p in (LOCK, second))
+
+
+def test_plain_lock_refuses_a_fixture_name_that_is_not_utf8(tmp_path, capsys):
+    import os
+
+    repo = example_repo(tmp_path, "merge-contract")
+    with open(os.path.join(os.fsencode(repo), b"oracle/inputs/bad\xff.json"), "wb") as f:
+        f.write(b"{}\n")
+    stage(repo)
+    before = (repo / LOCK).read_bytes()
+    rc, out, err = run_guard(capsys, repo, "lock")
+    assert rc == 2, out + err
+    assert err == ("oracle-guard: error: cannot lock oracle/fixtures.lock.json: "
+                   "oracle/inputs/bad\\xff.json is not a valid UTF-8 file name: a lock "
+                   "(UTF-8 text) cannot name it; rename the file\n")
+    assert (repo / LOCK).read_bytes() == before
+
+
+def test_the_printed_git_add_works_from_a_subfolder(tmp_path, capsys):
+    repo = example_repo(tmp_path, "merge-contract")
+    stage(repo, {"oracle/inputs/new.json": NEW})
+    rc, out, err = lock_add(capsys, repo / "oracle" / "inputs", "oracle/inputs/new.json")
+    assert rc == 0, out + err
+    assert out.endswith("stage it with: git add ../fixtures.lock.json\n")
+    git(repo / "oracle" / "inputs", *shlex.split(out.split("stage it with: ")[1])[1:])
+    assert git(repo, "diff", "--name-only") == ""
+    stage(repo, {"oracle/inputs/newer.json": NEW + b"\n"})
+    rc, out, err = run_guard(capsys, repo / "src", "lock")
+    assert rc == 0, out + err
+    assert out == f"wrote {LOCK} (3 files); stage it with: git add ../{LOCK}\n"

@@ -217,3 +217,63 @@ def test_a_rewrite_already_in_the_working_tree_is_refused(tmp_path, capsys):
     write(repo, {HEADER: json.dumps(seeds[::-1], indent=2) + "\n"})  # reordered, unstaged
     assert_refused(capsys, repo, [HEADER, '"new"'], f"cannot append to {HEADER}:",
                    "seed-reordered")
+
+
+# -- layout: empty and compact arrays, line endings -----------------------------------
+def test_an_empty_array_on_two_lines_gets_one_element_a_line(tmp_path, capsys):
+    repo = example_repo(tmp_path, "harness", {HEADER: "[\n]\n"})
+    assert append(capsys, repo, HEADER, '{"raw": "X: y", "expect_name": "X"}', "2")[0] == 0
+    assert (repo / HEADER).read_text() == (
+        '[\n  {\n    "raw": "X: y",\n    "expect_name": "X"\n  },\n  2\n]\n')
+    git(repo, "add", HEADER)
+    assert staged_check(capsys, repo, "seed-append-only")[0] == 0
+
+
+def test_a_compact_array_keeps_compact_separators(tmp_path, capsys):
+    repo = example_repo(tmp_path, "harness", {HEADER: '["a"]\n'})
+    assert append(capsys, repo, HEADER, '"b"', '"c"')[0] == 0
+    assert (repo / HEADER).read_text() == '["a","b","c"]\n'
+    commit(repo, {HEADER: '[{"k": 1}]\n'})  # near miss: ": " says the file is spaced
+    assert append(capsys, repo, HEADER, '{"k": 2}')[0] == 0
+    assert (repo / HEADER).read_text() == '[{"k": 1}, {"k": 2}]\n'
+
+
+def test_a_crlf_array_gets_crlf_elements_and_an_lf_array_lf(tmp_path, capsys):
+    lf = '[\n  {\n    "a": 1\n  }\n]\n'
+    new = '[\n  {\n    "a": 1\n  },\n  {\n    "b": [\n      1,\n      2\n    ]\n  }\n]\n'
+    repo = example_repo(tmp_path, "harness", {HEADER: lf.replace("\n", "\r\n")})
+    assert append(capsys, repo, HEADER, '{"b": [1, 2]}')[0] == 0
+    assert (repo / HEADER).read_bytes() == new.replace("\n", "\r\n").encode()
+    git(repo, "add", HEADER)
+    assert staged_check(capsys, repo, "seed-append-only")[0] == 0
+    commit(repo, {HEADER: lf})
+    assert append(capsys, repo, HEADER, '{"b": [1, 2]}')[0] == 0
+    assert (repo / HEADER).read_bytes() == new.encode()
+
+
+def test_crlf_jsonl_gets_crlf_lines(tmp_path, capsys):
+    repo = example_repo(tmp_path, "oracle-dir", {CORPUS: b'{"a":1}\r\n'})
+    assert append(capsys, repo, CORPUS, "2")[0] == 0
+    assert (repo / CORPUS).read_bytes() == b'{"a":1}\r\n2\r\n'
+
+
+# -- where it writes, what it prints --------------------------------------------------------
+def test_a_symlinked_seed_file_is_refused(tmp_path, capsys):
+    import os
+
+    repo = example_repo(tmp_path, "harness")
+    os.rename(repo / HEADER, tmp_path / "outside.json")
+    os.symlink(tmp_path / "outside.json", repo / HEADER)
+    before = (tmp_path / "outside.json").read_bytes()
+    assert_refused(capsys, repo, [HEADER, '"new"'], "is a symlink")
+    assert (tmp_path / "outside.json").read_bytes() == before
+
+
+def test_the_printed_git_add_works_from_a_subfolder(tmp_path, capsys):
+    repo = example_repo(tmp_path, "harness")
+    rc, out, err = append(capsys, repo / "seeds", HEADER, '{"raw": "Z: z", "expect_name": "Z"}')
+    assert rc == 0, out + err
+    assert out == "appended 1 seed to seeds/header_name.json; stage it with: " \
+                  "git add header_name.json\n"
+    stage_as_printed(repo / "seeds", out)
+    assert git(repo, "diff", "--name-only") == ""
