@@ -24,6 +24,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
+from oracle_guard import worktree
 from oracle_guard.findings import Finding, inert, show_path, show_text
 from oracle_guard.gitio import BlobTooLarge, Entry
 from oracle_guard.revisions import Snapshot
@@ -145,25 +146,10 @@ class Workspace:
         return git_add(path, self.top, self.here)
 
     def full_path(self, path: str) -> str:
-        """The working-tree file of ``path``, refused when it or a folder above it is
-        a symlink: git sees no file behind a symlinked folder, and a write through it
-        would land outside the repository."""
-        parts = path.split("/")
-        if any(part in ("", ".", "..") for part in parts):
-            raise Refused(f"{show_path(path)} is not a normalized repo-relative path")
-        full = self.top
-        for number, part in enumerate(parts, 1):
-            full = os.path.join(full, part)
-            if os.path.islink(full):
-                what = "is" if number == len(parts) else \
-                    f"lies in {show_path('/'.join(parts[:number]))}, which is"
-                raise Refused(f"{show_path(path)} in the working tree {what} a symlink; "
-                              "oracle-guard writes only regular files inside the repository")
-        top = os.path.realpath(self.top)
-        real = os.path.realpath(full)
-        if os.path.commonpath([top, real]) != top:
-            raise Refused(f"{show_path(path)} leads outside the repository")
-        return full
+        try:
+            return worktree.full_path(self.top, path)
+        except worktree.WorktreeError as exc:
+            raise Refused(str(exc)) from None
 
     def read_worktree(self, path: str) -> Optional[bytes]:
         """The working-tree bytes of ``path``; None when it does not exist."""
@@ -188,76 +174,11 @@ class Workspace:
                        "the working tree")
 
     def write(self, files: Mapping[str, Optional[bytes]]) -> None:
-        """Write (or, for None, delete) working-tree files, all or none: each new text
-        goes to a temporary file beside its target first, and only when every one is
-        written do they replace their targets, so a failure (a full disk, a quota)
-        leaves every file as it was."""
-        staged: List[Tuple[str, str, str]] = []  # (temporary file, target, path)
-        made: List[str] = []  # folders created for new files
-        replaced, path = False, ""
+        """Write (or, for None, delete) working-tree files, all or none."""
         try:
-            for path, data in files.items():
-                full = self.full_path(path)
-                if os.path.lexists(full) and not os.path.isfile(full):
-                    raise Refused(f"{show_path(path)} in the working tree is not a regular "
-                                  "file")
-                if data is not None:
-                    made.extend(_make_folders(os.path.dirname(full)))
-                    staged.append((_temporary_copy(full, data), full, path))
-            for temporary, full, path in staged:
-                os.replace(temporary, full)
-            staged, replaced = [], True
-            for path, data in files.items():
-                if data is None and os.path.lexists(self.full_path(path)):
-                    os.remove(self.full_path(path))
-        except OSError as exc:
-            raise Refused(f"cannot write {show_path(path)}: {exc.strerror or exc}") from None
-        finally:
-            for temporary, _, _ in staged:
-                _remove_quietly(temporary)
-            if not replaced:
-                for folder in reversed(made):
-                    _remove_quietly(folder, folder=True)
-
-
-def _make_folders(folder: str) -> List[str]:
-    """Create ``folder`` and the missing ones above it; the folders created, outermost
-    first."""
-    missing = []
-    while not os.path.lexists(folder):
-        missing.append(folder)
-        folder = os.path.dirname(folder)
-    for name in reversed(missing):
-        os.mkdir(name)
-    return list(reversed(missing))
-
-
-def _temporary_copy(full: str, data: bytes) -> str:
-    """A new file beside ``full`` holding ``data``, with ``full``'s permissions (or, for a
-    new file, those the umask gives)."""
-    import secrets
-
-    folder, name = os.path.split(full)
-    temporary = os.path.join(folder, f".{name}.oracle-guard-{secrets.token_hex(4)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            if os.path.isfile(full):
-                os.chmod(temporary, os.stat(full).st_mode & 0o7777)
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        _remove_quietly(temporary)
-        raise
-    return temporary
-
-
-def _remove_quietly(path: str, folder: bool = False) -> None:
-    try:
-        (os.rmdir if folder else os.remove)(path)
-    except OSError:
-        pass
+            worktree.write_files(self.top, files)
+        except worktree.WorktreeError as exc:
+            raise Refused(str(exc)) from None
 
 
 def where(f: Finding) -> str:

@@ -109,14 +109,16 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
                          if p]
             if problems:
                 raise UsageError(f"cannot lock {entry['lock']}: {problems[0]}")
-        for entry in entries:
-            text, count = fixture_lock.build_lock(entry, index)
-            target = os.path.join(top, entry["lock"])
-            os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
-            with open(target, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
-            print(f"wrote {entry['lock']} ({count} file{'s' if count != 1 else ''}); "
-                  f"stage it with: {git_add(entry['lock'], top, here)}")
+        from oracle_guard import worktree
+
+        built = [(entry["lock"], *fixture_lock.build_lock(entry, index)) for entry in entries]
+        try:  # every lock or none
+            worktree.write_files(top, {lock: text.encode("utf-8") for lock, text, _ in built})
+        except worktree.WorktreeError as exc:
+            raise UsageError(str(exc)) from None
+        for lock, _, count in built:
+            print(f"wrote {lock} ({count} file{'s' if count != 1 else ''}); "
+                  f"stage it with: {git_add(lock, top, here)}")
     finally:
         git.close()
     return 0

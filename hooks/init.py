@@ -1158,13 +1158,14 @@ def main(args, env: Mapping[str, str]) -> int:
 
 
 def write(plan: Plan, top: str) -> None:
-    for planned in plan.files:
-        if planned.state == "same":
-            continue
-        target = os.path.join(top, planned.path)
-        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
-        with open(target, "w", encoding="utf-8", newline="") as f:
-            f.write(planned.text)
+    """Every planned file or none, never through a symlink (worktree.write_files)."""
+    from oracle_guard import worktree
+
+    try:
+        worktree.write_files(top, {planned.path: planned.text.encode("utf-8")
+                                   for planned in plan.files if planned.state != "same"})
+    except worktree.WorktreeError as exc:
+        raise InitError(str(exc)) from None
 
 
 def report(plan: Plan, args) -> None:

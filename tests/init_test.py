@@ -1313,3 +1313,15 @@ def test_a_rerun_does_not_count_the_lock_as_a_fixture(tmp_path, capsys):
     rc, out, err = init(capsys, repo)
     assert rc == 0, err
     assert "fixtures/ (1 file)" in out, out
+
+
+def test_init_never_writes_through_a_symlinked_folder(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "merge-contract")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / ".oracle-guard").symlink_to(outside)  # where the schema copies go
+    rc, _, err = init(capsys, repo)
+    assert rc == 2
+    assert err.startswith("oracle-guard: error: .oracle-guard/") and "which is a symlink" in err, err
+    assert list(outside.iterdir()) == []
+    assert not (repo / ".oracle-guard.yaml").exists()  # all or none

@@ -444,3 +444,37 @@ def test_sha256sum_lock_with_crlf_endings_is_invalid(tmp_path, capsys):
     assert "SUMS:1: lock-invalid: line ends in CR" in out
     stage(repo, {"SUMS": f"{sha(A)}  a.txt\n".encode()})
     assert hook(capsys, repo)[0] == 0
+
+
+# -- where the lock is written ------------------------------------------------------
+
+LOCKED_ELSEWHERE = """\
+version: 1
+fixtures:
+  - lock: locks/fixtures.lock.json
+    root: oracle/inputs
+    paths: ["oracle/inputs/**"]
+"""
+
+
+def test_lock_never_writes_through_a_symlinked_folder(tmp_path, capsys):
+    repo = make_repo(tmp_path, contract=LOCKED_ELSEWHERE)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo / "locks").symlink_to(outside)
+    rc, out, err = lock(capsys, repo)
+    assert rc == 2, out
+    assert err == ("oracle-guard: error: locks/fixtures.lock.json in the working tree lies "
+                   "in locks, which is a symlink; oracle-guard writes only regular files "
+                   "inside the repository\n")
+    assert list(outside.iterdir()) == []
+
+
+def test_lock_writes_a_lock_in_a_new_folder(tmp_path, capsys):
+    # the near-miss: a folder that does not exist yet is created, not refused
+    repo = make_repo(tmp_path, contract=LOCKED_ELSEWHERE)
+    rc, out, _ = lock(capsys, repo)
+    assert rc == 0, out
+    assert json.loads((repo / "locks/fixtures.lock.json").read_text()) == {
+        "a.txt": sha(A), "b/c.txt": sha(C), "z.txt": sha(Z)}
+    assert [p.name for p in (repo / "locks").iterdir()] == ["fixtures.lock.json"]
