@@ -19,8 +19,7 @@ import os
 import posixpath
 import re
 import sys
-from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
@@ -207,8 +206,7 @@ def new_findings(before: Sequence[Finding], after: Sequence[Finding],
 
 
 # -- freeze: the files and their entries ----------------------------------------
-@dataclass
-class Target:
+class Target(NamedTuple):
     schema: str
     path: str  # the file (for a quarantine-entry add, the file to create)
     patterns: List[str]

@@ -2,16 +2,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 from oracle_guard.codes import CODES
 
 HOOKS = ("fixture-lock", "seed-append-only", "freeze-schema", "flake-budget", "write-set")
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):  # not a dataclass: every hook run would import inspect
     hook: str
     code: str
     path: Optional[str]
@@ -24,11 +22,15 @@ class Finding:
         return (order, self.path or "", self.line or 0, self.code, self.message)
 
 
-@dataclass
 class HookResult:
-    hook: str
-    findings: List[Finding] = field(default_factory=list)
-    note: Optional[str] = None  # e.g. why there was nothing to check
+    def __init__(self, hook: str, findings: Optional[List[Finding]] = None,
+                 note: Optional[str] = None) -> None:
+        self.hook = hook
+        self.findings: List[Finding] = findings if findings is not None else []
+        self.note = note  # e.g. why there was nothing to check
+
+    def __repr__(self) -> str:
+        return f"HookResult({self.hook!r}, {self.findings!r}, {self.note!r})"
 
     @property
     def errors(self) -> int:
@@ -147,7 +149,7 @@ def render_json(results: Sequence[HookResult], *, meta: Optional[Dict] = None,
     findings = []
     for result in results:
         for f in sorted(result.findings, key=Finding.sort_key):
-            findings.append(dict(asdict(f), path=None if f.path is None else show_path(f.path)))
+            findings.append(dict(f._asdict(), path=None if f.path is None else show_path(f.path)))
     doc = {
         "findings": findings,
         "checks": {r.hook: {"status": r.status, "errors": r.errors, "warnings": r.warnings,

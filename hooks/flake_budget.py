@@ -1,7 +1,6 @@
 """flake-budget: is every quarantined test owned, unexpired and within the cap?"""
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import os
 from typing import List
@@ -24,7 +23,7 @@ def check(contract, base: Snapshot, candidate: Snapshot, now: dt.datetime) -> Li
     budget = contract.section("budget")
     state = freeze_schema.load(contract, candidate, hook=HOOK)
     # an unreadable file is never counted as empty: it fails this hook too
-    findings = [dataclasses.replace(f, message=f"not counted: {f.message}")
+    findings = [f._replace(message=f"not counted: {f.message}")
                 for f in state.findings]
 
     # The smallest cap wins; the finding points at the line that states it.

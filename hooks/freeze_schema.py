@@ -5,8 +5,7 @@ the files the same way.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from oracle_guard import clock, loaders, validation
 from oracle_guard.contract import ContractError
@@ -18,8 +17,7 @@ from oracle_guard.revisions import Snapshot
 HOOK = "freeze-schema"
 
 
-@dataclass(frozen=True)
-class Frozen:
+class Frozen(NamedTuple):
     """One frozen entry, whatever file format it came from."""
     id: str
     owner: Optional[str]
@@ -29,8 +27,7 @@ class Frozen:
     line: Optional[int]
 
 
-@dataclass
-class FreezeState:
+class FreezeState(NamedTuple):
     entries: List[Frozen]
     caps: List[Tuple[str, int, Optional[int]]]  # (path, max_frozen, line) of budget files
     findings: List[Finding]
