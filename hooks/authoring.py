@@ -13,7 +13,6 @@ all or none, through temporary files, and never through a symlink.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import os
 import posixpath
@@ -24,7 +23,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tup
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard import worktree
-from oracle_guard.findings import Finding, inert, show_path, show_text
+from oracle_guard.findings import Finding, dump_json, inert, show_path, show_text
 from oracle_guard.gitio import BlobTooLarge, Entry
 from oracle_guard.revisions import Snapshot
 
@@ -673,7 +672,7 @@ def freeze_list(ws: Workspace, args, env: Mapping[str, str]) -> int:
                     f"restore', or stage the deletion)"),
               file=sys.stderr if args.format == "json" else sys.stdout)
     if args.format == "json":
-        print(json.dumps({"now": _shown_now(cmd.now), "entries": rows}, indent=2))
+        sys.stdout.write(dump_json({"now": _shown_now(cmd.now), "entries": rows}))
         return 0
     if not rows:
         print("no frozen entries" + (" in the working tree" if gone else ""))

@@ -11,7 +11,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from oracle_guard import __version__, clock
 from oracle_guard import contract as contract_mod
 from oracle_guard import reporters
-from oracle_guard.findings import HOOKS, HookResult, exit_code
+from oracle_guard.findings import HOOKS, HookResult, exit_code, inert, show_text
 from oracle_guard.judge import judge
 
 class UsageError(Exception):
@@ -361,5 +361,6 @@ def _fail(args, exc: BaseException) -> int:
         traceback.print_exc()
     # json, github and sarif readers get the failure in their own format too
     sys.stdout.write(reporters.render_error(getattr(args, "format", "text"), message))
-    print(f"oracle-guard: error: {message}", file=sys.stderr)
+    # one line, whatever names the message quotes (a contract key, a file name)
+    print(inert(f"oracle-guard: error: {show_text(message)}"), file=sys.stderr)
     return 2

@@ -72,11 +72,18 @@ def show_text(text: str) -> str:
 
 def inert(line: str) -> str:
     """A printed line that no CI log reads as a command: GitHub's runner acts on a
-    line starting '::' and on '##[' anywhere in it. Finding lines start with a
-    path, which git never starts with './'."""
-    if line.startswith("::"):
+    line starting '::' after any white space, and on '##[' anywhere in it. Finding
+    lines start with a path, which git never starts with './'."""
+    if line.lstrip().startswith("::"):
         line = "./" + line
     return line.replace("##[", "##\\[")
+
+
+def dump_json(doc) -> str:
+    """A JSON document for stdout: '##[' only ever occurs inside its strings, and
+    written as '##\\u005b' it is the same text to a JSON reader and nothing to a
+    CI runner; control characters json.dumps escapes itself."""
+    return json.dumps(doc, indent=2, sort_keys=True).replace("##[", "##\\u005b") + "\n"
 
 
 def exit_code(results: Sequence[HookResult]) -> int:
@@ -159,4 +166,4 @@ def render_json(results: Sequence[HookResult], *, meta: Optional[Dict] = None,
         doc.update(meta)
     if error is not None:
         doc["error"] = error
-    return json.dumps(doc, indent=2, sort_keys=True) + "\n"
+    return dump_json(doc)

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -66,6 +67,16 @@ SIGNALS: Dict[str, Tuple[str, ...]] = {
 # The locks the layouts name: a lock is never one of the fixtures it locks.
 LOCKS = ("fixtures/SHA256SUMS", "fixtures.lock.json", "oracle/fixtures.lock.json",
          "oracle/SHA256SUMS")
+
+
+def say(*values: object, end: str = "\n") -> None:
+    """print, with every line made safe to show: init prints file names, ids and
+    owners from the repository, which must neither drive the terminal nor read as
+    a CI runner command."""
+    from oracle_guard.findings import inert, show_text
+
+    text = " ".join(str(v) for v in values)
+    sys.stdout.write("\n".join(inert(show_text(line)) for line in text.split("\n")) + end)
 
 
 class InitError(Exception):
@@ -1144,8 +1155,8 @@ def main(args, env: Mapping[str, str]) -> int:
                    if locks else ""))
         report(plan, args)
         if args.dry_run:
-            print(f"\n{CONTRACT} as proposed:\n")
-            print(plan.contract_text, end="")
+            say(f"\n{CONTRACT} as proposed:\n")
+            say(plan.contract_text, end="")
             return 0
         write(plan, top)
         to_add, locks = staging(plan, set(git.unstaged_paths()))
@@ -1172,7 +1183,7 @@ def report(plan: Plan, args) -> None:
     """What init found and what it writes (or would write, with --dry-run)."""
     evidence = _describe(plan.evidence) or "none of its files yet"
     how = "as asked (--layout)" if args.layout else "recognised from"
-    print(f"oracle-guard init: layout '{plan.layout}', {how}: {evidence}")
+    say(f"oracle-guard init: layout '{plan.layout}', {how}: {evidence}")
     verbs = {"new": ("wrote", "would write"), "edit": ("added", "would add"),
              "retarget": ("set", "would set"),
              "differs": ("overwrote", "would overwrite (needs --force)"),
@@ -1185,33 +1196,33 @@ def report(plan: Plan, args) -> None:
         if planned.path == PRE_COMMIT_CONFIG and planned.state == "new":
             verb = "would create" if args.dry_run else "created"
         if planned.state == "edit":
-            print(f"  {verb} {planned.what} to {planned.path}")
+            say(f"  {verb} {planned.what} to {planned.path}")
         elif planned.state == "retarget":
             force = " (needs --force)" if planned.needs_force and args.dry_run else ""
-            print(f"  {verb} {planned.what} in {planned.path}{force} (it had {planned.detail})")
+            say(f"  {verb} {planned.what} in {planned.path}{force} (it had {planned.detail})")
         else:
-            print(f"  {verb} {planned.path} ({planned.what})")
+            say(f"  {verb} {planned.path} ({planned.what})")
     for planned in modelines[:5]:
-        print(f"  {verbs['edit'][1 if args.dry_run else 0]} {MODELINE_WHAT} to "
+        say(f"  {verbs['edit'][1 if args.dry_run else 0]} {MODELINE_WHAT} to "
               f"{planned.path}: {planned.text.split(chr(10), 1)[0].rstrip()}")
     if len(modelines) > 5:
-        print(f"  ... and to {len(modelines) - 5} more YAML freeze files")
+        say(f"  ... and to {len(modelines) - 5} more YAML freeze files")
     for lock, pending in plan.blocked_locks:
-        print(f"  not written: {lock} (the fixtures are not all staged: {pending[0]}"
+        say(f"  not written: {lock} (the fixtures are not all staged: {pending[0]}"
               f"{' and more' if len(pending) > 1 else ''})")
     if plan.snippet is not None:
-        print(f"  not edited: {PRE_COMMIT_CONFIG} ({plan.snippet_why}); add this entry "
+        say(f"  not edited: {PRE_COMMIT_CONFIG} ({plan.snippet_why}); add this entry "
               "first under its 'repos:' yourself:")
-        print("\n".join("    " + ln for ln in plan.snippet.splitlines()))
+        say("\n".join("    " + ln for ln in plan.snippet.splitlines()))
     if plan.ci_snippet is not None:
-        print(f"  not edited: {CI_RECIPES[plan.ci or ''][1]} (it exists); add this job to it "
+        say(f"  not edited: {CI_RECIPES[plan.ci or ''][1]} (it exists); add this job to it "
               "yourself:")
-        print("\n".join(("    " + ln).rstrip() for ln in plan.ci_snippet.splitlines()))
+        say("\n".join(("    " + ln).rstrip() for ln in plan.ci_snippet.splitlines()))
     if all(p.state == "same" for p in plan.files) and plan.snippet is None \
             and not plan.blocked_locks and not plan.config_todo and plan.ci_snippet is None:
-        print("  nothing changed: every file init writes is already in place")
+        say("  nothing changed: every file init writes is already in place")
     for note in plan.notes:
-        print(f"  note: {note}")
+        say(f"  note: {note}")
 
 
 def not_committed(git, paths: Sequence[str]) -> List[str]:
@@ -1291,10 +1302,10 @@ def staging(plan: Plan, pending: Set[str]) -> Tuple[List[str], List[str]]:
 
 def next_steps(plan: Plan, to_add: List[str], locks: List[str], uncommitted: List[str],
                findings: List[Tuple[str, str]]) -> None:
-    print("The contract protects (write-set denies every change to these):")
+    say("The contract protects (write-set denies every change to these):")
     for item in protected_list(plan.data):
-        print(f"  {item}")
-    print(allowed_line(plan.data["write_set"]))
+        say(f"  {item}")
+    say(allowed_line(plan.data["write_set"]))
     steps = [step for step, _ in hand_steps(plan)]
     if to_add:
         steps.append(f"git add {quote_all(to_add)}")
@@ -1316,19 +1327,19 @@ def next_steps(plan: Plan, to_add: List[str], locks: List[str], uncommitted: Lis
         steps.append("git commit -m 'Guard the test oracle with oracle-guard'   # one "
                      "human-made commit of what the steps above staged, nothing else"
                      + ci_note)
-    print("Next steps:")
+    say("Next steps:")
     for n, step in enumerate(steps, 1):
-        print(f"  {n}. {step}")
+        say(f"  {n}. {step}")
     if findings:
-        print("What the hooks will report today on the oracle as the git add step stages it:")
+        say("What the hooks will report today on the oracle as the git add step stages it:")
         for text, fix in findings:
-            print(f"  {text}")
+            say(f"  {text}")
             if fix:
-                print(f"    fix: {fix}")
+                say(f"    fix: {fix}")
     if plan.unchecked:
-        print("Not judged before the git add (oracle-guard check judges them once staged): "
+        say("Not judged before the git add (oracle-guard check judges them once staged): "
               + ", ".join(plan.unchecked))
-    print(CI_NEXT[plan.ci or ""])
+    say(CI_NEXT[plan.ci or ""])
 
 
 CI_NEXT = {

@@ -17,7 +17,7 @@ from typing import List, Mapping, Optional, TextIO, Tuple
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.codes import CODES
-from oracle_guard.findings import HOOKS, Finding, show_path, show_text
+from oracle_guard.findings import HOOKS, Finding, inert, show_path, show_text
 from oracle_guard.gitio import Git, GitError
 from oracle_guard.judge import judge
 from oracle_guard.revisions import Snapshot
@@ -210,11 +210,12 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
     bad = [v for v in verdicts if v.findings]
 
     def say(line: str) -> None:
-        stream.write(f"{prefix}{line}\n")
+        stream.write(f"{prefix}{inert(line)}\n")
 
     for verdict in verdicts:
         for note in verdict.notes:
-            stream.write(f"oracle-guard: {show_text(verdict.update.ref)}: {show_text(note)}\n")
+            stream.write(inert(f"oracle-guard: {show_text(verdict.update.ref)}: "
+                               f"{show_text(note)}") + "\n")
     for verdict in bad:
         for commit, f in verdict.findings:
             where = show_path(f.path) + (f":{f.line}" if f.line else "")
@@ -292,11 +293,11 @@ def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str]) -> int:
                      f"{timeout:g} s (contract key timeout_s)\n")
         return 2
     except (ProtocolError, GitError, contract_mod.ContractError, clock.ClockError) as exc:
-        stderr.write(f"{prefix}oracle-guard: push rejected: {exc}\n")
+        stderr.write(f"{prefix}{inert(f'oracle-guard: push rejected: {show_text(str(exc))}')}\n")
         return 2
     except Exception as exc:  # fail closed: nothing unexpected accepts a push
         stderr.write(f"{prefix}oracle-guard: push rejected: internal error: "
-                     f"{type(exc).__name__}: {exc}\n")
+                     f"{inert(show_text(f'{type(exc).__name__}: {exc}'))}\n")
         return 2
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

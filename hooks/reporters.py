@@ -6,13 +6,12 @@ failure halfway never leaves half a report behind.
 """
 from __future__ import annotations
 
-import json
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from oracle_guard import __version__
 from oracle_guard.codes import CODES
-from oracle_guard.findings import (Finding, HookResult, inert, render_json, render_text,
-                                   summary_lines, unique_findings)
+from oracle_guard.findings import (Finding, HookResult, dump_json, inert, render_json,
+                                   render_text, show_text, summary_lines, unique_findings)
 
 FORMATS = ("text", "json", "github", "sarif")
 COLOR_CHOICES = ("auto", "always", "never")
@@ -70,8 +69,11 @@ def printable(text: str) -> str:
 # -- GitHub Actions workflow commands ----------------------------------------------------
 
 def github_data(text: str) -> str:
-    """Escape a workflow command's message, as the Actions runner unescapes it."""
-    return printable(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a workflow command's message, as the Actions runner unescapes it;
+    control characters (a terminal escape in a file name) are shown escaped first."""
+    shown = "\n".join("\r".join(show_text(part) for part in line.split("\r"))
+                      for line in text.split("\n"))  # CR and LF: the runner's own escapes
+    return shown.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def github_property(text: str) -> str:
@@ -161,8 +163,7 @@ def _sarif_run(invocation: Dict) -> Dict:
 
 
 def _sarif_log(run: Dict) -> str:
-    doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(doc, indent=2) + "\n"
+    return dump_json({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]})
 
 
 def render_sarif(results: Sequence[HookResult], *, meta: Optional[Dict] = None,

@@ -201,7 +201,7 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
     if target is not None:
         # the branch the change merges into: its tip's contract judges the change,
         # so a branch cut from before the contract is not judged by no rules at all
-        target_oid = _commit_or_fail(git, target, "--target/ORACLE_GUARD_TARGET")
+        target, target_oid = _target(git, target)
         rules = Snapshot.of_commit(git, target_oid, target)
     if base is not None or use_pre_commit:
         rev, what = (base, "--base") if base is not None else (from_ref, "PRE_COMMIT_FROM_REF")
@@ -211,9 +211,6 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
                 f"{what} {rev!r} is the candidate commit itself: nothing to compare; "
                 "name the commit the change started from")
         return Revisions(Snapshot.of_commit(git, oid, rev), candidate, what, rules)
-    if rules is not None:
-        return _from_merge_base(git, candidate, head_oid, target, target_oid,
-                                "--target/ORACLE_GUARD_TARGET", rules)
     if env.get("PRE_COMMIT_REMOTE_BRANCH") and head_oid is None:
         # pre-push, but pre-commit passed no range: it does so for a history
         # that shares no commit with the remote, and the index says nothing of it
@@ -221,6 +218,9 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
             "pre-commit gave this push no range to judge (its history shares no commit "
             "with the remote); judge it with 'oracle-guard check --base REMOTE/BRANCH "
             "--head HEAD'")
+    if rules is not None:
+        return _from_merge_base(git, candidate, head_oid, target, target_oid,
+                                "--target/ORACLE_GUARD_TARGET", rules)
     if env.get("CI"):
         return _ci_base(git, candidate, head_oid, env, contract_base)
     if head_oid is not None:
@@ -239,6 +239,20 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
     if head_commit is None:
         return Revisions(Snapshot.empty("no commits yet"), candidate, "no commits yet")
     return Revisions(Snapshot.of_commit(git, head_commit, "HEAD"), candidate, "HEAD")
+
+
+def _target(git: Git, name: str) -> Tuple[str, str]:
+    """(what it resolved as, commit) for --target: a branch by that name first
+    (refs/heads/NAME, then refs/remotes/NAME), so a tag called 'origin/main' cannot
+    stand in for the branch; otherwise whatever the name means to git (a full ref,
+    a tag or commit the job names on purpose)."""
+    candidates = [] if name.startswith("refs/") else [f"refs/heads/{name}",
+                                                      f"refs/remotes/{name}"]
+    for ref in candidates:
+        oid = git.resolve_commit(ref)
+        if oid is not None:
+            return ref, oid
+    return name, _commit_or_fail(git, name, "--target/ORACLE_GUARD_TARGET")
 
 
 def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],

@@ -19,6 +19,10 @@ def full_path(top: str, path: str) -> str:
     parts = path.split("/")
     if any(part in ("", ".", "..") for part in parts):
         raise WorktreeError(f"{show_path(path)} is not a normalized repo-relative path")
+    if any(part.lower().rstrip(". ") == ".git" for part in parts):
+        # git never tracks such a path; a write there could replace a hook git runs
+        raise WorktreeError(f"{show_path(path)} lies in a .git folder: oracle-guard never "
+                            "writes there")
     full = top
     for number, part in enumerate(parts, 1):
         full = os.path.join(full, part)
