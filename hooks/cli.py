@@ -275,7 +275,10 @@ def build_parser() -> argparse.ArgumentParser:
                               "script of a pre-receive.d folder (relative to REPO)")
     install.set_defaults(func=cmd_install_pre_receive)
 
-    demo = sub.add_parser("demo", parents=[common],
+    debug_only = argparse.ArgumentParser(add_help=False)  # demo builds its own repository
+    debug_only.add_argument("--debug", action="store_true",
+                            help="print a traceback on unexpected errors")
+    demo = sub.add_parser("demo", parents=[debug_only],
                           help="show the hooks at work in a throwaway repository")
     demo.add_argument("--keep", action="store_true", help="keep the demo repository")
     demo.set_defaults(func=cmd_demo)

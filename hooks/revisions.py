@@ -218,6 +218,13 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
             "pre-commit gave this push no range to judge (its history shares no commit "
             "with the remote); judge it with 'oracle-guard check --base REMOTE/BRANCH "
             "--head HEAD'")
+    if rules is not None and head_oid is None:
+        # a commit being made (a local hook): its change is the index against HEAD,
+        # judged by the target's rules; HEAD may well be in the target already
+        head_commit = git.resolve_commit("HEAD")
+        base_snapshot = (Snapshot.of_commit(git, head_commit, "HEAD") if head_commit
+                         else Snapshot.empty("no commits yet"))
+        return Revisions(base_snapshot, candidate, "HEAD, rules from --target", rules)
     if rules is not None:
         return _from_merge_base(git, candidate, head_oid, target, target_oid,
                                 "--target/ORACLE_GUARD_TARGET", rules)

@@ -596,3 +596,28 @@ def test_target_already_holding_the_candidate_is_an_error(tmp_path, capsys):
                            "--head", "main~1")
     assert rc == 2
     assert "already contains the candidate" in err
+
+
+def test_target_for_a_commit_being_made_judges_the_index_against_head(tmp_path, capsys):
+    """ORACLE_GUARD_TARGET in a developer's environment: on main itself HEAD is in
+    the target, and a staged change is still judged (against HEAD, by main's rules)."""
+    repo, _ = cut_before_the_contract(tmp_path)
+    git(repo, "checkout", "-q", "main")
+    env = {"ORACLE_GUARD_TARGET": "main"}
+    stage(repo, {"src/a.py": "x = 2\n"})
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, env=env)
+    assert rc == 0, out
+    stage(repo, {"oracle/a.json": "3\n"})
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, env=env)
+    assert rc == 1, out
+    assert DENIED in out.splitlines()
+
+
+def test_target_for_a_commit_being_made_on_a_branch_from_before_the_contract(tmp_path, capsys):
+    repo, _ = cut_before_the_contract(tmp_path)  # on 'agent', cut before the contract
+    stage(repo, {"oracle/a.json": "4\n"})
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, "--target", "main")
+    assert rc == 1, out  # main's rules, though HEAD has no contract
+    assert DENIED in out.splitlines()
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW)
+    assert rc == 0 and "nothing to check" in out, out  # the near-miss: no target, no rules
