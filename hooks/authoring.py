@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tup
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard import worktree
-from oracle_guard.findings import Finding, dump_json, inert, show_path, show_text
+from oracle_guard.findings import Finding, dump_json, finding_line, inert, show_path, show_text
 from oracle_guard.gitio import BlobTooLarge, Entry
 from oracle_guard.revisions import Snapshot
 
@@ -179,13 +179,7 @@ class Workspace:
             raise Refused(str(exc)) from None
 
 
-def where(f: Finding) -> str:
-    return show_path(f.path) + (f":{f.line}" if f.line else "")
-
-
-def describe(f: Finding) -> str:
-    label = f.code if f.severity == "error" else f"{f.code} ({f.severity})"
-    return f"{where(f)}: {label}: {show_text(f.message)}"
+describe = finding_line  # a finding as `check` prints it
 
 
 def new_findings(before: Sequence[Finding], after: Sequence[Finding],

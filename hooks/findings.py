@@ -138,15 +138,17 @@ def summary_lines(results: Sequence[HookResult], *, owners: Sequence[str] = (),
     return lines
 
 
+def finding_line(f: Finding, paint: Callable[[str, str], str] = _plain) -> str:
+    """``path[:line]: code: message``, ruff-style; warnings read ``code (warning)``."""
+    where = show_path(f.path) + (f":{f.line}" if f.line else "")
+    label = f.code if f.severity == "error" else f"{f.code} ({f.severity})"
+    return f"{paint('path', where)}: {paint(f.severity, label)}: {show_text(f.message)}"
+
+
 def render_text(results: Sequence[HookResult], *, owners: Sequence[str] = (),
                 paint: Callable[[str, str], str] = _plain) -> str:
     """ruff-style lines; ``paint(role, text)`` styles the parts (see reporters.painter)."""
-    lines = []
-    for f in unique_findings(results):
-        where = show_path(f.path) + (f":{f.line}" if f.line else "")
-        label = f.code if f.severity == "error" else f"{f.code} ({f.severity})"
-        lines.append(f"{paint('path', where)}: {paint(f.severity, label)}: "
-                     f"{show_text(f.message)}")
+    lines = [finding_line(f, paint) for f in unique_findings(results)]
     lines.extend(summary_lines(results, owners=owners, paint=paint))
     return "\n".join(inert(line) for line in lines) + "\n"
 

@@ -170,6 +170,7 @@ class Git:
         self._blobs: Dict[str, bytes] = {}
         self._trees: Dict[str, Dict[str, Entry]] = {}
         self._tree_objects: Dict[str, Dict[bytes, Tuple[str, str]]] = {}
+        self._root_trees: Dict[str, str] = {}
 
     # -- processes -----------------------------------------------------
     def run(self, *args: str, check: bool = True, stdin: Optional[bytes] = None) -> bytes:
@@ -346,10 +347,13 @@ class Git:
         return self._tree(tree, commit).get(name)
 
     def root_tree(self, commit: str) -> str:
-        header = self._read_object(commit, "commit").split(b"\n", 1)[0]
-        if not header.startswith(b"tree "):
-            raise GitError(f"commit {commit[:12]} names no tree")
-        return header[5:].decode()
+        """The commit's tree id, read once: every walked lookup starts here."""
+        if commit not in self._root_trees:
+            header = self._read_object(commit, "commit").split(b"\n", 1)[0]
+            if not header.startswith(b"tree "):
+                raise GitError(f"commit {commit[:12]} names no tree")
+            self._root_trees[commit] = header[5:].decode()
+        return self._root_trees[commit]
 
     def _tree(self, oid: str, commit: str) -> Dict[bytes, Tuple[str, str]]:
         """A tree object's entries by name: (mode as ls-tree prints it, id)."""
@@ -434,13 +438,16 @@ class Git:
             self._blobs[oid] = data
         return data
 
+    def _batch_command(self) -> List[str]:
+        # small pack windows: git maps packs lazily instead of whole
+        return ["git", "-C", self.directory, "-c", "core.packedGitWindowSize=32m",
+                "-c", "core.packedGitLimit=64m", "cat-file", "--batch"]
+
     def _read_object(self, oid: str, kind: str, limit: Optional[int] = None) -> bytes:
         if self._batch is None:
             try:
                 self._batch = subprocess.Popen(
-                    # small pack windows: git maps packs lazily instead of whole
-                    ["git", "-C", self.directory, "-c", "core.packedGitWindowSize=32m",
-                     "-c", "core.packedGitLimit=64m", "cat-file", "--batch"],
+                    self._batch_command(),
                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                     env=git_environment(),
                 )
@@ -487,8 +494,7 @@ class Git:
             return {}
         try:
             proc = subprocess.Popen(
-                ["git", "-C", self.directory, "-c", "core.packedGitWindowSize=32m",
-                 "-c", "core.packedGitLimit=64m", "cat-file", "--batch"],
+                self._batch_command(),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                 bufsize=0, env=git_environment(),
             )
