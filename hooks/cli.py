@@ -40,12 +40,43 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
     meta = {
         "base": revs.base.commit or revs.base.label,
         "base_from": revs.base_reason,
-        "candidate": revs.candidate.commit or revs.candidate.label,
+        "candidate": revs.head or revs.candidate.label,
         "contract_from": None if contract is None else contract.source.label,
         "now": now.isoformat(),
     }
+    if revs.head is not None and revs.candidate.commit != revs.head:
+        meta["merge_tree"] = revs.candidate.commit
+    owners = [] if contract is None else contract.owners
+    if revs.conflicts:
+        return _conflicted(revs, hooks), meta, owners
+    pending = None
+    if revs.history and contract is not None and contract.from_base and "write-set" in hooks:
+        pending = git.history(*revs.history)  # runs beside the checks
     results = judge(contract, revs.base, revs.candidate, now, hooks)
-    return results, meta, [] if contract is None else contract.owners
+    if pending is not None:
+        from oracle_guard import history
+
+        result = next(r for r in results if r.hook == "write-set")
+        found = history.judge(contract, git, pending(), owner=False,
+                              reported={f.path for f in result.findings})
+        if found:
+            result.findings.extend(f for _, f in found)
+            result.note = None
+    return results, meta, owners
+
+
+def _conflicted(revs, hooks: Sequence[str]) -> List[HookResult]:
+    """A merge that conflicts is not judged: the platform cannot record it as
+    is, and a conflicted oracle file is never judged as one side."""
+    from oracle_guard.findings import Finding
+
+    results = [HookResult(hook, note=f"not judged: {revs.candidate.label} conflicts")
+               for hook in HOOKS if hook in hooks and hook != "write-set"]
+    results.append(HookResult("write-set", [Finding(
+        "write-set", "merge-conflict", path,
+        f"{revs.candidate.label} conflicts here; it is judged once it merges cleanly")
+        for path in revs.conflicts]))
+    return results
 
 
 def cmd_check(args, env: Mapping[str, str]) -> int:

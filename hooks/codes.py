@@ -138,13 +138,33 @@ CODES: Dict[str, Code] = {
         "really should go",
         "oracle-guard: refs/heads/main: .: ref-deleted: deleting protected refs/heads/main is "
         "not allowed"),
+    "replace-ref": Code(
+        "pre-receive", "a non-owner's push creates, moves or deletes a refs/replace/* ref",
+        "push no replace refs: they change what 'git show', archives and mirror clones "
+        "give for a commit; an owner pushes one if it really is needed",
+        "oracle-guard: refs/replace/2f1c0e9a7b3d…: -: replace-ref: refs/replace/* changes "
+        "what git shows for an object; only an owner may push it"),
     "contract-mixed-commit": Code(
-        "pre-receive", "a pushed commit changes a protected path and an allowed path "
-        "together (rejected for owners too)",
+        "write-set", "a commit of the range changes a protected path and an allowed path "
+        "together (owners too)",
         "split the commit: the oracle change in a commit of its own, the rest in "
         "another (git rebase -i, then edit)",
-        "oracle-guard: refs/heads/main (a05136137b16): seeds/parse_header.json: "
-        "contract-mixed-commit: commit a05136137b16 changes protected "
+        "seeds/parse_header.json: contract-mixed-commit: commit a05136137b16 changes protected "
         "'seeds/parse_header.json' and allowed 'src/app.py': an oracle change rides alone in "
         "its own commit"),
+    "merge-edits-oracle": Code(
+        "write-set", "a merge commit records protected content that git's clean remerge "
+        "of its parents does not give (owners too)",
+        "redo the merge keeping what git merges for oracle files, and make any oracle "
+        "change in a commit of its own; resolve an oracle conflict by rebasing, not in a "
+        "merge commit",
+        "seeds/parse_header.json: merge-edits-oracle: merge commit 7e0c41d2a9b8 records "
+        "protected 'seeds/parse_header.json' as its parents do not merge to that"),
+    "merge-conflict": Code(
+        "write-set", "merging the change into its target conflicts at this path: the "
+        "merge cannot be judged",
+        "rebase the branch onto the target (or merge the target into it) and resolve the "
+        "conflict, then push again",
+        "seeds/parse_header.json: merge-conflict: the merge of HEAD into "
+        "refs/remotes/origin/main conflicts here; it is judged once it merges cleanly"),
 }

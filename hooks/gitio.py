@@ -99,8 +99,9 @@ class _Stream:
 
 # What the caller's environment may not change in how git reads objects and
 # paths: replace refs could swap a base's objects for others (refs/replace/* can
-# be pushed), and pathspec variables change what a folder listing returns.
-# Everything else (GIT_DIR, a server's quarantine GIT_OBJECT_DIRECTORY) is kept.
+# be pushed), grafts rewrite parents and so merge-bases, and pathspec variables
+# change what a folder listing returns. Everything else (GIT_DIR, a server's
+# quarantine GIT_OBJECT_DIRECTORY) is kept.
 _PATHSPEC_VARIABLES = ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
                        "GIT_ICASE_PATHSPECS")
 
@@ -108,7 +109,14 @@ _PATHSPEC_VARIABLES = ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLO
 def git_environment() -> Dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _PATHSPEC_VARIABLES}
     env["GIT_NO_REPLACE_OBJECTS"] = "1"
+    env["GIT_GRAFT_FILE"] = os.devnull  # neither $GIT_GRAFT_FILE nor info/grafts
     return env
+
+
+MERGE_TREE_VERSION = (2, 38)  # git merge-tree --write-tree
+# How the platform merges: git's defaults, whatever the caller's config says.
+_MERGE_CONFIG = ("-c", "merge.renames=true", "-c", "diff.renames=true",
+                 "-c", "merge.directoryRenames=conflict")
 
 
 def _duplicate(commit: str, path: str) -> GitError:
@@ -131,23 +139,32 @@ def _canonical_mode(raw: bytes) -> str:
     return "160000"  # anything else git reads as a submodule
 
 
-def _commits_and_paths(out: bytes) -> List[Tuple[str, List[str], bool]]:
-    """Parse ``diff-tree --stdin -z -c --raw``: a commit id, then its changes."""
-    result: List[Tuple[str, List[str], bool]] = []
+def _paths_by_commit(out: bytes) -> Dict[str, List[str]]:
+    """Parse ``diff-tree --stdin -z --raw``: a commit id, then its changes."""
+    result: Dict[str, List[str]] = {}
     tokens = out.split(b"\0")
+    current: List[str] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
         if token.startswith(b":"):
-            commit, paths, merge = result[-1]
-            paths.append(decode_path(tokens[i + 1]))
-            result[-1] = (commit, paths, merge or token.startswith(b"::"))
+            current.append(decode_path(tokens[i + 1]))
             i += 2
             continue
         if token:
-            result.append((token.decode(), [], False))
+            current = result.setdefault(token.decode(), [])
         i += 1
     return result
+
+
+class Commit(NamedTuple):
+    id: str
+    parents: Tuple[str, ...]
+    paths: List[str]  # what it changes against its parent; empty for a merge
+
+    @property
+    def is_merge(self) -> bool:
+        return len(self.parents) > 1
 
 
 class Entry(NamedTuple):  # a tuple: trees of 100,000 files build one per path
@@ -171,6 +188,7 @@ class Git:
         self._trees: Dict[str, Dict[str, Entry]] = {}
         self._tree_objects: Dict[str, Dict[bytes, Tuple[str, str]]] = {}
         self._root_trees: Dict[str, str] = {}
+        self._version: Optional[Tuple[int, ...]] = None
 
     # -- processes -----------------------------------------------------
     def run(self, *args: str, check: bool = True, stdin: Optional[bytes] = None) -> bytes:
@@ -279,6 +297,59 @@ class Git:
     def merge_base(self, a: str, b: str) -> Optional[str]:
         out = self._answer("merge-base", a, b)
         return (out or b"").decode().strip() or None
+
+    def version(self) -> Tuple[int, ...]:
+        if self._version is None:
+            words = self.run("version").decode("utf-8", "replace").split()
+            numbers = words[2].split(".") if len(words) > 2 else []
+            self._version = tuple(int(n) for n in numbers[:3] if n.isdigit())
+        return self._version
+
+    def object_id_length(self) -> int:
+        """40 hex digits in a SHA-1 repository, 64 in a SHA-256 one."""
+        out = self.run("rev-parse", "--show-object-format").strip()
+        return 64 if out == b"sha256" else 40
+
+    def merge_tree(self, ours: str, theirs: str) -> Tuple[str, List[str]]:
+        """(tree, conflicted paths) of git's 3-way merge of two commits, as
+        ``git merge`` makes it (merge-ort, virtual bases for criss-cross
+        histories, renames followed). The tree is written to the object store;
+        a conflicted path holds conflict markers there."""
+        if self.version() < MERGE_TREE_VERSION:
+            have = ".".join(map(str, self.version())) or "unknown"
+            raise GitError(f"judging a merge needs git {'.'.join(map(str, MERGE_TREE_VERSION))}"
+                           f" or later (git merge-tree --write-tree); this git is {have}")
+        try:
+            proc = subprocess.run(
+                ["git", "-C", self.directory, *_MERGE_CONFIG, "merge-tree", "--write-tree",
+                 "--name-only", "--no-messages", "-z", ours, theirs],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_environment())
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        if proc.returncode not in (0, 1):
+            lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            detail = lines[-1] if lines else f"exit {proc.returncode}"
+            raise GitError(f"git merge-tree failed: {detail}")
+        tree, *rest = proc.stdout.split(b"\0")
+        conflicts: List[str] = []
+        for raw in rest:
+            if not raw:  # the end of the conflicted paths
+                break
+            path = decode_path(raw)
+            if path not in conflicts:
+                conflicts.append(path)
+        if proc.returncode == 1 and not conflicts:
+            raise GitError("git merge-tree reported a conflict but named no path")
+        return self.known_tree(tree.decode()), conflicts
+
+    def known_tree(self, tree: str) -> str:
+        """Let a tree id stand where a commit is read for its tree."""
+        self._root_trees[tree] = tree
+        return tree
+
+    def differing_paths(self, old: str, new: str) -> List[str]:
+        """The files that differ between two trees or commits."""
+        return [path for path, _, _ in self.diff_trees(old, new)]
 
     def is_bare(self) -> bool:
         return self.run("rev-parse", "--is-bare-repository").strip() == b"true"
@@ -532,57 +603,74 @@ class Git:
             writer.join()
         return digests
 
-    def changes_by_commit(self, tip: str, exclude: Sequence[str]
-                          ) -> Callable[[], List[Tuple[str, List[str], bool]]]:
-        """(commit, changed paths, is a merge) for each commit reachable from
-        ``tip`` and not from ``exclude``: ``rev-list`` piped into one ``diff-tree
-        --stdin`` whatever the number of commits. They start now and run beside
-        this process; the returned function waits for them and parses. A merge
-        lists only the paths it changed relative to every parent (and is known
-        as a merge only when it lists any)."""
+    def history(self, tip: str, exclude: Sequence[str]) -> Callable[[], List["Commit"]]:
+        """Each commit reachable from ``tip`` and not from ``exclude``, with its
+        parents and, unless it is a merge, the paths it changes: ``rev-list
+        --parents`` fed to one ``diff-tree --stdin`` whatever the number of
+        commits. They start now and run beside this process; the returned
+        function waits for them and parses. A merge lists no paths: what it
+        changes is judged against a remerge of its parents."""
         import threading
 
         try:
             listing = subprocess.Popen(
-                ["git", "-C", self.directory, "rev-list", tip, "--not", *exclude, "--"],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_environment())
+                ["git", "-C", self.directory, "rev-list", "--parents", tip, "--not", *exclude,
+                 "--"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_environment())
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
         try:
             diffing = subprocess.Popen(
-                ["git", "-C", self.directory, "diff-tree", "--stdin", "-r", "-z", "-c",
+                ["git", "-C", self.directory, "diff-tree", "--stdin", "-r", "-z",
                  "--no-renames", "--raw", "--root", "--ignore-submodules=none"],
-                stdin=listing.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 env=git_environment())
         except OSError as exc:
             listing.kill()
             listing.wait()
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
-        finally:
-            listing.stdout.close()  # diff-tree holds the only reading end
         outputs: Dict[str, bytes] = {}
+
+        def feed() -> None:  # keep rev-list's lines: merges print nothing in diff-tree
+            outputs["listing"] = listing.stdout.read()
+            try:
+                diffing.stdin.write(outputs["listing"])
+                diffing.stdin.close()
+            except OSError:
+                pass  # diff-tree died: collect() reports its exit
 
         def drain(name: str, stream) -> None:
             outputs[name] = stream.read()
 
-        readers = [threading.Thread(target=drain, args=(name, stream), daemon=True)
-                   for name, stream in (("out", diffing.stdout), ("err", diffing.stderr),
-                                        ("listing_err", listing.stderr))]
-        for reader in readers:
-            reader.start()
+        threads = [threading.Thread(target=feed, daemon=True)]
+        threads += [threading.Thread(target=drain, args=(name, stream), daemon=True)
+                    for name, stream in (("out", diffing.stdout), ("err", diffing.stderr),
+                                         ("listing_err", listing.stderr))]
+        for thread in threads:
+            thread.start()
 
-        def collect() -> List[Tuple[str, List[str], bool]]:
-            for reader in readers:
-                reader.join()
+        def collect() -> List[Commit]:
+            for thread in threads:
+                thread.join()
             for what, proc, err in (("rev-list", listing, outputs["listing_err"]),
                                     ("diff-tree", diffing, outputs["err"])):
                 if proc.wait() != 0:
                     lines = err.decode("utf-8", "replace").strip().splitlines()
                     detail = lines[-1] if lines else f"exit {proc.returncode}"
                     raise GitError(f"git {what} failed: {detail}")
-            return _commits_and_paths(outputs["out"])
+            paths = _paths_by_commit(outputs["out"])
+            commits = []
+            for line in outputs["listing"].decode().splitlines():
+                commit, *parents = line.split(" ")
+                commits.append(Commit(commit, tuple(parents), paths.get(commit, [])))
+            return commits
 
         return collect
+
+    def remerge_differences(self, merge: str, parents: Sequence[str]) -> List[str]:
+        """The files where a two-parent merge commit differs from git's clean
+        remerge of its parents: what the merge commit changed itself."""
+        remerged, _ = self.merge_tree(parents[0], parents[1])
+        return self.differing_paths(remerged, merge)
 
     # -- working tree (only for `oracle-guard lock`, which writes files) --
     def unstaged_paths(self) -> List[str]:

@@ -27,7 +27,7 @@ DEFAULT_PROTECTED = ("refs/heads/*", "refs/tags/*")
 IDENTITY_VARIABLES = ("GL_USERNAME", "GITEA_PUSHER_NAME", "GL_USER", "GITHUB_USER_LOGIN",
                       "REMOTE_USER")
 DEFAULT_TIMEOUT = 4.0
-_OID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+REPLACE_REFS = "refs/replace/"
 
 
 class ProtocolError(Exception):
@@ -53,14 +53,19 @@ class RefUpdate:
         return set(self.new) == {"0"}
 
 
-def parse_updates(text: str) -> List[RefUpdate]:
+def parse_updates(text: str, id_length: int = 40) -> List[RefUpdate]:
+    """git's lines, split on newline alone: a ref name may hold U+2028 or U+0085."""
     updates = []
-    for number, line in enumerate(text.splitlines(), 1):
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    oid = re.compile(f"^[0-9a-f]{{{id_length}}}$")
+    for number, line in enumerate(lines, 1):
         parts = line.split(" ")
-        if len(parts) != 3 or not _OID.match(parts[0]) or not _OID.match(parts[1]) \
+        if len(parts) != 3 or not oid.match(parts[0]) or not oid.match(parts[1]) \
                 or not parts[2].startswith("refs/"):
-            raise ProtocolError(f"stdin line {number} is not '<old-oid> <new-oid> <ref>': "
-                                f"{line[:80]!r}")
+            raise ProtocolError(f"stdin line {number} is not '<old-oid> <new-oid> <ref>' with "
+                                f"{id_length}-digit ids: {line[:80]!r}")
         updates.append(RefUpdate(*parts))
     return updates
 
@@ -86,75 +91,111 @@ class RefVerdict:
     notes: List[str]
 
 
-def _with_rules(git: Git, old: Snapshot, default_tip: Optional[str]) -> Snapshot:
-    """The old tip when it has a contract, else the default branch tip: a ref from
-    before the contract must not be judged by the contract its push brings."""
-    if contract_mod.CONTRACT_PATH in old or not default_tip \
-            or default_tip == old.commit:
-        return old
+def rules_for_push(git: Git, default_tip: Optional[str]) -> Optional[Snapshot]:
+    """Where every ref of the push takes its rules: the default branch's tip
+    before the push. No ref chooses older rules by where it starts."""
+    if default_tip is None:
+        return None
     return Snapshot.of_commit(git, default_tip, "the default branch tip")
 
 
-def _rules_and_base(git: Git, update: RefUpdate, new_commit: str,
-                    default_tip: Optional[str]) -> Tuple[Snapshot, Snapshot]:
-    """(rules, base): where the contract is read, and what the change is compared with."""
+def _old_tip(git: Git, update: RefUpdate) -> Snapshot:
+    old_commit = git.resolve_commit(update.old)
+    if old_commit is None:
+        raise GitError(f"{update.ref}: old tip {update.old[:12]} is not a commit")
+    return Snapshot.of_commit(git, old_commit, f"the old tip of {update.ref}")
+
+
+def _contract_for(git: Git, update: RefUpdate, default: Optional[Snapshot],
+                  candidate: Optional[Snapshot]) -> Optional[contract_mod.Contract]:
+    """The default branch's contract; when it has none, the old tip's; only when
+    neither has one (the first contract of a repository), the pushed tip's."""
+    if default is not None and contract_mod.CONTRACT_PATH in default:
+        return contract_mod.choose(default, default)
     if not update.created:
-        old_commit = git.resolve_commit(update.old)
-        if old_commit is None:
-            raise GitError(f"{update.ref}: old tip {update.old[:12]} is not a commit")
-        old = Snapshot.of_commit(git, old_commit, f"the old tip of {update.ref}")
-        return _with_rules(git, old, default_tip), old
-    default = (Snapshot.of_commit(git, default_tip, "the default branch tip")
-               if default_tip else Snapshot.empty("no default branch"))
-    merge_base = git.merge_base(default_tip, new_commit) if default_tip else None
-    base = (Snapshot.of_commit(git, merge_base, "its merge-base with the default branch")
-            if merge_base else Snapshot.empty("the empty tree"))
-    return default, base
+        old = _old_tip(git, update)
+        if contract_mod.CONTRACT_PATH in old:
+            return contract_mod.choose(old, old)
+    if candidate is None:
+        return None
+    return contract_mod.choose(default or Snapshot.empty("no default branch"), candidate)
 
 
 def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
                  default_tip: Optional[str]) -> Optional[RefVerdict]:
     """None when the ref is not protected; else the verdict for this ref."""
+    default = rules_for_push(git, default_tip)
+    if update.ref.startswith(REPLACE_REFS):
+        return _replace_ref(update, env, _contract_for(git, update, default, None))
     if update.deleted:
-        old_commit = git.resolve_commit(update.old)
-        rules = (_with_rules(git, Snapshot.of_commit(git, old_commit,
-                                                     f"the old tip of {update.ref}"),
-                             default_tip)
-                 if old_commit else Snapshot.empty())
-        contract = contract_mod.choose(rules, rules)
+        contract = _contract_for(git, update, default, None)
         if not matches_any(update.ref, _protected_refs(contract)):
             return None
         if contract and matches_any(update.ref, contract.section("deletable_refs") or ()):
             return RefVerdict(update, [], ["deletion allowed by deletable_refs"])
         return RefVerdict(update, [(None, Finding(
             HOOK, "ref-deleted", None, f"deleting protected {update.ref} is not allowed"))], [])
-
+    provisional = _contract_for(git, update, default, None)
+    if provisional is not None and not matches_any(update.ref, _protected_refs(provisional)):
+        return None  # not judged, whatever it points at
     new_commit = git.resolve_commit(update.new)
     if new_commit is None:
+        if not matches_any(update.ref, _protected_refs(provisional)):
+            return None
         raise GitError(f"{update.ref}: {update.new[:12]} does not point to a commit")
     candidate = Snapshot.of_commit(git, new_commit, f"the pushed tip of {update.ref}")
-    rules, base = _rules_and_base(git, update, new_commit, default_tip)
-    contract = contract_mod.choose(rules, candidate)
+    contract = provisional or _contract_for(git, update, default, candidate)
     if not matches_any(update.ref, _protected_refs(contract)):
         return None
+    base = _base_of(git, update, new_commit, default_tip)
 
     notes = []
     who = pusher(env, contract)
+    owner = contract is not None and who is not None and who in contract.owners
     hooks = list(HOOKS)
-    if contract is not None and who is not None and who in contract.owners:
+    if owner:
         hooks.remove("write-set")
         notes.append(f"{who} is an owner: protected paths may change")
-    per_commit = None
+    pending = None
     if contract is not None and contract.from_base:
-        # git lists the new commits' changes while the hooks judge the tip
-        per_commit = git.changes_by_commit(new_commit, [base.commit] if base.commit else [])
+        # git lists the new commits while the hooks judge the tip; commits the
+        # default branch already has were judged when they landed there
+        pending = git.history(new_commit, [c for c in (base.commit, default_tip) if c])
     findings: List[Tuple[Optional[str], Finding]] = [
         (new_commit[:12], f) for result in judge(contract, base, candidate, now, hooks)
         for f in result.findings if f.severity == "error"]
-    if per_commit is not None:
-        findings.extend(_mixed_commits(contract, per_commit()))
-        _check_next_contract(rules, candidate, now)
+    if pending is not None:
+        from oracle_guard import history
+
+        reported = {f.path for _, f in findings if f.hook == "write-set"}
+        findings.extend((commit[:12], f) for commit, f in history.judge(
+            contract, git, pending(), owner=owner, reported=reported))
+        _check_next_contract(contract.source, candidate, now)
     return RefVerdict(update, findings, notes)
+
+
+def _base_of(git: Git, update: RefUpdate, new_commit: str,
+             default_tip: Optional[str]) -> Snapshot:
+    """What the pushed tip is compared with: the old tip; for a new ref, its
+    merge-base with the default branch (the empty tree when there is none)."""
+    if not update.created:
+        return _old_tip(git, update)
+    merge_base = git.merge_base(default_tip, new_commit) if default_tip else None
+    return (Snapshot.of_commit(git, merge_base, "its merge-base with the default branch")
+            if merge_base else Snapshot.empty("the empty tree"))
+
+
+def _replace_ref(update: RefUpdate, env: Mapping[str, str],
+                 contract: Optional[contract_mod.Contract]) -> RefVerdict:
+    """refs/replace/* swaps one object for another in every later read, so only
+    an owner may push one, whatever protected_refs says."""
+    who = pusher(env, contract)
+    if contract is not None and who is not None and who in contract.owners:
+        return RefVerdict(update, [], [f"{who} is an owner: replace refs may change"])
+    return RefVerdict(update, [(None, Finding(
+        HOOK, "replace-ref", None,
+        f"{update.ref}: refs/replace/* changes what git shows for an object; only an owner "
+        "may push it"))], [])
 
 
 def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
@@ -175,34 +216,6 @@ def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
 def _protected_refs(contract) -> Tuple[str, ...]:
     return tuple((contract.section("protected_refs") if contract else None)
                  or DEFAULT_PROTECTED)
-
-
-def _mixed_commits(contract, commits: List[Tuple[str, List[str], bool]]
-                   ) -> List[Tuple[Optional[str], Finding]]:
-    """Every new commit that changes a protected path and an allowed one, and
-    every merge that changes a protected path itself (hidden from `git log -p`)."""
-    from oracle_guard.write_set import WriteSet
-
-    write_set = WriteSet.of(contract)
-    out = []
-    for commit, paths, merge in commits:
-        protected = allowed = None
-        for path in paths:
-            if write_set.finding(path) is None:
-                allowed = allowed or path
-            else:
-                protected = protected or path
-        if protected and allowed:
-            out.append((commit[:12], Finding(
-                HOOK, "contract-mixed-commit", protected,
-                f"commit {commit[:12]} changes protected {show_path(protected)!r} and allowed "
-                f"{show_path(allowed)!r}: an oracle change rides alone in its own commit")))
-        elif protected and merge:
-            out.append((commit[:12], Finding(
-                HOOK, "contract-mixed-commit", protected,
-                f"merge commit {commit[:12]} changes protected {show_path(protected)!r} itself: "
-                "an oracle change rides alone in a commit that is not a merge")))
-    return out
 
 
 def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -> int:
@@ -253,6 +266,13 @@ def _timeout_for(git: Git, default_tip: Optional[str]) -> float:
     return float((data or {}).get("timeout_s", DEFAULT_TIMEOUT))
 
 
+def _read_text(stdin) -> str:
+    """stdin as git wrote it: bytes, with no newline translation."""
+    raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode(
+        "utf-8", "surrogateescape")
+    return raw.decode("utf-8", "surrogateescape")
+
+
 def _on_alarm(signum, frame):
     raise PushTimeout()
 
@@ -270,7 +290,7 @@ def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str]) -> int:
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
         now = clock.now_from(None, env)
-        updates = parse_updates(stdin.read())
+        updates = parse_updates(_read_text(stdin), git.object_id_length())
         default_tip = git.resolve_commit("HEAD")
         if default_tip is None and git.has_refs():
             # new refs are judged against the default branch: without one they

@@ -141,21 +141,34 @@ class Snapshot:
         return cls(git, label, None, commit=commit)
 
     @classmethod
+    def of_tree(cls, git: Git, tree: str, label: str) -> "Snapshot":
+        """A tree no commit records yet (a merge result)."""
+        return cls(git, label, None, commit=git.known_tree(tree))
+
+    @classmethod
     def of_index(cls, git: Git) -> "Snapshot":
         return cls(git, "the index", git.index_entries())
 
 
 class Revisions:
     """The candidate, the base it is compared with, and ``rules``: the revision
-    the contract is read from (the base itself, or in CI the tip of the branch
-    the change targets, which a change cannot pick)."""
+    the contract is read from (the base itself, or the tip of the branch the
+    change targets, which a change cannot pick). ``history`` is (tip, exclude):
+    the commits that lead to the candidate, each judged on its own (None for
+    a commit being made). ``conflicts``: the paths a merge candidate could not
+    merge, which are never judged as one side."""
 
     def __init__(self, base: Snapshot, candidate: Snapshot, base_reason: str,
-                 rules: Optional[Snapshot] = None) -> None:
+                 rules: Optional[Snapshot] = None,
+                 history: Optional[Tuple[str, List[str]]] = None,
+                 head: Optional[str] = None, conflicts: Sequence[str] = ()) -> None:
         self.base = base
         self.candidate = candidate
         self.base_reason = base_reason
         self.rules = rules if rules is not None else base
+        self.history = history
+        self.head = head or candidate.commit
+        self.conflicts = list(conflicts)
 
 
 CONTRACT_BASE = "the contract's 'base'"
@@ -163,6 +176,7 @@ SHALLOW_HINT = (
     "fetch full history (actions/checkout with 'fetch-depth: 0', or "
     "'git fetch --unshallow origin' / 'git fetch origin main')"
 )
+TARGET_SOURCE = "--target/ORACLE_GUARD_TARGET"
 
 
 def _commit_or_fail(git: Git, rev: str, what: str) -> str:
@@ -173,15 +187,32 @@ def _commit_or_fail(git: Git, rev: str, what: str) -> str:
     return oid
 
 
+def _history(head: str, *exclude: Optional[str]) -> Tuple[str, List[str]]:
+    return head, [oid for oid in exclude if oid]
+
+
 def resolve(git: Git, base: Optional[str], head: Optional[str],
             env: Mapping[str, str],
             contract_base: Callable[[Snapshot], Optional[str]] = lambda s: None,
             target: Optional[str] = None) -> Revisions:
     """Apply the revision model (README: "The revision model")."""
-    target = target or env.get("ORACLE_GUARD_TARGET") or None
     from_ref = env.get("PRE_COMMIT_FROM_REF") or None
     to_ref = env.get("PRE_COMMIT_TO_REF") or None
     use_pre_commit = base is None and head is None and bool(from_ref and to_ref)
+    if base is not None and target is not None:
+        raise RevisionError(
+            "--base and --target both name what the change is compared with: --target "
+            "judges the merge into the target's tip; drop --base")
+    if target is None and base is None and env.get("CI"):
+        platform = _platform_target(git, env, contract_base, head, to_ref)
+        if platform is not None:
+            ref, oid, source = platform
+            _agrees_with_platform(git, env, ref, oid, use_pre_commit, from_ref, to_ref)
+            head_rev = head or (to_ref if use_pre_commit else "HEAD")
+            head_oid = _commit_or_fail(git, head_rev, "the commit to judge")
+            return _merged(git, head_rev, head_oid, ref, oid, source)
+    if target is None and base is None:
+        target = env.get("ORACLE_GUARD_TARGET") or None
 
     if use_pre_commit:
         head = to_ref
@@ -197,20 +228,6 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
                 "(and what it started from with --base REV)")
         candidate = Snapshot.of_index(git)
 
-    rules = None
-    if target is not None:
-        # the branch the change merges into: its tip's contract judges the change,
-        # so a branch cut from before the contract is not judged by no rules at all
-        target, target_oid = _target(git, target)
-        rules = Snapshot.of_commit(git, target_oid, target)
-    if base is not None or use_pre_commit:
-        rev, what = (base, "--base") if base is not None else (from_ref, "PRE_COMMIT_FROM_REF")
-        oid = _commit_or_fail(git, rev, what)
-        if oid == head_oid:
-            raise RevisionError(
-                f"{what} {rev!r} is the candidate commit itself: nothing to compare; "
-                "name the commit the change started from")
-        return Revisions(Snapshot.of_commit(git, oid, rev), candidate, what, rules)
     if env.get("PRE_COMMIT_REMOTE_BRANCH") and head_oid is None:
         # pre-push, but pre-commit passed no range: it does so for a history
         # that shares no commit with the remote, and the index says nothing of it
@@ -218,20 +235,39 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
             "pre-commit gave this push no range to judge (its history shares no commit "
             "with the remote); judge it with 'oracle-guard check --base REMOTE/BRANCH "
             "--head HEAD'")
-    if rules is not None and head_oid is None:
+    if target is not None:
+        # the branch the change merges into: its tip's contract judges the change,
+        # so a branch cut from before the contract is not judged by no rules at all
+        target, target_oid = _target(git, target)
+        if head_oid is not None:
+            return _merged(git, head, head_oid, target, target_oid, TARGET_SOURCE)
         # a commit being made (a local hook): its change is the index against HEAD,
         # judged by the target's rules; HEAD may well be in the target already
+        rules = Snapshot.of_commit(git, target_oid, target)
         head_commit = git.resolve_commit("HEAD")
         base_snapshot = (Snapshot.of_commit(git, head_commit, "HEAD") if head_commit
                          else Snapshot.empty("no commits yet"))
         return Revisions(base_snapshot, candidate, "HEAD, rules from --target", rules)
-    if rules is not None:
-        return _from_merge_base(git, candidate, head_oid, target, target_oid,
-                                "--target/ORACLE_GUARD_TARGET", rules)
+    if base is not None or use_pre_commit:
+        rev, what = (base, "--base") if base is not None else (from_ref, "PRE_COMMIT_FROM_REF")
+        oid = _commit_or_fail(git, rev, what)
+        if oid == head_oid:
+            raise RevisionError(
+                f"{what} {rev!r} is the candidate commit itself: nothing to compare; "
+                "name the commit the change started from")
+        base_snapshot = Snapshot.of_commit(git, oid, rev)
+        rules = _remote_default(git, env) if use_pre_commit else None
+        history = (_history(head_oid, oid, rules.commit if rules else None)
+                   if head_oid else None)
+        return Revisions(base_snapshot, candidate, what, rules, history)
     if env.get("CI"):
-        return _ci_base(git, candidate, head_oid, env, contract_base)
+        raise RevisionError(
+            "CI is set but no base is named: set GITHUB_BASE_REF or "
+            "CI_MERGE_REQUEST_TARGET_BRANCH_NAME, pass --target BRANCH or --base REV, or "
+            "give the contract a 'base' branch such as origin/main")
     if head_oid is not None:
-        # a commit alone is judged as its own change: against its first parent
+        # a commit alone is judged as its own change: against its first parent,
+        # with every commit it brings (a merge's other side included)
         parent = git.resolve_commit(f"{head_oid}^1")
         if parent is None and git.records_a_parent(head_oid):
             raise RevisionError(
@@ -239,13 +275,49 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
                 f"pass --base REV or {SHALLOW_HINT}")
         if parent is None:
             return Revisions(Snapshot.empty("the empty tree (a root commit)"), candidate,
-                             "--head without a base")
+                             "--head without a base", history=_history(head_oid))
         return Revisions(Snapshot.of_commit(git, parent, f"{head}^1"), candidate,
-                         "--head without a base")
+                         "--head without a base", history=_history(head_oid, parent))
     head_commit = git.resolve_commit("HEAD")
     if head_commit is None:
         return Revisions(Snapshot.empty("no commits yet"), candidate, "no commits yet")
     return Revisions(Snapshot.of_commit(git, head_commit, "HEAD"), candidate, "HEAD")
+
+
+def _remote_default(git: Git, env: Mapping[str, str]) -> Optional[Snapshot]:
+    """In a pre-push run, the remote's default branch as this clone last saw it
+    (refs/remotes/REMOTE/HEAD), when it has a contract: the server takes its
+    rules from there, whatever branch is pushed."""
+    from oracle_guard.contract import CONTRACT_PATH
+
+    remote = env.get("PRE_COMMIT_REMOTE_NAME")
+    if not remote or remote.startswith("-"):
+        return None
+    oid = git.resolve_commit(f"refs/remotes/{remote}/HEAD")
+    if oid is None:
+        return None
+    rules = Snapshot.of_commit(git, oid, f"refs/remotes/{remote}/HEAD")
+    return rules if CONTRACT_PATH in rules else None
+
+
+def _merged(git: Git, head: str, head_oid: str, target: str, target_oid: str,
+            source: str) -> Revisions:
+    """The merge the platform will record: ``head`` merged into ``target``'s tip,
+    by git's own 3-way merge. The target's tip is the base and the rules; every
+    commit the merge brings is judged too."""
+    merge_base = git.merge_base(target_oid, head_oid)
+    if merge_base is None:
+        raise RevisionError(
+            f"no merge-base between {target} ({source}) and {head}; {SHALLOW_HINT}")
+    if merge_base == head_oid:
+        raise RevisionError(
+            f"the target {target} ({source}) already contains {head} "
+            f"({head_oid[:12]}): merging it changes nothing, so there is nothing to judge")
+    tree, conflicts = git.merge_tree(target_oid, head_oid)
+    rules = Snapshot.of_commit(git, target_oid, target)
+    candidate = Snapshot.of_tree(git, tree, f"the merge of {head} into {target}")
+    return Revisions(rules, candidate, source, rules, _history(head_oid, target_oid),
+                     head=head_oid, conflicts=conflicts)
 
 
 def _target(git: Git, name: str) -> Tuple[str, str]:
@@ -262,47 +334,50 @@ def _target(git: Git, name: str) -> Tuple[str, str]:
     return name, _commit_or_fail(git, name, "--target/ORACLE_GUARD_TARGET")
 
 
-def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],
-             env: Mapping[str, str],
-             contract_base_of: Callable[[Snapshot], Optional[str]]) -> Revisions:
-    """In CI the base is the merge-base with the branch the change targets, and
-    the rules come from that branch's tip.
+def _platform_target(git: Git, env: Mapping[str, str],
+                     contract_base_of: Callable[[Snapshot], Optional[str]],
+                     head: Optional[str], to_ref: Optional[str]
+                     ) -> Optional[Tuple[str, str, str]]:
+    """(ref, commit, what named it) of the branch a CI run's change targets, or
+    None when the CI system names none and the contract has no 'base'.
 
     Names are resolved as full ref names (refs/remotes/origin/X), so a tag
-    cannot stand in for a branch. A base the CI system names must resolve: no
-    falling through to a base the change itself could name. The contract's own
+    cannot stand in for a branch. A target the CI system names must resolve:
+    no falling through to one the change itself could name. The contract's own
     'base' is read from the candidate, so it is used only when CI names
     nothing, must name a branch, and the contract at that branch's tip must
     name it too."""
     if env.get("GITHUB_BASE_REF"):
-        source = "GITHUB_BASE_REF"
         named = f"GITHUB_BASE_REF={env['GITHUB_BASE_REF']}"
+        source = "GITHUB_BASE_REF"
         target_ref = f"refs/remotes/origin/{env['GITHUB_BASE_REF']}"
-        base_rev = target_ref
-    elif env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA"):
-        source = named = "CI_MERGE_REQUEST_DIFF_BASE_SHA"
-        base_rev = env["CI_MERGE_REQUEST_DIFF_BASE_SHA"]
+    elif env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA") or \
+            env.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME"):
         branch = env.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
         if not branch:
             raise RevisionError(
                 "CI_MERGE_REQUEST_DIFF_BASE_SHA is set but CI_MERGE_REQUEST_TARGET_BRANCH_NAME "
-                "is not: the rules come from the target branch's tip, so both are needed")
+                "is not: the change is judged as its merge into the target branch's tip, so "
+                "the target branch is needed")
+        named = source = "CI_MERGE_REQUEST_TARGET_BRANCH_NAME"
         target_ref = f"refs/remotes/origin/{branch}"
     else:
-        source = named = CONTRACT_BASE
-        wanted = contract_base_of(candidate)
+        rev = head or to_ref or "HEAD"
+        oid = git.resolve_commit(rev)
+        if oid is None:
+            raise RevisionError(f"CI is set, but {rev!r} names no commit: CI judges a commit, "
+                                "and this repository has none" if rev == "HEAD" else
+                                f"CI is set, but {rev!r} does not name a commit here")
+        wanted = contract_base_of(Snapshot.of_commit(git, oid, rev))
         if not wanted:
-            raise RevisionError(
-                "CI is set but no base is named: set GITHUB_BASE_REF or "
-                "CI_MERGE_REQUEST_DIFF_BASE_SHA, pass --base REV, or give the contract a "
-                "'base' branch such as origin/main")
+            return None
+        named = source = CONTRACT_BASE
         target_ref = git.full_ref_name(wanted) or ""
         if not target_ref.startswith(("refs/heads/", "refs/remotes/")):
             raise RevisionError(
                 f"the contract's 'base' {wanted!r} is not a branch in this clone: it must name "
                 f"a branch, not a tag, a commit or a relative revision, and the clone must "
                 f"have it ({SHALLOW_HINT})")
-        base_rev = target_ref
     target_oid = git.resolve_commit(target_ref)
     if target_oid is None:
         branch = target_ref[len("refs/remotes/origin/"):] \
@@ -311,33 +386,36 @@ def _ci_base(git: Git, candidate: Snapshot, head_oid: Optional[str],
                 "history (actions/checkout with 'fetch-depth: 0', GitLab's GIT_DEPTH: 0, or "
                 "'git fetch --unshallow')") if branch else SHALLOW_HINT
         raise RevisionError(f"{named}: {target_ref} is not in this clone; {hint}")
-    base_oid = git.resolve_commit(base_rev)
-    if base_oid is None:
-        raise RevisionError(f"{named}: {base_rev} is not in this clone; {SHALLOW_HINT}")
-    rules = Snapshot.of_commit(git, target_oid, target_ref)
-    if source == CONTRACT_BASE and contract_base_of(rules) != wanted:
-        raise RevisionError(
-            f"the candidate's contract names base {wanted!r}, but the contract at {target_ref} "
-            f"names {contract_base_of(rules)!r}: a change cannot choose its own base; "
-            "pass --base REV")
-    return _from_merge_base(git, candidate, head_oid, base_rev, base_oid, source, rules)
+    if source == CONTRACT_BASE:
+        at_target = contract_base_of(Snapshot.of_commit(git, target_oid, target_ref))
+        if at_target != wanted:
+            raise RevisionError(
+                f"the candidate's contract names base {wanted!r}, but the contract at "
+                f"{target_ref} names {at_target!r}: a change cannot choose its own base; "
+                "pass --target BRANCH")
+    return target_ref, target_oid, source
 
 
-def _from_merge_base(git: Git, candidate: Snapshot, head_oid: Optional[str], base_rev: str,
-                     base_oid: str, source: str, rules: Snapshot) -> Revisions:
-    """The candidate compared with its merge-base with ``base_rev``, under ``rules``."""
-    candidate_oid = head_oid or git.resolve_commit("HEAD")
-    if candidate_oid is None:
-        raise RevisionError(f"{source} names a base, but the repository has no commits "
-                            "to judge")
-    merge_base = git.merge_base(base_oid, candidate_oid)
-    if merge_base is None:
+def _agrees_with_platform(git: Git, env: Mapping[str, str], ref: str, oid: str,
+                          use_pre_commit: bool, from_ref: Optional[str],
+                          to_ref: Optional[str]) -> None:
+    """In CI, what the job's environment says must agree with the target the CI
+    system names: a variable is not a way to choose another base or range."""
+    named = env.get("ORACLE_GUARD_TARGET")
+    if named:
+        _, named_oid = _target(git, named)
+        if named_oid != oid:
+            raise RevisionError(
+                f"ORACLE_GUARD_TARGET={named} disagrees with the target the CI system names "
+                f"({ref}): in CI the platform's target decides; pass --target on the command "
+                "line to judge against another branch")
+    if not use_pre_commit:
+        return
+    head = git.resolve_commit("HEAD")
+    to_oid = _commit_or_fail(git, to_ref, "PRE_COMMIT_TO_REF")
+    from_oid = _commit_or_fail(git, from_ref, "PRE_COMMIT_FROM_REF")
+    if to_oid != head or from_oid not in (oid, git.merge_base(oid, to_oid)):
         raise RevisionError(
-            f"no merge-base between {base_rev} ({source}) and the candidate; {SHALLOW_HINT}")
-    if merge_base == candidate_oid:
-        raise RevisionError(
-            f"the base {base_rev} ({source}) already contains the candidate "
-            f"{candidate_oid[:12]}: nothing to compare; pass --base with the previous tip "
-            "(for a push build, the 'before' commit of the push)")
-    label = f"merge-base of {base_rev} and the candidate"
-    return Revisions(Snapshot.of_commit(git, merge_base, label), candidate, source, rules)
+            f"the pre-commit range {from_ref}..{to_ref} disagrees with what the CI system "
+            f"names (the merge of HEAD into {ref}): in CI the platform's target decides; "
+            "run pre-commit on HEAD with --from-ref at the target or its merge-base")

@@ -525,8 +525,8 @@ ATTACKS: List[Scenario] = [
              "replace a seed file with a symlink to a file the patch controls",
              (together(put({"src/seeds.json": [1, 2, 3]}), symlink(SEED, "../src/seeds.json")),),
              expect(f"{SEED}: seed-rewritten", *wd(SEED),
-                    push=(f"{SEED}: seed-rewritten", *wd(SEED),
-                          f"{SEED}: contract-mixed-commit"))),
+                          f"{SEED}: contract-mixed-commit",
+                    staged=(f"{SEED}: seed-rewritten", *wd(SEED)))),
     # jsonl, json-object, immutable
     Scenario("corpus-line-extended", True, "append to an existing jsonl line instead of adding one",
              (_corpus('{"input": "a"}\n{"input": "b", "skip": true}\n'),),
@@ -609,9 +609,8 @@ ATTACKS: List[Scenario] = [
              "an evil merge: an honest side branch merged, the merge commit also reorders "
              "seeds",
              (merge_side({"src/feature.py": "X = 1\n"}, _seed(3, 2, 1)),),
-             expect(f"{SEED}: seed-reordered", *wd(SEED),
-                    push=(f"{SEED}: seed-reordered", *wd(SEED),
-                          f"{SEED}: contract-mixed-commit"))),
+             expect(f"{SEED}: seed-reordered", *wd(SEED), f"{SEED}: merge-edits-oracle",
+                    staged=(f"{SEED}: seed-reordered", *wd(SEED)))),
     Scenario("submodule-under-fixtures", True, "a gitlink under the fixture paths",
              (gitlink("oracle/inputs/vendor"),),
              expect("oracle/inputs/vendor: fixture-not-regular", *wd("oracle/inputs/vendor"))),
@@ -624,15 +623,15 @@ ATTACKS: List[Scenario] = [
              (together(put({"src/prices.json": CHANGED_FIXTURE}),
                        symlink(FIX, "../../src/prices.json")),),
              expect(f"{FIX}: fixture-not-regular", *wd(FIX),
-                    push=(f"{FIX}: fixture-not-regular", *wd(FIX),
-                          f"{FIX}: contract-mixed-commit"))),
+                          f"{FIX}: contract-mixed-commit",
+                    staged=(f"{FIX}: fixture-not-regular", *wd(FIX)))),
     Scenario("symlink-quarantine-folder", True,
              "replace quarantine/active with a symlink to a folder the patch controls",
              (together(drop(QUAR), put({"src/q/retry_budget.yaml": quarantine_yaml()}),
                        symlink("quarantine/active", "../src/q")),),
              expect(*wd(QUAR, "quarantine/active"),
-                    push=(*wd(QUAR, "quarantine/active"),
-                          "quarantine/active: contract-mixed-commit"))),
+                          "quarantine/active: contract-mixed-commit",
+                    staged=wd(QUAR, "quarantine/active"))),
     # paths that are the same file elsewhere
     Scenario("case-fold-twin", True, "tests/GOLDEN/ is tests/golden/ on macOS and Windows",
              (put({"tests/GOLDEN/expected.txt": "4\n"}),),
@@ -653,22 +652,25 @@ ATTACKS: List[Scenario] = [
     Scenario("seed-appended-by-non-owner", True, "append a seed that makes the patch's test pass",
              (_seed(1, 2, 3, 4),), expect(*wd(SEED))),
     Scenario("oracle-and-src-one-commit", True,
-             "a non-owner commit touching oracle and src together: on the server also "
-             "contract-mixed-commit",
+             "a non-owner commit touching oracle and src together: where commits are "
+             "judged (CI, the server), also contract-mixed-commit",
              (together(_seed(1, 2, 3, 4), put({APP: "X = 2\n"})),),
-             expect(*wd(SEED), push=(*wd(SEED), f"{SEED}: contract-mixed-commit"))),
+             expect(*wd(SEED), f"{SEED}: contract-mixed-commit",
+                    staged=wd(SEED))),
     Scenario("owner-mixed-commit", True,
              "an owner's commit touching oracle and src together. Local hooks and CI "
-             "cannot tell owners: write-denied; the server skips write-set for the owner "
-             "and rejects the mixed commit",
+             "cannot tell owners: write-denied; the server skips write-set for the owner; "
+             "CI and the server reject the mixed commit",
              (together(_seed(1, 2, 3, 4), put({APP: "X = 2\n"})),),
-             expect(*wd(SEED), push=(f"{SEED}: contract-mixed-commit",)), pusher=OWNER),
+             expect(*wd(SEED), staged=wd(SEED), ci=(*wd(SEED), f"{SEED}: contract-mixed-commit"),
+                    push=(f"{SEED}: contract-mixed-commit",)), pusher=OWNER),
     Scenario("owner-evil-merge", True,
              "an owner's merge commit that brings in src work and carries an oracle edit "
-             "(the seed append rides inside the merge). Server: the merge changes a "
-             "protected and an allowed path relative to its first parent",
+             "(the seed append rides inside the merge). CI and the server: the merge "
+             "records a seed file its parents do not merge to, owners included",
              (merge_side({"src/feature.py": "X = 1\n"}, _seed(1, 2, 3, 4)),),
-             expect(*wd(SEED), push=(f"{SEED}: contract-mixed-commit",)), pusher=OWNER),
+             expect(*wd(SEED), staged=wd(SEED), ci=(*wd(SEED), f"{SEED}: merge-edits-oracle"),
+                    push=(f"{SEED}: merge-edits-oracle",)), pusher=OWNER),
     Scenario("two-step-fixture-then-lock", True,
              "commit 1 edits a fixture, commit 2 regenerates the lock",
              (put({FIX: CHANGED_FIXTURE}),
@@ -684,10 +686,10 @@ ATTACKS: List[Scenario] = [
     Scenario("force-push-drops-seed", True,
              "main gained an owner's seed; a history cut before it is force-pushed over "
              "main. Staged and CI model it as a commit on main's tip that removes the seed "
-             "(a pull request merges, it cannot overwrite)",
+             "(a pull request merges, it cannot overwrite); in CI that commit is mixed too",
              (together(_seed(1, 2, 3), put({APP: "X = 3\n"})),),
              expect(f"{SEED}: seed-removed", *wd(SEED),
-                    push=(f"{SEED}: seed-removed", *wd(SEED))),
+                    ci=(f"{SEED}: seed-removed", *wd(SEED), f"{SEED}: contract-mixed-commit")),
              prepare=owner_pushes(_seed(1, 2, 3, 4)),
              push=force_push_from_baseline(put({APP: "X = 3\n"}))),
     Scenario("oracle-edit-to-new-branch", True,
@@ -716,11 +718,10 @@ ATTACKS: List[Scenario] = [
     Scenario("duplicate-tree-entry", True,
              "a crafted tree listing seeds/parse_header.json twice, reordered first and "
              "original last: 'git show', archives and web views read the first. The "
-             "server must refuse a tree git fsck calls broken (duplicateEntries), and so "
-             "does a local run whose base is such a commit. CI judges a fresh clone's "
-             "index, which keeps the last entry, the unchanged seed: no change to judge",
+             "server must refuse a tree git fsck calls broken (duplicateEntries), and so do "
+             "a local run whose base is such a commit and CI, which judges the commits",
              (duplicate_tree_entry(SEED, b"[3, 2, 1]\n"),),
-             expect(staged=ERROR_OUTCOME, ci=(), push=ERROR_OUTCOME), unseen=("ci",)),
+             expect(staged=ERROR_OUTCOME, ci=ERROR_OUTCOME, push=ERROR_OUTCOME)),
     Scenario("oracle-edit-as-tag", True, "push the fixture rewrite as a tag",
              (put({FIX: CHANGED_FIXTURE}),),
              expect(f"{FIX}: fixture-mismatch", *wd(FIX)), push=push_to("refs/tags/v9")),

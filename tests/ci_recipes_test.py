@@ -110,6 +110,9 @@ def tool_env(tmp_path, **extra):
     return env
 
 
+RETRY_SEEDS = "seeds/prop.http.retry_after_parse.json"
+
+
 @pytest.fixture
 def origin(tmp_path):
     """A bare 'origin' whose main holds the harness example under its contract, and
@@ -125,7 +128,8 @@ def origin(tmp_path):
     seeds = json.loads((work / "seeds/header_name.json").read_text())
     commit(work, {"seeds/header_name.json": seeds[::-1]}, "reorder seeds")
     git(work, "checkout", "-q", "main")  # an owner appends a seed on main after the branches
-    commit(work, {"seeds/header_name.json": seeds + [{"raw": "A: b", "expect_name": "A"}]},
+    retry = json.loads((work / RETRY_SEEDS).read_text())
+    commit(work, {RETRY_SEEDS: retry + [{"header": "Retry-After: 0", "expect_seconds": 0}]},
            "append a seed")
     bare = tmp_path / "origin.git"
     git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
@@ -210,6 +214,22 @@ def test_plain_script_fails_a_branch_that_reorders_seeds(tmp_path, origin):
     done = plain(clone, tool_env(tmp_path), "origin/main", "HEAD")
     assert done.returncode == 1, done.stdout
     assert "seeds/header_name.json:2: seed-reordered:" in done.stdout
+
+
+def test_the_github_steps_fail_a_branch_whose_merge_conflicts_in_the_oracle(tmp_path, origin):
+    """The merge the platform would record cannot be made: a conflicted seed file is
+    never judged as one side, and the gate fails naming the path."""
+    work = tmp_path / "conflict"
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    git(work, "checkout", "-q", "-b", "conflicts", "origin/reorders-seeds")
+    retry = json.loads((work / RETRY_SEEDS).read_text())
+    commit(work, {RETRY_SEEDS: retry[::-1]}, "reorder the other seeds too")
+    git(work, "push", "-q", "origin", "conflicts")
+    clone = full_clone(origin, tmp_path / "ci", "conflicts")
+    env = tool_env(tmp_path, CI="true", GITHUB_BASE_REF="main")
+    done = run(github_steps()[0], clone, env)
+    assert done.returncode == 1, done.stdout
+    assert f"::error file={RETRY_SEEDS},title=oracle-guard merge-conflict::" in done.stdout
 
 
 def test_plain_script_judges_a_branch_cut_before_the_contract_by_the_targets_rules(tmp_path):

@@ -535,7 +535,7 @@ def test_a_contract_whose_allow_file_is_missing_is_rejected(repos):
                            "is missing from the pushed tip of refs/heads/main"), p.stderr
     assert repos.tip() == old
     # near miss: the allow file in the same commit
-    new = commit(repos.client, {"oracle/allowed": "src/**\n"}, "allow file")
+    new = commit(repos.client, {"oracle/allowed": "src/\n"}, "allow file")
     git(repos.client, "reset", "-q", "--soft", "HEAD~2")
     new = commit(repos.client, message="contract with its allow file")
     accepted(push(repos.client, "main", env=ALICE))
@@ -658,7 +658,7 @@ def test_malformed_stdin_exits_2_with_one_line(tmp_path, stdin):
     assert proc.returncode == 2
     err = proc.stderr.decode()
     assert err.count("\n") == 1 and err.startswith(
-        "oracle-guard: push rejected: stdin line 1 is not '<old-oid> <new-oid> <ref>': "), err
+        "oracle-guard: push rejected: stdin line 1 is not '<old-oid> <new-oid> <ref>' with 40-digit ids: "), err
 
 
 def test_every_line_of_stdin_is_read(repos):

@@ -194,22 +194,41 @@ def pull_request(tmp_path):
     return seed, origin, fork
 
 
-def test_ci_github_base_ref_uses_the_merge_base(tmp_path, capsys):
-    repo, _, fork = pull_request(tmp_path)
+def test_ci_github_base_ref_judges_the_merge_into_the_target_tip(tmp_path, capsys):
+    repo, _, _ = pull_request(tmp_path)
     env = {"CI": "1", "GITHUB_BASE_REF": "main"}
     rc, out, _ = write_set(capsys, repo, env=env)
     assert rc == 1
-    # only the branch's own edit: main's later oracle/b.json is not the branch's doing
+    # only the branch's own edit: main's later oracle/b.json is in the merge unchanged
     assert out.splitlines()[:2] == [DENIED, "write-set: failed (1 error)"]
     revs = resolved(repo, env=env)
-    assert (revs.base.commit, revs.base_reason) == (fork, "GITHUB_BASE_REF")
+    main_tip = rev(repo, "refs/remotes/origin/main")
+    assert (revs.base.commit, revs.rules.commit, revs.base_reason) == (
+        main_tip, main_tip, "GITHUB_BASE_REF")
+    assert revs.head == rev(repo, "HEAD")
+    assert revs.candidate.commit == git(repo, "merge-tree", "--write-tree", main_tip,
+                                        "HEAD").strip()
+    assert revs.history == (rev(repo, "HEAD"), [main_tip])
 
 
 def test_ci_github_base_ref_near_miss(tmp_path, capsys):
-    repo, _, _ = pull_request(tmp_path)
-    git(repo, "revert", "--no-edit", "HEAD~1")  # the branch undoes its oracle edit
+    repo, _, fork = pull_request(tmp_path)
+    git(repo, "checkout", "-q", "-b", "honest", fork)  # the honest edit alone
+    commit(repo, {"src/a.py": "x = 1\n"}, message="honest edit")
     rc, out, _ = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 0, out
+
+
+def test_ci_an_oracle_edit_undone_later_in_the_branch_is_still_judged(tmp_path, capsys):
+    repo, _, _ = pull_request(tmp_path)
+    edit = rev(repo, "HEAD~1")
+    git(repo, "revert", "--no-edit", "HEAD~1")  # the net change leaves the oracle alone
+    rc, out, _ = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert rc == 1
+    assert out.splitlines()[0] == (
+        f"oracle/a.json: write-denied: commit {edit[:12]} changes it (matches deny pattern "
+        "'oracle/**'); a later commit undoes that, but the commit stays in the history that "
+        "is recorded")
 
 
 def test_ci_gitlab_diff_base_sha(tmp_path, capsys):
@@ -219,13 +238,14 @@ def test_ci_gitlab_diff_base_sha(tmp_path, capsys):
     rc, out, _ = write_set(capsys, repo, env=env)
     assert rc == 1
     assert out.splitlines()[0] == DENIED
-    assert resolved(repo, env=env).base_reason == "CI_MERGE_REQUEST_DIFF_BASE_SHA"
+    assert resolved(repo, env=env).base_reason == "CI_MERGE_REQUEST_TARGET_BRANCH_NAME"
 
 
 def test_ci_contract_base_key(tmp_path, capsys):
     repo, _, fork = pull_request(tmp_path)
     revs = resolved(repo, env={"CI": "1"}, contract_base="origin/main")
-    assert (revs.base.commit, revs.base_reason) == (fork, "the contract's 'base'")
+    assert (revs.base.commit, revs.base_reason) == (rev(repo, "refs/remotes/origin/main"),
+                                                    "the contract's 'base'")
     # through the CLI: the key is read from the contract
     repo2 = base_repo(tmp_path / "2", CONTRACT + "base: main\n")
     git(repo2, "checkout", "-q", "-b", "feature")
@@ -240,7 +260,7 @@ def test_ci_base_choices_in_order(tmp_path):
     env = {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork,
            "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}
     revs = resolved(repo, env=env, contract_base="origin/feature")
-    assert revs.base_reason == "CI_MERGE_REQUEST_DIFF_BASE_SHA"
+    assert revs.base_reason == "CI_MERGE_REQUEST_TARGET_BRANCH_NAME"
     env = {"CI": "1", "GITHUB_BASE_REF": "main", "CI_MERGE_REQUEST_DIFF_BASE_SHA": "nope"}
     assert resolved(repo, env=env).base_reason == "GITHUB_BASE_REF"
 
@@ -283,8 +303,8 @@ def test_ci_without_a_base_is_an_error(tmp_path, capsys):
     assert (rc, out) == (2, "")
     assert err == (
         "oracle-guard: error: CI is set but no base is named: set GITHUB_BASE_REF or "
-        "CI_MERGE_REQUEST_DIFF_BASE_SHA, pass --base REV, or give the contract a 'base' "
-        "branch such as origin/main\n")
+        "CI_MERGE_REQUEST_TARGET_BRANCH_NAME, pass --target BRANCH or --base REV, or give "
+        "the contract a 'base' branch such as origin/main\n")
 
 
 def test_ci_with_an_unresolvable_base_is_an_error(tmp_path, capsys):
@@ -304,12 +324,12 @@ def test_ci_never_compares_the_candidate_with_itself(tmp_path, capsys):
     repo, _, _ = pull_request(tmp_path)
     head = rev(repo, "HEAD")
     for env in ({"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": head,
-           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"},
+                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "feature"},
                 {"CI": "1", "GITHUB_BASE_REF": "feature"}):
         rc, out, err = write_set(capsys, repo, env=env)
         assert (rc, out) == (2, "")
-        assert err.startswith("oracle-guard: error: the base ")
-        assert f"already contains the candidate {head[:12]}: nothing to compare" in err
+        assert err.startswith("oracle-guard: error: the target refs/remotes/origin/")
+        assert f"already contains HEAD ({head[:12]}): merging it changes nothing" in err
 
 
 def test_ci_base_ahead_of_the_candidate_is_an_error(tmp_path, capsys):
@@ -318,7 +338,7 @@ def test_ci_base_ahead_of_the_candidate_is_an_error(tmp_path, capsys):
     git(repo, "checkout", "-q", "--detach", "HEAD~1")
     rc, _, err = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "feature"})
     assert rc == 2
-    assert "nothing to compare" in err
+    assert "nothing to judge" in err
 
 
 def test_ci_contract_base_cannot_be_moved_by_the_change(tmp_path, capsys):
@@ -344,7 +364,7 @@ def test_ci_contract_base_cannot_be_moved_by_the_change(tmp_path, capsys):
     assert rc == 2
     assert err == ("oracle-guard: error: the candidate's contract names base 'weak', but the "
                    "contract at refs/heads/weak names 'main': a change cannot choose its own base; "
-                   "pass --base REV\n")
+                   "pass --target BRANCH\n")
 
 
 def shallow_clone(tmp_path, origin, *args):
@@ -370,8 +390,8 @@ def test_shallow_clone_without_the_merge_base(tmp_path, capsys):
     clone = shallow_clone(tmp_path, origin, "--branch", "feature", "--no-single-branch")
     rc, _, err = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 2
-    assert err == ("oracle-guard: error: no merge-base between refs/remotes/origin/main (GITHUB_BASE_REF) "
-                   f"and the candidate; {SHALLOW_HINT}\n")
+    assert err == ("oracle-guard: error: no merge-base between refs/remotes/origin/main "
+                   f"(GITHUB_BASE_REF) and HEAD; {SHALLOW_HINT}\n")
 
 
 def test_shallow_clone_with_a_missing_base_commit(tmp_path, capsys):
@@ -426,7 +446,8 @@ def test_ci_with_no_commits_is_an_error(tmp_path, capsys):
     stage(repo, {".oracle-guard.yaml": CONTRACT + "base: main\n"})
     rc, _, err = write_set(capsys, repo, env={"CI": "1"})
     assert rc == 2
-    assert err.startswith("oracle-guard: error: the contract's 'base' 'main' is not a branch")
+    assert err == ("oracle-guard: error: CI is set, but 'HEAD' names no commit: CI judges "
+                   "a commit, and this repository has none\n")
 
 
 def test_outside_a_repository_is_an_error(tmp_path, capsys, monkeypatch):
@@ -504,7 +525,8 @@ def test_ci_a_tag_cannot_stand_in_for_the_target_branch(tmp_path, capsys):
     rc, out, _ = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 1, out
     assert out.splitlines()[0] == DENIED
-    assert resolved(repo, env={"CI": "1", "GITHUB_BASE_REF": "main"}).base.commit == fork
+    assert resolved(repo, env={"CI": "1", "GITHUB_BASE_REF": "main"}).base.commit == \
+        rev(repo, "refs/remotes/origin/main")
 
 
 def test_ci_contract_base_may_not_name_a_tag(tmp_path, capsys):
@@ -595,7 +617,7 @@ def test_target_already_holding_the_candidate_is_an_error(tmp_path, capsys):
     rc, _, err = run_guard(capsys, repo, "check", "--now", NOW, "--target", "main",
                            "--head", "main~1")
     assert rc == 2
-    assert "already contains the candidate" in err
+    assert "already contains main~1" in err
 
 
 def test_target_for_a_commit_being_made_judges_the_index_against_head(tmp_path, capsys):

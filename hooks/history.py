@@ -1,0 +1,84 @@
+"""The commits that lead to a candidate, each judged on its own.
+
+The candidate's tree says what will be recorded; its commits say how it got
+there. An oracle change rides alone in a commit of its own, a merge commit
+changes nothing that git's clean remerge of its parents does not, and an
+oracle edit undone later in the range is still an edit that history keeps.
+"""
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Set, Tuple
+
+from oracle_guard.findings import Finding, show_path
+from oracle_guard.gitio import Commit, Git
+
+HOOK = "write-set"
+Attributed = Tuple[str, Finding]  # (commit id, finding)
+
+
+def judge(contract, git: Git, commits: Iterable[Commit], *, owner: bool,
+          reported: Set[str]) -> List[Attributed]:
+    """Findings for ``commits`` by ``contract``'s write set. ``owner``: the
+    pusher may change protected paths (not in a mixed commit or a merge).
+    ``reported``: paths the change as a whole is already denied for."""
+    from oracle_guard.write_set import WriteSet
+
+    write_set = WriteSet.of(contract)
+    out: List[Attributed] = []
+    seen = set(reported)
+    for commit in reversed(list(commits)):  # oldest first
+        if commit.is_merge:
+            out.extend(_merge(git, commit, write_set))
+            continue
+        protected, allowed = _split(commit.paths, write_set)
+        if protected and allowed:
+            out.append((commit.id, Finding(
+                HOOK, "contract-mixed-commit", protected[0],
+                f"commit {commit.id[:12]} changes protected {show_path(protected[0])!r} and "
+                f"allowed {show_path(allowed[0])!r}: an oracle change rides alone in its own "
+                "commit")))
+            seen.update(protected)  # one finding for this commit's oracle edit
+        if owner:
+            continue
+        for path in protected:
+            if path in seen:
+                continue
+            seen.add(path)
+            denied = write_set.finding(path)
+            assert denied is not None
+            out.append((commit.id, denied._replace(message=(
+                f"commit {commit.id[:12]} changes it ({denied.message}); a later commit "
+                "undoes that, but the commit stays in the history that is recorded"))))
+    return out
+
+
+def _split(paths: Iterable[str], write_set) -> Tuple[List[str], List[str]]:
+    protected, allowed = [], []
+    for path in paths:
+        (allowed if write_set.finding(path) is None else protected).append(path)
+    return protected, allowed
+
+
+def _merge(git: Git, commit: Commit, write_set) -> List[Attributed]:
+    """A merge's protected paths must be what its parents merge to."""
+    if len(commit.parents) == 2:
+        differing = git.remerge_differences(commit.id, commit.parents)
+        why = "its parents do not merge to that"
+    else:  # git merges two commits at a time; an octopus cannot be remerged here
+        differing = git.differing_paths(commit.parents[0], commit.id)
+        why = "an octopus merge cannot be remerged: merge oracle changes two at a time"
+    out = []
+    for path in differing:
+        denied = _denied(write_set, path)
+        if denied is not None:
+            out.append((commit.id, Finding(
+                HOOK, "merge-edits-oracle", path,
+                f"merge commit {commit.id[:12]} records protected {show_path(path)!r} as "
+                f"{why} ({denied.message}): the merge changes the oracle itself, which "
+                "'git log -p' does not show")))
+    return out
+
+
+def _denied(write_set, path: str) -> Optional[Finding]:
+    found = write_set.finding(path)
+    return found if found is not None and found.code == "write-denied" else None
