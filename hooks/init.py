@@ -282,7 +282,7 @@ KEY_NOTES = {
     "budget.known_ids": "frozen ids must be stems of these files",
     "write_set": "write-set: what a change may touch",
     "write_set.allow": "every changed path must match one",
-    "write_set.allow_file": "one allowed prefix or pattern a line",
+    "write_set.allow_file": "one path prefix from the root a line, no globs",
     "write_set.deny": "protected besides every file named above",
     "write_set.owners": "server side: who may push oracle changes",
     # keys init never proposes, kept from a contract that has them
@@ -767,6 +767,7 @@ def make_plan(args, git, top: str) -> Plan:
             contract.why = f"init would add {'; '.join(added)}; it keeps the rest"
     contract.text = kept_text if kept is not None and not added else \
         checked_contract(data, layout)
+    check_allow_file(data["write_set"].get("allow_file"), index, top)
     notes = list(budget_notes)
     if left_out and "allow" in data["write_set"]:
         notes.append(f"write_set.allow leaves out {', '.join(left_out)} (nothing there yet): "
@@ -1022,6 +1023,33 @@ def modeline_edit(top: str, path: str, schema: str) -> Tuple[Optional[Planned], 
     if _canonical(after) != _canonical(before):  # a comment must change no data
         return None, f"putting the schema line first would change {path}'s data: add it yourself"
     return Planned(path, text, MODELINE_WHAT, "edit"), ""
+
+
+def check_allow_file(path: Optional[str], index, top: str) -> None:
+    """The allow_file the contract names holds only path prefixes, as check reads it:
+    its working-tree copy (which the printed git add stages), else the index's. A
+    line check would refuse stops init, which never turns it into a pattern."""
+    from oracle_guard import loaders
+    from oracle_guard.write_set import allow_file_lines
+
+    if path is None:
+        return
+    full = os.path.join(top, *path.split("/"))
+    try:
+        if os.path.isfile(full) and not os.path.islink(full):
+            with open(full, "rb") as f:
+                data = f.read()
+        elif path in index:
+            data = index.read(path)
+        else:
+            return  # not there: check says it is missing from the commit
+        allow_file_lines(loaders.decode_text(data), path)
+    except OSError as exc:
+        raise InitError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except loaders.LoadError as exc:
+        raise InitError(f"{path}: {exc}; nothing was written") from None
+    except contract_mod.ContractError as exc:
+        raise InitError(f"{exc}; nothing was written") from None
 
 
 def _canonical(value: Any) -> str:

@@ -14,20 +14,47 @@ HOOK = "write-set"
 
 
 def allow_file_patterns(path: str, source: Snapshot) -> List[str]:
+    """The allow patterns of ``write_set.allow_file`` in ``source``: one per line."""
     if path not in source:
         raise ContractError(f"write_set.allow_file {path!r} is missing from {source.label}")
     try:
         text = loaders.decode_text(source.read(path))
     except loaders.LoadError as exc:
         raise ContractError(f"{path}: {exc}") from None
+    return allow_file_lines(text, path)
+
+
+def allow_file_lines(text: str, path: str) -> List[str]:
+    """Each line of an allow file is a path prefix anchored at the repository root:
+    ``src/`` is everything under the root folder ``src``; ``README.md`` is that file or,
+    when it is a folder, everything under it (as a git pathspec). A leading ``/`` means
+    the same. Blank lines and ``#`` comments are skipped. Glob characters, ``!``, ``.``
+    and ``..`` parts and empty parts are contract errors naming ``path`` and the line:
+    a pattern belongs in ``write_set.allow``, never guessed at here."""
     patterns = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
+        where = f"{path}:{number}"
         if line.startswith("!"):
-            raise ContractError(f"{path}:{number}: negation ('!') is not supported")
-        patterns.append(line)
+            raise ContractError(f"{where}: negation ('!') is not supported")
+        if _GLOB.search(line):
+            raise ContractError(
+                f"{where}: {line!r} has a glob character (* ? [ \\); allow_file lines are "
+                "path prefixes from the repository root: use write_set.allow for patterns")
+        prefix = line[1:] if line.startswith("/") else line
+        parts = prefix[:-1].split("/") if prefix.endswith("/") else prefix.split("/")
+        if not prefix:
+            raise ContractError(f"{where}: '/' names no path; list the folders and files "
+                                "a change may touch")
+        if "" in parts:
+            raise ContractError(f"{where}: {line!r} has an empty path part ('//'); "
+                                "allow_file lines are path prefixes from the repository root")
+        if "." in parts or ".." in parts:
+            raise ContractError(f"{where}: {line!r} has a '.' or '..' part; allow_file "
+                                "lines are normalized path prefixes from the repository root")
+        patterns.append(literal_pattern(prefix))  # keeps a trailing '/': folders only
     return patterns
 
 

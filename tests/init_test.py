@@ -734,6 +734,36 @@ def test_merge_contract_proposes_its_allow_file_only(tmp_path, capsys):
     assert "The write set allows: what oracle/write_set.txt lists (nothing else)" in out
 
 
+@pytest.mark.parametrize("line", ["src/**/*.py", "./app/", "src//x"])
+def test_init_refuses_an_allow_file_check_would_refuse(tmp_path, capsys, line):
+    repo = stripped_example(tmp_path, "merge-contract")
+    (repo / "oracle/write_set.txt").write_text(f"src/\n{line}\n")  # what git add stages
+    rc, out, err = init(capsys, repo)
+    assert rc == 2
+    assert out == ""
+    assert err.startswith(f"oracle-guard: error: oracle/write_set.txt:2: {line!r} ")
+    assert err.endswith("; nothing was written\n") and err.count("\n") == 1
+    if "*" in line:
+        assert "use write_set.allow for patterns" in err
+    assert not (repo / ".oracle-guard.yaml").exists()
+    assert not (repo / ".pre-commit-config.yaml").exists()
+
+
+def test_init_keeps_an_allow_file_of_root_prefixes_and_it_is_anchored(tmp_path, capsys):
+    # near miss: prefixes, one with a leading '/', pass; and they admit the root folders only
+    repo = stripped_example(tmp_path, "merge-contract")
+    (repo / "oracle/write_set.txt").write_text("# agents\nsrc/\n/app/\nREADME.md\n")
+    follow_init(capsys, repo)
+    assert re.search(r"^  allow_file: oracle/write_set\.txt +# one path prefix from the root "
+                     r"a line, no globs$", (repo / ".oracle-guard.yaml").read_text(), re.M)
+    rc, out, _ = edit_and_check(capsys, repo, "tests/src/conftest.py", "x = 1\n")
+    assert rc == 1
+    assert "tests/src/conftest.py: write-outside-set:" in out
+    for path in ("src/conftest.py", "app/main.py", "README.md"):
+        rc, out, _ = edit_and_check(capsys, repo, path, "x = 1\n")
+        assert rc == 0, out
+
+
 def test_no_allow_when_no_example_pattern_matches_and_the_step_says_so(tmp_path, capsys):
     repo = init_repo(tmp_path / "r")
     stage(repo, {"oracle/quarantine.json": [], "lib/app.py": "x = 1\n"})

@@ -1,4 +1,6 @@
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -274,7 +276,9 @@ write_set:
 
 FULL_FILES = {
     ".oracle-guard.yaml": FULL_CONTRACT,
-    "policy/write_set.txt": "# what agents may touch\n\n*\n",
+    "policy/write_set.txt": "# what agents may touch: every top-level name here\n\n"
+                            ".oracle-guard.yaml\nlocks/\ninputs/\nseeds/\nfreeze.json\n"
+                            "quarantine/\nschemas/\npolicy/\nsrc/\n",
     "locks/fixtures.lock.json": {},
     "inputs/a.bin": "a\n",
     "seeds/a.json": [1],
@@ -297,7 +301,7 @@ FULL_FILES = {
 ])
 def test_files_the_contract_names_are_denied(tmp_path, capsys, path, why):
     repo = guarded_repo(tmp_path, FULL_FILES)
-    # the allow file allows everything ('*'), and there is no deny list
+    # the allow file allows every top-level name, and there is no deny list
     stage(repo, {"src/app.py": "x = 1\n"})
     rc, out, _ = write_set(capsys, repo)
     assert rc == 0, out
@@ -337,11 +341,11 @@ def test_contract_named_file_with_glob_characters_is_matched_literally(tmp_path,
 
 ALLOW_FILE_CONTRACT = "version: 1\nwrite_set:\n  allow_file: oracle/write_set.txt\n"
 ALLOW_LINES = """\
-# prefixes and names agents may write
+# root-anchored path prefixes agents may write
 src/
 
 README.md
-   docs/*.md
+   /docs/guide/
 """
 
 
@@ -352,16 +356,21 @@ def allow_file_repo(tmp_path, lines=ALLOW_LINES):
 
 def test_allow_file_lines_allow_prefixes_and_names(tmp_path, capsys):
     repo = allow_file_repo(tmp_path)
-    stage(repo, {"src/deep/b.py": "", "README.md": "", "pkg/README.md": "", "docs/x.md": ""})
+    stage(repo, {"src/deep/b.py": "", "src/conftest.py": "", "README.md": "",
+                 "docs/guide/x.md": ""})
     rc, out, _ = write_set(capsys, repo)
     assert rc == 0, out
 
 
 @pytest.mark.parametrize("path", [
+    "tests/src/conftest.py",  # the attack: 'src/' is the root folder, not any 'src'
     "srcs/a.py",       # 'src/' is a folder, not a prefix of a name
     "src",             # ...and not a file called src
-    "docs/x/y.md",     # '*' stays in one folder
-    "# prefixes and names agents may write",  # comments are not patterns
+    "docs/README.md",  # 'README.md' is the root file, not a name at any depth
+    "README.md.bak",   # ...and not a prefix of a name
+    "x/docs/guide/a.md",  # '/docs/guide/' is anchored, as every line is
+    "docs/guide.md",   # ...and a folder
+    "# root-anchored path prefixes agents may write",  # comments are not prefixes
 ])
 def test_allow_file_near_misses_are_outside_the_set(tmp_path, capsys, path):
     repo = allow_file_repo(tmp_path)
@@ -370,6 +379,171 @@ def test_allow_file_near_misses_are_outside_the_set(tmp_path, capsys, path):
     assert rc == 1
     assert finding_lines(out) == [
         f"{path}: write-outside-set: matches no allowed pattern of the write set"]
+
+
+def test_allow_file_prefix_does_not_admit_a_nested_folder_of_the_same_name(tmp_path, capsys):
+    # a conftest.py under tests/src/ would run with the oracle tests and could
+    # deselect them; 'src/' must not reach it
+    repo = allow_file_repo(tmp_path, lines="src/\n")
+    stage(repo, {"tests/src/conftest.py": "collect_ignore_glob = ['*']\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "tests/src/conftest.py: write-outside-set: matches no allowed pattern of the write set"]
+    (repo / "tests/src/conftest.py").unlink()
+    # near miss: the same file under the root folder src/ is inside the set
+    stage(repo, {"src/conftest.py": "collect_ignore_glob = ['*']\n"})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize(("line", "inside", "outside"), [
+    ("README.md", "README.md", "docs/README.md"),
+    ("README.md", "README.md/notes.md", "README.md.bak"),  # a folder: all below it
+    ("/README.md", "README.md", "docs/README.md"),  # a leading '/' changes nothing
+    ("/src/", "src/a/b.py", "lib/src/a.py"),
+    ("src/", "src/a.py", "src"),                    # a trailing '/': folders only
+    ("src", "src", "srcs/a.py"),                    # without it, a file or a folder
+    ("src/app", "src/app/x.py", "src/application.py"),
+    ("  src/  ", "src/a.py", "tests/src/a.py"),     # surrounding blanks are dropped
+])
+def test_allow_file_line_admits_a_root_prefix_only(tmp_path, capsys, line, inside, outside):
+    repo = guarded_repo(tmp_path, {".oracle-guard.yaml": ALLOW_FILE_CONTRACT,
+                                   "oracle/write_set.txt": line + "\n", "x": ""})
+    add_cacheinfo(repo, inside)
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    git(repo, "rm", "-q", "--cached", inside)
+    add_cacheinfo(repo, outside)
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        f"{outside}: write-outside-set: matches no allowed pattern of the write set"]
+
+
+GLOB_ERROR = ("has a glob character (* ? [ \\); allow_file lines are path prefixes from "
+              "the repository root: use write_set.allow for patterns\n")
+
+
+@pytest.mark.parametrize(("line", "shown"), [
+    ("src/**", "'src/**'"),
+    ("*.py", "'*.py'"),
+    ("docs/*.md", "'docs/*.md'"),
+    ("src/?.py", "'src/?.py'"),
+    ("[st]rc/", "'[st]rc/'"),
+    ("src\\app\\", "'src\\\\app\\\\'"),  # a backslash: an escape, or Windows
+    ("/src/**", "'/src/**'"),
+])
+def test_allow_file_glob_line_is_a_contract_error(tmp_path, capsys, line, shown):
+    repo = allow_file_repo(tmp_path, lines=f"# ok\nsrc/\n{line}\n")
+    stage(repo, {"src/b.py": ""})
+    rc, out, err = write_set(capsys, repo)
+    assert rc == 2
+    assert out == ""
+    assert err == f"oracle-guard: error: oracle/write_set.txt:3: {shown} " + GLOB_ERROR
+
+
+def test_allow_file_characters_that_are_not_globs_are_literal(tmp_path, capsys):
+    # near miss of the glob rule: ']', '{', '!' and '#' inside a line are plain characters
+    repo = allow_file_repo(tmp_path, lines="lib/v{1}]!#/\n")
+    add_cacheinfo(repo, "lib/v{1}]!#/a.py")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    add_cacheinfo(repo, "lib/v1/a.py")
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "lib/v1/a.py: write-outside-set: matches no allowed pattern of the write set"]
+
+
+@pytest.mark.parametrize(("line", "error"), [
+    ("./src/", "'./src/' has a '.' or '..' part"),
+    ("src/../tests/", "'src/../tests/' has a '.' or '..' part"),
+    ("src/.", "'src/.' has a '.' or '..' part"),
+    ("..", "'..' has a '.' or '..' part"),
+    ("/./src", "'/./src' has a '.' or '..' part"),
+])
+def test_allow_file_dot_parts_are_a_contract_error(tmp_path, capsys, line, error):
+    repo = allow_file_repo(tmp_path, lines=f"src/\n{line}\n")
+    stage(repo, {"src/b.py": ""})
+    rc, out, err = write_set(capsys, repo)
+    assert rc == 2
+    assert out == ""
+    assert err == (f"oracle-guard: error: oracle/write_set.txt:2: {error}; allow_file lines "
+                   "are normalized path prefixes from the repository root\n")
+
+
+def test_allow_file_names_with_dots_are_not_dot_parts(tmp_path, capsys):
+    # near miss: '.github-docs/' and 'src/..x' are names, not '.' or '..' parts
+    repo = allow_file_repo(tmp_path, lines=".github-docs/\nsrc/..x\n.env.example\n")
+    stage(repo, {".github-docs/a.md": "", "src/..x": "", ".env.example": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    stage(repo, {".github/workflows/ci.yml": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [".github/workflows/ci.yml: write-outside-set: "
+                                  "matches no allowed pattern of the write set"]
+
+
+@pytest.mark.parametrize(("line", "error"), [
+    ("src//app/", "'src//app/' has an empty path part ('//'); allow_file lines are path "
+                  "prefixes from the repository root"),
+    ("//src/", "'//src/' has an empty path part ('//'); allow_file lines are path "
+               "prefixes from the repository root"),
+    ("src//", "'src//' has an empty path part ('//'); allow_file lines are path "
+              "prefixes from the repository root"),
+    ("/", "'/' names no path; list the folders and files a change may touch"),
+])
+def test_allow_file_empty_parts_are_a_contract_error(tmp_path, capsys, line, error):
+    repo = allow_file_repo(tmp_path, lines=f"src/\n{line}\n")
+    stage(repo, {"src/b.py": ""})
+    rc, out, err = write_set(capsys, repo)
+    assert rc == 2
+    assert out == ""
+    assert err == f"oracle-guard: error: oracle/write_set.txt:2: {error}\n"
+
+
+def test_allow_file_leading_slash_line_works(tmp_path, capsys):
+    # near miss of the empty-part rule: one leading '/' is the root, as in '/src/'
+    repo = allow_file_repo(tmp_path, lines="/src/\n/README.md\n")
+    stage(repo, {"src/b.py": "", "README.md": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 0, out
+    stage(repo, {"tests/src/b.py": ""})
+    rc, out, _ = write_set(capsys, repo)
+    assert rc == 1
+    assert finding_lines(out) == [
+        "tests/src/b.py: write-outside-set: matches no allowed pattern of the write set"]
+
+
+def test_allow_file_errors_go_through_the_cli_with_exit_codes(tmp_path):
+    """``oracle-guard check`` as a process: 0 inside the set, 1 for the attack, 2 and
+    one error line for a glob line."""
+    repo = allow_file_repo(tmp_path, lines="src/\n")
+
+    def check():
+        proc = subprocess.run([sys.executable, "-m", "oracle_guard", "check", "-C", str(repo),
+                               "--only", "write-set"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+    stage(repo, {"src/conftest.py": ""})
+    rc, out, err = check()
+    assert (rc, out, err) == (0, "write-set: passed\n", "")
+    stage(repo, {"tests/src/conftest.py": ""})
+    rc, out, err = check()
+    assert rc == 1, (out, err)
+    assert finding_lines(out) == [
+        "tests/src/conftest.py: write-outside-set: matches no allowed pattern of the write set"]
+    commit(repo, {"oracle/write_set.txt": "src/\ntests/**/conftest.py\n"},
+           message="an owner writes a pattern into the allow file")
+    stage(repo, {"src/b.py": ""})
+    rc, out, err = check()
+    assert rc == 2
+    assert out == ""
+    assert err == ("oracle-guard: error: oracle/write_set.txt:2: 'tests/**/conftest.py' "
+                   + GLOB_ERROR)
 
 
 def test_allow_file_and_allow_combine(tmp_path, capsys):
