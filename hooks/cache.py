@@ -1,10 +1,17 @@
-"""A content-addressed cache under the git directory: verdicts keyed by blob id.
+"""A content-addressed cache under the git directory: verdicts keyed by blob id
+and by everything else that made them.
 
 Blobs never change, so what was computed from one (its SHA-256, that a lock or
-contract in it validated, what a freeze file holds or why it is invalid) holds until the tool or its schemas change; both are
-part of the cache's key. A cache that is corrupt, truncated, or written by
-another version is ignored and rebuilt, never trusted. The file lives in the
-repository's git directory, which the patches being judged cannot write.
+contract in it validated, what a freeze file holds or why it is invalid) holds
+for as long as the rest of what made it holds too. So each entry's key names,
+besides the blob id, the loader the file's name picked, the size cap it was
+read under and the schema it was checked against (see the ``*_key`` functions);
+and the file's key names the tool (its version and its sources), its schemas,
+the parser and validator libraries and the Python it ran on. A cached value is
+then what a cold run would compute for the same key. A cache that is corrupt,
+truncated, or written by another version is ignored and rebuilt, never
+trusted. The file lives in the repository's git directory, which the patches
+being judged cannot write.
 """
 from __future__ import annotations
 
@@ -12,26 +19,108 @@ import hashlib
 import json
 import os
 import re
+import sys
 from typing import Any, Dict, Optional
 
 FORMAT = "oracle-guard-cache"
 KINDS = ("sha256", "lock", "contract", "freeze")
 MAX_ENTRIES = 200_000  # per kind; entries this run did not use go first
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
-_OID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
-_OID_AND_SCHEMA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64}):.")
+_OID = "(?:[0-9a-f]{40}|[0-9a-f]{64})"
+_CAP = "([1-9][0-9]*)"  # the size cap, in bytes, the blob was read under
+LOADERS = ("json", "yaml")  # what loaders.loader_for names
+# The key of an entry of each kind; freeze: blob, loader, cap, then the schema
+# (last: a custom schema's path may hold ':').
+_KEYS = {
+    "sha256": re.compile(_OID),  # the digest of the bytes: nothing else goes in
+    "lock": re.compile(rf"{_OID}:{_CAP}"),  # the style is read from the bytes
+    "contract": re.compile(rf"{_OID}:yaml:{_CAP}"),
+    "freeze": re.compile(rf"{_OID}:(?:{'|'.join(LOADERS)}):{_CAP}:.+", re.DOTALL),
+}
+
+
+def _key(*parts: Any) -> str:
+    return ":".join(str(part) for part in parts)
+
+
+def lock_key(oid: str, cap: int) -> str:
+    """That the lock in blob ``oid``, read under ``cap`` bytes, passed its schema."""
+    return _key(oid, cap)
+
+
+def contract_key(oid: str, cap: int) -> str:
+    """The contract in blob ``oid``, loaded as YAML under ``cap`` bytes."""
+    return _key(oid, "yaml", cap)
+
+
+def freeze_key(oid: str, loader: str, cap: int, schema: str) -> str:
+    """What the freeze file in blob ``oid`` holds when loaded by ``loader`` (which
+    its file name picks), read under ``cap`` bytes and checked against ``schema``."""
+    if loader not in LOADERS:
+        raise ValueError(f"unknown loader {loader!r}")
+    return _key(oid, loader, cap, schema)
+
+
+# The libraries whose output a verdict holds (parse errors, schema messages), by
+# module and distribution name.
+_LIBRARIES = (("yaml", "pyyaml"), ("jsonschema", "jsonschema"), ("referencing", "referencing"))
+
+
+def _library(module: str, dist: str) -> str:
+    """The installed version, from the name of the metadata folder beside the
+    package: importing it would cost a warm run what the cache saves. Failing
+    that, the package file's size and time, which an upgrade changes."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.origin:
+        return f"{module}=absent"
+    site = os.path.dirname(os.path.dirname(spec.origin))
+    pattern = re.compile(rf"{re.escape(dist)}-([^-]+)\.dist-info", re.IGNORECASE)
+    try:
+        versions = sorted(m.group(1) for m in map(pattern.fullmatch, os.listdir(site)) if m)
+    except OSError:
+        versions = []
+    if versions:
+        return f"{module}={','.join(versions)}"
+    try:
+        st = os.stat(spec.origin)
+        return f"{module}@{spec.origin}:{st.st_size}:{st.st_mtime_ns}"
+    except OSError:
+        return f"{module}@{spec.origin}"
+
+
+def _digest_files(digest: Any, folder: str, suffix: str) -> None:
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(suffix))
+    except OSError:
+        names = []
+    for name in names:
+        try:
+            with open(os.path.join(folder, name), "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b"\xff unreadable"
+        digest.update(name.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
 
 
 def cache_key() -> str:
-    """The tool version and a digest of the schemas the verdicts were made with."""
+    """What every verdict was made with, whatever its blob: the tool (its version,
+    and its sources, which an editable install changes without a new version), its
+    schemas, the YAML parser and the validator, and the Python they ran on."""
     from oracle_guard import __version__, validation
 
     digest = hashlib.sha256()
-    folder = validation.schema_dir()
-    for name in sorted(os.listdir(folder)):
-        if name.endswith(".json"):
-            with open(os.path.join(folder, name), "rb") as f:
-                digest.update(name.encode() + b"\0" + f.read())
+    digest.update(b"schemas\0")
+    _digest_files(digest, validation.schema_dir(), ".json")
+    digest.update(b"\0sources\0")
+    _digest_files(digest, os.path.dirname(os.path.abspath(__file__)), ".py")
+    runtime = [sys.implementation.name, "%d.%d" % sys.version_info[:2]]
+    runtime += [_library(module, dist) for module, dist in _LIBRARIES]
+    digest.update(b"\0runtime\0" + "\0".join(runtime).encode())
     return f"{__version__}:{digest.hexdigest()}"
 
 
@@ -43,8 +132,8 @@ def _well_formed(entries: Any) -> bool:
     if not isinstance(entries, dict) or set(entries) != set(KINDS):
         return False
     for kind, table in entries.items():
-        key = _OID_AND_SCHEMA if kind == "freeze" else _OID
-        if not isinstance(table, dict) or not all(key.match(k) for k in table):
+        key = _KEYS[kind]
+        if not isinstance(table, dict) or not all(key.fullmatch(k) for k in table):
             return False
         if kind == "sha256" and not all(isinstance(v, str) and _HEX64.match(v)
                                         for v in table.values()):
@@ -53,8 +142,10 @@ def _well_formed(entries: Any) -> bool:
             return False
         if kind == "contract" and not all(isinstance(v, dict) for v in table.values()):
             return False
-        if kind == "freeze" and not all(_freeze_verdict(v) for v in table.values()):
-            return False
+        if kind == "freeze" and not all(
+                _freeze_verdict(v) and v["size"] <= int(key.fullmatch(k).group(1))
+                for k, v in table.items()):
+            return False  # a verdict on more bytes than its cap lets be read: not made so
     return True
 
 

@@ -6,6 +6,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from oracle_guard import loaders, validation
+from oracle_guard.cache import contract_key
 from oracle_guard.gitio import BlobTooLarge
 from oracle_guard.revisions import Snapshot
 
@@ -127,18 +128,19 @@ def read(snapshot: Snapshot) -> Optional[Dict[str, Any]]:
         return None
     if not entry.is_regular:
         raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} is not a regular file")
-    if entry.oid not in _parsed:  # the same contract blob is often read for several revisions
+    key = contract_key(entry.oid, CONTRACT_MAX_BYTES)  # always YAML, whatever the name
+    if key not in _parsed:  # the same contract blob is often read for several revisions
         cache = snapshot.cache
-        cached = cache.get("contract", entry.oid)
+        cached = cache.get("contract", key)
         if cached is None:
             try:
                 data = snapshot.read(CONTRACT_PATH, CONTRACT_MAX_BYTES)
             except BlobTooLarge as exc:
                 raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} {exc}") from None
             cached = parse(data, CONTRACT_PATH, snapshot.label)
-        _parsed[entry.oid] = cached
-    snapshot.cache.put("contract", entry.oid, _parsed[entry.oid])
-    return copy.deepcopy(_parsed[entry.oid])
+        _parsed[key] = cached
+    snapshot.cache.put("contract", key, _parsed[key])
+    return copy.deepcopy(_parsed[key])
 
 
 _parsed: Dict[str, Dict[str, Any]] = {}

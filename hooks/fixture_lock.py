@@ -6,6 +6,7 @@ import re
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from oracle_guard import loaders, validation
+from oracle_guard.cache import lock_key
 from oracle_guard.contract import LIMITS
 from oracle_guard.findings import Finding
 from oracle_guard.gitio import BlobTooLarge
@@ -166,11 +167,12 @@ def check_entry(entry: dict, candidate: Snapshot,
     if not lock_entry.is_regular:
         return [Finding(HOOK, "lock-invalid", lock_path, "lock file is not a regular file")]
     cache = candidate.cache
+    key = lock_key(lock_entry.oid, lock_limit)  # the style comes from the bytes alone
     try:
-        validated = cache.get("lock", lock_entry.oid) is True
+        validated = cache.get("lock", key) is True
         lock = parse_lock(candidate.read(lock_path, lock_limit), fixtures, root, validated)
         if lock.style != "digest":  # a digest lock's verdict depends on the fixtures too
-            cache.put("lock", lock_entry.oid, True)
+            cache.put("lock", key, True)
     except BlobTooLarge as exc:
         return [Finding(HOOK, "lock-invalid", lock_path,
                         f"lock file {exc} (limits.lock_bytes): not loaded")]

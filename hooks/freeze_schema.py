@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from oracle_guard import clock, loaders, validation
+from oracle_guard.cache import freeze_key
 from oracle_guard.contract import ContractError
 from oracle_guard.findings import Finding
 from oracle_guard.gitio import BlobTooLarge
@@ -153,8 +154,9 @@ def load(contract, candidate: Snapshot, hook: str = HOOK) -> FreezeState:
 def _load_file(schema, schema_key, validator, path, candidate, hook, state,
                limit: int) -> Optional[List[Frozen]]:
     """One file's records, or None with its findings in ``state``. The verdict
-    depends only on the bytes and the schema, so it is cached by blob id; the
-    size cap is applied to the cached size, so a lower cap still holds."""
+    depends on the bytes, the loader the file's name picks (the same bytes may be
+    YAML at ``x.yaml`` and not JSON at ``x.json``), the size cap and the schema,
+    so it is cached under all four; the cached size is checked against the cap too."""
     def invalid(message: str, line: Optional[int] = None) -> None:
         state.findings.append(Finding(hook, "freeze-invalid", path, message, line))
 
@@ -162,7 +164,7 @@ def _load_file(schema, schema_key, validator, path, candidate, hook, state,
     if not entry.is_regular:
         invalid(f"is not a regular file (mode {entry.mode})")
         return None
-    cache_key = f"{entry.oid}:{schema_key}"
+    cache_key = freeze_key(entry.oid, loaders.loader_for(path), limit, schema_key)
     verdict = candidate.cache.get("freeze", cache_key)
     if verdict is not None and verdict["size"] > limit:
         verdict = None  # read again, so the cap's finding is the reader's own

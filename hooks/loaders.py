@@ -405,9 +405,15 @@ def _construct(loader, node, path: JsonPath, lines: Dict[JsonPath, int], depth: 
     return result
 
 
+def loader_for(path: str) -> str:
+    """The loader ``load_by_name`` picks for ``path``: "yaml" for ``.yaml``/``.yml``,
+    "json" otherwise. A verdict on a file's bytes depends on it, so caches key by it."""
+    return "yaml" if path.endswith((".yaml", ".yml")) else "json"
+
+
 def load_by_name(path: str, data: bytes) -> Document:
     """YAML for ``.yaml``/``.yml``, JSON otherwise."""
-    if path.endswith((".yaml", ".yml")):
+    if loader_for(path) == "yaml":
         return load_yaml(data)
     return load_json(data, positions=True)
 

@@ -68,7 +68,7 @@ def planted_wrong_digest(repo):
 
 
 @pytest.mark.parametrize("spoil", ["garbage", "truncated", "foreign key", "bad checksum",
-                                   "wrong format", "bad entry"])
+                                   "wrong format", "bad entry", "lock key without cap"])
 def test_a_spoiled_cache_is_ignored_and_rebuilt(tmp_path, capsys, spoil):
     repo = guarded(tmp_path)
     fixture_lock(capsys, repo)
@@ -88,6 +88,12 @@ def test_a_spoiled_cache_is_ignored_and_rebuilt(tmp_path, capsys, spoil):
         spoiled = json.dumps(doc)  # the falsified digest under the old checksum
     elif spoil == "wrong format":
         spoiled = json.dumps(dict(doc, format="something-else"))
+    elif spoil == "lock key without cap":  # the shape before the cap was in the key
+        from oracle_guard.cache import _checksum
+
+        doc["entries"]["lock"][git(repo, "rev-parse", "HEAD:fixtures.lock").strip()] = True
+        doc["checksum"] = _checksum(doc["entries"])
+        spoiled = json.dumps(doc)
     else:
         doc["entries"]["sha256"]["not-an-oid"] = "x"
         spoiled = json.dumps(doc)
@@ -235,3 +241,82 @@ def test_a_freeze_verdict_of_the_wrong_shape_spoils_the_whole_cache(tmp_path):
     assert "IMPORTED jsonschema yaml" in rerun.stderr  # parsed again, not believed
     rebuilt = json.loads(cache_file(repo).read_text())
     assert rebuilt["entries"]["freeze"][key] == verdict
+
+
+# -- a verdict is keyed by everything that made it, not by the blob alone -------------------
+
+NAMED_CONTRACT = """\
+version: 1
+freeze:
+  - {paths: ["x.yaml", "x.yml", "x.json"], schema: freeze}
+"""
+YAML_FREEZE = "excluded_property_ids: [p1]\nreason: {p1: flaky}\n"  # YAML, not JSON
+
+
+def judged_three_ways(repo):
+    """`check --format json` on HEAD: warm (the cache an earlier run left), cold
+    (the cache file deleted first) and with --no-cache, each in a fresh process."""
+    def run(*args):
+        return guard_process(repo, "--format", "json", *args)
+
+    warm = run()
+    cache_file(repo).unlink()
+    cold = run()
+    off = run("--no-cache")
+    return [(p.returncode, p.stdout, p.stderr.split("IMPORTED")[0]) for p in (warm, cold, off)]
+
+
+def freeze_keys(repo):
+    return sorted(json.loads(cache_file(repo).read_text())["entries"]["freeze"])
+
+
+def test_the_same_yaml_blob_at_a_json_path_fails_warm_as_cold(tmp_path):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": NAMED_CONTRACT, "x.yaml": YAML_FREEZE})
+    first = guard_process(repo, "--format", "json")
+    assert first.returncode == 0, first.stdout + first.stderr  # YAML at x.yaml: passes
+    git(repo, "mv", "x.yaml", "x.json")
+    git(repo, "commit", "-q", "-m", "the same blob, now read as JSON")
+    (warm, cold, off) = judged_three_ways(repo)
+    assert cold[0] == 1 and "x.json" in cold[1] and "does not parse" in cold[1], cold
+    assert warm == cold == off  # before: warm passed on the verdict cached for x.yaml
+    assert len(freeze_keys(repo)) == 1  # cold run: only the JSON verdict
+
+
+def test_the_same_yaml_blob_under_another_yaml_name_keeps_its_verdict(tmp_path):
+    # the near-miss: .yml picks the same loader, so the cached verdict is the right one
+    # and is used (no new entry, nothing parsed), and the three runs still agree
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": NAMED_CONTRACT, "x.yaml": YAML_FREEZE})
+    assert guard_process(repo).returncode == 0
+    before = freeze_keys(repo)
+    git(repo, "mv", "x.yaml", "x.yml")
+    git(repo, "commit", "-q", "-m", "the same blob under another YAML name")
+    warm = guard_process(repo)
+    assert warm.returncode == 0, warm.stdout + warm.stderr
+    assert "IMPORTED\n" in warm.stderr  # the verdict came from the cache
+    assert freeze_keys(repo) == before
+    (warm, cold, off) = judged_three_ways(repo)
+    assert warm[0] == 0 and warm == cold == off
+
+
+@pytest.mark.parametrize("spoil", ["no loader or cap", "unknown loader", "over its cap"])
+def test_a_freeze_key_of_the_wrong_shape_spoils_the_whole_cache(tmp_path, spoil):
+    from oracle_guard.cache import _checksum
+
+    repo = freeze_repo(tmp_path)
+    guard_process(repo)
+    doc = json.loads(cache_file(repo).read_text())
+    (key, verdict), = doc["entries"]["freeze"].items()
+    oid, loader, cap, schema = key.split(":", 3)
+    assert (loader, cap, schema) == ("yaml", "4096", "flake-budget")
+    planted = {"no loader or cap": (f"{oid}:{schema}", verdict),  # the old shape
+               "unknown loader": (f"{oid}:toml:{cap}:{schema}", verdict),
+               "over its cap": (f"{oid}:{loader}:1024:{schema}", dict(verdict, size=2048))}
+    doc["entries"]["freeze"].update([planted[spoil]])
+    doc["checksum"] = _checksum(doc["entries"])
+    cache_file(repo).write_text(json.dumps(doc))
+    rerun = guard_process(repo)
+    assert rerun.returncode == 0
+    assert "IMPORTED jsonschema yaml" in rerun.stderr  # the whole file was ignored
+    assert json.loads(cache_file(repo).read_text())["entries"]["freeze"] == {key: verdict}
