@@ -298,6 +298,28 @@ class Git:
         out = self._answer("merge-base", a, b)
         return (out or b"").decode().strip() or None
 
+    def merge_bases(self, a: str, b: str) -> List[str]:
+        """Every best common ancestor: a criss-cross history has several."""
+        return (self._answer("merge-base", "--all", a, b) or b"").decode().split()
+
+    def merge_heads(self) -> List[str]:
+        """The commits a merge in progress brings (MERGE_HEAD), none outside a merge."""
+        path = os.fsdecode(self.run("rev-parse", "--git-path", "MERGE_HEAD").rstrip(b"\n"))
+        try:
+            with open(os.path.join(self.directory, path), encoding="ascii") as f:
+                names = f.read().split()
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as exc:
+            raise GitError(f"cannot read MERGE_HEAD: {exc}") from None
+        commits = [self.resolve_commit(name) for name in names]
+        if None in commits:
+            raise GitError("MERGE_HEAD names an object that is not a commit")
+        return commits
+
+    def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        return self._answer("merge-base", "--is-ancestor", ancestor, descendant) is not None
+
     def version(self) -> Tuple[int, ...]:
         if self._version is None:
             words = self.run("version").decode("utf-8", "replace").split()

@@ -20,7 +20,7 @@ from oracle_guard.codes import CODES
 from oracle_guard.findings import HOOKS, Finding, inert, show_path, show_text
 from oracle_guard.gitio import Git, GitError
 from oracle_guard.judge import judge
-from oracle_guard.revisions import Snapshot
+from oracle_guard.revisions import Snapshot, caught_up
 
 HOOK = "pre-receive"
 DEFAULT_PROTECTED = ("refs/heads/*", "refs/tags/*")
@@ -179,7 +179,7 @@ def _base_of(git: Git, update: RefUpdate, new_commit: str,
     """What the pushed tip is compared with: the old tip; for a new ref, its
     merge-base with the default branch (the empty tree when there is none)."""
     if not update.created:
-        return _old_tip(git, update)
+        return caught_up(git, _old_tip(git, update), default_tip, new_commit)
     merge_base = git.merge_base(default_tip, new_commit) if default_tip else None
     return (Snapshot.of_commit(git, merge_base, "its merge-base with the default branch")
             if merge_base else Snapshot.empty("the empty tree"))

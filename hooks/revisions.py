@@ -244,10 +244,8 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         # a commit being made (a local hook): its change is the index against HEAD,
         # judged by the target's rules; HEAD may well be in the target already
         rules = Snapshot.of_commit(git, target_oid, target)
-        head_commit = git.resolve_commit("HEAD")
-        base_snapshot = (Snapshot.of_commit(git, head_commit, "HEAD") if head_commit
-                         else Snapshot.empty("no commits yet"))
-        return Revisions(base_snapshot, candidate, "HEAD, rules from --target", rules)
+        return Revisions(_head(git) or Snapshot.empty("no commits yet"), candidate,
+                         "HEAD, rules from --target", rules)
     if base is not None or use_pre_commit:
         rev, what = (base, "--base") if base is not None else (from_ref, "PRE_COMMIT_FROM_REF")
         oid = _commit_or_fail(git, rev, what)
@@ -257,6 +255,8 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
                 "name the commit the change started from")
         base_snapshot = Snapshot.of_commit(git, oid, rev)
         rules = _remote_default(git, env) if use_pre_commit else None
+        if rules is not None and head_oid is not None:  # as the server will compare it
+            base_snapshot = caught_up(git, base_snapshot, rules.commit, head_oid)
         history = (_history(head_oid, oid, rules.commit if rules else None)
                    if head_oid else None)
         return Revisions(base_snapshot, candidate, what, rules, history)
@@ -278,10 +278,46 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
                              "--head without a base", history=_history(head_oid))
         return Revisions(Snapshot.of_commit(git, parent, f"{head}^1"), candidate,
                          "--head without a base", history=_history(head_oid, parent))
-    head_commit = git.resolve_commit("HEAD")
-    if head_commit is None:
+    head_snapshot = _head(git)
+    if head_snapshot is None:
         return Revisions(Snapshot.empty("no commits yet"), candidate, "no commits yet")
-    return Revisions(Snapshot.of_commit(git, head_commit, "HEAD"), candidate, "HEAD")
+    return Revisions(head_snapshot, candidate, "HEAD")
+
+
+def _head(git: Git) -> Optional[Snapshot]:
+    """What a commit being made is compared with: HEAD; while a merge is being
+    concluded, git's own merge of HEAD and MERGE_HEAD, so what the merge brings
+    is not the committer's change, and what the committer changes in it is."""
+    head = git.resolve_commit("HEAD")
+    if head is None:
+        return None
+    merging = git.merge_heads()
+    if len(merging) != 1:  # none, or an octopus: git merges two at a time
+        return Snapshot.of_commit(git, head, "HEAD")
+    tree, _ = git.merge_tree(head, merging[0])  # conflicted paths keep their markers
+    return Snapshot.of_tree(git, tree, f"git's merge of HEAD and MERGE_HEAD "
+                                       f"({merging[0][:12]})")
+
+
+def caught_up(git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str) -> Snapshot:
+    """What a branch's update is compared with: its old tip, plus what it took
+    from the default branch since (a merge of main into the branch), so changes
+    that landed on main and were judged there are not the push's own. That is
+    git's merge of the old tip with the default-branch commit the new tip
+    holds; the old tip alone when there is nothing to add, it conflicts, or
+    more than one such commit is new to the branch: then more is judged."""
+    if default_oid is None or old.commit is None:
+        return old
+    new_to_branch = [oid for oid in git.merge_bases(default_oid, new_oid)
+                     if not git.is_ancestor(oid, old.commit)]
+    if len(new_to_branch) != 1:
+        return old
+    taken = new_to_branch[0]
+    tree, conflicts = git.merge_tree(old.commit, taken)
+    if conflicts:
+        return old
+    return Snapshot.of_tree(git, tree, f"{old.label} merged with {taken[:12]} of the "
+                                       "default branch")
 
 
 def _remote_default(git: Git, env: Mapping[str, str]) -> Optional[Snapshot]:

@@ -12,7 +12,11 @@ each context:
   on the index against HEAD), then committed as if with ``--no-verify``; the
   outcome is the union of the steps' findings and the worst exit;
 - ``ci``: the committed branch judged as a GitHub pull request
-  (``CI=1 GITHUB_BASE_REF=main``, base: the merge-base with origin/main);
+  (``CI=1 GITHUB_BASE_REF=main``): its merge into origin/main, and every commit
+  it brings;
+- ``prepush``: the committed branch judged as pre-commit's pre-push hook judges
+  a push of it to a new branch (``PRE_COMMIT_FROM_REF`` its fork point from
+  origin/main, ``PRE_COMMIT_TO_REF`` its tip, rules from origin/HEAD);
 - ``push``: a real ``git push`` of the branch to the server's main (or what
   ``push`` says), judged by the installed hook.
 
@@ -34,7 +38,7 @@ from testing import samples
 from testing.git import git, write
 from testing.server import NOW, Push, file_url, make_client, make_server, push, push_env, rev
 
-CONTEXTS = ("staged", "ci", "push")
+CONTEXTS = ("staged", "ci", "prepush", "push")
 PASS, REJECT, ERROR = "pass", "reject", "error"
 OWNER, OTHER = "alice", "bob"
 
@@ -78,6 +82,9 @@ QUAR = "quarantine/active/retry_budget.yaml"
 PCC = ".pre-commit-config.yaml"
 APP, SETTINGS, TEST, GOLDEN = ("src/app.py", "src/r\u00e9glages.py", "tests/test_app.py",
                                "tests/golden/expected.txt")
+EXPECTED = "tests/expected_totals.txt"  # allowed; an owner moves it into oracle/golden/
+MOVED = "oracle/golden/expected_totals.txt"
+EXPECTED_TEXT = "".join(f"total {n} = {n * 3}\n" for n in range(1, 11))
 
 FIXTURES = {"prices.json": b'{"apple": 3, "pear": 5}\n', "rates.csv": b"eur,1.0\nusd,1.1\n"}
 
@@ -132,6 +139,7 @@ BASE_FILES = {
     TEST: "from app import total\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
     GOLDEN: "3\n",
     "Makefile": "test:\n\tpytest\n",
+    EXPECTED: EXPECTED_TEXT,
 }
 
 
@@ -147,6 +155,7 @@ def build_baseline(root: Path) -> Path:
     if first.rc != 0 or rev(server, "refs/heads/main") != rev(client, "HEAD"):
         raise AssertionError(f"the baseline push was rejected:\n{first.stderr}")
     git(client, "fetch", "-q", "origin")
+    git(client, "remote", "set-head", "origin", "main")  # as a clone has it
     return root
 
 
@@ -320,6 +329,65 @@ def force_push_from_baseline(*steps: Step) -> Callable[[Work, str], Push]:
     return run
 
 
+def from_baseline() -> Step:
+    """The change branch starts at the baseline: cut before what ``prepare`` put on main."""
+    return lambda w: w.git("reset", "-q", "--hard", w.base_commit)
+
+
+def merge_main(*keep: str) -> Step:
+    """Merge origin/main into the change branch; ``keep``: paths the merge commit
+    takes from the branch's side instead of git's merge (an evil merge)."""
+    def edit(w: Work) -> None:
+        w.git("merge", "-q", "--no-ff", "--no-commit", "refs/remotes/origin/main")
+        if keep:
+            w.git("checkout", "HEAD", "--", *keep)
+    return edit
+
+
+def criss_cross(*keep: str) -> Step:
+    """A branch X (a src edit) from the baseline; main merges X while X merges
+    main's earlier tip, so the two have two merge-bases. ``keep``: paths the
+    branch's merge takes from X instead of git's merge."""
+    def edit(w: Work) -> None:
+        main_before = w.git("rev-parse", "refs/remotes/origin/main").strip()
+        w.git("reset", "-q", "--hard", w.base_commit)
+        w.put({APP: "X = 1\n"})
+        x = w.commit("X: src work")
+        w.git("checkout", "-q", "-B", "owner", main_before)  # the owner merges X into main
+        w.git("merge", "-q", "--no-ff", "-m", "merge X", x)
+        p = w.push("owner:main", pusher=OWNER)
+        if p.rc != 0:
+            raise AssertionError(f"the owner's merge was rejected:\n{p.stderr}")
+        w.git("fetch", "-q", "origin")
+        w.git("checkout", "-q", "change")
+        w.git("merge", "-q", "--no-ff", "--no-commit", main_before)
+        if keep:
+            w.git("checkout", "HEAD", "--", *keep)
+    return edit
+
+
+def platform_merge() -> Callable[[Work, str], Push]:
+    """Context (c) where the branch itself is harmless: the merge the platform
+    records (git merge --no-ff into main), pushed to main."""
+    def run(w: Work, pusher: str) -> Push:
+        w.git("checkout", "-q", "-B", "landing", "refs/remotes/origin/main")
+        w.git("merge", "-q", "--no-ff", "-m", "merge the change", "change")
+        return w.push("HEAD:refs/heads/main", pusher=pusher)
+    return run
+
+
+def owner_moves_expected_into_the_oracle(w: Work) -> None:
+    """Before the change: an owner moves an allowed file into protected
+    oracle/golden/, in two oracle-only commits (a copy, then the deletion)."""
+    owner_pushes(put({MOVED: EXPECTED_TEXT}))(w)
+    owner_pushes(drop(EXPECTED))(w)
+
+
+TIGHTER_CONTRACT = CONTRACT.replace('"src/réglages.py"]', '"src/réglages.py", "src/legacy/**"]')
+ALLOW_FILE_CONTRACT = CONTRACT.replace('  allow: ["src/**", "tests/**"]\n',
+                                       "  allow_file: oracle/write_set.txt\n")
+
+
 # -- expected outcomes --------------------------------------------------------------------
 @dataclass(frozen=True)
 class Outcome:
@@ -336,18 +404,19 @@ def outcome(codes: Iterable[str]) -> Outcome:
     return Outcome(REJECT if codes else PASS, codes)
 
 
-def expect(*codes: str, staged=None, ci=None, push=None) -> Dict[str, Outcome]:
+def expect(*codes: str, staged=None, ci=None, prepush=None, push=None
+           ) -> Dict[str, Outcome]:
     """The same codes in every context, unless a context is named: its own
-    codes (an iterable) or an Outcome such as ERROR_OUTCOME."""
+    codes (an iterable) or an Outcome such as ERROR_OUTCOME. A pre-push judges
+    the same commits as CI, locally, where owners are not known: unless named,
+    it expects what CI does."""
     same = outcome(codes)
     out = {}
-    for context, override in (("staged", staged), ("ci", ci), ("push", push)):
+    for context, override in (("staged", staged), ("ci", ci), ("prepush", prepush),
+                              ("push", push)):
         if override is None:
-            out[context] = same
-        elif isinstance(override, Outcome):
-            out[context] = override
-        else:
-            out[context] = outcome(override)
+            override = out["ci"] if context == "prepush" else same
+        out[context] = override if isinstance(override, Outcome) else outcome(override)
     return out
 
 
@@ -419,7 +488,6 @@ def judge_push(w: Work, p: Push) -> Outcome:
 def run(scenario: Scenario, context: str, w: Work) -> Outcome:
     if scenario.prepare is not None:
         scenario.prepare(w)
-    main_before = rev(w.server, "refs/heads/main")
     w.git("checkout", "-q", "-b", "change")
     steps = []
     for number, step in enumerate(scenario.steps, 1):
@@ -432,6 +500,16 @@ def run(scenario: Scenario, context: str, w: Work) -> Outcome:
         return worst(steps)
     if context == "ci":
         return guard(w.client, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    if context == "prepush":
+        # pre-commit's from-ref for a new remote branch: the parent of the first
+        # commit no remote branch has
+        first = w.git("rev-list", "HEAD", "--topo-order", "--reverse", "--not",
+                      "--remotes=origin").split()[0]
+        fork = w.git("rev-parse", f"{first}^1").strip()
+        return guard(w.client, env={
+            "PRE_COMMIT_FROM_REF": fork, "PRE_COMMIT_TO_REF": w.git("rev-parse", "HEAD").strip(),
+            "PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/topic"})
+    main_before = rev(w.server, "refs/heads/main")  # steps may have moved it (an owner's merge)
     pushed = (scenario.push or push_to("refs/heads/main"))(w, scenario.pusher)
     got = judge_push(w, pushed)
     main_after = rev(w.server, "refs/heads/main")
@@ -722,6 +800,49 @@ ATTACKS: List[Scenario] = [
              "a local run whose base is such a commit and CI, which judges the commits",
              (duplicate_tree_entry(SEED, b"[3, 2, 1]\n"),),
              expect(staged=ERROR_OUTCOME, ci=ERROR_OUTCOME, push=ERROR_OUTCOME)),
+    # what the platform records: the merge, not the branch
+    Scenario("criss-cross-evil-merge", True,
+             "after main merged the branch's X and X merged main's earlier tip (two "
+             "merge-bases), the branch's merge keeps X's copy of the seeds: against one "
+             "printed merge-base nothing changed, but merging into main drops the seed an "
+             "owner appended",
+             (criss_cross(SEED),),
+             expect(f"{SEED}: seed-removed", *wd(SEED), f"{SEED}: merge-edits-oracle",
+                    staged=(f"{SEED}: seed-removed", *wd(SEED))),
+             prepare=owner_pushes(_seed(1, 2, 3, 4)), push=platform_merge()),
+    Scenario("rename-carries-edit-into-oracle", True,
+             "an owner moved tests/expected_totals.txt into oracle/golden/; a branch cut "
+             "earlier edits the old, allowed path, and the merge follows the rename into "
+             "the protected file. The branch alone (staged, pre-push) touches only the "
+             "allowed path",
+             (together(from_baseline(), put({EXPECTED: EXPECTED_TEXT.replace("= 9", "= 8")})),),
+             expect(*wd(MOVED), staged=(), prepush=()),
+             prepare=owner_moves_expected_into_the_oracle, unseen=("staged", "prepush"),
+             push=platform_merge()),
+    Scenario("owner-merge-takes-one-side", True,
+             "main gained an owner's new fixture and lock; merging main into an agent's "
+             "branch, the merge commit keeps the branch's old fixture and lock, silently "
+             "reverting main's (diff-tree -c shows nothing). Rejected for owners too",
+             (together(from_baseline(), put({APP: "X = 5\n"})), merge_main(FIX, LOCK)),
+             expect(*wd(FIX, LOCK), f"{FIX}: merge-edits-oracle", f"{LOCK}: merge-edits-oracle",
+                    staged=wd(FIX, LOCK),
+                    push=(f"{FIX}: merge-edits-oracle", f"{LOCK}: merge-edits-oracle")),
+             prepare=owner_pushes(put({FIX: CHANGED_FIXTURE, LOCK: lock_text(
+                 dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))})), pusher=OWNER),
+    Scenario("new-branch-at-old-commit", True,
+             "main's contract now denies src/legacy/**; a new branch cut from before that "
+             "edits it, so its own older contract would allow it. A local commit on that "
+             "branch is judged by the branch's HEAD",
+             (together(from_baseline(), put({"src/legacy/x.py": "L = 1\n"})),),
+             expect(*wd("src/legacy/x.py"), staged=()),
+             prepare=owner_pushes(put({C: TIGHTER_CONTRACT})), unseen=("staged",),
+             push=push_to("refs/heads/topic")),
+    Scenario("allow-file-prefix-is-anchored", True,
+             "the allow file lists src/; a conftest under tests/src/ is not under the "
+             "root's src/ (a conftest can deselect the oracle's tests)",
+             (put({"tests/src/conftest.py": "collect_ignore = ['test_app.py']\n"}),),
+             expect("tests/src/conftest.py: write-outside-set"),
+             prepare=owner_pushes(put({C: ALLOW_FILE_CONTRACT, "oracle/write_set.txt": "src/\n"}))),
     Scenario("oracle-edit-as-tag", True, "push the fixture rewrite as a tag",
              (put({FIX: CHANGED_FIXTURE}),),
              expect(f"{FIX}: fixture-mismatch", *wd(FIX)), push=push_to("refs/tags/v9")),
@@ -753,6 +874,28 @@ LEGITIMATE: List[Scenario] = [
     Scenario("honest-change-after-owner-append", False,
              "main gained an owner's seed; an honest change on top of it",
              (put({APP: "V = 1\n"}),), expect(), prepare=owner_pushes(_seed(1, 2, 3, 4))),
+    Scenario("criss-cross-honest-merge", False,
+             "the criss-cross history above, with an honest merge that keeps every seed",
+             (criss_cross(),), expect(), prepare=owner_pushes(_seed(1, 2, 3, 4)),
+             push=platform_merge()),
+    Scenario("owner-rename-merged-cleanly", False,
+             "an owner's move into oracle/golden/, and a branch cut earlier that edits src",
+             (together(from_baseline(), put({APP: "R = 1\n"})),), expect(),
+             prepare=owner_moves_expected_into_the_oracle, push=platform_merge()),
+    Scenario("owner-clean-merge-of-main", False,
+             "main gained an owner's fixture and lock; the agent's branch merges main "
+             "cleanly and is pushed by an owner, as a platform would",
+             (together(from_baseline(), put({APP: "X = 5\n"})), merge_main()), expect(),
+             prepare=owner_pushes(put({FIX: CHANGED_FIXTURE, LOCK: lock_text(
+                 dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))})), pusher=OWNER),
+    Scenario("new-branch-at-old-commit-honest", False,
+             "a new branch cut from before main's tighter contract, editing an allowed file",
+             (together(from_baseline(), put({"src/other.py": "O = 1\n"})),), expect(),
+             prepare=owner_pushes(put({C: TIGHTER_CONTRACT})), push=push_to("refs/heads/topic")),
+    Scenario("allow-file-prefix-near-miss", False,
+             "the allow file lists src/; a conftest in the root's src/ is inside it",
+             (put({"src/conftest.py": "X = 1\n"}),), expect(),
+             prepare=owner_pushes(put({C: ALLOW_FILE_CONTRACT, "oracle/write_set.txt": "src/\n"}))),
     Scenario("owner-fixture-and-lock", False,
              "an owner's oracle-only commit: fixture and lock together. Locally and in CI "
              "the write set denies it to everyone (owners use an administrator override); "
