@@ -370,7 +370,7 @@ def platform_merge() -> Callable[[Work, str], Push]:
     """Context (c) where the branch itself is harmless: the merge the platform
     records (git merge --no-ff into main), pushed to main."""
     def run(w: Work, pusher: str) -> Push:
-        w.git("checkout", "-q", "-B", "landing", "refs/remotes/origin/main")
+        w.git("checkout", "-q", "-f", "-B", "landing", "refs/remotes/origin/main")
         w.git("merge", "-q", "--no-ff", "-m", "merge the change", "change")
         return w.push("HEAD:refs/heads/main", pusher=pusher)
     return run
