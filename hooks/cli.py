@@ -57,8 +57,7 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
         from oracle_guard import history
 
         result = next(r for r in results if r.hook == "write-set")
-        found = history.judge(contract, git, pending(), owner=False,
-                              reported={f.path for f in result.findings})
+        found = history.judge(contract, git, pending())
         if found:
             result.findings.extend(f for _, f in found)
             result.note = None

@@ -1,13 +1,15 @@
 """The commits that lead to a candidate, each judged on its own.
 
 The candidate's tree says what will be recorded; its commits say how it got
-there. An oracle change rides alone in a commit of its own, a merge commit
-changes nothing that git's clean remerge of its parents does not, and an
-oracle edit undone later in the range is still an edit that history keeps.
+there. An oracle change rides alone in a commit of its own, and a merge
+commit changes nothing that git's clean remerge of its parents does not. An
+oracle edit that a later commit of the range undoes never reaches the tree
+that is recorded, and is not a finding of its own: a red run is made green by
+restoring the oracle.
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Set, Tuple
+from typing import Iterable, List, Optional, Tuple
 
 from oracle_guard.findings import Finding, show_path
 from oracle_guard.gitio import Commit, Git
@@ -16,16 +18,13 @@ HOOK = "write-set"
 Attributed = Tuple[str, Finding]  # (commit id, finding)
 
 
-def judge(contract, git: Git, commits: Iterable[Commit], *, owner: bool,
-          reported: Set[str]) -> List[Attributed]:
-    """Findings for ``commits`` by ``contract``'s write set. ``owner``: the
-    pusher may change protected paths (not in a mixed commit or a merge).
-    ``reported``: paths the change as a whole is already denied for."""
+def judge(contract, git: Git, commits: Iterable[Commit]) -> List[Attributed]:
+    """Findings for ``commits`` by ``contract``'s write set, for everyone,
+    owners included."""
     from oracle_guard.write_set import WriteSet
 
     write_set = WriteSet.of(contract)
     out: List[Attributed] = []
-    seen = set(reported)
     for commit in reversed(list(commits)):  # oldest first
         if commit.is_merge:
             out.extend(_merge(git, commit, write_set))
@@ -37,18 +36,6 @@ def judge(contract, git: Git, commits: Iterable[Commit], *, owner: bool,
                 f"commit {commit.id[:12]} changes protected {show_path(protected[0])!r} and "
                 f"allowed {show_path(allowed[0])!r}: an oracle change rides alone in its own "
                 "commit")))
-            seen.update(protected)  # one finding for this commit's oracle edit
-        if owner:
-            continue
-        for path in protected:
-            if path in seen:
-                continue
-            seen.add(path)
-            denied = write_set.finding(path)
-            assert denied is not None
-            out.append((commit.id, denied._replace(message=(
-                f"commit {commit.id[:12]} changes it ({denied.message}); a later commit "
-                "undoes that, but the commit stays in the history that is recorded"))))
     return out
 
 

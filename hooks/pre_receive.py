@@ -112,8 +112,9 @@ def _contract_for(git: Git, update: RefUpdate, default: Optional[Snapshot],
     neither has one (the first contract of a repository), the pushed tip's."""
     if default is not None and contract_mod.CONTRACT_PATH in default:
         return contract_mod.choose(default, default)
-    if not update.created:
-        old = _old_tip(git, update)
+    old_commit = None if update.created else git.resolve_commit(update.old)
+    if old_commit is not None:  # an unprotected ref may hold a blob or a tree
+        old = Snapshot.of_commit(git, old_commit, f"the old tip of {update.ref}")
         if contract_mod.CONTRACT_PATH in old:
             return contract_mod.choose(old, old)
     if candidate is None:
@@ -167,9 +168,8 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
     if pending is not None:
         from oracle_guard import history
 
-        reported = {f.path for _, f in findings if f.hook == "write-set"}
         findings.extend((commit[:12], f) for commit, f in history.judge(
-            contract, git, pending(), owner=owner, reported=reported))
+            contract, git, pending()))
         _check_next_contract(contract.source, candidate, now)
     return RefVerdict(update, findings, notes)
 

@@ -232,6 +232,29 @@ def test_the_github_steps_fail_a_branch_whose_merge_conflicts_in_the_oracle(tmp_
     assert f"::error file={RETRY_SEEDS},title=oracle-guard merge-conflict::" in done.stdout
 
 
+def test_a_push_build_stays_red_until_the_oracle_is_restored(tmp_path, origin):
+    """Each push of a branch is judged as its merge into the target, never against
+    the previous push: a later honest push does not turn a red branch green, and
+    restoring the seed does."""
+    work = tmp_path / "dev"
+    git(tmp_path, "clone", "-q", str(origin), str(work))
+    git(work, "checkout", "-q", "-b", "agent", "origin/honest")
+    seeds = (work / "seeds/header_name.json").read_text()
+    pushes = [({"seeds/header_name.json": seeds.replace("[", "[\n  {\"raw\": \"X: y\", "
+                                                        "\"expect_name\": \"X\"},", 1)},
+               1, "first push: prepends a seed"),
+              ({"src/more.py": "Y = 2\n"}, 1, "second push: honest, on top of the first"),
+              ({"seeds/header_name.json": seeds}, 0, "third push: restores the seed file")]
+    for files, want, what in pushes:
+        commit(work, files, what)
+        git(work, "push", "-q", "origin", "agent")
+        clone = full_clone(origin, tmp_path / f"ci-{want}-{len(what)}", "agent")
+        done = plain(clone, tool_env(tmp_path, CI="true"))
+        assert done.returncode == want, (what, done.stdout)
+        if want:
+            assert "seeds/header_name.json" in done.stdout, (what, done.stdout)
+
+
 def test_plain_script_judges_a_branch_cut_before_the_contract_by_the_targets_rules(tmp_path):
     """An existing repository adopts oracle-guard; an agent's branch starts from a
     commit before that and rewrites a fixture. From the merge-base the range has

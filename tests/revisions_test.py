@@ -219,16 +219,12 @@ def test_ci_github_base_ref_near_miss(tmp_path, capsys):
     assert rc == 0, out
 
 
-def test_ci_an_oracle_edit_undone_later_in_the_branch_is_still_judged(tmp_path, capsys):
+def test_ci_an_oracle_edit_undone_later_in_the_branch_passes(tmp_path, capsys):
+    # what is recorded is the merge: a red branch turns green by restoring the oracle
     repo, _, _ = pull_request(tmp_path)
-    edit = rev(repo, "HEAD~1")
-    git(repo, "revert", "--no-edit", "HEAD~1")  # the net change leaves the oracle alone
+    git(repo, "revert", "--no-edit", "HEAD~1")
     rc, out, _ = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
-    assert rc == 1
-    assert out.splitlines()[0] == (
-        f"oracle/a.json: write-denied: commit {edit[:12]} changes it (matches deny pattern "
-        "'oracle/**'); a later commit undoes that, but the commit stays in the history that "
-        "is recorded")
+    assert rc == 0, out
 
 
 def test_ci_gitlab_diff_base_sha(tmp_path, capsys):

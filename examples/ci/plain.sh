@@ -1,17 +1,18 @@
 #!/bin/sh
-# oracle-guard on any CI system, or by hand: judge the commits a branch adds to
-# the branch it targets with oracle-guard, then run the repository's pre-commit hooks.
+# oracle-guard on any CI system, or by hand: judge the merge of a branch into the
+# branch it targets with oracle-guard, then run the repository's pre-commit hooks.
 #
 #   examples/ci/plain.sh [TARGET [HEAD]]     (default: origin/main HEAD)
 #
 # Needs oracle-guard and pre-commit on PATH (oracle-guard installed by the job from a
 # pinned source, not from the change), a .pre-commit-config.yaml for the other hooks,
-# and full history (a clone that has TARGET and the merge-base: no shallow
-# checkout, or 'git fetch --unshallow origin main' first). The range starts at
-# the merge-base, not at TARGET itself: commits TARGET gained since the branch was
-# cut (a seed appended on main) are not the branch's change. The rules come from
-# TARGET's tip (ORACLE_GUARD_TARGET), so a branch cut before the contract existed
-# is still judged by it. Exit codes: oracle-guard's when it fails (1 a finding,
+# git 2.38 or later, and full history (a clone that has TARGET and the merge-base: no
+# shallow checkout, or 'git fetch --unshallow origin main' first). oracle-guard judges
+# what the platform will record: git's merge of HEAD into TARGET's tip, by TARGET's
+# rules, and every commit it brings; so a push build of a branch stays red until the
+# oracle is restored, whatever the previous push was. pre-commit's range starts at the
+# merge-base: commits TARGET gained since the branch was cut (a seed appended on main)
+# are not the branch's change. Exit codes: oracle-guard's when it fails (1 a finding,
 # 2 an error), else pre-commit's (0 passed, non-zero failed).
 set -eu
 
@@ -32,7 +33,7 @@ if [ "$base" = "$(git rev-parse "$head^{commit}")" ]; then
   exit 2
 fi
 
-echo "plain.sh: judging $(git rev-parse --short "$base")..$(git rev-parse --short "$head") ($target...$head)"
+echo "plain.sh: judging the merge of $head into $target ($(git rev-parse --short "$base")..$(git rev-parse --short "$head"))"
 # The gate: oracle-guard itself, not through pre-commit, whose hooks come from the
 # candidate's own .pre-commit-config.yaml (a change could drop them from it).
 oracle-guard check --target "$target" --head "$head"
