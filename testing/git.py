@@ -1,10 +1,11 @@
 """Real git repositories for tests (no mocks)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, Mapping, Optional, Tuple, Union
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test Author",
@@ -17,6 +18,20 @@ GIT_ENV = {
 # Variables that change which revisions oracle-guard judges; tests set them explicitly.
 REVISION_ENV = ("CI", "GITHUB_BASE_REF", "CI_MERGE_REQUEST_DIFF_BASE_SHA",
                 "PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "ORACLE_GUARD_NOW")
+
+
+@contextlib.contextmanager
+def clean_environment() -> Iterator[None]:
+    """No revision variables and a fixed identity, for fixtures wider than a test
+    (conftest's per-test environment is not active at module scope)."""
+    import pytest
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name in REVISION_ENV:
+            mp.delenv(name, raising=False)
+        for name, value in GIT_ENV.items():
+            mp.setenv(name, value)
+        yield
 
 
 def git(repo: Union[str, Path], *args: str, input: Optional[bytes] = None) -> str:

@@ -8,20 +8,8 @@ import json
 import pytest
 
 from testing import scenarios
-from testing.git import GIT_ENV, REVISION_ENV, git
+from testing.git import git
 from testing.scenarios import ATTACKS, CATALOG, CONTEXTS, LEGITIMATE, OWNER, PASS, Work
-
-
-@pytest.fixture(scope="module")
-def baseline(tmp_path_factory):
-    """Built once per module and copied per scenario; with the same clean
-    environment conftest gives each test (it is not active at module scope)."""
-    with pytest.MonkeyPatch.context() as mp:
-        for name in REVISION_ENV:
-            mp.delenv(name, raising=False)
-        for name, value in GIT_ENV.items():
-            mp.setenv(name, value)
-        return scenarios.build_baseline(tmp_path_factory.mktemp("baseline"))
 
 
 @pytest.mark.parametrize("context", CONTEXTS)

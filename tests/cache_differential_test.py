@@ -30,7 +30,7 @@ from oracle_guard import cache as cache_mod
 from oracle_guard import cli
 from oracle_guard import contract as contract_mod
 from testing import scenarios
-from testing.git import GIT_ENV, REVISION_ENV
+from testing.git import clean_environment
 from testing.scenarios import CATALOG, Work
 
 CONTEXTS = ("ci", "staged")
@@ -135,11 +135,7 @@ def baseline(tmp_path_factory):
     """Built once per module and copied per scenario, with the environment
     conftest gives each test; its client's cache holds what judging the
     baseline itself cached, so the first warm run already has earlier verdicts."""
-    with pytest.MonkeyPatch.context() as mp:
-        for name in REVISION_ENV:
-            mp.delenv(name, raising=False)
-        for name, value in GIT_ENV.items():
-            mp.setenv(name, value)
+    with clean_environment():
         root = scenarios.build_baseline(tmp_path_factory.mktemp("baseline"))
         contract_mod._parsed.clear()
         got = scenarios.guard(Work(root).client, env={})

@@ -1,6 +1,6 @@
 import pytest
 
-from testing.git import GIT_ENV, REVISION_ENV
+from testing.git import GIT_ENV, REVISION_ENV, clean_environment
 
 
 @pytest.fixture(autouse=True)
@@ -11,3 +11,13 @@ def _clean_environment(monkeypatch):
         monkeypatch.delenv(name, raising=False)
     for name, value in GIT_ENV.items():
         monkeypatch.setenv(name, value)
+
+
+@pytest.fixture(scope="module")
+def baseline(tmp_path_factory):
+    """The adversarial catalogue's baseline (testing/scenarios.py), built once per
+    module and copied per scenario."""
+    from testing import scenarios
+
+    with clean_environment():
+        return scenarios.build_baseline(tmp_path_factory.mktemp("baseline"))

@@ -10,18 +10,7 @@ import subprocess
 import pytest
 
 from testing import scenarios
-from testing.git import GIT_ENV, REVISION_ENV
 from testing.scenarios import CATALOG, Work
-
-
-@pytest.fixture(scope="module")
-def baseline(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as mp:
-        for name in REVISION_ENV:
-            mp.delenv(name, raising=False)
-        for name, value in GIT_ENV.items():
-            mp.setenv(name, value)
-        return scenarios.build_baseline(tmp_path_factory.mktemp("baseline"))
 
 
 def committed_branch(scenario, w: Work) -> str:
