@@ -910,6 +910,12 @@ LEGITIMATE: List[Scenario] = [
                        put({SLOCK: {"case_001": 1729, "case_002": 42, "case_003": 7},
                             "replays/case_003.json": {"input": "z", "expected": 3}})),),
              expect(push=(), *wd(SEED, CORPUS, SLOCK, "replays/case_003.json")), pusher=OWNER),
+    Scenario("owner-oracle-branch-merged", False,
+             "an owner's oracle-only branch (a seed append) landed by a merge commit: the "
+             "merge is clean, so it changes nothing of its own (denied locally and in CI, "
+             "where owners are not known)",
+             (_seed(1, 2, 3, 4),), expect(push=(), *wd(SEED)), pusher=OWNER,
+             push=platform_merge()),
     Scenario("owner-renews-entry", False,
              "an owner renews a budget entry within max_days (denied locally and in CI)",
              (put({BUDGET: budget_yaml(expires="2026-10-08")}),),
