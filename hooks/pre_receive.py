@@ -99,6 +99,23 @@ def rules_for_push(git: Git, default_tip: Optional[str]) -> Optional[Snapshot]:
     return Snapshot.of_commit(git, default_tip, "the default branch tip")
 
 
+def rules_tip(git: Git, default_tip: Optional[str]) -> Optional[str]:
+    """The commit every push is judged from: the default branch's tip, or the
+    tip of the branch its contract names as 'rules_ref' (one step, no chain)."""
+    if default_tip is None:
+        return None
+    data = contract_mod.read(Snapshot.of_commit(git, default_tip, "the default branch tip"))
+    named = (data or {}).get("rules_ref")
+    if not named:
+        return default_tip
+    tip = git.resolve_commit(named)
+    if tip is None:
+        raise ProtocolError(f"the default branch's contract names rules_ref {named}, which "
+                            "does not exist: no push can be judged until an admin creates it "
+                            "or an owner changes rules_ref")
+    return tip
+
+
 def _old_tip(git: Git, update: RefUpdate) -> Snapshot:
     old_commit = git.resolve_commit(update.old)
     if old_commit is None:
@@ -296,6 +313,7 @@ def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str]) -> int:
             # new refs are judged against the default branch: without one they
             # would bring their own rules
             raise ProtocolError(unresolved_head(git))
+        default_tip = rules_tip(git, default_tip)
         timeout = _timeout_for(git, default_tip)
         remaining = timeout - (time.monotonic() - started)
         if remaining <= 0:

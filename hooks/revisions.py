@@ -333,7 +333,19 @@ def _remote_default(git: Git, env: Mapping[str, str]) -> Optional[Snapshot]:
     if oid is None:
         return None
     rules = Snapshot.of_commit(git, oid, f"refs/remotes/{remote}/HEAD")
-    return rules if CONTRACT_PATH in rules else None
+    if CONTRACT_PATH not in rules:
+        return None
+    from oracle_guard.contract import read
+
+    named = (read(rules) or {}).get("rules_ref")  # as the server reads it: refs/heads/X
+    if named:
+        ref = f"refs/remotes/{remote}/{named[len('refs/heads/'):]}"
+        oid = git.resolve_commit(ref)
+        if oid is None:
+            raise RevisionError(f"the remote's contract takes its rules from {named}, which "
+                                f"this clone does not have as {ref}: fetch it first")
+        rules = Snapshot.of_commit(git, oid, ref)
+    return rules
 
 
 def _merged(git: Git, head: str, head_oid: str, target: str, target_oid: str,
