@@ -189,6 +189,7 @@ class Git:
         self._tree_objects: Dict[str, Dict[bytes, Tuple[str, str]]] = {}
         self._root_trees: Dict[str, str] = {}
         self._version: Optional[Tuple[int, ...]] = None
+        self._git_dir: Optional[str] = None
 
     # -- processes -----------------------------------------------------
     def run(self, *args: str, check: bool = True, stdin: Optional[bytes] = None) -> bytes:
@@ -263,8 +264,17 @@ class Git:
         return os.fsdecode(out) if out else None
 
     def check_repository(self) -> None:
-        if not self.ok("rev-parse", "--git-dir"):
+        out = self.run("rev-parse", "--git-dir", check=False).rstrip(b"\n")
+        if not out:
             raise GitError(f"not a git repository: {os.path.abspath(self.directory)}")
+        self._git_dir = os.path.join(self.directory, os.fsdecode(out))
+
+    def git_dir(self) -> str:
+        """This work tree's git directory (where MERGE_HEAD lives)."""
+        if self._git_dir is None:
+            self.check_repository()
+        assert self._git_dir is not None
+        return self._git_dir
 
     def is_shallow(self) -> bool:
         return self.run("rev-parse", "--is-shallow-repository").strip() == b"true"
@@ -304,9 +314,8 @@ class Git:
 
     def merge_heads(self) -> List[str]:
         """The commits a merge in progress brings (MERGE_HEAD), none outside a merge."""
-        path = os.fsdecode(self.run("rev-parse", "--git-path", "MERGE_HEAD").rstrip(b"\n"))
         try:
-            with open(os.path.join(self.directory, path), encoding="ascii") as f:
+            with open(os.path.join(self.git_dir(), "MERGE_HEAD"), encoding="ascii") as f:
                 names = f.read().split()
         except FileNotFoundError:
             return []

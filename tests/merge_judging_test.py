@@ -177,3 +177,27 @@ def test_merge_judging_needs_git_2_38(tmp_path, capsys, monkeypatch):
 
 def test_this_git_reports_its_version(tmp_path):
     assert Git(str(init_repo(tmp_path / "r"))).version() >= (2, 38)
+
+
+def test_a_merge_being_concluded_is_compared_with_gits_merge(tmp_path, capsys):
+    """While a merge is concluded, what it brings from main is not the committer's
+    change; what the committer changes in it (a seed file kept from HEAD) is."""
+    repo = pull_request(tmp_path)
+    git(repo, "checkout", "-q", "-b", "owner", "main")
+    commit(repo, {"seeds/s.json": "[1, 2, 3]\n"}, message="owner appends")
+    git(repo, "checkout", "-q", "feature")
+    git(repo, "merge", "-q", "--no-ff", "--no-commit", "owner")
+    rc, out, _ = check(capsys, repo, "--only", "seed-append-only,write-set", env={})
+    assert rc == 0, out  # main's append is not the merge's doing
+    git(repo, "checkout", "HEAD", "--", "seeds/s.json")  # keep the branch's old copy
+    rc, out, _ = check(capsys, repo, "--only", "seed-append-only", env={})
+    assert rc == 1 and out.startswith("seeds/s.json: seed-removed: element [2] 3 is gone"), out
+
+
+@pytest.mark.parametrize("content", ["junk\n", "0" * 40 + "\n"])
+def test_a_merge_head_that_names_no_commit_exits_2(tmp_path, capsys, content):
+    repo = pull_request(tmp_path)
+    (repo / ".git" / "MERGE_HEAD").write_text(content)
+    rc, out, err = check(capsys, repo, env={})
+    assert (rc, out) == (2, "")
+    assert err == "oracle-guard: error: MERGE_HEAD names an object that is not a commit\n"
