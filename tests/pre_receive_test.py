@@ -821,3 +821,496 @@ def test_force_keeps_the_replaced_hook_beside_it(tmp_path):
     assert f"moved the hook it replaces to {backup}" in said
     assert backup.read_text() == "#!/bin/sh\necho theirs\n"
     assert MARKER in hook.read_text()
+
+
+# -- refs/replace/* ------------------------------------------------------------------------
+def _replace_main_tip(repos: Repos) -> str:
+    """A replace ref in the client that swaps main's tip for a seed-rewriting commit;
+    returns the ref's name."""
+    tip = repos.tip()
+    git(repos.client, "checkout", "-q", "-b", "swap")
+    swap = commit(repos.client, {SEEDS: [1, 9]}, "the commit git would show instead")
+    git(repos.client, "checkout", "-q", "main")
+    git(repos.client, "replace", tip, swap)
+    ref = f"refs/replace/{tip}"
+    assert git(repos.client, "rev-parse", ref).strip() == swap
+    return ref
+
+
+def test_a_non_owners_replace_ref_is_rejected_and_nothing_moves(repos):
+    ref = _replace_main_tip(repos)
+    old = repos.tip()
+    commit(repos.client, {"src/app.py": "print('v2')\n"}, "honest")
+    # refs/replace/* is not in the default protected_refs: it is judged anyway
+    p = push(repos.client, "main", f"{ref}:{ref}", env=BOB)
+    rejected(p, f"{ref}: -: replace-ref")
+    assert p.findings() == [f"{ref}: -: replace-ref"], p.stderr
+    assert (f"oracle-guard: {ref}: .: replace-ref: {ref}: refs/replace/* changes what git "
+            "shows for an object; only an owner may push it") in p.guard
+    assert repos.tip(ref) is None
+    assert repos.tip() == old
+    # nobody named at all is not an owner either
+    rejected(push(repos.client, f"{ref}:{ref}", env=push_env()), f"{ref}: -: replace-ref")
+    assert repos.tip(ref) is None
+
+
+def test_an_owners_replace_ref_is_accepted_and_changes_no_later_verdict(repos):
+    ref = _replace_main_tip(repos)
+    swap = rev(repos.client, ref)
+    p = push(repos.client, f"{ref}:{ref}", env=ALICE)
+    accepted(p)
+    assert f"oracle-guard: {ref}: alice is an owner: replace refs may change" in p.guard
+    assert repos.tip(ref) == swap
+    # the server now shows the seed-rewriting commit for main's tip; the hook reads
+    # the real objects: an honest push passes, a seed rewrite is still found
+    assert git(repos.server, "show", f"{repos.tip()}:{SEEDS}").split() == ["[", "1,", "9", "]"]
+    new = commit(repos.client, {"src/app.py": "print('v2')\n"}, "honest")
+    accepted(push(repos.client, "main", env=BOB))
+    assert repos.tip() == new
+    commit(repos.client, {SEEDS: [1, 3]}, "rewrite")
+    rejected(push(repos.client, "main", env=ALICE), f"{MAIN}: {SEEDS}: seed-rewritten")
+    assert repos.tip() == new
+
+
+def test_deleting_a_replace_ref_needs_an_owner(repos):
+    ref = _replace_main_tip(repos)
+    accepted(push(repos.client, f"{ref}:{ref}", env=ALICE))
+    kept = repos.tip(ref)
+    rejected(push(repos.client, f":{ref}", env=BOB), f"{ref}: -: replace-ref")
+    assert repos.tip(ref) == kept
+    # moving it is an update too
+    other = commit(repos.client, {"src/app.py": "print('other')\n"}, "other")
+    rejected(push(repos.client, "--force", f"{other}:{ref}", env=BOB), f"{ref}: -: replace-ref")
+    assert repos.tip(ref) == kept
+    accepted(push(repos.client, f":{ref}", env=ALICE))
+    assert repos.tip(ref) is None
+
+
+# -- every ref takes its rules from the default branch before the push ------------------------
+TIGHTER = {
+    # an owner denies a folder the write set allows
+    "deny": (CONTRACT.replace('  owners: [alice]\n',
+                              '  owners: [alice]\n  deny: ["docs/legal/**"]\n'),
+             {"docs/legal/terms.md": "anything goes\n"},
+             ["docs/legal/terms.md: write-denied"]),
+    # an owner makes an allowed file a seed file
+    "seeds": (CONTRACT.replace('format: json-array}\n',
+                               'format: json-array}\n'
+                               '  - {paths: ["docs/cases/*.json"], format: json-array}\n'),
+              {"docs/cases/a.json": [1, 9]},
+              ["docs/cases/a.json: write-denied", "docs/cases/a.json: seed-rewritten"]),
+}
+
+
+@pytest.mark.parametrize("created", [True, False], ids=["new-branch", "existing-branch"])
+@pytest.mark.parametrize("tightening", sorted(TIGHTER))
+def test_a_branch_at_an_old_commit_is_judged_by_the_default_branchs_current_contract(
+        repos, tightening, created):
+    text, forbidden, expected = TIGHTER[tightening]
+    commit(repos.client, {"docs/cases/a.json": [1, 2]}, "docs")
+    accepted(push(repos.client, "main", env=BOB))
+    cut = repos.tip()
+    if not created:  # the branch's old tip carries the looser contract
+        git(repos.client, "branch", "feature", cut)
+        accepted(push(repos.client, "feature", env=BOB))
+    set_contract(repos, text)
+    assert git(repos.server, "show", f"{cut}:.oracle-guard.yaml") == CONTRACT
+
+    git(repos.client, "checkout", "-q", "-B", "feature", cut)
+    commit(repos.client, forbidden, "an edit the looser contract allowed")
+    p = push(repos.client, "--force", "feature", env=BOB)
+    rejected(p, *[f"refs/heads/feature: {e}" for e in expected])
+    assert repos.tip("refs/heads/feature") == (None if created else cut)
+
+    # near miss: an honest edit on the same old-based branch
+    git(repos.client, "reset", "-q", "--hard", cut)
+    honest = commit(repos.client, {"src/app.py": "print('feature')\n",
+                                   "docs/readme.md": "hello\n"}, "honest")
+    accepted(push(repos.client, "--force", "feature", env=BOB))
+    assert repos.tip("refs/heads/feature") == honest
+
+
+LOOSER = CONTRACT.replace('seeds:\n  - {paths: ["seeds/*.json"], format: json-array}\n', "")
+
+
+def test_a_push_that_loosens_the_contract_is_judged_by_the_contract_before_it(repos):
+    old = repos.tip()
+    commit(repos.client, {".oracle-guard.yaml": LOOSER}, "seeds are no longer append-only")
+    commit(repos.client, {SEEDS: [2, 1]}, "reorder the seeds")
+    p = push(repos.client, "main", env=ALICE)
+    rejected(p, f"{MAIN}: {SEEDS}: seed-reordered")
+    assert repos.tip() == old
+    # near miss: the loosening lands alone; the next push is judged by it
+    git(repos.client, "reset", "-q", "--hard", "HEAD~1")
+    accepted(push(repos.client, "main", env=ALICE))
+    new = commit(repos.client, {SEEDS: [2, 1]}, "reorder the seeds")
+    accepted(push(repos.client, "main", env=ALICE))
+    assert repos.tip() == new
+
+
+def test_another_ref_in_the_push_that_loosens_main_is_judged_by_mains_old_contract(repos):
+    old = repos.tip()
+    commit(repos.client, {".oracle-guard.yaml": LOOSER}, "seeds are no longer append-only")
+    git(repos.client, "checkout", "-q", "-b", "feature")
+    commit(repos.client, {SEEDS: [2, 1]}, "reorder the seeds")
+    p = push(repos.client, "main", "feature", env=ALICE)
+    rejected(p, f"refs/heads/feature: {SEEDS}: seed-reordered")
+    assert p.findings() == [f"refs/heads/feature: {SEEDS}: seed-reordered"], p.stderr
+    assert repos.tip() == old and repos.tip("refs/heads/feature") is None
+    # near miss: main's loosening first, then the branch
+    accepted(push(repos.client, "main", env=ALICE))
+    accepted(push(repos.client, "feature", env=ALICE))
+    assert repos.tip("refs/heads/feature") == rev(repos.client, "feature")
+
+
+# -- merge commits ------------------------------------------------------------------------------
+BETA = b"beta\n"
+
+
+def _agent_branch_and_a_newer_fixture(repos: Repos) -> str:
+    """An agent's branch cut before an owner updated the fixture and its lock on
+    main; returns the commit main is at on the server."""
+    cut = repos.tip()
+    git(repos.client, "checkout", "-q", "-b", "agent")
+    commit(repos.client, {"src/app.py": "print('agent')\n"}, "agent work")
+    accepted(push(repos.client, "agent", env=BOB))
+    git(repos.client, "checkout", "-q", "main")
+    commit(repos.client, {FIXTURE: BETA, LOCK: lock_for(**{"a.txt": BETA})}, "newer fixture")
+    accepted(push(repos.client, "main", env=ALICE))
+    assert repos.tip() != cut
+    return repos.tip()
+
+
+def test_an_owners_merge_that_reverts_the_fixture_and_its_lock_is_rejected(repos):
+    main_tip = _agent_branch_and_a_newer_fixture(repos)
+    git(repos.client, "merge", "-q", "--no-ff", "--no-commit", "agent")
+    # the agent's (older) copies: consistent with each other, so fixture-lock passes
+    git(repos.client, "checkout", "agent", "--", FIXTURE, LOCK)
+    git(repos.client, "commit", "-q", "-m", "merge agent")
+    merge = git(repos.client, "rev-parse", "HEAD").strip()
+    assert (repos.client / FIXTURE).read_bytes() == ALPHA
+    p = push(repos.client, "main", env=ALICE)
+    rejected(p, f"{MAIN}: {FIXTURE}: merge-edits-oracle", f"{MAIN}: {LOCK}: merge-edits-oracle")
+    assert sorted(p.findings()) == sorted([f"{MAIN}: {FIXTURE}: merge-edits-oracle",
+                                           f"{MAIN}: {LOCK}: merge-edits-oracle"]), p.stderr
+    assert f"oracle-guard: {MAIN} ({merge[:12]}): {FIXTURE}: merge-edits-oracle: merge commit " \
+        f"{merge[:12]} records protected '{FIXTURE}' as its parents do not merge to that" \
+        in "\n".join(p.guard), p.stderr
+    assert repos.tip() == main_tip
+
+
+def test_an_owners_clean_merge_of_the_agent_branch_is_accepted(repos):
+    _agent_branch_and_a_newer_fixture(repos)
+    git(repos.client, "merge", "-q", "--no-ff", "-m", "merge agent", "agent")
+    merge = git(repos.client, "rev-parse", "HEAD").strip()
+    assert (repos.client / FIXTURE).read_bytes() == BETA
+    accepted(push(repos.client, "main", env=ALICE))
+    assert repos.tip() == merge
+
+
+def test_commits_already_on_the_default_branch_are_not_judged_again(tmp_path):
+    # main took a mixed commit before the hook was installed
+    server = make_server(tmp_path / "srv.git", hook=False)
+    client = make_client(tmp_path / "work", server)
+    commit(client, BASE_FILES, "oracle")
+    git(client, "branch", "feature")
+    accepted(push(client, "main", "feature"))
+    mixed = commit(client, {SEEDS: [1, 2, 3], "src/app.py": "print('v2')\n"}, "both")
+    accepted(push(client, "main"))
+    install_hook(server)
+    # a branch that takes main (the mixed commit with it) and adds honest work
+    git(client, "checkout", "-q", "feature")
+    git(client, "merge", "-q", "--ff-only", "main")
+    new = commit(client, {"src/feature.py": "x = 1\n"}, "feature work")
+    accepted(push(client, "feature", env=BOB))
+    assert rev(server, "refs/heads/feature") == new
+    # near miss: the same mixed commit, new to the server, is judged
+    git(client, "checkout", "-q", "-b", "again", "main~1")
+    again = commit(client, {SEEDS: [1, 2, 3], "src/app.py": "print('v2')\n"}, "both, again")
+    assert again != mixed
+    rejected(push(client, "again", env=ALICE), f"refs/heads/again: {SEEDS}: contract-mixed-commit")
+
+
+def _criss_cross(repos: Repos, keep_old_seed: bool) -> str:
+    """x and y merge each other, then y merges x again after x appended a seed;
+    returns y's final merge. ``keep_old_seed``: that merge keeps y's older seeds."""
+    base = repos.tip()
+    git(repos.client, "checkout", "-q", "-b", "x", base)
+    x1 = commit(repos.client, {"src/x.py": "x = 1\n"}, "x1")
+    git(repos.client, "checkout", "-q", "-b", "y", base)
+    y1 = commit(repos.client, {SEEDS: [1, 2, 3]}, "y1: append a seed")
+    git(repos.client, "checkout", "-q", "x")
+    git(repos.client, "merge", "-q", "--no-ff", "-m", "x merges y", y1)
+    git(repos.client, "checkout", "-q", "y")
+    git(repos.client, "merge", "-q", "--no-ff", "-m", "y merges x", x1)
+    bases = git(repos.client, "merge-base", "--all", "x", "y").split()
+    assert sorted(bases) == sorted([x1, y1])  # criss-cross: two merge-bases
+    accepted(push(repos.client, "x", "y", env=ALICE))
+    git(repos.client, "checkout", "-q", "x")
+    commit(repos.client, {SEEDS: [1, 2, 3, 4]}, "x2: append a seed")
+    accepted(push(repos.client, "x", env=ALICE))
+    git(repos.client, "checkout", "-q", "y")
+    assert len(git(repos.client, "merge-base", "--all", "x", "y").split()) == 2
+    if keep_old_seed:
+        git(repos.client, "merge", "-q", "--no-ff", "--no-commit", "x")
+        git(repos.client, "checkout", "HEAD", "--", SEEDS)  # y's [1, 2, 3]
+        git(repos.client, "commit", "-q", "-m", "y merges x")
+    else:
+        git(repos.client, "merge", "-q", "--no-ff", "-m", "y merges x", "x")
+    return git(repos.client, "rev-parse", "HEAD").strip()
+
+
+def test_an_evil_merge_in_a_criss_cross_history_is_rejected(repos):
+    merge = _criss_cross(repos, keep_old_seed=True)
+    old = repos.tip("refs/heads/y")
+    assert json.loads((repos.client / SEEDS).read_text()) == [1, 2, 3]
+    # the old tip of y had [1, 2, 3] too: only the merge itself shows the lost seed
+    p = push(repos.client, "y", env=ALICE)
+    rejected(p, f"refs/heads/y: {SEEDS}: merge-edits-oracle")
+    assert f"refs/heads/y ({merge[:12]}): {SEEDS}: merge-edits-oracle" in "\n".join(p.guard)
+    assert repos.tip("refs/heads/y") == old
+    # into main (a new ref's view of it: compared with main) the lost seed is found too
+    p = push(repos.client, "y:main", env=ALICE)
+    rejected(p, f"{MAIN}: {SEEDS}: merge-edits-oracle")
+
+
+def test_an_honest_merge_in_a_criss_cross_history_is_accepted(repos):
+    merge = _criss_cross(repos, keep_old_seed=False)
+    assert json.loads((repos.client / SEEDS).read_text()) == [1, 2, 3, 4]
+    accepted(push(repos.client, "y", env=ALICE))
+    assert repos.tip("refs/heads/y") == merge
+    accepted(push(repos.client, "y:main", env=ALICE))
+    assert repos.tip() == merge
+
+
+# -- ref names with line separators ---------------------------------------------------------------
+@pytest.mark.parametrize("separator, escaped", [
+    ("\u2028", "\\u2028"), ("\u2029", "\\u2029"), ("\u0085", "\\x85"),
+    ("\udcff", "\\xff"),  # the byte 0xff: not UTF-8, yet a valid ref name
+], ids=["U+2028", "U+2029", "U+0085", "byte-ff"])
+def test_a_ref_name_holding_a_unicode_line_separator_is_one_line(repos, separator, escaped):
+    name = f"refs/heads/a{separator}b"
+    assert subprocess.run(["git", "check-ref-format", name]).returncode == 0
+    shown = f"refs/heads/a{escaped}b"
+    honest = commit(repos.client, {"src/app.py": "print('v2')\n"}, "honest")
+    p = push(repos.client, f"HEAD:{name}", env=BOB)
+    accepted(p)
+    assert p.guard == ["oracle-guard: push accepted: 1 judged ref passed"], p.stderr
+    assert repos.tip(name) == honest
+    # the same ref with an oracle edit: rejected, and named escaped
+    commit(repos.client, {SEEDS: [1, 9]}, "rewrite a seed")
+    p = push(repos.client, f"HEAD:{name}", env=BOB)
+    rejected(p, f"{shown}: {SEEDS}: write-denied", f"{shown}: {SEEDS}: seed-rewritten")
+    assert not [line for line in p.guard if separator in line], p.stderr
+    assert repos.tip(name) == honest
+
+
+# -- objects that are not commits --------------------------------------------------------------------
+def test_a_blob_or_tree_on_an_unprotected_ref_does_not_reject_the_push(repos):
+    (repos.client / "loose.txt").write_text("not a commit\n")
+    blob = git(repos.client, "hash-object", "-w", "loose.txt").strip()
+    (repos.client / "loose.txt").unlink()
+    new = commit(repos.client, {"src/app.py": "print('v2')\n"}, "honest")
+    tree = git(repos.client, "rev-parse", "HEAD^{tree}").strip()
+    p = push(repos.client, "main", f"{blob}:refs/scratch/blob", f"{tree}:refs/notes/x", env=BOB)
+    accepted(p)
+    assert p.guard == ["oracle-guard: push accepted: 1 judged ref passed"], p.stderr
+    assert repos.tip() == new
+    assert repos.tip("refs/scratch/blob") == blob
+    assert repos.tip("refs/notes/x") == tree
+    # moving and deleting them is not judged either
+    p = push(repos.client, "--force", f"{tree}:refs/scratch/blob", ":refs/notes/x", env=BOB)
+    accepted(p)
+    assert p.guard == [], p.stderr
+    assert repos.tip("refs/scratch/blob") == tree and repos.tip("refs/notes/x") is None
+
+
+def test_a_blob_on_an_unprotected_ref_before_the_first_contract(tmp_path):
+    # the default branch has no contract yet: the old tip of a moved ref is read
+    # for one, and a blob there is no commit to read it from
+    server = make_server(tmp_path / "srv.git")
+    client = make_client(tmp_path / "work", server)
+    commit(client, {"src/app.py": "v1\n"}, "no contract yet")
+    accepted(push(client, "main", env=BOB))
+    blobs = []
+    for name in ("a.txt", "b.txt"):
+        (client / name).write_text(f"{name}\n")
+        blobs.append(git(client, "hash-object", "-w", name).strip())
+    for refspec in (f"{blobs[0]}:refs/scratch/blob", f"{blobs[1]}:refs/scratch/blob",
+                    ":refs/scratch/blob"):
+        p = push(client, "--force", refspec, env=BOB)
+        accepted(p)
+        assert p.guard == [], p.stderr
+    assert rev(server, "refs/scratch/blob") is None
+    # near miss: a tag is protected by default, with or without a contract
+    p = push(client, f"{blobs[0]}:refs/tags/x", env=BOB)
+    assert p.rc != 0
+    assert p.guard == [f"oracle-guard: push rejected: refs/tags/x: {blobs[0][:12]} does not "
+                       "point to a commit"], p.stderr
+
+
+def test_a_blob_on_a_protected_tag_rejects_the_push_with_one_line(repos):
+    old = repos.tip()
+    (repos.client / "loose.txt").write_text("not a commit\n")
+    blob = git(repos.client, "hash-object", "-w", "loose.txt").strip()
+    (repos.client / "loose.txt").unlink()
+    commit(repos.client, {"src/app.py": "print('v2')\n"}, "honest")
+    p = push(repos.client, "main", f"{blob}:refs/tags/x", env=BOB)
+    assert p.rc != 0 and "pre-receive hook declined" in p.stderr, p.stderr
+    assert p.guard == [f"oracle-guard: push rejected: refs/tags/x: {blob[:12]} does not point "
+                       "to a commit"], p.stderr
+    assert repos.tip("refs/tags/x") is None
+    assert repos.tip() == old
+
+
+# -- object id length ---------------------------------------------------------------------------------
+@pytest.fixture
+def sha256_server(tmp_path) -> Repos:
+    server = make_server(tmp_path / "srv.git", object_format="sha256")
+    client = make_client(tmp_path / "work", server, object_format="sha256")
+    commit(client, BASE_FILES, "oracle")
+    accepted(push(client, "main", env=BOB))
+    return Repos(client, server)
+
+
+def _one_protocol_line(proc, digits: int) -> None:
+    assert proc.returncode == 2, proc.stderr
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1, err
+    assert err.startswith("oracle-guard: push rejected: stdin line 1 is not '<old-oid> "
+                          f"<new-oid> <ref>' with {digits}-digit ids: "), err
+
+
+@pytest.mark.parametrize("line", [
+    ("0" * 40, "1" * 40, "refs/heads/main"),
+    ("0" * 40, "TIP", "refs/heads/feature"),
+    ("TIP", "TIP40", "refs/heads/main"),
+], ids=["sha1-ids", "forty-zeros", "truncated-new"])
+def test_a_sha256_repository_requires_64_digit_ids(sha256_server, line):
+    tip = sha256_server.tip()
+    assert len(tip) == 64
+    words = [tip if w == "TIP" else tip[:40] if w == "TIP40" else w for w in line]
+    proc = run_pre_receive(sha256_server.server, updates(words))
+    _one_protocol_line(proc, 64)
+
+
+def test_a_sha256_repository_parses_64_digit_ids(sha256_server):
+    tip = sha256_server.tip()
+    proc = run_pre_receive(sha256_server.server, updates(
+        (tip, tip, "refs/heads/main"), ("0" * 64, tip, "refs/heads/feature")))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.decode() == "oracle-guard: push accepted: 2 judged refs passed\n"
+
+
+def test_a_sha1_repository_requires_40_digit_ids(repos):
+    tip = repos.tip()
+    _one_protocol_line(run_pre_receive(repos.server, updates(
+        ("0" * 64, "1" * 64, "refs/heads/main"))), 40)
+    _one_protocol_line(run_pre_receive(repos.server, updates(
+        (tip, tip + "0" * 24, "refs/heads/main"))), 40)
+    # near miss: the same line with 40-digit ids
+    proc = run_pre_receive(repos.server, updates((tip, tip, "refs/heads/main"),
+                                                 (ZERO, tip, "refs/heads/feature")))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.decode() == "oracle-guard: push accepted: 2 judged refs passed\n"
+
+
+# -- grafts on the server ----------------------------------------------------------------------------
+def _grafts(server: Path, *lines: str) -> None:
+    (server / "info").mkdir(exist_ok=True)
+    (server / "info" / "grafts").write_text("".join(line + "\n" for line in lines))
+
+
+def _honoured(server: Path, *args: str, env=None) -> str:
+    """What plain git (grafts honoured) answers in the server."""
+    return subprocess.run(["git", "-C", str(server), *args], env=env, check=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
+
+
+def test_info_grafts_that_rewrite_the_pushed_commits_parent_change_no_verdict(repos):
+    old = repos.tip()
+    # a seeds-only commit lands on an unprotected ref, where nothing is judged
+    git(repos.client, "checkout", "-q", "-b", "scratch")
+    seeds_only = commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
+    accepted(push(repos.client, "scratch:refs/scratch/s", env=BOB))
+    git(repos.client, "checkout", "-q", "main")
+    mixed = commit(repos.client, {SEEDS: [1, 2, 3], "src/app.py": "print('v2')\n"}, "both")
+    # the grafts give the owner's mixed commit that seeds-only parent: it would
+    # then change src/ alone
+    _grafts(repos.server, f"{mixed} {seeds_only}")
+    p = push(repos.client, "main", env=ALICE)
+    rejected(p, f"{MAIN}: {SEEDS}: contract-mixed-commit")
+    assert p.findings() == [f"{MAIN}: {SEEDS}: contract-mixed-commit"], p.stderr
+    assert repos.tip() == old
+    # the graft was live: plain git on the server sees the rewritten parent
+    accepted(push(repos.client, "main:refs/scratch/mixed", env=BOB))
+    assert _honoured(repos.server, "rev-list", "--parents", "-1", mixed).split() == [
+        mixed, seeds_only]
+    # near miss: with the grafts still there, the owner's split commits pass
+    git(repos.client, "reset", "-q", "--hard", old)
+    commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
+    new = commit(repos.client, {"src/app.py": "print('v2')\n"}, "src")
+    accepted(push(repos.client, "main", env=ALICE))
+    assert repos.tip() == new
+
+
+def _seed_rewrite_cut_before_main_moved(repos: Repos):
+    """A branch cut at main's tip, main moved on (pushed), and a seed rewrite on
+    the branch (not pushed): (cut, main's tip, the rewrite). A graft that gives
+    main's tip the rewrite as its parent makes no cycle."""
+    cut = repos.tip()
+    git(repos.client, "branch", "-f", "feature")
+    main_tip = commit(repos.client, {"src/app.py": "print('v2')\n"}, "main moves on")
+    accepted(push(repos.client, "main", env=BOB))
+    git(repos.client, "checkout", "-q", "feature")
+    bad = commit(repos.client, {SEEDS: [1, 9]}, "rewrite a seed")
+    return cut, main_tip, bad
+
+
+def test_info_grafts_do_not_move_a_new_branchs_merge_base(repos):
+    cut, main_tip, bad = _seed_rewrite_cut_before_main_moved(repos)
+    # the grafts say main's tip descends from the new commit: its merge-base with
+    # main would be itself, and the branch would change nothing
+    _grafts(repos.server, f"{main_tip} {bad}")
+    p = push(repos.client, "feature", env=BOB)
+    rejected(p, f"refs/heads/feature: {SEEDS}: write-denied",
+             f"refs/heads/feature: {SEEDS}: seed-rewritten")
+    assert repos.tip("refs/heads/feature") is None
+    accepted(push(repos.client, "feature:refs/scratch/bad", env=BOB))
+    assert _honoured(repos.server, "merge-base", "main", bad).strip() == bad
+    # near miss: an honest new branch passes with the grafts there
+    git(repos.client, "reset", "-q", "--hard", cut)
+    honest = commit(repos.client, {"src/app.py": "print('feature')\n"}, "honest")
+    accepted(push(repos.client, "feature", env=BOB))
+    assert repos.tip("refs/heads/feature") == honest
+
+
+def test_info_grafts_do_not_make_a_branch_update_look_taken_from_main(repos):
+    git(repos.client, "branch", "feature")
+    accepted(push(repos.client, "feature", env=BOB))  # the update's old tip
+    cut, main_tip, bad = _seed_rewrite_cut_before_main_moved(repos)
+    # the grafts put the pushed commit under main's tip: all of it would look
+    # like what the branch took from the default branch
+    _grafts(repos.server, f"{main_tip} {bad}")
+    p = push(repos.client, "feature", env=BOB)
+    rejected(p, f"refs/heads/feature: {SEEDS}: write-denied",
+             f"refs/heads/feature: {SEEDS}: seed-rewritten")
+    assert repos.tip("refs/heads/feature") == cut
+    assert repos.tip() == main_tip
+
+
+def test_git_graft_file_in_the_hooks_environment_changes_nothing(repos, tmp_path):
+    cut, main_tip, bad = _seed_rewrite_cut_before_main_moved(repos)
+    accepted(push(repos.client, "feature:refs/scratch/x", env=BOB))  # not judged: objects land
+    grafts = tmp_path / "grafts"
+    grafts.write_text(f"{main_tip} {bad}\n")
+    env = push_env(GL_USERNAME="bob", GIT_GRAFT_FILE=str(grafts))
+    assert _honoured(repos.server, "merge-base", "main", bad, env=env).strip() == bad
+    proc = run_pre_receive(repos.server, updates((ZERO, bad, "refs/heads/feature")), env=env)
+    assert proc.returncode == 1, proc.stderr
+    err = proc.stderr.decode()
+    assert f"oracle-guard: refs/heads/feature ({bad[:12]}): {SEEDS}: write-denied: " in err, err
+    assert f"oracle-guard: refs/heads/feature ({bad[:12]}): {SEEDS}:3: seed-rewritten: " in err, err
+    # near miss: the same environment, main's own tip
+    proc = run_pre_receive(repos.server, updates((main_tip, main_tip, MAIN)), env=env)
+    assert proc.returncode == 0, proc.stderr
