@@ -260,7 +260,7 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         history = (_history(head_oid, oid, rules.commit if rules else None)
                    if head_oid else None)
         return Revisions(base_snapshot, candidate, what, rules, history)
-    if env.get("CI"):
+    if env.get("CI") and head_oid is None:
         raise RevisionError(
             "CI is set but no base is named: set GITHUB_BASE_REF or "
             "CI_MERGE_REQUEST_TARGET_BRANCH_NAME, pass --target BRANCH or --base REV, or "
@@ -451,12 +451,13 @@ def _agrees_with_platform(git: Git, env: Mapping[str, str], ref: str, oid: str,
     system names: a variable is not a way to choose another base or range."""
     named = env.get("ORACLE_GUARD_TARGET")
     if named:
-        _, named_oid = _target(git, named)
+        named_ref, named_oid = _target(git, named)
         if named_oid != oid:
             raise RevisionError(
-                f"ORACLE_GUARD_TARGET={named} disagrees with the target the CI system names "
-                f"({ref}): in CI the platform's target decides; pass --target on the command "
-                "line to judge against another branch")
+                f"ORACLE_GUARD_TARGET={named} ({named_ref} at {named_oid[:12]}) disagrees "
+                f"with the target the CI system names ({ref} at {oid[:12]}): in CI the "
+                "platform's target decides; pass --target on the command line to judge "
+                "against another branch")
     if not use_pre_commit:
         return
     head = git.resolve_commit("HEAD")

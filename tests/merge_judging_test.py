@@ -49,10 +49,13 @@ def test_in_ci_a_target_variable_that_disagrees_with_the_platform_exits_2(
     repo = pull_request(tmp_path)
     rc, out, err = check(capsys, repo, env=dict(GITHUB, **{variable: value}))
     assert (rc, out) == (2, "")
-    assert err == (f"oracle-guard: error: {variable}={value} disagrees with the target the CI "
-                   "system names (refs/remotes/origin/main): in CI the platform's target "
-                   "decides; pass --target on the command line to judge against another "
-                   "branch\n")
+    named = git(repo, "rev-parse", value).strip()
+    main = git(repo, "rev-parse", "refs/remotes/origin/main").strip()
+    ref = "refs/heads/feature" if value == "feature" else "HEAD"
+    assert err == (f"oracle-guard: error: {variable}={value} ({ref} at {named[:12]}) disagrees "
+                   f"with the target the CI system names (refs/remotes/origin/main at "
+                   f"{main[:12]}): in CI the platform's target decides; pass --target on the "
+                   "command line to judge against another branch\n")
 
 
 def test_in_ci_a_target_variable_that_agrees_is_accepted(tmp_path, capsys):
@@ -104,8 +107,14 @@ def test_base_and_target_together_exit_2(tmp_path, capsys):
 
 
 def graft_line(repo):
-    """A graft that gives main's tip the oracle edit as its parent: main would seem
-    to hold the edit already, and the merge would bring only the honest commit."""
+    """Main moves on by an honest commit; a graft gives that commit the oracle
+    edit as its parent (no cycle: the edit sits on main's old tip). Main would
+    seem to hold the edit already, and the merge would bring only the honest one."""
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"src/main.py": "m\n"}, message="main moves on")
+    git(repo, "push", "-q", "origin", "main")
+    git(repo, "fetch", "-q", "origin")
+    git(repo, "checkout", "-q", "feature")
     main, edit = git(repo, "rev-parse", "refs/remotes/origin/main", "HEAD~1").split()
     return f"{main} {edit}\n", edit
 
@@ -201,3 +210,17 @@ def test_a_merge_head_that_names_no_commit_exits_2(tmp_path, capsys, content):
     rc, out, err = check(capsys, repo, env={})
     assert (rc, out) == (2, "")
     assert err == "oracle-guard: error: MERGE_HEAD names an object that is not a commit\n"
+
+
+def test_a_push_build_of_the_target_branch_judges_its_last_commit(tmp_path, capsys):
+    """CI with no platform target (a push build): --head alone is the job naming
+    the commit, judged against its first parent; without it, exit 2."""
+    repo = pull_request(tmp_path)
+    env = {"CI": "1"}
+    rc, out, _ = check(capsys, repo, "--head", "HEAD~1", "--only", "write-set", env=env)
+    assert rc == 1 and out.startswith(EDIT), out
+    rc, out, _ = check(capsys, repo, "--head", "HEAD", "--only", "write-set", env=env)
+    assert rc == 0, out
+    rc, out, err = check(capsys, repo, env=env)
+    assert (rc, out) == (2, "") and err.startswith("oracle-guard: error: CI is set but no "
+                                                   "base is named"), err
