@@ -65,17 +65,15 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
 
 
 def _conflicted(revs, hooks: Sequence[str]) -> List[HookResult]:
-    """A merge that conflicts is not judged: the platform cannot record it as
-    is, and a conflicted oracle file is never judged as one side."""
+    """A merge that conflicts is not judged (no check reports a pass): the
+    platform cannot record it as is, and a conflicted oracle file is never
+    judged as one side."""
     from oracle_guard.findings import Finding
 
-    results = [HookResult(hook, note=f"not judged: {revs.candidate.label} conflicts")
-               for hook in HOOKS if hook in hooks and hook != "write-set"]
-    results.append(HookResult("write-set", [Finding(
+    return [HookResult("write-set", [Finding(
         "write-set", "merge-conflict", path,
         f"{revs.candidate.label} conflicts here; it is judged once it merges cleanly")
-        for path in revs.conflicts]))
-    return results
+        for path in revs.conflicts])]
 
 
 def cmd_check(args, env: Mapping[str, str]) -> int:

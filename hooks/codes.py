@@ -147,8 +147,8 @@ CODES: Dict[str, Code] = {
     "contract-mixed-commit": Code(
         "write-set", "a commit of the range changes a protected path and an allowed path "
         "together (owners too)",
-        "split the commit: the oracle change in a commit of its own, the rest in "
-        "another (git rebase -i, then edit)",
+        "rewrite the commit without its oracle change (git rebase -i, then edit); an "
+        "owner's oracle change goes in a commit of its own",
         "seeds/parse_header.json: contract-mixed-commit: commit a05136137b16 changes protected "
         "'seeds/parse_header.json' and allowed 'src/app.py': an oracle change rides alone in "
         "its own commit"),

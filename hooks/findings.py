@@ -131,9 +131,10 @@ def summary_lines(results: Sequence[HookResult], *, owners: Sequence[str] = (),
     if codes:
         who = (f"an owner ({show_text(', '.join(owners))})" if owners
                else "the oracle's owners")
-        why = (f"to widen the write set, ask {who}" if codes == ["write-outside-set"]
-               else f"the oracle is human-owned: to change it, ask {who}")
-        lines.append(f"hint: {CODES[codes[0]].fix}; {why}. "
+        why = ("" if codes == ["merge-conflict"]  # not an oracle question
+               else f"; to widen the write set, ask {who}" if codes == ["write-outside-set"]
+               else f"; the oracle is human-owned: to change it, ask {who}")
+        lines.append(f"hint: {CODES[codes[0]].fix}{why}. "
                      f"See 'oracle-guard explain {codes[0]}'.")
     return lines
 

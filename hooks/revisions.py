@@ -379,7 +379,14 @@ def _target(git: Git, name: str) -> Tuple[str, str]:
         oid = git.resolve_commit(ref)
         if oid is not None:
             return ref, oid
-    return name, _commit_or_fail(git, name, "--target/ORACLE_GUARD_TARGET")
+    oid = git.resolve_commit(name)
+    if oid is None:
+        remote, _, branch = name.partition("/")
+        hint = (f"; fetch it (git fetch {remote} '+refs/heads/{branch}:refs/remotes/{name}')"
+                if branch and not name.startswith("refs/") else "")
+        raise RevisionError(f"{TARGET_SOURCE} {name!r} does not name a commit in this "
+                            f"repository{hint}")
+    return name, oid
 
 
 def _platform_target(git: Git, env: Mapping[str, str],

@@ -605,7 +605,8 @@ def test_target_that_names_nothing_is_an_error(tmp_path, capsys):
                            "--head", "HEAD")
     assert rc == 2
     assert err == ("oracle-guard: error: --target/ORACLE_GUARD_TARGET 'origin/nope' does not "
-                   "name a commit in this repository\n")
+                   "name a commit in this repository; fetch it (git fetch origin "
+                   "'+refs/heads/nope:refs/remotes/origin/nope')\n")
 
 
 def test_target_already_holding_the_candidate_is_an_error(tmp_path, capsys):

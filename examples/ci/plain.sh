@@ -20,7 +20,8 @@ target=${1:-origin/main}
 head=${2:-HEAD}
 
 if ! git rev-parse --verify --quiet "$target^{commit}" >/dev/null; then
-  echo "plain.sh: $target is not in this clone: fetch it (git fetch origin ${target#origin/})" >&2
+  echo "plain.sh: $target is not in this clone: fetch it" \
+       "(git fetch origin '+refs/heads/${target#origin/}:refs/remotes/$target')" >&2
   exit 2
 fi
 if ! base=$(git merge-base "$target" "$head"); then
