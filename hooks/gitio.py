@@ -114,9 +114,14 @@ def git_environment() -> Dict[str, str]:
 
 
 MERGE_TREE_VERSION = (2, 38)  # git merge-tree --write-tree
-# How the platform merges: git's defaults, whatever the caller's config says.
+# How the platform merges: git's defaults, whatever the configuration says. No
+# attributes file of the caller's choosing, and the built-in text driver for every
+# path without a merge attribute: a driver could hide a change (the trees'
+# .gitattributes are protected files). Global and system configuration still
+# count for the rest: CI runners keep safe.directory there.
 _MERGE_CONFIG = ("-c", "merge.renames=true", "-c", "diff.renames=true",
-                 "-c", "merge.directoryRenames=conflict")
+                 "-c", "merge.directoryRenames=conflict", "-c", "merge.default=text",
+                 "-c", "merge.renormalize=false", "-c", f"core.attributesFile={os.devnull}")
 
 
 def _duplicate(commit: str, path: str) -> GitError:
@@ -292,8 +297,8 @@ class Git:
 
     def head_target(self) -> Optional[str]:
         """The branch HEAD names (``refs/heads/main``), or None when detached."""
-        out = self.run("symbolic-ref", "-q", "HEAD", check=False).decode().strip()
-        return out or None
+        out = self._answer("symbolic-ref", "-q", "HEAD")  # exit 1: detached; a dying git fails
+        return (out or b"").decode("utf-8", "surrogateescape").strip() or None
 
     def full_ref_name(self, name: str) -> Optional[str]:
         """``refs/...`` when ``name`` names a branch or tag, else None (a commit id,
@@ -363,10 +368,15 @@ class Git:
             raise GitError(f"git merge-tree failed: {detail}")
         tree, *rest = proc.stdout.split(b"\0")
         conflicts: List[str] = []
+        # a file/folder conflict moves the file aside as PATH~<the side's name>
+        asides = tuple(f"~{side}" for side in (ours, theirs))
         for raw in rest:
             if not raw:  # the end of the conflicted paths
                 break
             path = decode_path(raw)
+            for aside in asides:
+                if path.endswith(aside):
+                    path = path[: -len(aside)]
             if path not in conflicts:
                 conflicts.append(path)
         if proc.returncode == 1 and not conflicts:

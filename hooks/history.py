@@ -9,7 +9,7 @@ restoring the oracle.
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Tuple
+from typing import Iterable, List, Tuple
 
 from oracle_guard.findings import Finding, show_path
 from oracle_guard.gitio import Commit, Git
@@ -53,19 +53,15 @@ def _merge(git: Git, commit: Commit, write_set) -> List[Attributed]:
         why = "its parents do not merge to that"
     else:  # git merges two commits at a time; an octopus cannot be remerged here
         differing = git.differing_paths(commit.parents[0], commit.id)
-        why = "an octopus merge cannot be remerged: merge oracle changes two at a time"
+        why = ("its first parent does not have it, and an octopus merge cannot be "
+               "remerged (merge oracle changes two at a time)")
     out = []
     for path in differing:
-        denied = _denied(write_set, path)
-        if denied is not None:
+        denied = write_set.finding(path)
+        if denied is not None and denied.code == "write-denied":
             out.append((commit.id, Finding(
                 HOOK, "merge-edits-oracle", path,
                 f"merge commit {commit.id[:12]} records protected {show_path(path)!r} as "
                 f"{why} ({denied.message}): the merge changes the oracle itself, which "
                 "'git log -p' does not show")))
     return out
-
-
-def _denied(write_set, path: str) -> Optional[Finding]:
-    found = write_set.finding(path)
-    return found if found is not None and found.code == "write-denied" else None

@@ -20,7 +20,7 @@ from oracle_guard.codes import CODES
 from oracle_guard.findings import HOOKS, Finding, inert, show_path, show_text
 from oracle_guard.gitio import Git, GitError
 from oracle_guard.judge import judge
-from oracle_guard.revisions import Snapshot, caught_up
+from oracle_guard.revisions import Snapshot, caught_up, new_ref_base
 
 HOOK = "pre-receive"
 DEFAULT_PROTECTED = ("refs/heads/*", "refs/tags/*")
@@ -99,21 +99,21 @@ def rules_for_push(git: Git, default_tip: Optional[str]) -> Optional[Snapshot]:
     return Snapshot.of_commit(git, default_tip, "the default branch tip")
 
 
-def rules_tip(git: Git, default_tip: Optional[str]) -> Optional[str]:
-    """The commit every push is judged from: the default branch's tip, or the
-    tip of the branch its contract names as 'rules_ref' (one step, no chain)."""
+def rules_branch(git: Git, default_tip: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(branch, tip) every push is judged from: the default branch, or the
+    branch its contract names as 'rules_ref' (one step, no chain)."""
     if default_tip is None:
-        return None
+        return None, None
     data = contract_mod.read(Snapshot.of_commit(git, default_tip, "the default branch tip"))
     named = (data or {}).get("rules_ref")
     if not named:
-        return default_tip
+        return git.head_target(), default_tip
     tip = git.resolve_commit(named)
     if tip is None:
         raise ProtocolError(f"the default branch's contract names rules_ref {named}, which "
                             "does not exist: no push can be judged until an admin creates it "
                             "or an owner changes rules_ref")
-    return tip
+    return named, tip
 
 
 def _old_tip(git: Git, update: RefUpdate) -> Snapshot:
@@ -140,32 +140,39 @@ def _contract_for(git: Git, update: RefUpdate, default: Optional[Snapshot],
 
 
 def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
-                 default_tip: Optional[str]) -> Optional[RefVerdict]:
-    """None when the ref is not protected; else the verdict for this ref."""
+                 default_tip: Optional[str], rules_ref: Optional[str] = None
+                 ) -> Optional[RefVerdict]:
+    """None when the ref is not protected; else the verdict for this ref.
+    ``rules_ref``: the branch the rules come from, protected whatever
+    protected_refs says (a push to it would choose the next push's rules)."""
     default = rules_for_push(git, default_tip)
+
+    def guarded(contract) -> bool:
+        return update.ref == rules_ref or matches_any(update.ref, _protected_refs(contract))
+
     if update.ref.startswith(REPLACE_REFS):
         return _replace_ref(update, env, _contract_for(git, update, default, None))
     if update.deleted:
         contract = _contract_for(git, update, default, None)
-        if not matches_any(update.ref, _protected_refs(contract)):
+        if not guarded(contract):
             return None
         if contract and matches_any(update.ref, contract.section("deletable_refs") or ()):
             return RefVerdict(update, [], ["deletion allowed by deletable_refs"])
         return RefVerdict(update, [(None, Finding(
             HOOK, "ref-deleted", None, f"deleting protected {update.ref} is not allowed"))], [])
     provisional = _contract_for(git, update, default, None)
-    if provisional is not None and not matches_any(update.ref, _protected_refs(provisional)):
+    if provisional is not None and not guarded(provisional):
         return None  # not judged, whatever it points at
     new_commit = git.resolve_commit(update.new)
     if new_commit is None:
-        if not matches_any(update.ref, _protected_refs(provisional)):
+        if not guarded(provisional):
             return None
         raise GitError(f"{update.ref}: {update.new[:12]} does not point to a commit")
     candidate = Snapshot.of_commit(git, new_commit, f"the pushed tip of {update.ref}")
     contract = provisional or _contract_for(git, update, default, candidate)
-    if not matches_any(update.ref, _protected_refs(contract)):
+    if not guarded(contract):
         return None
-    base = _base_of(git, update, new_commit, default_tip)
+    base = _base_of(git, update, new_commit, default_tip, contract)
 
     notes = []
     who = pusher(env, contract)
@@ -178,7 +185,8 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
     if contract is not None and contract.from_base:
         # git lists the new commits while the hooks judge the tip; commits the
         # default branch already has were judged when they landed there
-        pending = git.history(new_commit, [c for c in (base.commit, default_tip) if c])
+        old_commit = None if update.created else git.resolve_commit(update.old)
+        pending = git.history(new_commit, [c for c in (old_commit, default_tip) if c])
     findings: List[Tuple[Optional[str], Finding]] = [
         (new_commit[:12], f) for result in judge(contract, base, candidate, now, hooks)
         for f in result.findings if f.severity == "error"]
@@ -191,15 +199,20 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
     return RefVerdict(update, findings, notes)
 
 
-def _base_of(git: Git, update: RefUpdate, new_commit: str,
-             default_tip: Optional[str]) -> Snapshot:
-    """What the pushed tip is compared with: the old tip; for a new ref, its
-    merge-base with the default branch (the empty tree when there is none)."""
+def _base_of(git: Git, update: RefUpdate, new_commit: str, default_tip: Optional[str],
+             contract: Optional[contract_mod.Contract]) -> Snapshot:
+    """What the pushed tip is compared with: the old tip (with what it took from
+    the default branch); for a new ref, its merge-base with the default branch
+    (the empty tree when there is none)."""
     if not update.created:
-        return caught_up(git, _old_tip(git, update), default_tip, new_commit)
-    merge_base = git.merge_base(default_tip, new_commit) if default_tip else None
-    return (Snapshot.of_commit(git, merge_base, "its merge-base with the default branch")
-            if merge_base else Snapshot.empty("the empty tree"))
+        from oracle_guard.write_set import WriteSet
+
+        write_set = WriteSet.of(contract) if contract is not None else None
+        return caught_up(git, _old_tip(git, update), default_tip, new_commit,
+                         lambda path: write_set is not None and write_set.protects(path))
+    if default_tip is None:
+        return Snapshot.empty("the empty tree")
+    return new_ref_base(git, default_tip, new_commit)
 
 
 def _replace_ref(update: RefUpdate, env: Mapping[str, str],
@@ -313,7 +326,7 @@ def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str]) -> int:
             # new refs are judged against the default branch: without one they
             # would bring their own rules
             raise ProtocolError(unresolved_head(git))
-        default_tip = rules_tip(git, default_tip)
+        rules_ref, default_tip = rules_branch(git, default_tip)
         timeout = _timeout_for(git, default_tip)
         remaining = timeout - (time.monotonic() - started)
         if remaining <= 0:
@@ -321,7 +334,7 @@ def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str]) -> int:
         signal.setitimer(signal.ITIMER_REAL, remaining)
         verdicts = []
         for update in updates:
-            verdict = judge_update(git, update, env, now, default_tip)
+            verdict = judge_update(git, update, env, now, default_tip, rules_ref)
             if verdict is not None:
                 verdicts.append(verdict)
         signal.setitimer(signal.ITIMER_REAL, 0)

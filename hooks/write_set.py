@@ -79,6 +79,11 @@ class WriteSet:
             contract._write_set = cls(contract)
         return contract._write_set
 
+    def protects(self, path: str) -> bool:
+        """Is ``path`` protected (write-denied), not merely outside the set?"""
+        found = self.finding(path)
+        return found is not None and found.code == "write-denied"
+
     def finding(self, path: str, opaque: bool = False) -> Optional[Finding]:
         """None when the write set lets a change touch ``path``. ``opaque``: the
         path is (or was) a symlink or submodule, a folder whose files git does

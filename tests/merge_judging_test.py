@@ -227,3 +227,16 @@ def test_a_push_build_of_the_target_branch_judges_its_last_commit(tmp_path, caps
     rc, out, err = check(capsys, repo, env=env)
     assert (rc, out) == (2, "") and err.startswith("oracle-guard: error: CI is set but no "
                                                    "base is named"), err
+
+
+def test_a_file_folder_conflict_names_the_path_not_gits_aside_name(tmp_path, capsys):
+    repo = pull_request(tmp_path)
+    git(repo, "checkout", "-q", "honest")
+    commit(repo, {"src/fd": "a file\n"}, message="main adds a file")
+    git(repo, "push", "-q", "origin", "honest:main")
+    git(repo, "fetch", "-q", "origin")
+    git(repo, "checkout", "-q", "-b", "agent", "main")
+    commit(repo, {"src/fd/x.py": "a folder\n"}, message="the branch adds a folder there")
+    rc, out, _ = check(capsys, repo, "--target", "origin/main", "--head", "HEAD", env={})
+    assert rc == 1
+    assert out.splitlines()[0].startswith("src/fd: merge-conflict: "), out
