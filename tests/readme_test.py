@@ -83,3 +83,20 @@ def test_the_readme_contract_reference_is_a_valid_contract():
     assert set(data) == {"version", "base", "fixtures", "seeds", "freeze", "budget",
                          "write_set", "protected_refs", "deletable_refs", "identity_env",
                          "timeout_s", "limits"}
+
+
+def test_every_variable_the_revision_model_lists_is_read_and_tested():
+    """The README's list of variables read is the code's, and each has a test that sets it."""
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    sentence = readme[readme.index("The variables read are "):].split("\n", 1)[0]
+    listed = re.findall(r"`([A-Z][A-Z0-9_]+)`", sentence)
+    assert "CI" in listed and "PRE_COMMIT_REMOTE_NAME" in listed, listed
+    code = "".join(p.read_text() for p in (ROOT / "hooks").glob("*.py"))
+    tests = "".join(p.read_text() for p in (ROOT / "tests").glob("*.py")
+                    if p.name != "readme_test.py")
+    tests += (ROOT / "testing" / "scenarios.py").read_text()
+    for name in listed:
+        assert f'"{name}"' in code, f"{name} is listed but not read"
+        assert re.search(rf'"{name}"|\b{name}=', tests), f"no test sets {name}"
