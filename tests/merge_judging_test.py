@@ -144,15 +144,22 @@ def test_grafts_near_miss_an_honest_branch_passes(tmp_path, capsys):
     assert rc == 0, out
 
 
-def test_a_merge_that_conflicts_exits_1_naming_the_paths(tmp_path, capsys):
+def conflicting(tmp_path, capsys, on_main, on_branch):
+    """Main gains ``on_main``; a branch cut before that commits ``on_branch``:
+    the result of judging the branch's merge into origin/main."""
     repo = pull_request(tmp_path)
     git(repo, "checkout", "-q", "honest")
-    commit(repo, {"seeds/s.json": "[1, 2, 3]\n"}, message="owner appends")
+    commit(repo, on_main, message="main moves on")
     git(repo, "push", "-q", "origin", "honest:main")
     git(repo, "fetch", "-q", "origin")
     git(repo, "checkout", "-q", "-b", "agent", "main")
-    commit(repo, {"seeds/s.json": "[1, 2, 4]\n"}, message="agent appends too")
-    rc, out, _ = check(capsys, repo, "--target", "origin/main", "--head", "HEAD", env={})
+    commit(repo, on_branch, message="the branch")
+    return check(capsys, repo, "--target", "origin/main", "--head", "HEAD", env={})
+
+
+def test_a_merge_that_conflicts_exits_1_naming_the_paths(tmp_path, capsys):
+    rc, out, _ = conflicting(tmp_path, capsys, {"seeds/s.json": "[1, 2, 3]\n"},
+                             {"seeds/s.json": "[1, 2, 4]\n"})
     assert rc == 1
     assert out.splitlines()[0] == (
         "seeds/s.json: merge-conflict: the merge of HEAD into refs/remotes/origin/main "
@@ -230,13 +237,7 @@ def test_a_push_build_of_the_target_branch_judges_its_last_commit(tmp_path, caps
 
 
 def test_a_file_folder_conflict_names_the_path_not_gits_aside_name(tmp_path, capsys):
-    repo = pull_request(tmp_path)
-    git(repo, "checkout", "-q", "honest")
-    commit(repo, {"src/fd": "a file\n"}, message="main adds a file")
-    git(repo, "push", "-q", "origin", "honest:main")
-    git(repo, "fetch", "-q", "origin")
-    git(repo, "checkout", "-q", "-b", "agent", "main")
-    commit(repo, {"src/fd/x.py": "a folder\n"}, message="the branch adds a folder there")
-    rc, out, _ = check(capsys, repo, "--target", "origin/main", "--head", "HEAD", env={})
+    rc, out, _ = conflicting(tmp_path, capsys, {"src/fd": "a file\n"},
+                             {"src/fd/x.py": "a folder\n"})
     assert rc == 1
     assert out.splitlines()[0].startswith("src/fd: merge-conflict: "), out
