@@ -57,10 +57,10 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
         from oracle_guard import history
 
         result = next(r for r in results if r.hook == "write-set")
-        found = history.judge(contract, git, pending())
-        if found:
-            result.findings.extend(f for _, f in found)
-            result.note = None
+        found, note = history.judge_with_authority(contract, git, pending(), result.findings)
+        if found or note:
+            result.findings = found
+            result.note = note
     return results, meta, owners
 
 

@@ -160,6 +160,14 @@ CODES: Dict[str, Code] = {
         "merge commit",
         "seeds/parse_header.json: merge-edits-oracle: merge commit 7e0c41d2a9b8 records "
         "protected 'seeds/parse_header.json' as its parents do not merge to that"),
+    "oracle-change-unsigned": Code(
+        "write-set", "the change edits protected paths, and a commit that leads to it is "
+        "not signed by an owner (a key in authority.signers at the rules revision)",
+        "an owner signs every commit of the oracle change (git commit -S with gpg.format=ssh "
+        "and a key in the signers file), in a branch of its own with no unsigned commit",
+        "seeds/parse_header.json: oracle-change-unsigned: commit 3f1c0e9a7b2d is not signed; "
+        "the change edits protected 'seeds/parse_header.json', and an oracle change is made "
+        "only of commits an owner signed (a key in .oracle-guard/allowed_signers)"),
     "merge-conflict": Code(
         "write-set", "merging the change into its target conflicts at this path: the "
         "merge cannot be judged",

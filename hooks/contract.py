@@ -47,6 +47,8 @@ class Contract:
         ws = self.data.get("write_set") or {}
         if "allow_file" in ws:
             files.append(ws["allow_file"])
+        if "authority" in self.data:
+            files.append(self.data["authority"]["signers"])
         return files
 
     def oracle_globs(self) -> List[str]:

@@ -195,6 +195,7 @@ class Git:
         self._root_trees: Dict[str, str] = {}
         self._version: Optional[Tuple[int, ...]] = None
         self._git_dir: Optional[str] = None
+        self._remerged: Dict[str, List[str]] = {}
 
     # -- processes -----------------------------------------------------
     def run(self, *args: str, check: bool = True, stdin: Optional[bytes] = None) -> bytes:
@@ -710,8 +711,14 @@ class Git:
     def remerge_differences(self, merge: str, parents: Sequence[str]) -> List[str]:
         """The files where a two-parent merge commit differs from git's clean
         remerge of its parents: what the merge commit changed itself."""
-        remerged, _ = self.merge_tree(parents[0], parents[1])
-        return self.differing_paths(remerged, merge)
+        if merge not in self._remerged:
+            remerged, _ = self.merge_tree(parents[0], parents[1])
+            self._remerged[merge] = self.differing_paths(remerged, merge)
+        return self._remerged[merge]
+
+    def read_commit(self, oid: str) -> bytes:
+        """A commit object's raw bytes, as ``git cat-file commit`` prints them."""
+        return self._read_object(oid, "commit")
 
     # -- working tree (only for `oracle-guard lock`, which writes files) --
     def unstaged_paths(self) -> List[str]:

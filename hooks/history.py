@@ -9,7 +9,7 @@ restoring the oracle.
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Tuple
+from typing import Iterable, List, Optional, Tuple
 
 from oracle_guard.findings import Finding, show_path
 from oracle_guard.gitio import Commit, Git
@@ -37,6 +37,21 @@ def judge(contract, git: Git, commits: Iterable[Commit]) -> List[Attributed]:
                 f"allowed {show_path(allowed[0])!r}: an oracle change rides alone in its own "
                 "commit")))
     return out
+
+
+def judge_with_authority(contract, git: Git, commits: Iterable[Commit],
+                         net: List[Finding]) -> Tuple[List[Finding], Optional[str]]:
+    """The write-set findings of a range: ``net`` (the change as a whole) and
+    each commit's, with the owners' signed authority applied; and a note when
+    that authority lifted the net findings."""
+    from oracle_guard import authority
+
+    commits = list(commits)
+    found = [f for _, f in judge(contract, git, commits)]
+    unsigned, authorized = authority.judge(contract, git, commits, net)
+    if authorized and not found:
+        return [], "an owner signed every commit of this oracle change"
+    return net + found + [f for _, f in unsigned], None
 
 
 def _split(paths: Iterable[str], write_set) -> Tuple[List[str], List[str]]:

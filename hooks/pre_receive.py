@@ -187,15 +187,25 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
         # default branch already has were judged when they landed there
         old_commit = None if update.created else git.resolve_commit(update.old)
         pending = git.history(new_commit, [c for c in (old_commit, default_tip) if c])
+    results = judge(contract, base, candidate, now, hooks)
     findings: List[Tuple[Optional[str], Finding]] = [
-        (new_commit[:12], f) for result in judge(contract, base, candidate, now, hooks)
-        for f in result.findings if f.severity == "error"]
+        (new_commit[:12], f) for result in results for f in result.findings
+        if f.severity == "error" and f.hook != "write-set"]
+    net = [f for result in results if result.hook == "write-set" for f in result.findings]
     if pending is not None:
-        from oracle_guard import history
+        from oracle_guard import authority, history
 
-        findings.extend((commit[:12], f) for commit, f in history.judge(
-            contract, git, pending()))
+        commits = pending()
+        per_commit = history.judge(contract, git, commits)
+        unsigned, authorized = authority.judge(contract, git, commits, net)
+        if authorized and not per_commit:
+            net = []
+            notes.append("an owner signed every commit of this oracle change")
+        findings.extend((new_commit[:12], f) for f in net)
+        findings.extend((commit[:12], f) for commit, f in per_commit + unsigned)
         _check_next_contract(contract.source, candidate, now)
+    else:
+        findings.extend((new_commit[:12], f) for f in net)
     return RefVerdict(update, findings, notes)
 
 

@@ -35,6 +35,7 @@ def test_every_code_is_emitted_by_its_hook_module():
         source = (ROOT / "hooks" / (info.hook.replace("-", "_") + ".py")).read_text()
         if info.hook == "write-set":  # its rules on each commit of a range
             source += (ROOT / "hooks" / "history.py").read_text()
+            source += (ROOT / "hooks" / "authority.py").read_text()
             source += (ROOT / "hooks" / "cli.py").read_text()  # merge-conflict
         emitted_by_shared_loader = code == "freeze-invalid" and info.hook == "freeze-schema"
         assert f'"{code}"' in source or emitted_by_shared_loader, (code, info.hook)

@@ -1,0 +1,110 @@
+"""Signed authority: an owner is whoever signs a commit with a key in the
+allowed signers file at the rules revision (``authority.signers``).
+
+An oracle change rides alone, in an owner's branch: when the change as a
+whole (the merge that will be recorded) edits protected paths, every commit
+that leads to it must carry a valid SSH signature (namespace ``git``) by such
+a key, covering that exact commit object. A merge commit that is git's clean
+remerge of its parents carries no change of its own and needs none (a
+platform's merge of an owner's branch). A key added in the same change does
+not count: the file is read from the rules revision, never from the change.
+Verdicts on one commit are cached by its id, the signers file's blob and the
+touch setting.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from oracle_guard import loaders
+from oracle_guard.contract import ContractError
+from oracle_guard.findings import Finding, show_path
+from oracle_guard.gitio import BlobTooLarge, Commit, Git
+
+HOOK = "write-set"
+NAMESPACE = "git"
+SIGNERS_MAX_BYTES = 1 << 20
+
+
+class Authority:
+    """The owners' keys at the rules revision, and how a commit is judged by them."""
+
+    def __init__(self, contract, git: Git) -> None:
+        from oracle_guard import allowed_signers
+
+        section = contract.section("authority")
+        self.path: str = section["signers"]
+        self.require_touch: bool = bool(section.get("require_touch", False))
+        source = contract.source
+        entry = source.entry(self.path)
+        if entry is None or not entry.is_regular:
+            raise ContractError(f"authority.signers {self.path!r} is missing from "
+                                f"{source.label} (or is not a regular file)")
+        try:
+            text = loaders.decode_text(source.read(self.path, SIGNERS_MAX_BYTES))
+            self.signers = allowed_signers.parse(text)
+        except (loaders.LoadError, BlobTooLarge) as exc:
+            raise ContractError(f"{self.path}: {exc}") from None
+        except allowed_signers.AllowedSignersError as exc:
+            raise ContractError(f"{self.path}:{exc.line}: {exc.message}") from None
+        self.rules_label = source.label
+        self._git = git
+        self._format = "sha256" if git.object_id_length() == 64 else "sha1"
+        self._key = f"{entry.oid}:{int(self.require_touch)}"
+        self._verdicts: Dict[str, Optional[str]] = {}
+
+    @classmethod
+    def of(cls, contract, git: Git) -> Optional["Authority"]:
+        if contract is None or contract.section("authority") is None:
+            return None
+        if getattr(contract, "_authority", None) is None:
+            contract._authority = cls(contract, git)
+        return contract._authority
+
+    def why_not(self, commit: str) -> Optional[str]:
+        """None when an owner signed ``commit``; else why it does not count."""
+        if commit not in self._verdicts:
+            self._verdicts[commit] = self._judge(commit)
+        return self._verdicts[commit]
+
+    def _judge(self, commit: str) -> Optional[str]:
+        from oracle_guard import allowed_signers, sshsig
+
+        payload, armored = sshsig.split_commit(self._git.read_commit(commit), self._format)
+        if armored is None:
+            return "is not signed"
+        try:
+            verified = sshsig.verify(sshsig.parse(armored), payload, NAMESPACE)
+        except sshsig.SignatureError as exc:
+            return f"has a signature that does not verify ({exc})"
+        if allowed_signers.find(self.signers, verified.public_key, NAMESPACE) is None:
+            listed = any(s.public_key == verified.public_key for s in self.signers)
+            return ("is signed by a key the signers file limits to other namespaces" if listed
+                    else f"is signed by a key that is not in {self.path} at {self.rules_label}")
+        if self.require_touch and not verified.user_present:
+            return ("is signed without the security key's user-presence flag "
+                    "(authority.require_touch)")
+        return None
+
+
+def judge(contract, git: Git, commits: Iterable[Commit], net: List[Finding]
+          ) -> Tuple[List[Tuple[str, Finding]], bool]:
+    """(findings, authorized) for a range whose change as a whole has the
+    write-set findings ``net``. ``authorized``: every commit is an owner's,
+    so the oracle change stands (the other checks still judge its content)."""
+    authority = Authority.of(contract, git)
+    if authority is None or not net:
+        return [], False
+    protected = next((f.path for f in net if f.path), None)
+    found = []
+    for commit in reversed(list(commits)):  # oldest first
+        if commit.is_merge and len(commit.parents) == 2 \
+                and not git.remerge_differences(commit.id, commit.parents):
+            continue  # git's own merge: nothing of its own to sign for
+        reason = authority.why_not(commit.id)
+        if reason is not None:
+            found.append((commit.id, Finding(
+                HOOK, "oracle-change-unsigned", protected,
+                f"commit {commit.id[:12]} {reason}; the change edits protected "
+                f"{show_path(protected or '')!r}, and an oracle change is made only of commits "
+                f"an owner signed (a key in {authority.path})")))
+    return found, not found

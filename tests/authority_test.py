@@ -1,0 +1,239 @@
+"""Signed authority: owners change the oracle with SSH-signed commits, verified
+against the allowed signers file at the rules revision. Real keys from
+ssh-keygen, real `git commit -S`, each case judged in the CI range, as a
+pre-push and by a real push to a bare repository with the hook installed."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Callable, Dict, Tuple
+
+import pytest
+
+from testing import scenarios
+from testing.git import commit, git, write
+from testing.server import make_client, make_server, push, push_env, rev
+
+SIGNERS = ".oracle-guard/allowed_signers"
+SEEDS = "seeds/a.json"
+CONTRACT = f"""\
+version: 1
+seeds:
+  - {{paths: ["seeds/*.json"], format: json-array}}
+write_set:
+  allow: ["src/**"]
+authority:
+  signers: {SIGNERS}
+"""
+CONTEXTS = ("ci", "prepush", "push")
+NOW = scenarios.NOW
+
+
+def keygen(folder: Path, name: str, kind: str = "ed25519") -> Path:
+    key = folder / name
+    subprocess.run(["ssh-keygen", "-q", "-t", kind, "-N", "", "-C", name, "-f", str(key)],
+                   check=True)
+    return key
+
+
+def public(key: Path) -> str:
+    return " ".join(key.with_suffix(".pub").read_text().split()[:2])
+
+
+class Repo:
+    """A server with the hook, a client whose main holds the contract, and keys."""
+
+    def __init__(self, tmp_path: Path, signers_line: Callable[["Repo"], str] = None) -> None:
+        keys = tmp_path / "keys"
+        keys.mkdir()
+        self.owner, self.agent = keygen(keys, "owner"), keygen(keys, "agent")
+        self.server = make_server(tmp_path / "srv.git")
+        self.client = make_client(tmp_path / "work", self.server)
+        line = signers_line(self) if signers_line else f"alice {public(self.owner)}"
+        commit(self.client, {".oracle-guard.yaml": CONTRACT, SIGNERS: line + "\n",
+                             SEEDS: "[1, 2]\n", "src/app.py": ""}, "the oracle")
+        assert push(self.client, "main").rc == 0
+        git(self.client, "fetch", "-q", "origin")
+        git(self.client, "remote", "set-head", "origin", "main")
+        git(self.client, "checkout", "-q", "-b", "change")
+
+    def signed(self, files: Dict[str, str], key: Path = None, message: str = "signed") -> str:
+        write(self.client, files)
+        git(self.client, "add", "-A")
+        git(self.client, "-c", "gpg.format=ssh", "-c",
+            f"user.signingkey={key or self.owner}", "commit", "-q", "-S", "-m", message)
+        return git(self.client, "rev-parse", "HEAD").strip()
+
+    def unsigned(self, files: Dict[str, str], message: str = "unsigned") -> str:
+        return commit(self.client, files, message)
+
+    def judge(self, context: str) -> Tuple[str, frozenset]:
+        if context == "push":
+            before = rev(self.server, "refs/heads/main")
+            p = push(self.client, "HEAD:refs/heads/main", env=push_env(GL_USERNAME="bob"))
+            if p.rc == 0:
+                return "pass", frozenset()
+            assert rev(self.server, "refs/heads/main") == before
+            return "reject", frozenset(f.split(": ", 1)[1] for f in p.findings())
+        if context == "ci":
+            env = {"CI": "1", "GITHUB_BASE_REF": "main"}
+        else:
+            fork = git(self.client, "merge-base", "HEAD", "refs/remotes/origin/main").strip()
+            env = {"PRE_COMMIT_FROM_REF": fork, "PRE_COMMIT_TO_REF": "HEAD",
+                   "PRE_COMMIT_REMOTE_NAME": "origin",
+                   "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/change"}
+        got = scenarios.guard(self.client, env=env)
+        return got.verdict, got.codes
+
+
+def owner_appends(r: Repo) -> None:
+    r.signed({SEEDS: "[1, 2, 3]\n"})
+
+
+def unsigned_append(r: Repo) -> None:
+    r.unsigned({SEEDS: "[1, 2, 3]\n"})
+
+
+def signed_by_a_stranger(r: Repo) -> None:
+    r.signed({SEEDS: "[1, 2, 3]\n"}, key=r.agent)
+
+
+def key_added_in_the_same_change(r: Repo) -> None:
+    signers = (r.client / SIGNERS).read_text() + f"bot {public(r.agent)}\n"
+    r.signed({SIGNERS: signers, SEEDS: "[1, 2, 3]\n"}, key=r.agent)
+
+
+def owner_signed_mixed(r: Repo) -> None:
+    r.signed({SEEDS: "[1, 2, 3]\n", "src/app.py": "x = 1\n"})
+
+
+def unsigned_oracle_edit_after_a_signed_one(r: Repo) -> None:
+    r.signed({SEEDS: "[1, 2, 3]\n"})
+    r.unsigned({SEEDS: "[1, 2, 3, 4]\n"})
+
+
+def agent_code_on_top_of_an_owner_branch(r: Repo) -> None:
+    r.signed({SEEDS: "[1, 2, 3]\n"})
+    r.unsigned({"src/app.py": "x = 1\n"})
+
+
+def transplanted_signature(r: Repo) -> None:
+    """The owner's signature header copied onto another commit's content."""
+    signed = r.signed({SEEDS: "[1, 2, 3]\n"})
+    raw = git(r.client, "cat-file", "commit", signed)
+    write(r.client, {SEEDS: "[1, 2, 3, 9]\n"})
+    git(r.client, "add", "-A")
+    tree = git(r.client, "write-tree").strip()
+    forged = raw.replace(git(r.client, "rev-parse", f"{signed}^{{tree}}").strip(), tree)
+    made = git(r.client, "hash-object", "-t", "commit", "-w", "--stdin",
+               input=forged.encode()).strip()
+    git(r.client, "reset", "-q", "--hard", made)
+
+
+def evil_merge_in_the_owner_branch(r: Repo) -> None:
+    r.signed({SEEDS: "[1, 2, 3]\n"})
+    git(r.client, "checkout", "-q", "-b", "side", "refs/remotes/origin/main")
+    r.unsigned({"src/side.py": "s\n"})
+    git(r.client, "checkout", "-q", "change")
+    git(r.client, "merge", "-q", "--no-ff", "--no-commit", "side")
+    write(r.client, {SEEDS: "[1, 2, 3, 4]\n"})
+    git(r.client, "add", "-A")
+    git(r.client, "-c", "gpg.format=ssh", "-c", f"user.signingkey={r.owner}", "commit", "-q",
+        "-S", "-m", "evil merge, signed")
+
+
+def squash_of_an_owner_branch(r: Repo) -> None:
+    """What a platform's squash merge records: one new commit, not the owner's."""
+    r.signed({SEEDS: "[1, 2, 3]\n"})
+    git(r.client, "checkout", "-q", "-B", "squashed", "refs/remotes/origin/main")
+    git(r.client, "merge", "-q", "--squash", "change")
+    git(r.client, "commit", "-q", "-m", "Squashed (#1)")
+
+
+def platform_merge_of_an_owner_branch(r: Repo) -> None:
+    r.signed({SEEDS: "[1, 2, 3]\n"})
+    git(r.client, "checkout", "-q", "-B", "landing", "refs/remotes/origin/main")
+    git(r.client, "merge", "-q", "--no-ff", "-m", "Merge pull request #1", "change")
+
+
+WD, UNSIGNED = f"{SEEDS}: write-denied", f"{SEEDS}: oracle-change-unsigned"
+CASES = [
+    (owner_appends, set()),
+    (platform_merge_of_an_owner_branch, set()),
+    (unsigned_append, {WD, UNSIGNED}),
+    (signed_by_a_stranger, {WD, UNSIGNED}),
+    (key_added_in_the_same_change, {WD, f"{SIGNERS}: write-denied",
+                                    f"{SIGNERS}: oracle-change-unsigned"}),
+    (owner_signed_mixed, {WD, f"{SEEDS}: contract-mixed-commit"}),
+    (unsigned_oracle_edit_after_a_signed_one, {WD, UNSIGNED}),
+    (agent_code_on_top_of_an_owner_branch, {WD, UNSIGNED}),
+    (transplanted_signature, {WD, UNSIGNED}),
+    (evil_merge_in_the_owner_branch, {WD, f"{SEEDS}: merge-edits-oracle", UNSIGNED}),
+    (squash_of_an_owner_branch, {WD, UNSIGNED}),
+]
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("build,codes", CASES, ids=[c[0].__name__ for c in CASES])
+def test_signed_authority(tmp_path, build, codes, context):
+    r = Repo(tmp_path)
+    build(r)
+    verdict, got = r.judge(context)
+    assert (verdict, set(got)) == ("reject" if codes else "pass", codes)
+
+
+def test_a_key_limited_to_another_namespace_cannot_sign_commits(tmp_path):
+    r = Repo(tmp_path, lambda r: f'alice namespaces="file" {public(r.owner)}')
+    owner_appends(r)
+    for context in CONTEXTS:
+        verdict, got = r.judge(context)
+        assert (verdict, set(got)) == ("reject", {WD, UNSIGNED}), context
+
+
+def test_the_same_key_for_git_passes(tmp_path):
+    r = Repo(tmp_path, lambda r: f'alice namespaces="file,git" {public(r.owner)}')
+    owner_appends(r)
+    assert [r.judge(context) for context in CONTEXTS] == [("pass", frozenset())] * 3
+
+
+def test_a_backdated_commit_by_a_key_removed_at_the_base_does_not_count(tmp_path):
+    """The signers file at the rules revision no longer lists the key; the commit
+    claims a date from when it did."""
+    r = Repo(tmp_path, lambda r: f"alice {public(r.owner)}\nold {public(r.agent)}")
+    git(r.client, "checkout", "-q", "main")
+    r.signed({SIGNERS: f"alice {public(r.owner)}\n"}, message="owner retires the old key")
+    assert push(r.client, "main").rc == 0
+    git(r.client, "fetch", "-q", "origin")
+    git(r.client, "checkout", "-q", "-B", "change", "main")
+    write(r.client, {SEEDS: "[1, 2, 3]\n"})
+    git(r.client, "add", "-A")
+    subprocess.run(["git", "-C", str(r.client), "-c", "gpg.format=ssh", "-c",
+                    f"user.signingkey={r.agent}", "commit", "-q", "-S", "-m", "backdated"],
+                   env=dict(push_env(), GIT_COMMITTER_DATE="2020-01-01T00:00:00Z",
+                            GIT_AUTHOR_DATE="2020-01-01T00:00:00Z"), check=True)
+    for context in CONTEXTS:
+        assert r.judge(context) == ("reject", frozenset({WD, UNSIGNED})), context
+
+
+def test_a_signers_file_that_does_not_parse_is_a_contract_error(tmp_path, capsys):
+    r = Repo(tmp_path, lambda r: f"alice valid-before=20300101 {public(r.owner)}")
+    owner_appends(r)
+    got = scenarios.guard(r.client, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert got.verdict == scenarios.ERROR
+    assert (f"{SIGNERS}:1: option valid-before is refused" in got.detail
+            or "valid-before" in got.detail), got.detail
+
+
+def test_the_push_build_of_main_accepts_a_merged_owner_branch_and_not_a_squash(tmp_path):
+    (tmp_path / "merged").mkdir()
+    r = Repo(tmp_path / "merged")
+    platform_merge_of_an_owner_branch(r)
+    got = scenarios.guard(r.client, "--head", "HEAD", env={"CI": "1"})
+    assert got.verdict == scenarios.PASS, got.detail
+    assert "an owner signed every commit of this oracle change" in got.detail
+    (tmp_path / "squashed").mkdir()
+    r = Repo(tmp_path / "squashed")
+    squash_of_an_owner_branch(r)
+    got = scenarios.guard(r.client, "--head", "HEAD", env={"CI": "1"})
+    assert got.codes == {WD, UNSIGNED}, got.detail
+    assert "is not signed; the change edits protected 'seeds/a.json'" in got.detail
