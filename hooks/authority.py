@@ -80,6 +80,8 @@ class Authority:
             listed = any(s.public_key == verified.public_key for s in self.signers)
             return ("is signed by a key the signers file limits to other namespaces" if listed
                     else f"is signed by a key that is not in {self.path} at {self.rules_label}")
+        if self.require_touch and verified.user_present is None:
+            return "is signed by a key that is not a security key (authority.require_touch)"
         if self.require_touch and not verified.user_present:
             return ("is signed without the security key's user-presence flag "
                     "(authority.require_touch)")

@@ -43,14 +43,15 @@ def public(key: Path) -> str:
 class Repo:
     """A server with the hook, a client whose main holds the contract, and keys."""
 
-    def __init__(self, tmp_path: Path, signers_line: Callable[["Repo"], str] = None) -> None:
+    def __init__(self, tmp_path: Path, signers_line: Callable[["Repo"], str] = None,
+                 contract: str = CONTRACT) -> None:
         keys = tmp_path / "keys"
         keys.mkdir()
         self.owner, self.agent = keygen(keys, "owner"), keygen(keys, "agent")
         self.server = make_server(tmp_path / "srv.git")
         self.client = make_client(tmp_path / "work", self.server)
         line = signers_line(self) if signers_line else f"alice {public(self.owner)}"
-        commit(self.client, {".oracle-guard.yaml": CONTRACT, SIGNERS: line + "\n",
+        commit(self.client, {".oracle-guard.yaml": contract, SIGNERS: line + "\n",
                              SEEDS: "[1, 2]\n", "src/app.py": ""}, "the oracle")
         assert push(self.client, "main").rc == 0
         git(self.client, "fetch", "-q", "origin")
@@ -237,3 +238,40 @@ def test_the_push_build_of_main_accepts_a_merged_owner_branch_and_not_a_squash(t
     got = scenarios.guard(r.client, "--head", "HEAD", env={"CI": "1"})
     assert got.codes == {WD, UNSIGNED}, got.detail
     assert "is not signed; the change edits protected 'seeds/a.json'" in got.detail
+
+
+def sk_signed_commit(r: Repo, private, flags: int) -> None:
+    """A seed append signed by a security key (composed in-process: no hardware)."""
+    from testing.signatures import sign_sk_ed25519, with_signature
+
+    write(r.client, {SEEDS: "[1, 2, 3]\n"})
+    git(r.client, "add", "-A")
+    tree = git(r.client, "write-tree").strip()
+    made = git(r.client, "commit-tree", tree, "-p", "HEAD", "-m", "touched", input=b"").strip()
+    raw = subprocess.run(["git", "-C", str(r.client), "cat-file", "commit", made],
+                         stdout=subprocess.PIPE, check=True).stdout
+    signed = with_signature(raw, sign_sk_ed25519(private, raw, flags, 7))
+    oid = git(r.client, "hash-object", "-t", "commit", "-w", "--stdin", input=signed).strip()
+    git(r.client, "reset", "-q", "--hard", oid)
+
+
+@pytest.mark.parametrize("flags,passes", [(0x01, True), (0x00, False)],
+                         ids=["touched", "not-touched"])
+def test_require_touch_counts_only_signatures_with_user_presence(tmp_path, flags, passes):
+    from testing.signatures import SK_ED25519, ed25519_private, pub_line, sk_ed25519_key
+
+    private = ed25519_private()
+    key = pub_line(SK_ED25519, sk_ed25519_key(private))
+    r = Repo(tmp_path, lambda r: f"alice {key}", contract=CONTRACT + "  require_touch: true\n")
+    sk_signed_commit(r, private, flags)
+    for context in CONTEXTS:
+        got = r.judge(context)
+        assert got == (("pass", frozenset()) if passes else ("reject", {WD, UNSIGNED})), context
+
+
+def test_require_touch_refuses_a_plain_key(tmp_path):
+    r = Repo(tmp_path, contract=CONTRACT + "  require_touch: true\n")
+    owner_appends(r)
+    got = scenarios.guard(r.client, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert got.codes == {WD, UNSIGNED}
+    assert "is signed by a key that is not a security key" in got.detail

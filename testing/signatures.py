@@ -1,0 +1,138 @@
+"""SSH signatures composed in-process, for tests: the SSHSIG wire format
+(PROTOCOL.sshsig), security-key (FIDO) signatures that need hardware to make
+for real (PROTOCOL.u2f), and signature headers written into commits as git
+writes them."""
+import base64
+import hashlib
+
+SK_ED25519 = "sk-ssh-ed25519@openssh.com"
+SK_ECDSA = "sk-ecdsa-sha2-nistp256@openssh.com"
+
+
+# -- SSH wire encoding, written from PROTOCOL.sshsig and PROTOCOL.u2f --------
+def string(value: bytes) -> bytes:
+    return len(value).to_bytes(4, "big") + value
+
+
+def text(value: str) -> bytes:
+    return string(value.encode())
+
+
+def mpint(number: int) -> bytes:
+    return string(number.to_bytes((number.bit_length() + 8) // 8, "big") if number else b"")
+
+
+def u32(number: int) -> bytes:
+    return number.to_bytes(4, "big")
+
+
+def sshsig_blob(public_key: bytes, inner: bytes, *, namespace: str = "git",
+                hash_algorithm: str = "sha512", reserved: bytes = b"", version: int = 1,
+                magic: bytes = b"SSHSIG") -> bytes:
+    return (magic + u32(version) + string(public_key) + text(namespace) + string(reserved)
+            + text(hash_algorithm) + string(inner))
+
+
+def armor(blob: bytes) -> bytes:
+    encoded = base64.b64encode(blob)
+    lines = [encoded[i:i + 70] for i in range(0, len(encoded), 70)]
+    return (b"-----BEGIN SSH SIGNATURE-----\n" + b"\n".join(lines)
+            + b"\n-----END SSH SIGNATURE-----\n")
+
+
+def dearmor(armored: bytes) -> bytes:
+    return base64.b64decode(b"".join(armored.splitlines()[1:-1]))
+
+
+def to_sign(namespace: str, hash_algorithm: str, message: bytes) -> bytes:
+    digest = hashlib.new(hash_algorithm, message).digest()
+    return b"SSHSIG" + text(namespace) + string(b"") + text(hash_algorithm) + string(digest)
+
+
+def security_key_signed(application: str, flags: int, counter: int, data: bytes) -> bytes:
+    return (hashlib.sha256(application.encode()).digest() + bytes([flags]) + u32(counter)
+            + hashlib.sha256(data).digest())
+
+
+def pub_line(key_type: str, blob: bytes) -> str:
+    return f"{key_type} {base64.b64encode(blob).decode()}"
+
+
+# -- in-process signers --------------------------------------------------------
+def ed25519_private():
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    return ed25519.Ed25519PrivateKey.generate()
+
+
+def p256_private():
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+def raw_ed25519(private) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return private.public_key().public_bytes(serialization.Encoding.Raw,
+                                             serialization.PublicFormat.Raw)
+
+
+def p256_point(private) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return private.public_key().public_bytes(serialization.Encoding.X962,
+                                             serialization.PublicFormat.UncompressedPoint)
+
+
+def ecdsa_pair(private, data: bytes, hash_name: str = "SHA256") -> bytes:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec, utils
+
+    r, s = utils.decode_dss_signature(private.sign(data, ec.ECDSA(getattr(hashes, hash_name)())))
+    return mpint(r) + mpint(s)
+
+
+def ed25519_key_blob(private) -> bytes:
+    return text("ssh-ed25519") + string(raw_ed25519(private))
+
+
+def sign_ed25519(private, message: bytes, *, namespace: str = "git",
+                 key_blob: bytes = None) -> bytes:
+    signature = private.sign(to_sign(namespace, "sha512", message))
+    inner = text("ssh-ed25519") + string(signature)
+    return armor(sshsig_blob(key_blob or ed25519_key_blob(private), inner, namespace=namespace))
+
+
+def sk_ed25519_key(private, application: str = "ssh:") -> bytes:
+    return text(SK_ED25519) + string(raw_ed25519(private)) + text(application)
+
+
+def sk_ecdsa_key(private, application: str = "ssh:") -> bytes:
+    return text(SK_ECDSA) + text("nistp256") + string(p256_point(private)) + text(application)
+
+
+def sign_sk_ed25519(private, message: bytes, flags: int, counter: int, *,
+                    application: str = "ssh:", signed_flags: int = None) -> bytes:
+    data = to_sign("git", "sha512", message)
+    signed = security_key_signed(application, flags if signed_flags is None else signed_flags,
+                                 counter, data)
+    inner = text(SK_ED25519) + string(private.sign(signed)) + bytes([flags]) + u32(counter)
+    return armor(sshsig_blob(sk_ed25519_key(private, application), inner))
+
+
+def sign_sk_ecdsa(private, message: bytes, flags: int, counter: int, *,
+                  application: str = "ssh:", signature_type: str = SK_ECDSA) -> bytes:
+    signed = security_key_signed(application, flags, counter, to_sign("git", "sha512", message))
+    inner = (text(signature_type) + string(ecdsa_pair(private, signed)) + bytes([flags])
+             + u32(counter))
+    return armor(sshsig_blob(sk_ecdsa_key(private, application), inner))
+
+
+def with_signature(raw: bytes, armored: bytes, header: bytes = b"gpgsig") -> bytes:
+    """``raw`` with a signature header added at the end of its headers, as git's
+    add_header_signature writes it."""
+    head, _, message = raw.partition(b"\n\n")
+    lines = armored.splitlines()
+    block = header + b" " + lines[0] + b"\n" + b"".join(b" " + line + b"\n" for line in lines[1:])
+    return head + b"\n" + block + b"\n" + message
