@@ -60,6 +60,29 @@ class Authority:
             contract._authority = cls(contract, git)
         return contract._authority
 
+    def configured_signer(self) -> Tuple[Optional[str], str]:
+        """(principal, "") when git here will sign the next commit with an
+        owner's key; else (None, why not)."""
+        from oracle_guard import allowed_signers, sshsig
+
+        git = self._git
+        if (git.config("gpg.format") or "openpgp") != "ssh":
+            return None, "git here does not sign with SSH keys (gpg.format)"
+        if git.config("commit.gpgsign", "bool") != "true":
+            return None, "git here does not sign every commit (commit.gpgsign)"
+        key = git.config("user.signingkey", "path")
+        if not key:
+            return None, "no user.signingkey is set"
+        try:
+            blob = sshsig.public_key_blob(key[len("key::"):] if key.startswith("key::")
+                                          else _public_key_text(key))
+        except (OSError, ValueError, sshsig.SignatureError) as exc:
+            return None, f"cannot read the public key of user.signingkey ({exc})"
+        signer = allowed_signers.find(self.signers, blob, NAMESPACE)
+        if signer is None:
+            return None, f"user.signingkey is not an owner's key in {self.path}"
+        return signer.principals[0], ""
+
     def why_not(self, commit: str) -> Optional[str]:
         """None when an owner signed ``commit``; else why it does not count."""
         if commit not in self._verdicts:
@@ -88,6 +111,16 @@ class Authority:
         return None
 
 
+def _public_key_text(path: str) -> str:
+    """The ``keytype base64`` line of a key file: the .pub beside a private key."""
+    import os
+
+    if not path.endswith(".pub") and os.path.exists(path + ".pub"):
+        path += ".pub"
+    with open(path, encoding="utf-8") as f:
+        return f.read().strip()
+
+
 def judge(contract, git: Git, commits: Iterable[Commit], net: List[Finding]
           ) -> Tuple[List[Tuple[str, Finding]], bool]:
     """(findings, authorized) for a range whose change as a whole has the
@@ -110,3 +143,31 @@ def judge(contract, git: Git, commits: Iterable[Commit], net: List[Finding]
                 f"{show_path(protected or '')!r}, and an oracle change is made only of commits "
                 f"an owner signed (a key in {authority.path})")))
     return found, not found
+
+
+HOW_TO_SIGN = ("an owner signs the commit: git config gpg.format ssh; git config "
+               "user.signingkey ~/.ssh/KEY.pub (a key in {path}); git config commit.gpgsign "
+               "true")
+
+
+def judge_staged(contract, git: Git, changed: Iterable[str], net: List[Finding]
+                 ) -> Tuple[List[Finding], Optional[str]]:
+    """A commit being made cannot be signed yet: when it changes only protected
+    paths and the repository's configuration will sign it with an owner's key,
+    the write set lets it through and says so (the pre-push hook, CI and the
+    server verify the real signature). Otherwise ``net`` stands, with a note
+    on how to sign."""
+    authority = Authority.of(contract, git)
+    if authority is None or not net:
+        return net, None
+    from oracle_guard.write_set import WriteSet
+
+    write_set = WriteSet.of(contract)
+    if any(write_set.finding(path) is None for path in changed):
+        return net, ("an owner's oracle change rides alone: commit the oracle files apart "
+                     "from the rest")
+    signer, why = authority.configured_signer()
+    if signer is None:
+        return net, f"{why}; {HOW_TO_SIGN.format(path=authority.path)}"
+    return [], (f"the commit will be signed with {signer}'s key (user.signingkey), an "
+                "owner; the pre-push hook, CI and the server verify the signature")

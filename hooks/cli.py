@@ -53,6 +53,8 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
     if revs.history and contract is not None and contract.from_base and "write-set" in hooks:
         pending = git.history(*revs.history)  # runs beside the checks
     results = judge(contract, revs.base, revs.candidate, now, hooks)
+    if revs.candidate.commit is None and contract is not None and "write-set" in hooks:
+        _staged_authority(git, contract, revs, results)
     if pending is not None:
         from oracle_guard import history
 
@@ -62,6 +64,19 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
             result.findings = found
             result.note = note
     return results, meta, owners
+
+
+def _staged_authority(git, contract, revs, results: List[HookResult]) -> None:
+    """A commit being made: the owners' signing configuration, where set up."""
+    from oracle_guard import authority
+    from oracle_guard.revisions import changes
+
+    result = next(r for r in results if r.hook == "write-set")
+    if not result.findings or contract.section("authority") is None:
+        return
+    changed = [path for path, _, _ in changes(revs.base, revs.candidate)]
+    result.findings, note = authority.judge_staged(contract, git, changed, result.findings)
+    result.note = note or result.note
 
 
 def _conflicted(revs, hooks: Sequence[str]) -> List[HookResult]:

@@ -314,6 +314,12 @@ class Git:
         out = self._answer("merge-base", a, b)
         return (out or b"").decode().strip() or None
 
+    def config(self, key: str, kind: Optional[str] = None) -> Optional[str]:
+        """A configuration value as git reads it here (``kind``: bool, path), or None."""
+        typed = [f"--type={kind}"] if kind else []
+        out = self._answer("config", *typed, "--get", key)
+        return None if out is None else out.decode("utf-8", "surrogateescape").rstrip("\n")
+
     def merge_bases(self, a: str, b: str) -> List[str]:
         """Every best common ancestor: a criss-cross history has several."""
         return (self._answer("merge-base", "--all", a, b) or b"").decode().split()

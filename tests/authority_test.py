@@ -275,3 +275,49 @@ def test_require_touch_refuses_a_plain_key(tmp_path):
     got = scenarios.guard(r.client, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert got.codes == {WD, UNSIGNED}
     assert "is signed by a key that is not a security key" in got.detail
+
+
+# -- a commit being made: the repository's signing configuration ------------------
+def sign_with(r: Repo, key: Path, gpgsign: str = "true") -> None:
+    git(r.client, "config", "gpg.format", "ssh")
+    git(r.client, "config", "user.signingkey", str(key.with_suffix(".pub")))
+    git(r.client, "config", "commit.gpgsign", gpgsign)
+
+
+def staged(r: Repo, files: Dict[str, str]):
+    write(r.client, files)
+    git(r.client, "add", "-A")
+    return scenarios.guard(r.client, env={})
+
+
+def test_a_staged_oracle_change_an_owner_will_sign_passes_and_says_so(tmp_path):
+    r = Repo(tmp_path)
+    sign_with(r, r.owner)
+    got = staged(r, {SEEDS: "[1, 2, 3]\n"})
+    assert got.verdict == scenarios.PASS, got.detail
+    assert "the commit will be signed with alice's key (user.signingkey), an owner" in got.detail
+
+
+@pytest.mark.parametrize("setup,why", [
+    (lambda r: None, "git here does not sign with SSH keys (gpg.format)"),
+    (lambda r: sign_with(r, r.owner, gpgsign="false"),
+     "git here does not sign every commit (commit.gpgsign)"),
+    (lambda r: sign_with(r, r.agent), "user.signingkey is not an owner's key in "
+                                      ".oracle-guard/allowed_signers"),
+], ids=["no-ssh-signing", "no-gpgsign", "not-an-owner-key"])
+def test_a_staged_oracle_change_nobody_will_sign_is_denied_with_how_to_sign(tmp_path, setup,
+                                                                            why):
+    r = Repo(tmp_path)
+    setup(r)
+    got = staged(r, {SEEDS: "[1, 2, 3]\n"})
+    assert got.codes == {WD}, got.detail
+    assert why in got.detail and "an owner signs the commit: git config gpg.format ssh" in \
+        got.detail, got.detail
+
+
+def test_a_staged_oracle_change_mixed_with_code_is_denied_to_a_signing_owner(tmp_path):
+    r = Repo(tmp_path)
+    sign_with(r, r.owner)
+    got = staged(r, {SEEDS: "[1, 2, 3]\n", "src/app.py": "x = 1\n"})
+    assert got.codes == {WD}, got.detail
+    assert "an owner's oracle change rides alone" in got.detail
