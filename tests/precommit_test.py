@@ -102,3 +102,58 @@ repos:
     assert "fixtures/pricing.json: fixture-mismatch:" in blocked.stdout
     assert "fixtures/pricing.json: write-denied:" in blocked.stdout
     assert git(repo, "rev-parse", "HEAD") == before
+
+
+def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
+        tmp_path, hook_repo, pre_commit_home):
+    """The owner flow with signed authority: the installed pre-commit and
+    pre-push hooks pass an owner's signed oracle-only commit (no SKIP=), the
+    server's hook accepts the push, and CI passes the owner's branch; the same
+    commit unsigned is blocked locally."""
+    from testing.server import make_server, push_env
+
+    hook_path, sha = hook_repo
+    key = tmp_path / "owner"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    signers = "alice " + " ".join(key.with_suffix(".pub").read_text().split()[:2]) + "\n"
+    contract = ("version: 1\nseeds:\n  - {paths: [\"seeds/*.json\"], format: json-array}\n"
+                "write_set:\n  allow: [\"src/**\"]\n"
+                "authority:\n  signers: .oracle-guard/allowed_signers\n")
+    config = f"repos:\n  - repo: {hook_path}\n    rev: {sha}\n    hooks:\n      - id: oracle-guard\n"
+    server = make_server(tmp_path / "srv.git")
+    repo = init_repo(tmp_path / "r")
+    git(repo, "remote", "add", "origin", str(server))
+    commit(repo, {".oracle-guard.yaml": contract, ".oracle-guard/allowed_signers": signers,
+                  "seeds/a.json": "[1, 2]\n", "src/app.py": "", ".pre-commit-config.yaml": config},
+           "the oracle")
+    git(repo, "push", "-q", "origin", "main")
+    for hook_type in ("pre-commit", "pre-push"):
+        installed = pre_commit(repo, pre_commit_home, "install", "--hook-type", hook_type)
+        assert installed.returncode == 0, installed.stdout
+    env = dict(push_env(), PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never")
+
+    def run(*args):
+        return subprocess.run(["git", *args], cwd=repo, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+
+    write(repo, {"seeds/a.json": "[1, 2, 3]\n"})
+    git(repo, "add", "-A")
+    unsigned = run("commit", "-m", "append a seed, unsigned")
+    assert unsigned.returncode != 0 and "seeds/a.json: write-denied:" in unsigned.stdout, \
+        unsigned.stdout
+    assert "an owner signs the commit: git config gpg.format ssh" in unsigned.stdout
+    git(repo, "config", "gpg.format", "ssh")
+    git(repo, "config", "user.signingkey", str(key.with_suffix(".pub")))
+    git(repo, "config", "commit.gpgsign", "true")
+    signed = run("commit", "-m", "append a seed")
+    assert signed.returncode == 0, signed.stdout
+    assert git(repo, "cat-file", "commit", "HEAD").count("-----BEGIN SSH SIGNATURE-----") == 1
+    pushed = run("push", "origin", "HEAD:refs/heads/append")
+    assert pushed.returncode == 0, pushed.stdout
+    assert "oracle-guard (all five hooks)" in pushed.stdout  # the pre-push hook ran
+    assert "an owner signed every commit of this oracle change" in pushed.stdout  # the server
+    git(repo, "fetch", "-q", "origin")
+    ci = subprocess.run([sys.executable, "-m", "oracle_guard", "check"], cwd=repo,
+                        env=dict(env, CI="1", GITHUB_BASE_REF="main"), stdout=subprocess.PIPE,
+                        stderr=subprocess.STDOUT, text=True)
+    assert ci.returncode == 0, ci.stdout
