@@ -82,7 +82,8 @@ def test_the_readme_contract_reference_is_a_valid_contract():
     example = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
     data = parse(example.encode())
     assert set(data) == {"version", "base", "fixtures", "seeds", "freeze", "budget",
-                         "write_set", "protected_refs", "deletable_refs", "identity_env",
+                         "write_set", "authority", "protected_refs", "deletable_refs",
+                         "identity_env",
                          "timeout_s", "limits"}
 
 
