@@ -15,6 +15,12 @@ CONTRACT_MAX_BYTES = 1 << 20
 LIMITS = {"freeze_bytes": 4 << 20, "seed_bytes": 32 << 20, "lock_bytes": 16 << 20}
 
 
+# The variable each host sets for the pusher; one is named, never guessed.
+IDENTITY_HINT = ("GL_USERNAME (GitLab), GITEA_PUSHER_NAME (Gitea, Forgejo), GL_USER "
+                 "(gitolite), GITHUB_USER_LOGIN (GitHub Enterprise Server) or REMOTE_USER "
+                 "(git http-backend)")
+
+
 class ContractError(Exception):
     """The contract is unusable (exit 2)."""
 
@@ -83,6 +89,12 @@ def parse(data: bytes, label: str = CONTRACT_PATH,
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         raise ContractError(f"{where}: invalid contract at {loaders.json_pointer(path)}: "
                             f"{_readable(message)}{more}{suffix}")
+    if (doc.value.get("write_set") or {}).get("owners") and not doc.value.get("identity_env"):
+        line = doc.line_of(("write_set", "owners"))
+        where = f"{label}:{line}" if line else label
+        raise ContractError(f"{where}: write_set.owners names server accounts, but no "
+                            f"identity_env names the variable your server sets for the pusher: "
+                            f"add identity_env: {IDENTITY_HINT}{suffix}")
     return doc.value
 
 

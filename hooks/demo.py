@@ -33,6 +33,7 @@ write_set:
   allow: ["src/**", "tests/**", "README.md"]
   deny: ["oracle/**", "seeds/**", ".pre-commit-config.yaml"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 
 PRICING = """\

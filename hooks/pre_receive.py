@@ -24,8 +24,6 @@ from oracle_guard.revisions import Snapshot, caught_up, new_ref_base
 
 HOOK = "pre-receive"
 DEFAULT_PROTECTED = ("refs/heads/*", "refs/tags/*")
-IDENTITY_VARIABLES = ("GL_USERNAME", "GITEA_PUSHER_NAME", "GL_USER", "GITHUB_USER_LOGIN",
-                      "REMOTE_USER")
 DEFAULT_TIMEOUT = 4.0
 REPLACE_REFS = "refs/replace/"
 
@@ -76,12 +74,11 @@ def matches_any(ref: str, patterns) -> bool:
 
 
 def pusher(env: Mapping[str, str], contract: Optional[contract_mod.Contract]) -> Optional[str]:
-    """The account the hosting server says is pushing; never the pushed content."""
+    """The account the hosting server says is pushing, in the one variable the
+    contract names: a fallback over several hosts' variables let a client's own
+    variable (sshd's AcceptEnv, a --receive-pack wrapper) win over the host's."""
     named = contract.section("identity_env") if contract else None
-    for variable in ([named] if named else IDENTITY_VARIABLES):
-        if env.get(variable):
-            return env[variable]
-    return None
+    return (env.get(named) or None) if named else None
 
 
 @dataclass

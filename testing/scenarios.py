@@ -67,6 +67,7 @@ write_set:
   deny: ["oracle/**", "seeds/**", ".pre-commit-config.yaml", "tests/golden/**",
          "src/réglages.py"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 C = ".oracle-guard.yaml"
 FIX, FIX2 = "oracle/inputs/prices.json", "oracle/inputs/rates.csv"

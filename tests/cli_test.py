@@ -16,6 +16,7 @@ write_set:
   allow: ["src/**", "tests/**", "README.md"]
   deny: ["oracle/**", ".pre-commit-config.yaml"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 
 

@@ -37,6 +37,7 @@ write_set:
   allow_file: oracle/write_set.txt
   deny: ["oracle/**", "seeds/**", "freeze.json", ".pre-commit-config.yaml"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 
 

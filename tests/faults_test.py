@@ -35,6 +35,7 @@ budget:
 write_set:
   allow: ["src/**"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 FIXTURE = "oracle/inputs/a.txt"
 SEEDS = "seeds/a.json"

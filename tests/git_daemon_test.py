@@ -16,6 +16,7 @@ seeds:
 write_set:
   allow: ["src/**"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 
 

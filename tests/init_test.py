@@ -25,6 +25,12 @@ WRITTEN_BY_INIT = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _no_global_git_config(monkeypatch):
+    """init reads git's signing configuration: the machine's own is never read."""
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+
+
 def stripped_example(tmp_path, name):
     """The example copied into a new repository without its contract and lock, staged."""
     repo = init_repo(tmp_path / name)
@@ -1076,7 +1082,7 @@ def test_a_section_init_must_add_keeps_every_choice_it_did_not_propose(tmp_path,
                                           "protected_refs: [refs/heads/main]\ntimeout_s: 2.5\n"
                                           "limits: {seed_bytes: 4096}\n#", 1)
     chosen = chosen.replace("    - .pre-commit-config.yaml", "    - .pre-commit-config.yaml\n"
-                            "    - vendor/**\n  owners: [alice]", 1)
+                            "    - vendor/**\n  owners: [alice]\nidentity_env: GL_USER", 1)
     contract.write_text(chosen)
     kept = contract_of(repo)
     assert kept["write_set"]["owners"] == ["alice"] and kept["base"] == "origin/develop"
@@ -1355,3 +1361,234 @@ def test_init_never_writes_through_a_symlinked_folder(tmp_path, capsys):
     assert err.startswith("oracle-guard: error: .oracle-guard/") and "which is a symlink" in err, err
     assert list(outside.iterdir()) == []
     assert not (repo / ".oracle-guard.yaml").exists()  # all or none
+
+
+# -- signed authority: the owners' keys ------------------------------------------------
+SIGNERS = ".oracle-guard/allowed_signers"
+HOW_TO_SIGN = ("git config gpg.format ssh; git config user.signingkey "
+               "~/.ssh/id_ed25519.pub and rerun oracle-guard init")
+
+
+def ssh_signing(repo, tmp_path, monkeypatch, setting="~/.ssh/id_ed25519.pub",
+                email="alice@example.com", name="id_ed25519"):
+    """git set up for SSH signing in ``repo`` (its own config; HOME a folder of the
+    test's, holding the key ssh-keygen made). Returns the private key's path."""
+    home = tmp_path / "home"
+    (home / ".ssh").mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("HOME", str(home))
+    key = home / ".ssh" / name
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@laptop",
+                    "-f", str(key)], check=True)
+    git(repo, "config", "gpg.format", "ssh")
+    git(repo, "config", "user.signingkey", setting.replace("KEY", str(key)))
+    if email:
+        git(repo, "config", "user.email", email)
+    return key
+
+
+def public_line(key):
+    return (key.parent / (key.name + ".pub")).read_text().strip()
+
+
+def fingerprint_of(key):
+    out = subprocess.run(["ssh-keygen", "-lf", str(key.parent / (key.name + ".pub"))],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    return out.split()[1]
+
+
+def test_init_with_ssh_signing_writes_authority_and_the_owners_key(tmp_path, capsys,
+                                                                   monkeypatch):
+    from oracle_guard.signers_edit import HEADER
+
+    repo = stripped_example(tmp_path, "harness")
+    key = ssh_signing(repo, tmp_path, monkeypatch)
+    out = follow_init(capsys, repo)
+    assert contract_of(repo)["authority"] == {"signers": SIGNERS}
+    assert re.search(r"^authority: +# .+\n  signers: \.oracle-guard/allowed_signers # .+\n"
+                     r"  # require_touch: true +# .+$",
+                     (repo / ".oracle-guard.yaml").read_text(), re.M)
+    assert (repo / SIGNERS).read_text() == HEADER + f"alice@example.com {public_line(key)}\n"
+    assert (f"  wrote {SIGNERS} (the owners' keys: alice@example.com, ssh-ed25519 "
+            f"{fingerprint_of(key)}, from user.signingkey)") in out
+    assert "no authority section" not in out
+    rc, out, err = run_guard(capsys, repo, "check", "--head", "HEAD", "--now", NOW)
+    assert rc == 0, out + err
+    # the key init listed is an owner's: the user's signed oracle change passes
+    git(repo, "checkout", "-q", "-b", "owner-change")
+    write(repo, {"seeds/header_name.json": "[]\n"})
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-S", "-m", "owner rewrites the seeds")
+    rc, out, err = run_guard(capsys, repo, "check", "--only", "write-set", "--target", "main",
+                             "--head", "HEAD", "--now", NOW)
+    assert rc == 0, out + err
+    git(repo, "commit", "-q", "--amend", "--no-gpg-sign", "-m", "unsigned")
+    rc, out, _ = run_guard(capsys, repo, "check", "--only", "write-set", "--target", "main",
+                           "--head", "HEAD", "--now", NOW)
+    assert rc == 1 and "oracle-change-unsigned" in out
+
+
+@pytest.mark.parametrize("setting", ["KEY", "KEY.pub", "key::LITERAL", "LITERAL"])
+def test_user_signingkey_as_git_reads_it(tmp_path, capsys, monkeypatch, setting):
+    """A private key with its .pub beside it, the .pub, a key:: literal and a bare
+    ssh- literal (which git reads as a key too)."""
+    repo = stripped_example(tmp_path, "harness")
+    key = ssh_signing(repo, tmp_path, monkeypatch, setting="KEY")
+    git(repo, "config", "user.signingkey",
+        setting.replace("LITERAL", public_line(key)).replace("KEY", str(key)))
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert (repo / SIGNERS).read_text().endswith(
+        f"\nalice@example.com {public_line(key)}\n")
+
+
+def test_a_relative_signingkey_is_read_from_the_top_of_the_work_tree(tmp_path, capsys,
+                                                                     monkeypatch):
+    repo = stripped_example(tmp_path, "harness")
+    key = ssh_signing(repo, tmp_path, monkeypatch,
+                      setting=os.path.relpath(tmp_path / "home/.ssh/id_ed25519.pub", repo))
+    rc, out, err = init(capsys, repo, "-C", str(repo / "src"))
+    assert rc == 0, err
+    assert public_line(key) in (repo / SIGNERS).read_text()
+
+
+def test_the_principal_is_user_name_without_user_email(tmp_path, capsys, monkeypatch):
+    repo = stripped_example(tmp_path, "harness")
+    key = ssh_signing(repo, tmp_path, monkeypatch, email="")
+    git(repo, "config", "user.name", "alice")
+    assert init(capsys, repo)[0] == 0
+    assert (repo / SIGNERS).read_text().endswith(f"\nalice {public_line(key)}\n")
+
+
+@pytest.mark.parametrize("config,why", [
+    ({}, "git here is not set up for SSH signing (gpg.format is not ssh)"),
+    ({"gpg.format": "openpgp", "user.signingkey": "ABCDEF0123456789"},
+     "git here is not set up for SSH signing (gpg.format is not ssh)"),
+    ({"gpg.format": "ssh"}, "git here signs with SSH keys but names no user.signingkey"),
+    ({"gpg.format": "ssh", "user.signingkey": "~/.ssh/missing.pub"},
+     "user.signingkey holds no usable public key (cannot read "),
+    ({"gpg.format": "ssh", "user.signingkey": "key::ssh-ed25519 AAAA"},
+     "user.signingkey holds no usable public key ("),
+])
+def test_init_without_ssh_signing_writes_no_authority_and_says_how(tmp_path, capsys,
+                                                                   monkeypatch, config, why):
+    repo = stripped_example(tmp_path, "harness")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for key, value in config.items():
+        git(repo, "config", key, value)
+    out = follow_init(capsys, repo)
+    assert "authority" not in contract_of(repo)
+    assert not (repo / ".oracle-guard").joinpath("allowed_signers").exists()
+    said = [ln for ln in out.splitlines() if "gpg.format ssh" in ln]
+    assert len(said) == 1, out
+    assert said[0].startswith(f"  note: no authority section: {why}"), said
+    assert said[0].endswith(f"; to have owners change the oracle with SSH-signed commits, "
+                            f"run {HOW_TO_SIGN}")
+    rc, out, err = run_guard(capsys, repo, "check", "--head", "HEAD", "--now", NOW)
+    assert rc == 0, out + err
+
+
+def test_a_user_name_that_is_no_principal_writes_no_authority(tmp_path, capsys, monkeypatch):
+    repo = stripped_example(tmp_path, "harness")
+    ssh_signing(repo, tmp_path, monkeypatch, email="")
+    git(repo, "config", "user.name", "Ada Lovelace")
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert "authority" not in contract_of(repo)
+    assert not (repo / SIGNERS).exists()
+    assert ("  note: no authority section: user.name cannot name you in the signers file "
+            "(principal 'Ada Lovelace' holds white space or a control character); to have "
+            "owners change the oracle with SSH-signed commits, run git config user.email "
+            "YOU@EXAMPLE.COM and rerun oracle-guard init\n") in out
+
+
+def test_dry_run_with_ssh_signing_writes_nothing(tmp_path, capsys, monkeypatch):
+    repo = stripped_example(tmp_path, "harness")
+    ssh_signing(repo, tmp_path, monkeypatch)
+    rc, out, err = init(capsys, repo, "--dry-run")
+    assert rc == 0, err
+    assert f"  would write {SIGNERS} (the owners' keys: alice@example.com, ssh-ed25519 " in out
+    assert "\nauthority: " in out and f"  signers: {SIGNERS} " in out
+    assert not (repo / ".oracle-guard").exists()
+    assert not (repo / ".oracle-guard.yaml").exists()
+
+
+def test_reruns_keep_an_existing_signers_file(tmp_path, capsys, monkeypatch):
+    repo = stripped_example(tmp_path, "harness")
+    key = ssh_signing(repo, tmp_path, monkeypatch)
+    follow_init(capsys, repo)
+    edited = "# edited by hand\n" + (repo / SIGNERS).read_text()
+    (repo / SIGNERS).write_text(edited)
+    for args in ([], ["--force"]):
+        rc, out, err = init(capsys, repo, *args)
+        assert rc == 0, err
+        assert f"  unchanged {SIGNERS} (the owners' keys, kept as they are)" in out
+        assert (repo / SIGNERS).read_text() == edited
+        assert "is not in" not in out
+    git(repo, "add", SIGNERS)
+    commit(repo, message="a comment")
+    rc, out, err = init(capsys, repo)
+    assert "nothing changed: every file init writes is already in place" in out
+    # a user whose key is not listed is told the command that adds it
+    other = ssh_signing(repo, tmp_path, monkeypatch, setting="KEY.pub", name="id_other")
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert (repo / SIGNERS).read_text() == edited
+    assert (f"  note: your signing key ({fingerprint_of(other)}) is not in {SIGNERS}: to sign "
+            f"oracle changes with it, run oracle-guard signers add alice@example.com "
+            f"{other}.pub once the contract is staged\n") in out
+    assert fingerprint_of(key) != fingerprint_of(other)
+
+
+def test_a_contract_without_authority_gets_it_only_with_force(tmp_path, capsys, monkeypatch):
+    repo = stripped_example(tmp_path, "harness")
+    follow_init(capsys, repo)
+    before = contract_of(repo)
+    ssh_signing(repo, tmp_path, monkeypatch)
+    rc, out, err = init(capsys, repo)
+    assert rc == 2
+    assert "(init would add authority; it keeps the rest)" in err
+    assert not (repo / SIGNERS).exists(), "nothing is written on refusal"
+    rc, out, err = init(capsys, repo, "--force")
+    assert rc == 0, err
+    assert "overwrote .oracle-guard.yaml (the contract, adding authority; the rest kept)" in out
+    assert contract_of(repo) == dict(before, authority={"signers": SIGNERS})
+    assert SIGNERS in git_add_line(out)
+
+
+def test_a_kept_authority_keeps_its_signers_path_and_require_touch(tmp_path, capsys,
+                                                                   monkeypatch):
+    repo = stripped_example(tmp_path, "harness")
+    follow_init(capsys, repo)
+    text = (repo / ".oracle-guard.yaml").read_text()
+    (repo / ".oracle-guard.yaml").write_text(
+        text + "authority:\n  signers: owners/allowed_signers\n  require_touch: true\n")
+    key = ssh_signing(repo, tmp_path, monkeypatch)
+    git(repo, "config", "--unset", "user.email")
+    git(repo, "config", "user.name", "alice")
+    text = (repo / ".oracle-guard.yaml").read_text()
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert (repo / ".oracle-guard.yaml").read_text() == text, "nothing to add: left as it is"
+    assert (repo / "owners/allowed_signers").read_text().endswith(f"alice {public_line(key)}\n")
+    assert not (repo / SIGNERS).exists()
+    # a rewrite (--force, with a new deny pattern to add) writes require_touch back
+    (repo / ".oracle-guard.yaml").write_text(text.replace("    - .pre-commit-config.yaml", ""))
+    rc, out, err = init(capsys, repo, "--force")
+    assert rc == 0, err
+    assert contract_of(repo)["authority"] == {"signers": "owners/allowed_signers",
+                                              "require_touch": True}
+
+
+def test_a_symlinked_signers_file_stops_init(tmp_path, capsys, monkeypatch):
+    repo = stripped_example(tmp_path, "harness")
+    ssh_signing(repo, tmp_path, monkeypatch)
+    outside = tmp_path / "outside"
+    outside.write_text("")
+    (repo / ".oracle-guard").mkdir()
+    (repo / SIGNERS).symlink_to(outside)
+    rc, out, err = init(capsys, repo)
+    assert rc == 2
+    assert err == (f"oracle-guard: error: {SIGNERS} in the working tree is a symlink; "
+                   "oracle-guard writes only regular files inside the repository\n")
+    assert outside.read_text() == ""
+    assert not (repo / ".oracle-guard.yaml").exists()

@@ -38,6 +38,7 @@ budget:
 write_set:
   allow: ["src/**", "docs/**"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 FIXTURE = "oracle/inputs/a.txt"
 LOCK = "oracle/fixtures.lock.json"
@@ -71,8 +72,10 @@ BASE_FILES = {
 
 
 def contract(**keys) -> str:
-    """CONTRACT plus top-level keys (JSON is YAML flow style)."""
-    return CONTRACT + "".join(f"{key}: {json.dumps(value)}\n" for key, value in keys.items())
+    """CONTRACT plus top-level keys (JSON is YAML flow style); identity_env replaces its own."""
+    text = CONTRACT.replace("identity_env: GL_USERNAME\n", "") if "identity_env" in keys \
+        else CONTRACT
+    return text + "".join(f"{key}: {json.dumps(value)}\n" for key, value in keys.items())
 
 
 def as_user(name: str, variable: str = "GL_USERNAME", **more: str):
@@ -444,6 +447,7 @@ def test_a_commit_from_a_scratch_branch_gets_no_free_pass_into_main(repos):
 @pytest.mark.parametrize("variable", ["GL_USERNAME", "GITEA_PUSHER_NAME", "GL_USER",
                                       "GITHUB_USER_LOGIN", "REMOTE_USER"])
 def test_an_owners_contract_commit_is_accepted(repos, variable):
+    set_contract(repos, contract(identity_env=variable))
     new = commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
     accepted(push(repos.client, "main", env=as_user("alice", variable)))
     assert repos.tip() == new
@@ -519,7 +523,7 @@ def test_a_contract_that_does_not_load_is_rejected_before_it_locks_the_repositor
     commit(repos.client, {".oracle-guard.yaml": CONTRACT + "version: 2\n"}, "broken")
     p = push(repos.client, "main", env=ALICE)
     assert p.rc != 0, p.stderr
-    assert p.guard[-1] == ("oracle-guard: push rejected: .oracle-guard.yaml:16: duplicate key "
+    assert p.guard[-1] == ("oracle-guard: push rejected: .oracle-guard.yaml:17: duplicate key "
                            "'version' (the contract in the pushed tip of "
                            "refs/heads/main)"), p.stderr
     assert repos.tip() == old
@@ -729,7 +733,7 @@ def test_a_branch_from_before_the_contract_is_judged_by_the_default_branchs(tmp_
     accepted(push(client, "main", env=ALICE))
     legacy = rev(server, "refs/heads/legacy")
     git(client, "checkout", "-q", "legacy")
-    own = "version: 1\nwrite_set:\n  owners: [bob]\n"
+    own = "version: 1\nwrite_set:\n  owners: [bob]\nidentity_env: GL_USERNAME\n"
     commit(client, {".oracle-guard.yaml": own, "README.md": "x\n"}, "my own rules")
     p = push(client, "legacy", env=BOB)
     rejected(p, "refs/heads/legacy: .oracle-guard.yaml: write-denied",

@@ -38,6 +38,7 @@ write_set:
   allow: ["src/**"]
   deny: ["oracle/**"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 BUDGET = """\
 max_frozen: 3

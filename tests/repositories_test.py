@@ -25,6 +25,7 @@ seeds:
 write_set:
   allow: ["src/**"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 FIXTURE = "oracle/inputs/a.txt"
 LOCK = "oracle/fixtures.lock.json"
@@ -146,7 +147,7 @@ def worktree(tmp_path):
     repo = make_repo(tmp_path / "repo")
     linked = tmp_path / "linked"
     git(repo, "worktree", "add", "-q", "-b", "feature", str(linked))
-    commit(linked, {".oracle-guard.yaml": CONTRACT + "  deny: [\"docs/**\"]\n"}, "tighten")
+    commit(linked, {".oracle-guard.yaml": CONTRACT.replace("  owners: [alice]\n", "  owners: [alice]\n  deny: [\"docs/**\"]\n")}, "tighten")
     return repo, linked
 
 

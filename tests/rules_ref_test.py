@@ -10,6 +10,7 @@ version: 1
 write_set:
   allow: ["**"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 STRICT = LOOSE.replace('allow: ["**"]', 'allow: ["src/**"]\n  deny: ["oracle/**"]')
 ALICE, BOB = push_env(GL_USERNAME="alice"), push_env(GL_USERNAME="bob")

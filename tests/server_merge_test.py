@@ -14,6 +14,7 @@ write_set:
   allow: ["src/**", "tests/**"]
   deny: ["seeds/**"]
   owners: [alice]
+identity_env: GL_USERNAME
 """
 ALICE, BOB = push_env(GL_USERNAME="alice"), push_env(GL_USERNAME="bob")
 CASES = "".join(f"  {n},\n" for n in range(1, 8)) + "  8\n"
