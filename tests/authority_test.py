@@ -321,3 +321,32 @@ def test_a_staged_oracle_change_mixed_with_code_is_denied_to_a_signing_owner(tmp
     got = staged(r, {SEEDS: "[1, 2, 3]\n", "src/app.py": "x = 1\n"})
     assert got.codes == {WD}, got.detail
     assert "an owner's oracle change rides alone" in got.detail
+
+
+@pytest.mark.parametrize("build,passes", [(owner_appends, True), (signed_by_a_stranger, False)],
+                         ids=["owner-signed", "stranger-signed"])
+def test_the_pull_request_target_gate_passes_an_owner_branch(tmp_path, build, passes):
+    """The gate recipe's steps in a clone laid out as pull_request_target lays it
+    (the head checked out detached, full history): no administrator override."""
+    import os
+    import sys
+
+    import yaml
+
+    r = Repo(tmp_path)
+    build(r)
+    head = git(r.client, "rev-parse", "HEAD").strip()
+    clone = tmp_path / "runner"  # the pull request's head lives in a fork: clone the client
+    git(tmp_path, "clone", "-q", str(r.client), str(clone))
+    git(clone, "checkout", "-q", "--detach", head)
+    recipe = Path(__file__).resolve().parents[1] / "examples/ci/github-actions-base-branch.yml"
+    (job,) = yaml.safe_load(recipe.read_text())["jobs"].values()
+    steps = [s["run"] for s in job["steps"] if "run" in s and "pip install" not in s["run"]]
+    env = dict(os.environ, CI="true", GITHUB_BASE_REF="main", ORACLE_GUARD_NOW=NOW,
+               PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    for step in steps:
+        done = subprocess.run(["bash", "-euc", step], cwd=clone, env=env, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert (done.returncode == 0) == passes, done.stdout
+        if not passes:
+            assert "oracle-change-unsigned" in done.stdout
