@@ -8,8 +8,7 @@ a key, covering that exact commit object. A merge commit that is git's clean
 remerge of its parents carries no change of its own and needs none (a
 platform's merge of an owner's branch). A key added in the same change does
 not count: the file is read from the rules revision, never from the change.
-Verdicts on one commit are cached by its id, the signers file's blob and the
-touch setting.
+Each commit is verified once a run; ``cryptography`` is imported only then.
 """
 from __future__ import annotations
 
