@@ -1,5 +1,5 @@
-"""Command line: ``oracle-guard check | lock | init | freeze | seeds | explain | schema
-| demo | pre-receive | install-pre-receive``."""
+"""Command line: ``oracle-guard check | lock | init | freeze | seeds | signers | explain
+| schema | demo | pre-receive | install-pre-receive``."""
 from __future__ import annotations
 
 import argparse
@@ -299,10 +299,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="add one new, staged fixture (repo-relative) to its lock")
     lock.set_defaults(func=cmd_lock)
 
-    from oracle_guard import authoring, seeds_edit  # 'freeze ...' and 'seeds append'
+    from oracle_guard import authoring, seeds_edit, signers_edit  # freeze, seeds, signers
 
     authoring.register(sub, common)
     seeds_edit.register(sub, common)
+    signers_edit.register(sub, common)
 
     receive = sub.add_parser(
         "pre-receive", help="judge a push: git's pre-receive protocol on stdin (server side)")

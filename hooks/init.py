@@ -285,6 +285,9 @@ KEY_NOTES = {
     "write_set.allow_file": "one path prefix from the root a line, no globs",
     "write_set.deny": "protected besides every file named above",
     "write_set.owners": "server side: who may push oracle changes",
+    "authority": "owners: whoever signs with a key listed here",
+    "authority.signers": "ssh-keygen allowed signers ('oracle-guard signers')",
+    "authority.require_touch": "only security-key signatures made with a touch",
     # keys init never proposes, kept from a contract that has them
     "base": "what CI compares against when nothing names a base",
     "protected_refs": "server side: the refs pre-receive judges",
@@ -298,7 +301,8 @@ KEY_NOTES = {
 }
 # The contract's keys in the README's order, which a rewritten contract follows.
 CONTRACT_KEYS = ("version", "base", "fixtures", "seeds", "freeze", "budget", "write_set",
-                 "protected_refs", "deletable_refs", "identity_env", "timeout_s", "limits")
+                 "authority", "protected_refs", "deletable_refs", "identity_env", "timeout_s",
+                 "limits")
 WRITE_SET_KEYS = ("allow", "allow_file", "deny", "owners")
 
 
@@ -306,7 +310,9 @@ def scalar(value: Any) -> str:
     """A YAML scalar (or flow list or mapping, as JSON) that reads back as ``value``."""
     import yaml
 
-    if isinstance(value, bool) or not isinstance(value, (str, int, float, list, dict)):
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, (str, int, float, list, dict)):
         raise TypeError(f"cannot write {value!r}")
     if isinstance(value, int):
         return str(value)
@@ -377,6 +383,8 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
             if key == "write_set" and "owners" not in value:
                 out.append(line("  # owners: [alice]",
                                 "server side: who may push oracle changes"))
+            if key == "authority" and "require_touch" not in value:
+                out.append(line("  # require_touch: true", KEY_NOTES["authority.require_touch"]))
         else:
             out.append(line(f"{key}: {scalar(value)}", KEY_NOTES.get(key, "")))
     return "\n".join(out) + "\n"
@@ -670,6 +678,113 @@ def edit_pre_commit_config(text: str, repo: str, rev: str) -> Tuple[Optional[str
     return edited, ""
 
 
+# -- signed authority (authority.signers) -----------------------------------------
+HOW_TO_SIGN = "git config gpg.format ssh; git config user.signingkey ~/.ssh/id_ed25519.pub"
+
+
+@dataclass
+class Signing:
+    """The key git here signs commits with, and whom it names; or why there is none."""
+    principal: str = ""
+    key: Any = None  # signers_edit.PublicKey
+    setting: str = ""  # user.signingkey as git reads it
+    why: str = ""
+    fix: str = HOW_TO_SIGN
+
+
+def _config(git, key: str, kind: Optional[str] = None) -> str:
+    typed = [f"--type={kind}"] if kind else []
+    return git.run("config", *typed, "--get", key, check=False).decode(
+        "utf-8", "surrogateescape").rstrip("\n")
+
+
+def signing_identity(git, top: str) -> Signing:
+    """git's SSH signing key (gpg.format ssh, user.signingkey: a key file or a
+    ``key::`` literal, as git reads them) and the principal that names its user
+    (user.email, else user.name)."""
+    from oracle_guard import signers_edit
+
+    if (_config(git, "gpg.format") or "openpgp") != "ssh":
+        return Signing(why="git here is not set up for SSH signing (gpg.format is not ssh)")
+    setting = _config(git, "user.signingkey", "path")
+    if not setting:
+        return Signing(why="git here signs with SSH keys but names no user.signingkey")
+    try:
+        if setting.startswith("key::"):
+            key = signers_edit.key_from_text(setting[len("key::"):])
+        elif setting.startswith("ssh-"):  # git reads this as a literal key too
+            key = signers_edit.key_from_text(setting)
+        else:  # git signs from the top of the work tree
+            key = signers_edit.key_from_file(os.path.join(top, setting))
+    except signers_edit.KeyProblem as exc:
+        return Signing(why=f"user.signingkey holds no usable public key ({exc})")
+    email, name = _config(git, "user.email"), _config(git, "user.name")
+    principal, source = (email, "user.email") if email else (name, "user.name")
+    fix = "git config user.email YOU@EXAMPLE.COM"
+    if not principal:
+        return Signing(why="neither user.email nor user.name is set, to name you in the "
+                           "signers file", fix=fix)
+    problem = signers_edit.principal_problem(principal)
+    if problem:
+        return Signing(why=f"{source} cannot name you in the signers file ({problem})",
+                       fix=fix)
+    return Signing(principal, key, setting)
+
+
+def plan_signers(plan: "Plan", signing: Signing, top: str) -> None:
+    """The allowed signers file the contract's authority names: a new one with the
+    user's signing key; one that is there already is kept as it is."""
+    from oracle_guard import allowed_signers, signers_edit, worktree
+
+    authority = plan.data.get("authority")
+    if authority is None:
+        plan.notes.append(f"no authority section: {signing.why}; to have owners change the "
+                          f"oracle with SSH-signed commits, run {signing.fix} and rerun "
+                          "oracle-guard init")
+        return
+    path = authority["signers"]
+    try:
+        full = worktree.full_path(top, path)
+    except worktree.WorktreeError as exc:
+        raise InitError(str(exc)) from None
+    if os.path.isdir(full):
+        raise InitError(f"{path} is a folder; authority.signers names a file")
+    if os.path.lexists(full):
+        text = _read_text(full)
+        plan.files.append(Planned(path, text or "", "the owners' keys, kept as they are",
+                                  state="same"))
+        if text is None:
+            plan.notes.append(f"{path} is not a UTF-8 text file: oracle-guard check refuses "
+                              "the contract until it is fixed")
+            return
+        try:
+            listed = allowed_signers.parse(text)
+        except allowed_signers.AllowedSignersError as exc:
+            plan.notes.append(f"{path}:{exc.line}: {exc.message}: oracle-guard check refuses "
+                              "the contract until the file is fixed")
+            return
+        if signing.key is not None and all(s.public_key != signing.key.blob for s in listed):
+            literal = signing.setting[len("key::"):] if signing.setting.startswith("key::") \
+                else signing.setting
+            plan.notes.append(f"your signing key ({signing.key.fingerprint}) is not in {path}: "
+                              "to sign oracle changes with it, run oracle-guard signers add "
+                              f"{shlex.quote(signing.principal)} {shlex.quote(literal)} "
+                              "once the contract is staged")
+        elif signing.key is None:
+            plan.notes.append(f"owners sign oracle changes, but {signing.why}: "
+                              f"{signing.fix} sets it up")
+        return
+    if signing.key is None:
+        plan.notes.append(f"{path} does not exist yet: oracle-guard signers add PRINCIPAL "
+                          f"KEYFILE writes it once the contract is staged; {signing.why}: "
+                          f"{signing.fix} sets up yours")
+        return
+    plan.files.append(Planned(
+        path, signers_edit.new_file(signing.principal, signing.key),
+        f"the owners' keys: {signing.principal}, {signing.key.key_type} "
+        f"{signing.key.fingerprint}, from user.signingkey"))
+
+
 # -- the run ----------------------------------------------------------------
 MODELINE_WHAT = "the editor schema line"
 
@@ -754,6 +869,11 @@ def make_plan(args, git, top: str) -> Plan:
     layout, evidence = choose_layout(args.layout, paths)
     data = propose(layout, paths, args.allow)
     budget_notes = add_budget(data, layout, paths, index)
+    signing = signing_identity(git, top)
+    if signing.key is not None:
+        from oracle_guard.signers_edit import SIGNERS_FILE
+
+        data["authority"] = {"signers": SIGNERS_FILE}
     left_out = proposed_allow(layout, paths)[1] if args.allow is None else []
     kept_text, kept, problem = existing_contract(top)
     contract = Planned(CONTRACT, "", "the contract", why=problem)
@@ -791,6 +911,7 @@ def make_plan(args, git, top: str) -> Plan:
         plan.files.append(Planned(entry["lock"], content,
                                   f"the fixture lock, {count} file{'s' if count != 1 else ''}"))
 
+    plan_signers(plan, signing, top)
     rev = plan_pre_commit_config(plan, args, top)
     plan_ci(plan, args, top, rev)
 

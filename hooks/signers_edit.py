@@ -1,0 +1,305 @@
+"""``oracle-guard signers add | remove | list``: the owners' SSH keys, in the
+allowed signers file the contract in the index names (``authority.signers``).
+
+Like the other authoring commands they edit the working-tree file (never through
+a symlink, never outside the repository), keep its other lines, comments and
+line endings, and print the ``git add`` to run. The result must read back with
+``allowed_signers.parse`` as exactly the intended signers, or nothing is written.
+A key is listed once; a person with several keys has a line for each.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from typing import List, Mapping, NamedTuple, Optional, Tuple
+
+from oracle_guard import allowed_signers, sshsig
+from oracle_guard.authoring import Refused, Workspace, _run
+from oracle_guard.findings import inert, show_path, show_text
+
+SIGNERS_FILE = ".oracle-guard/allowed_signers"  # where init puts it
+ADD_AUTHORITY = f"authority: {{signers: {SIGNERS_FILE}}}"
+KEY_FILE_MAX_BYTES = 64 << 10
+HEADER = ("# The owners: a commit signed by one of these keys may change the oracle\n"
+          "# (ssh-keygen's allowed signers format: PRINCIPAL KEYTYPE KEY [COMMENT]).\n"
+          "# Edit it with 'oracle-guard signers add | remove | list'.\n")
+
+
+class KeyProblem(Exception):
+    """A key argument or key file that holds no usable public key."""
+
+
+class PublicKey(NamedTuple):
+    key_type: str
+    base64: str
+    comment: str
+    blob: bytes
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.blob)
+
+    def line(self, principal: str) -> str:
+        return " ".join(p for p in (principal, self.key_type, self.base64, self.comment) if p)
+
+
+def fingerprint(blob: bytes) -> str:
+    """As ``ssh-keygen -l`` prints it: the base64 SHA-256 of the key blob, unpadded."""
+    return "SHA256:" + base64.b64encode(hashlib.sha256(blob).digest()).decode().rstrip("=")
+
+
+def _controls(text: str) -> bool:
+    return any(ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 or c in "\u2028\u2029" for c in text)
+
+
+def key_from_text(text: str) -> PublicKey:
+    """``keytype base64 [comment]``, as a .pub file's line."""
+    fields = text.strip(" \t\r\n").split(None, 2)
+    if len(fields) < 2:
+        raise KeyProblem("expected a public key: ssh-ed25519 AAAA... [comment]")
+    comment = fields[2].strip() if len(fields) > 2 else ""
+    if _controls(comment):
+        raise KeyProblem("the key's comment holds a control character")
+    try:
+        blob = sshsig.key_blob(fields[0], fields[1])
+    except sshsig.SignatureError as exc:
+        raise KeyProblem(exc.message) from None
+    return PublicKey(fields[0], fields[1], comment, blob)
+
+
+def key_from_file(path: str) -> PublicKey:
+    """The public key of a .pub file, or of a private key file whose .pub sits
+    beside it (a private key itself is never read past its first line)."""
+    if not path.endswith(".pub") and os.path.isfile(path + ".pub"):
+        path += ".pub"
+    try:
+        with open(path, "rb", buffering=0) as f:
+            head = f.read(64)
+            if head.startswith(b"-----BEGIN"):
+                raise KeyProblem(f"{show_path(path)} is a private key and no .pub sits "
+                                 f"beside it: pass the public key ({show_path(path)}.pub, "
+                                 "from ssh-keygen -y -f KEY)")
+            data = head + f.read(KEY_FILE_MAX_BYTES)
+    except OSError as exc:
+        raise KeyProblem(f"cannot read {show_path(path)}: {exc.strerror or exc}") from None
+    if len(data) > KEY_FILE_MAX_BYTES:
+        raise KeyProblem(f"{show_path(path)} is too large for a public key file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise KeyProblem(f"{show_path(path)} is not a public key file (not UTF-8 text)") \
+            from None
+    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if len(lines) != 1:
+        raise KeyProblem(f"{show_path(path)} holds {len(lines) or 'no'} key lines; a public "
+                         "key file holds one")
+    try:
+        return key_from_text(lines[0])
+    except KeyProblem as exc:
+        raise KeyProblem(f"{show_path(path)}: {exc}") from None
+
+
+def key_argument(text: str, here: str) -> PublicKey:
+    """KEYTEXT (``ssh-ed25519 AAAA... [comment]``) or KEYFILE (relative to ``here``)."""
+    words = text.split(None, 1)
+    if len(words) == 2 and words[0] in sshsig.KEY_TYPES:
+        return key_from_text(text)
+    path = os.path.join(here, os.path.expanduser(text))
+    if not os.path.lexists(path) and len(words) == 2:
+        return key_from_text(text)  # an unsupported key type says so
+    return key_from_file(path)
+
+
+# a valid ed25519 key, to read a principal alone as a line would
+_PROBE = base64.b64encode(b"\0\0\0\x0bssh-ed25519\0\0\0\x20" + bytes(32)).decode()
+
+
+def principal_problem(name: str) -> Optional[str]:
+    """Why ``name`` cannot be one principal of an allowed signers line (None: it can)."""
+    if not name:
+        return "the principal is empty"
+    if _controls(name) or any(c in name for c in " \t"):
+        return f"principal {name!r} holds white space or a control character"
+    if name.startswith("#"):
+        return f"principal {name!r} starts with '#': the line would be a comment"
+    if "," in name:
+        return f"principal {name!r} holds a comma, which separates principals: name one"
+    try:
+        allowed_signers.parse_line(1, f"{name} {sshsig.ED25519} {_PROBE}")
+    except allowed_signers.AllowedSignersError as exc:
+        return exc.message
+    return None
+
+
+def new_file(principal: str, key: PublicKey) -> str:
+    """A new signers file with one owner (what init and a first ``add`` write)."""
+    return HEADER + key.line(principal) + "\n"
+
+
+def _unchanged(signer: allowed_signers.Signer) -> Tuple:
+    return (signer.principals, signer.namespaces, signer.key_type, signer.public_key,
+            signer.comment)
+
+
+class SignersFile:
+    """The working-tree signers file the contract in the index names."""
+
+    def __init__(self, ws: Workspace, must_exist: bool = True) -> None:
+        from oracle_guard import loaders
+
+        section = ws.contract.section("authority")
+        if section is None:
+            raise Refused(f"the contract in the index has no 'authority' section: add "
+                          f"'{ADD_AUTHORITY}' to .oracle-guard.yaml and git add it")
+        self.ws = ws
+        self.path: str = section["signers"]
+        data = ws.read_worktree(self.path)  # refuses a symlink, .git, outside the repository
+        self.exists = data is not None
+        if data is None and must_exist:
+            raise Refused(f"{show_path(self.path)} does not exist in the working tree: "
+                          "'oracle-guard signers add PRINCIPAL KEYFILE' writes it")
+        try:
+            self.text = loaders.decode_text(data or b"")
+        except loaders.LoadError as exc:
+            raise Refused(f"{show_path(self.path)}: {exc}; fix the file by hand first") from None
+        self.signers = self.parse(self.text, "fix the file by hand first")
+        first = self.text.find("\n")
+        self.newline = "\r\n" if first > 0 and self.text[first - 1] == "\r" else "\n"
+
+    def parse(self, text: str, hint: str) -> List[allowed_signers.Signer]:
+        try:
+            return allowed_signers.parse(text)
+        except allowed_signers.AllowedSignersError as exc:
+            raise Refused(f"{show_path(self.path)}:{exc.line}: {exc.message}; {hint}") from None
+
+    def write(self, text: str, expected: List[Tuple], done: str) -> None:
+        """Write ``text`` when it reads back as the ``expected`` signers."""
+        from oracle_guard.authority import SIGNERS_MAX_BYTES
+
+        data = text.encode("utf-8")
+        if len(data) > SIGNERS_MAX_BYTES:
+            raise Refused(f"cannot edit {show_path(self.path)}: it would be {len(data):,} "
+                          f"bytes, above the {SIGNERS_MAX_BYTES:,} oracle-guard reads")
+        got = [_unchanged(s) for s in self.parse(text, "nothing was written")]
+        if got != expected:
+            raise Refused(f"cannot edit {show_path(self.path)} safely: the result would not "
+                          "read back as intended; edit it by hand")
+        self.ws.write({self.path: data})
+        print(inert(f"wrote {show_path(self.path)} ({show_text(done)}); stage it with: "
+                    f"{show_text(self.ws.git_add(self.path))}"))
+
+
+def signers_add(ws: Workspace, args, env: Mapping[str, str]) -> int:
+    problem = principal_problem(args.principal)
+    if problem:
+        raise Refused(f"cannot add {args.principal!r}: {problem}")
+    try:
+        key = key_argument(args.key, ws.here)
+    except KeyProblem as exc:
+        raise Refused(f"cannot add {args.principal!r}: {exc}") from None
+    file = SignersFile(ws, must_exist=False)
+    for signer in file.signers:
+        if signer.public_key == key.blob:
+            raise Refused(f"{show_path(file.path)}:{signer.line}: the key {key.fingerprint} "
+                          f"is listed already (for {', '.join(signer.principals)}); a key is "
+                          "listed once")
+    if not file.exists:
+        text = new_file(args.principal, key)
+    else:
+        text = file.text
+        if text and not text.endswith("\n"):
+            text += file.newline
+        text += key.line(args.principal) + file.newline
+    expected = [_unchanged(s) for s in file.signers] + [
+        ((args.principal,), None, key.key_type, key.blob, key.comment)]
+    others = sum(args.principal in s.principals for s in file.signers)
+    what = "a key" if not others else f"key {others + 1}"
+    file.write(text, expected,
+               f"added {what} for {args.principal}: {key.key_type} {key.fingerprint}")
+    return 0
+
+
+def signers_remove(ws: Workspace, args, env: Mapping[str, str]) -> int:
+    file = SignersFile(ws)
+    hits = [s for s in file.signers if args.principal in s.principals]
+    if not hits:
+        named = sorted({p for s in file.signers for p in s.principals})
+        raise Refused(f"{show_path(file.path)} lists no key for {args.principal!r} "
+                      f"(principals: {', '.join(named) or 'none'})")
+    lines = file.text.split("\n")
+    dropped = []
+    for signer in hits:
+        raw = lines[signer.line - 1]
+        cr = "\r" if raw.endswith("\r") else ""
+        body = raw[:-1] if cr else raw
+        lead = body[:len(body) - len(body.lstrip(" \t\r\n"))]
+        field = body[len(lead):].split(" ", 1)[0].split("\t", 1)[0]
+        kept = [p for p in signer.principals if p != args.principal]
+        if kept:
+            lines[signer.line - 1] = lead + ",".join(kept) + body[len(lead) + len(field):] + cr
+        else:
+            dropped.append(signer.line - 1)
+    for number in reversed(dropped):
+        del lines[number]
+    expected = []
+    for signer in file.signers:
+        kept = tuple(p for p in signer.principals if p != args.principal)
+        if kept:
+            expected.append((kept, *_unchanged(signer)[1:]))
+    count = len(hits)
+    file.write("\n".join(lines), expected,
+               f"removed {args.principal}: {count} key{'s' if count != 1 else ''}")
+    if not expected:
+        print(inert(f"note: {show_path(file.path)} lists no key now: no signed commit can "
+                    "change the oracle until an owner is added"))
+    return 0
+
+
+def signers_list(ws: Workspace, args, env: Mapping[str, str]) -> int:
+    file = SignersFile(ws)
+    rows = []
+    for signer in file.signers:
+        where = f"(line {signer.line})"
+        if not signer.allows("git"):
+            where = (f"(line {signer.line}; namespaces=\"{','.join(signer.namespaces or ())}\": "
+                     "cannot sign commits)")
+        for principal in signer.principals:
+            rows.append((show_text(principal), signer.key_type,
+                         fingerprint(signer.public_key), where))
+    if not rows:
+        print(inert(f"no keys in {show_path(file.path)}: 'oracle-guard signers add PRINCIPAL "
+                    "KEYFILE' adds one"))
+        return 0
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        print(inert("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[3]))
+    return 0
+
+
+def cmd_signers(args, env: Mapping[str, str]) -> int:
+    actions = {"add": signers_add, "remove": signers_remove, "list": signers_list}
+    return _run(actions[args.signers_action], args, env)
+
+
+def register(sub, common) -> None:
+    """The ``signers`` subcommands (cli.build_parser calls this)."""
+    signers = sub.add_parser("signers",
+                             help="add, remove or list the owners' SSH keys (authority.signers)")
+    actions = signers.add_subparsers(dest="signers_action", metavar="ACTION")
+    actions.required = True
+    add = actions.add_parser("add", parents=[common],
+                             help="add an owner's public key (one line a key)")
+    add.add_argument("principal", metavar="PRINCIPAL",
+                     help="the owner's name, e.g. an email address (no patterns)")
+    add.add_argument("key", metavar="KEYFILE|KEYTEXT",
+                     help="a .pub file (or a private key with its .pub beside it), or the key "
+                          "itself: 'ssh-ed25519 AAAA... [comment]'")
+    remove = actions.add_parser("remove", parents=[common],
+                                help="remove a principal from every line (a line left with "
+                                     "none goes)")
+    remove.add_argument("principal", metavar="PRINCIPAL")
+    listing = actions.add_parser("list", parents=[common],
+                                 help="each principal with its key type, fingerprint and line")
+    for parser in (add, remove, listing):
+        parser.set_defaults(func=cmd_signers)
