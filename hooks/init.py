@@ -382,7 +382,7 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
                                     KEY_NOTES.get(f"{key}.{name}", "")))
             if key == "write_set" and "owners" not in value:
                 out.append(line("  # owners: [alice]",
-                                "server side: who may push oracle changes"))
+                                "server side: who may push oracle changes (needs identity_env)"))
             if key == "authority" and "require_touch" not in value:
                 out.append(line("  # require_touch: true", KEY_NOTES["authority.require_touch"]))
         else:
@@ -688,14 +688,13 @@ class Signing:
     principal: str = ""
     key: Any = None  # signers_edit.PublicKey
     setting: str = ""  # user.signingkey as git reads it
+    signs_every_commit: bool = False  # commit.gpgsign
     why: str = ""
     fix: str = HOW_TO_SIGN
 
 
 def _config(git, key: str, kind: Optional[str] = None) -> str:
-    typed = [f"--type={kind}"] if kind else []
-    return git.run("config", *typed, "--get", key, check=False).decode(
-        "utf-8", "surrogateescape").rstrip("\n")
+    return git.config(key, kind) or ""
 
 
 def signing_identity(git, top: str) -> Signing:
@@ -728,7 +727,8 @@ def signing_identity(git, top: str) -> Signing:
     if problem:
         return Signing(why=f"{source} cannot name you in the signers file ({problem})",
                        fix=fix)
-    return Signing(principal, key, setting)
+    return Signing(principal, key, setting,
+                   signs_every_commit=_config(git, "commit.gpgsign", "bool") == "true")
 
 
 def plan_signers(plan: "Plan", signing: Signing, top: str) -> None:
@@ -783,6 +783,10 @@ def plan_signers(plan: "Plan", signing: Signing, top: str) -> None:
         path, signers_edit.new_file(signing.principal, signing.key),
         f"the owners' keys: {signing.principal}, {signing.key.key_type} "
         f"{signing.key.fingerprint}, from user.signingkey"))
+    if not signing.signs_every_commit:
+        plan.notes.append("git here does not sign every commit: run git config "
+                          "commit.gpgsign true, so the pre-commit hook can tell your oracle "
+                          "commits will be signed")
 
 
 # -- the run ----------------------------------------------------------------

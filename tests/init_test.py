@@ -1592,3 +1592,15 @@ def test_a_symlinked_signers_file_stops_init(tmp_path, capsys, monkeypatch):
                    "oracle-guard writes only regular files inside the repository\n")
     assert outside.read_text() == ""
     assert not (repo / ".oracle-guard.yaml").exists()
+
+
+@pytest.mark.parametrize("gpgsign", ["true", None])
+def test_init_with_ssh_signing_says_when_git_does_not_sign_every_commit(tmp_path, capsys,
+                                                                       monkeypatch, gpgsign):
+    repo = stripped_example(tmp_path, "harness")
+    ssh_signing(repo, tmp_path, monkeypatch)
+    if gpgsign:
+        git(repo, "config", "commit.gpgsign", gpgsign)
+    out = follow_init(capsys, repo)
+    said = "git here does not sign every commit: run git config commit.gpgsign true" in out
+    assert said == (gpgsign is None), out
