@@ -44,7 +44,7 @@ class Repo:
     """A server with the hook, a client whose main holds the contract, and keys."""
 
     def __init__(self, tmp_path: Path, signers_line: Callable[["Repo"], str] = None,
-                 contract: str = CONTRACT) -> None:
+                 contract: str = CONTRACT, files: Dict[str, str] = None) -> None:
         keys = tmp_path / "keys"
         keys.mkdir()
         self.owner, self.agent = keygen(keys, "owner"), keygen(keys, "agent")
@@ -52,7 +52,8 @@ class Repo:
         self.client = make_client(tmp_path / "work", self.server)
         line = signers_line(self) if signers_line else f"alice {public(self.owner)}"
         commit(self.client, {".oracle-guard.yaml": contract, SIGNERS: line + "\n",
-                             SEEDS: "[1, 2]\n", "src/app.py": ""}, "the oracle")
+                             SEEDS: "[1, 2]\n", "src/app.py": "", **(files or {})},
+               "the oracle")
         assert push(self.client, "main").rc == 0
         git(self.client, "fetch", "-q", "origin")
         git(self.client, "remote", "set-head", "origin", "main")
@@ -350,3 +351,53 @@ def test_the_pull_request_target_gate_passes_an_owner_branch(tmp_path, build, pa
         assert (done.returncode == 0) == passes, done.stdout
         if not passes:
             assert "oracle-change-unsigned" in done.stdout
+
+
+# -- an owner's three oracle changes, each one signed commit -------------------------
+FULL = CONTRACT.replace("write_set:", """fixtures:
+  - lock: oracle/fixtures.lock.json
+    root: oracle/inputs
+    paths: ["oracle/inputs/**"]
+freeze:
+  - {paths: ["oracle/flake_budget.yaml"], schema: flake-budget}
+budget:
+  max_frozen: 2
+  max_days: 14
+write_set:""", 1)
+
+
+def lock_of(data: bytes) -> str:
+    import hashlib
+    import json
+
+    return json.dumps({"a.txt": hashlib.sha256(data).hexdigest()}, indent=2) + "\n"
+
+
+def budget(expires: str) -> str:
+    return (f"max_frozen: 2\nfrozen:\n  - id: retry\n    owner: platform\n"
+            f"    expires: \"{expires}\"\n    reason: \"flaky on CI\"\n")
+
+
+def full_repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, contract=FULL, files={
+        "oracle/inputs/a.txt": "1\n", "oracle/fixtures.lock.json": lock_of(b"1\n"),
+        "oracle/flake_budget.yaml": budget("2026-09-30")})
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("files", [
+    {SEEDS: "[1, 2, 3]\n"},
+    {"oracle/inputs/a.txt": "2\n", "oracle/fixtures.lock.json": lock_of(b"2\n")},
+    {"oracle/flake_budget.yaml": budget("2026-10-05")},
+], ids=["seed-appended", "lock-refreshed", "entry-renewed"])
+def test_an_owner_changes_the_oracle_with_one_signed_commit(tmp_path, files, context):
+    r = full_repo(tmp_path)
+    r.signed(files)
+    assert r.judge(context) == ("pass", frozenset())
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_an_owner_still_needs_the_lock_for_a_fixture(tmp_path, context):
+    r = full_repo(tmp_path)
+    r.signed({"oracle/inputs/a.txt": "2\n"})
+    assert r.judge(context) == ("reject", frozenset({"oracle/inputs/a.txt: fixture-mismatch"}))
