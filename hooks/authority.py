@@ -82,16 +82,22 @@ class Authority:
             return None, f"user.signingkey is not an owner's key in {self.path}"
         return signer.principals[0], ""
 
-    def why_not(self, commit: str) -> Optional[str]:
+    def why_not(self, commit: Commit) -> Optional[str]:
         """None when an owner signed ``commit``; else why it does not count."""
-        if commit not in self._verdicts:
-            self._verdicts[commit] = self._judge(commit)
-        return self._verdicts[commit]
+        if commit.id not in self._verdicts:
+            self._verdicts[commit.id] = self._judge(commit)
+        return self._verdicts[commit.id]
 
-    def _judge(self, commit: str) -> Optional[str]:
+    def _judge(self, commit: Commit) -> Optional[str]:
         from oracle_guard import allowed_signers, sshsig
 
-        payload, armored = sshsig.split_commit(self._git.read_commit(commit), self._format)
+        raw = self._git.read_commit(commit.id)
+        if _signed_parents(raw) != commit.parents:
+            # a header between the parent lines ends git's list of them, though
+            # the signature (which skips gpgsig* lines) still covers them all
+            return ("lists parents in a way git does not read as the commit's parents "
+                    "(a header between them)")
+        payload, armored = sshsig.split_commit(raw, self._format)
         if armored is None:
             return "is not signed"
         try:
@@ -110,37 +116,67 @@ class Authority:
         return None
 
 
+def _signed_parents(raw: bytes) -> Tuple[str, ...]:
+    """The parent lines of a commit's header, wherever they stand in it."""
+    head = raw.split(b"\n\n", 1)[0]
+    return tuple(line[len(b"parent "):].decode("ascii", "replace")
+                 for line in head.split(b"\n") if line.startswith(b"parent "))
+
+
 def _public_key_text(path: str) -> str:
     """The ``keytype base64`` line of a key file: the .pub beside a private key."""
     import os
 
     if not path.endswith(".pub") and os.path.exists(path + ".pub"):
         path += ".pub"
-    with open(path, encoding="utf-8") as f:
-        return f.read().strip()
+    with open(path, "rb") as f:
+        data = f.read(64 << 10)
+    if data.startswith(b"-----BEGIN"):
+        raise ValueError(f"{path} is a private key with no .pub beside it; point "
+                         "user.signingkey at the .pub file")
+    try:
+        return data.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a public key file (not UTF-8 text)") from None
 
 
-def judge(contract, git: Git, commits: Iterable[Commit], net: List[Finding]
-          ) -> Tuple[List[Tuple[str, Finding]], bool]:
+def judge(contract, git: Git, commits: Iterable[Commit], net: List[Finding],
+          explained: bool = True) -> Tuple[List[Tuple[str, Finding]], bool]:
     """(findings, authorized) for a range whose change as a whole has the
     write-set findings ``net``. ``authorized``: every commit is an owner's,
-    so the oracle change stands (the other checks still judge its content)."""
+    so the oracle change stands (the other checks still judge its content).
+    ``explained``: the range's commits make up the whole change; not so for a
+    push that rewinds or replaces history (the old tip is no ancestor of the
+    new), whose net change no commit signs for."""
     authority = Authority.of(contract, git)
     if authority is None or not net:
         return [], False
     protected = next((f.path for f in net if f.path), None)
+    if not explained:
+        return [("", Finding(
+            HOOK, "oracle-change-unsigned", protected,
+            f"the push replaces history, and no commit signs for how it changes protected "
+            f"{show_path(protected or '')!r}: an owner's oracle change is added on top of "
+            "the old tip"))], False
     found = []
+    signed = 0
     for commit in reversed(list(commits)):  # oldest first
         if commit.is_merge and len(commit.parents) == 2 \
                 and not git.remerge_differences(commit.id, commit.parents):
             continue  # git's own merge: nothing of its own to sign for
-        reason = authority.why_not(commit.id)
+        signed += 1
+        reason = authority.why_not(commit)
         if reason is not None:
             found.append((commit.id, Finding(
                 HOOK, "oracle-change-unsigned", protected,
                 f"commit {commit.id[:12]} {reason}; the change edits protected "
                 f"{show_path(protected or '')!r}, and an oracle change is made only of commits "
                 f"an owner signed (a key in {authority.path})")))
+    if not signed:  # nothing of the range signs for the change
+        return [("", Finding(
+            HOOK, "oracle-change-unsigned", protected,
+            f"no commit of its own signs for how the change edits protected "
+            f"{show_path(protected or '')!r}"))], False
     return found, not found
 
 

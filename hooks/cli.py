@@ -59,7 +59,8 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
         from oracle_guard import history
 
         result = next(r for r in results if r.hook == "write-set")
-        found, note = history.judge_with_authority(contract, git, pending(), result.findings)
+        found, note = history.judge_with_authority(contract, git, pending(), result.findings,
+                                                   revs.linear)
         if found or note:
             result.findings = found
             result.note = note

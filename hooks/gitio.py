@@ -353,7 +353,8 @@ class Git:
         out = self.run("rev-parse", "--show-object-format").strip()
         return 64 if out == b"sha256" else 40
 
-    def merge_tree(self, ours: str, theirs: str) -> Tuple[str, List[str]]:
+    def merge_tree(self, ours: str, theirs: str, unrelated: bool = False
+                   ) -> Tuple[str, List[str]]:
         """(tree, conflicted paths) of git's 3-way merge of two commits, as
         ``git merge`` makes it (merge-ort, virtual bases for criss-cross
         histories, renames followed). The tree is written to the object store;
@@ -365,7 +366,8 @@ class Git:
         try:
             proc = subprocess.run(
                 ["git", "-C", self.directory, *_MERGE_CONFIG, "merge-tree", "--write-tree",
-                 "--name-only", "--no-messages", "-z", ours, theirs],
+                 "--name-only", "--no-messages", "-z",
+                 *(["--allow-unrelated-histories"] if unrelated else []), ours, theirs],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_environment())
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
@@ -716,10 +718,13 @@ class Git:
 
     def remerge_differences(self, merge: str, parents: Sequence[str]) -> List[str]:
         """The files where a two-parent merge commit differs from git's clean
-        remerge of its parents: what the merge commit changed itself."""
+        remerge of its parents, and every file that remerge conflicts at (a
+        conflict committed as is, markers and all, is the merge's own doing):
+        what the merge commit changed itself."""
         if merge not in self._remerged:
-            remerged, _ = self.merge_tree(parents[0], parents[1])
-            self._remerged[merge] = self.differing_paths(remerged, merge)
+            remerged, conflicts = self.merge_tree(parents[0], parents[1], unrelated=True)
+            self._remerged[merge] = sorted(set(self.differing_paths(remerged, merge))
+                                           | set(conflicts))
         return self._remerged[merge]
 
     def read_commit(self, oid: str) -> bytes:

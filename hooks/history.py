@@ -40,7 +40,8 @@ def judge(contract, git: Git, commits: Iterable[Commit]) -> List[Attributed]:
 
 
 def judge_with_authority(contract, git: Git, commits: Iterable[Commit],
-                         net: List[Finding]) -> Tuple[List[Finding], Optional[str]]:
+                         net: List[Finding], linear: bool = True
+                         ) -> Tuple[List[Finding], Optional[str]]:
     """The write-set findings of a range: ``net`` (the change as a whole) and
     each commit's, with the owners' signed authority applied; and a note when
     that authority lifted the net findings."""
@@ -48,7 +49,7 @@ def judge_with_authority(contract, git: Git, commits: Iterable[Commit],
 
     commits = list(commits)
     found = [f for _, f in judge(contract, git, commits)]
-    unsigned, authorized = authority.judge(contract, git, commits, net)
+    unsigned, authorized = authority.judge(contract, git, commits, net, linear)
     if authorized and not found:
         return [], "an owner signed every commit of this oracle change"
     return net + found + [f for _, f in unsigned], None

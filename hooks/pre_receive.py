@@ -194,12 +194,13 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
 
         commits = pending()
         per_commit = history.judge(contract, git, commits)
-        unsigned, authorized = authority.judge(contract, git, commits, net)
+        linear = old_commit is None or git.is_ancestor(old_commit, new_commit)
+        unsigned, authorized = authority.judge(contract, git, commits, net, linear)
         if authorized and not per_commit:
             net = []
             notes.append("an owner signed every commit of this oracle change")
         findings.extend((new_commit[:12], f) for f in net)
-        findings.extend((commit[:12], f) for commit, f in per_commit + unsigned)
+        findings.extend((commit[:12] or None, f) for commit, f in per_commit + unsigned)
         _check_next_contract(contract.source, candidate, now)
     else:
         findings.extend((new_commit[:12], f) for f in net)
@@ -246,8 +247,12 @@ def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
     if all(rules.entry(path) == candidate.entry(path)
            for path in following.oracle_files()):
         return
-    # builds the write set (allow_file) and the freeze validators (schema files)
+    # builds the write set (allow_file), the freeze validators (schema files) and
+    # the owners' keys (authority.signers)
     judge(following, candidate, candidate, now, ("freeze-schema", "write-set"))
+    from oracle_guard.authority import Authority
+
+    Authority.of(following, candidate._git)
 
 
 def _protected_refs(contract) -> Tuple[str, ...]:

@@ -161,7 +161,8 @@ class Revisions:
     def __init__(self, base: Snapshot, candidate: Snapshot, base_reason: str,
                  rules: Optional[Snapshot] = None,
                  history: Optional[Tuple[str, List[str]]] = None,
-                 head: Optional[str] = None, conflicts: Sequence[str] = ()) -> None:
+                 head: Optional[str] = None, conflicts: Sequence[str] = (),
+                 linear: bool = True) -> None:
         self.base = base
         self.candidate = candidate
         self.base_reason = base_reason
@@ -169,6 +170,7 @@ class Revisions:
         self.history = history
         self.head = head or candidate.commit
         self.conflicts = list(conflicts)
+        self.linear = linear  # the base is an ancestor of the head: no history replaced
 
 
 CONTRACT_BASE = "the contract's 'base'"
@@ -260,7 +262,8 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
                                       _protected_by(rules))
         history = (_history(head_oid, oid, rules.commit if rules else None)
                    if head_oid else None)
-        return Revisions(base_snapshot, candidate, what, rules, history)
+        linear = head_oid is None or git.is_ancestor(oid, head_oid)
+        return Revisions(base_snapshot, candidate, what, rules, history, linear=linear)
     if env.get("CI") and head_oid is None:
         raise RevisionError(
             "CI is set but no base is named: set GITHUB_BASE_REF or "

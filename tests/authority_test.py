@@ -401,3 +401,92 @@ def test_an_owner_still_needs_the_lock_for_a_fixture(tmp_path, context):
     r = full_repo(tmp_path)
     r.signed({"oracle/inputs/a.txt": "2\n"})
     assert r.judge(context) == ("reject", frozenset({"oracle/inputs/a.txt: fixture-mismatch"}))
+
+
+# -- what the attack pass found ---------------------------------------------------
+def test_a_push_that_rewinds_a_protected_branch_is_not_authorized(tmp_path):
+    """Signatures vouch for commits on top of the old tip; a force push back to an
+    older commit reverts main's oracle change, and no commit signs for that."""
+    r = Repo(tmp_path)
+    first = git(r.client, "rev-parse", "HEAD").strip()
+    git(r.client, "checkout", "-q", "main")
+    r.signed({SEEDS: "[1, 2, 3]\n"}, message="owner appends")
+    assert push(r.client, "main").rc == 0
+    p = push(r.client, f"+{first}:refs/heads/main", env=push_env(GL_USERNAME="bob"))
+    assert p.rc != 0 and "refs/heads/main: seeds/a.json: oracle-change-unsigned" in \
+        p.findings(), p.stderr
+    assert "the push replaces history" in p.stderr
+    git(r.client, "fetch", "-q", "origin")
+    env = {"PRE_COMMIT_FROM_REF": "refs/remotes/origin/main", "PRE_COMMIT_TO_REF": first,
+           "PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/main"}
+    got = scenarios.guard(r.client, env=env)
+    assert got.codes >= {UNSIGNED, WD}, got.detail
+
+
+def test_a_conflicted_merge_committed_as_is_is_no_clean_merge(tmp_path):
+    """git's conflicted merge tree, markers and all, committed as a merge nobody
+    signed: the remerge conflicts, so the merge has a change of its own."""
+    r = Repo(tmp_path)
+    r.signed({SEEDS: "[1, 2, 9]\n"}, message="owner: one change")
+    git(r.client, "checkout", "-q", "-b", "other", "refs/remotes/origin/main")
+    other = r.signed({SEEDS: "[1, 2, 8]\n"}, message="owner: another")
+    git(r.client, "checkout", "-q", "change")
+    conflicted = subprocess.run(  # exits 1: it conflicts
+        ["git", "-C", str(r.client), "merge-tree", "--write-tree", "--no-messages", "HEAD",
+         other], stdout=subprocess.PIPE)
+    assert conflicted.returncode == 1
+    tree = conflicted.stdout.split()[0].decode()
+    made = git(r.client, "commit-tree", tree, "-p", "HEAD", "-p", other, "-m", "as is",
+               input=b"").strip()
+    git(r.client, "reset", "-q", "--hard", made)
+    for context in CONTEXTS:
+        verdict, got = r.judge(context)
+        assert verdict == "reject" and {UNSIGNED, f"{SEEDS}: merge-edits-oracle"} <= got, \
+            (context, got)
+
+
+def test_a_header_between_the_parent_lines_voids_a_signature(tmp_path):
+    """gpgsig* lines are not signed, and one between two parent lines ends git's
+    list of parents: the signed merge would hide its second parent's commits."""
+    r = Repo(tmp_path)
+    git(r.client, "checkout", "-q", "-b", "agent", "refs/remotes/origin/main")
+    agent = r.unsigned({SEEDS: "[1, 2, 3]\n"}, "the agent's oracle edit")
+    git(r.client, "checkout", "-q", "change")
+    git(r.client, "merge", "-q", "--no-ff", "--no-commit", agent)
+    git(r.client, "-c", "gpg.format=ssh", "-c", f"user.signingkey={r.owner}", "commit", "-q",
+        "-S", "-m", "owner merges")
+    raw = subprocess.run(["git", "-C", str(r.client), "cat-file", "commit", "HEAD"],
+                         stdout=subprocess.PIPE, check=True).stdout
+    head, body = raw.split(b"\n", 2)[:2], raw.split(b"\n", 2)[2]
+    forged = b"\n".join(head) + b"\ngpgsig-sha256 x\n" + body
+    made = git(r.client, "hash-object", "-t", "commit", "-w", "--literally", "--stdin",
+               input=forged).strip()
+    git(r.client, "reset", "-q", "--hard", made)
+    assert git(r.client, "rev-list", "--parents", "-1", "HEAD").split()[1:] == \
+        [git(r.client, "rev-parse", "refs/remotes/origin/main").strip()]  # one parent to git
+    for context in ("ci", "prepush"):
+        verdict, got = r.judge(context)
+        assert verdict == "reject" and UNSIGNED in got, (context, got)
+    got = scenarios.guard(r.client, env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    assert "lists parents in a way git does not read as the commit's parents" in got.detail
+
+
+def test_a_push_that_leaves_a_signers_file_that_does_not_parse_is_rejected(tmp_path):
+    """The owners' keys judge every later push, the fix included."""
+    r = Repo(tmp_path)
+    git(r.client, "checkout", "-q", "main")
+    r.signed({SIGNERS: "\ufeff" + (r.client / SIGNERS).read_text()}, message="a BOM")
+    p = push(r.client, "main", env=push_env(GL_USERNAME="bob"))
+    assert p.rc != 0 and f"{SIGNERS}:" in p.stderr, p.stderr
+
+
+def test_authority_and_owners_together_is_a_contract_error(tmp_path, capsys):
+    from testing.git import run_guard
+
+    repo = tmp_path / "plain"
+    git(tmp_path, "init", "-q", "-b", "main", str(repo))
+    commit(repo, {".oracle-guard.yaml": CONTRACT.replace('  allow: ["src/**"]',
+                                                         '  allow: ["src/**"]\n  owners: [alice]')
+                  + "identity_env: GL_USERNAME\n", SIGNERS: ""})
+    rc, out, err = run_guard(capsys, repo, "check", "--now", NOW, "--head", "HEAD", env={})
+    assert (rc, out) == (2, "") and "write_set.owners and authority together" in err, err
