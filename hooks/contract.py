@@ -89,12 +89,6 @@ def parse(data: bytes, label: str = CONTRACT_PATH,
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         raise ContractError(f"{where}: invalid contract at {loaders.json_pointer(path)}: "
                             f"{_readable(message)}{more}{suffix}")
-    if (doc.value.get("write_set") or {}).get("owners") and "authority" in doc.value:
-        line = doc.line_of(("write_set", "owners"))
-        where = f"{label}:{line}" if line else label
-        raise ContractError(f"{where}: write_set.owners and authority together: with "
-                            "authority, owners prove themselves by signing, not by a server "
-                            f"variable; drop write_set.owners{suffix}")
     if (doc.value.get("write_set") or {}).get("owners") and not doc.value.get("identity_env"):
         line = doc.line_of(("write_set", "owners"))
         where = f"{label}:{line}" if line else label

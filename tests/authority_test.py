@@ -478,15 +478,3 @@ def test_a_push_that_leaves_a_signers_file_that_does_not_parse_is_rejected(tmp_p
     r.signed({SIGNERS: "\ufeff" + (r.client / SIGNERS).read_text()}, message="a BOM")
     p = push(r.client, "main", env=push_env(GL_USERNAME="bob"))
     assert p.rc != 0 and f"{SIGNERS}:" in p.stderr, p.stderr
-
-
-def test_authority_and_owners_together_is_a_contract_error(tmp_path, capsys):
-    from testing.git import run_guard
-
-    repo = tmp_path / "plain"
-    git(tmp_path, "init", "-q", "-b", "main", str(repo))
-    commit(repo, {".oracle-guard.yaml": CONTRACT.replace('  allow: ["src/**"]',
-                                                         '  allow: ["src/**"]\n  owners: [alice]')
-                  + "identity_env: GL_USERNAME\n", SIGNERS: ""})
-    rc, out, err = run_guard(capsys, repo, "check", "--now", NOW, "--head", "HEAD", env={})
-    assert (rc, out) == (2, "") and "write_set.owners and authority together" in err, err
