@@ -5,6 +5,17 @@ writes them."""
 import base64
 import hashlib
 
+SIGNERS = ".oracle-guard/allowed_signers"
+# a contract whose owners sign: seeds protected, src/ the write set
+SIGNED_CONTRACT = f"""\
+version: 1
+seeds:
+  - {{paths: ["seeds/*.json"], format: json-array}}
+write_set:
+  allow: ["src/**"]
+authority:
+  signers: {SIGNERS}
+"""
 SK_ED25519 = "sk-ssh-ed25519@openssh.com"
 SK_ECDSA = "sk-ecdsa-sha2-nistp256@openssh.com"
 

@@ -13,18 +13,10 @@ import pytest
 from testing import scenarios
 from testing.git import commit, git, write
 from testing.server import make_client, make_server, push, push_env, rev
+from testing.signatures import SIGNED_CONTRACT, SIGNERS
 
-SIGNERS = ".oracle-guard/allowed_signers"
 SEEDS = "seeds/a.json"
-CONTRACT = f"""\
-version: 1
-seeds:
-  - {{paths: ["seeds/*.json"], format: json-array}}
-write_set:
-  allow: ["src/**"]
-authority:
-  signers: {SIGNERS}
-"""
+CONTRACT = SIGNED_CONTRACT
 CONTEXTS = ("ci", "prepush", "push")
 NOW = scenarios.NOW
 

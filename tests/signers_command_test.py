@@ -13,17 +13,9 @@ import pytest
 
 from oracle_guard.signers_edit import ADD_AUTHORITY, HEADER
 from testing.git import commit, git, init_repo, run_guard, write
+from testing.signatures import SIGNED_CONTRACT, SIGNERS
 
-SIGNERS = ".oracle-guard/allowed_signers"
-CONTRACT = f"""\
-version: 1
-seeds:
-  - {{paths: ["seeds/*.json"], format: json-array}}
-write_set:
-  allow: ["src/**"]
-authority:
-  signers: {SIGNERS}
-"""
+CONTRACT = SIGNED_CONTRACT
 NOW = "2026-09-25"
 
 
