@@ -575,6 +575,11 @@ def freeze_renew(ws: Workspace, args, env: Mapping[str, str]) -> int:
     entry = cmd.located(args.id)
     schema = _schema_of(cmd, entry.path)
     expires = cmd.expiry()
+    if entry.expires is not None and str(entry.expires) == str(expires):
+        print(inert(f"{show_text(args.id)!r} already expires {expires} in "
+                    f"{show_path(entry.path)}: nothing written (pass --days N or --until DATE "
+                    "for another date)"))
+        return 0
     editor = cmd.edit(entry.path)
     try:
         if schema == "quarantine-entry":

@@ -112,11 +112,11 @@ def test_add_writes_a_file_every_hook_accepts(tmp_path, capsys, name, path, new,
 @pytest.mark.parametrize("name,path,_,frozen", LAYOUTS)
 def test_renew_writes_a_file_every_hook_accepts(tmp_path, capsys, name, path, _, frozen):
     repo = example_repo(tmp_path, name)
-    rc, out, err = freeze(capsys, repo, "renew", frozen, "--days", "10")
+    rc, out, err = freeze(capsys, repo, "renew", frozen, "--days", "9")
     assert (rc, err) == (0, "")
     written = path if name != "replay-queue" else "quarantine/active/retry_budget.yaml"
-    assert f"wrote {written} (renewed {frozen!r} until 2026-10-05 (was " in out
-    assert [e["expires"] for e in listed(capsys, repo) if e["id"] == frozen] == ["2026-10-05"]
+    assert f"wrote {written} (renewed {frozen!r} until 2026-10-04 (was " in out
+    assert [e["expires"] for e in listed(capsys, repo) if e["id"] == frozen] == ["2026-10-04"]
     assert_every_hook_passes(capsys, repo, out)
 
 
@@ -792,3 +792,15 @@ def test_list_says_when_a_staged_freeze_file_is_deleted(tmp_path, capsys):
                    "the deletion)\nno frozen entries in the working tree\n")
     rc, out, err = freeze(capsys, repo, "list", "--format", "json")
     assert json.loads(out)["entries"] == [] and f"note: {BUDGET} is deleted" in err
+
+
+def test_renewing_to_the_date_an_entry_has_writes_nothing_and_says_so(tmp_path, capsys):
+    repo = example_repo(tmp_path, "merge-contract", {BUDGET: TOO_FAR})
+    rc, out, _ = freeze(capsys, repo, "renew", "a", "--days", "3")
+    assert rc == 0, out
+    before = (repo / BUDGET).read_bytes()
+    rc, out, err = freeze(capsys, repo, "renew", "a", "--days", "3")
+    assert (rc, err) == (0, "")
+    assert out == (f"'a' already expires 2026-09-28 in {BUDGET}: nothing written (pass "
+                   "--days N or --until DATE for another date)\n")
+    assert (repo / BUDGET).read_bytes() == before
