@@ -304,11 +304,12 @@ class FreezeCommand:
         except (loaders.LoadError, text_edit.Unsafe) as exc:
             raise unsafe(path, str(exc)) from None
 
-    def apply(self, intent: str, done: str, files: Dict[str, Optional[bytes]],
-              grew: bool, edited: Optional[Tuple[str, str]] = None) -> None:
-        """Judge the edited state, then write the files or refuse. ``edited`` (path,
-        id): the entry whose expiry this edit writes, refused while that expiry fails
-        flake-budget even when it failed before (renewing to the same too-far date)."""
+    def judged(self, intent: str, files: Dict[str, Optional[bytes]], grew: bool,
+               edited: Optional[Tuple[str, str]] = None):
+        """(new findings, findings after) of the edited state, or Refused. ``edited``
+        (path, id): the entry whose expiry this edit writes, refused while that
+        expiry fails flake-budget even when it failed before (renewing to the same
+        too-far date)."""
         after = Overlay(self.before, files, "the edited working tree")
         before_findings = _judge(self.contract, self.before, self.now)
         after_findings = _judge(self.contract, after, self.now)
@@ -320,6 +321,12 @@ class FreezeCommand:
                        and _concerns(f, *edited) and f not in errors]
         if errors:
             raise Refused(f"cannot {intent}: {describe(errors[0])}")
+        return fresh, after_findings
+
+    def apply(self, intent: str, done: str, files: Dict[str, Optional[bytes]],
+              grew: bool, edited: Optional[Tuple[str, str]] = None) -> None:
+        """Judge the edited state, then write the files or refuse."""
+        fresh, after_findings = self.judged(intent, files, grew, edited)
         self.ws.write(files)
         for path, data in files.items():
             if data is None and path not in self.ws.index.entries:
@@ -575,11 +582,6 @@ def freeze_renew(ws: Workspace, args, env: Mapping[str, str]) -> int:
     entry = cmd.located(args.id)
     schema = _schema_of(cmd, entry.path)
     expires = cmd.expiry()
-    if entry.expires is not None and str(entry.expires) == str(expires):
-        print(inert(f"{show_text(args.id)!r} already expires {expires} in "
-                    f"{show_path(entry.path)}: nothing written (pass --days N or --until DATE "
-                    "for another date)"))
-        return 0
     editor = cmd.edit(entry.path)
     try:
         if schema == "quarantine-entry":
@@ -592,9 +594,16 @@ def freeze_renew(ws: Workspace, args, env: Mapping[str, str]) -> int:
             editor.set((_position(editor, schema, args.id), "expires"), expires)
     except text_edit.Unsafe as exc:
         raise unsafe(entry.path, str(exc)) from None
+    files = {entry.path: editor.text.encode("utf-8")}
+    intent = f"renew {args.id!r} in {entry.path}"
+    if entry.expires is not None and str(entry.expires) == str(expires):
+        cmd.judged(intent, files, grew=False, edited=(entry.path, args.id))
+        print(inert(f"{show_text(args.id)!r} already expires {expires} in "
+                    f"{show_path(entry.path)}: nothing written (pass --days N or --until DATE "
+                    "for another date)"))
+        return 0
     was = f" (was {entry.expires})" if entry.expires else ""
-    cmd.apply(f"renew {args.id!r} in {entry.path}", f"renewed {args.id!r} until {expires}{was}",
-              {entry.path: editor.text.encode("utf-8")}, grew=False,
+    cmd.apply(intent, f"renewed {args.id!r} until {expires}{was}", files, grew=False,
               edited=(entry.path, args.id))
     return 0
 
