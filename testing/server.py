@@ -186,11 +186,14 @@ def git_daemon(base_path: Path, env: Dict[str, str], *,
     """``git daemon --enable=receive-pack`` serving ``base_path`` on 127.0.0.1;
     killed on exit whatever happens. The hooks it runs get ``env``."""
     log = Path(base_path) / "daemon.log"
+    # git-daemon itself, not the 'git daemon' wrapper: the pid stopped is the server's
+    exec_path = subprocess.run(["git", "--exec-path"], stdout=subprocess.PIPE, check=True,
+                               text=True).stdout.strip()
     for _attempt in range(3):  # another process may take the port first
         port = free_port()
         with open(log, "wb") as sink:
             process = subprocess.Popen(
-                ["git", "daemon", "--enable=receive-pack", "--export-all",
+                [os.path.join(exec_path, "git-daemon"), "--enable=receive-pack", "--export-all",
                  f"--base-path={base_path}", "--listen=127.0.0.1", f"--port={port}",
                  "--reuseaddr", "--informative-errors", str(base_path)],
                 env=env, stdout=sink, stderr=sink, stdin=subprocess.DEVNULL)

@@ -91,3 +91,20 @@ def test_pushers_environment_does_not_cross_the_wire(daemon, client):
     assert p.rc != 0
     assert p.findings() == ["refs/heads/main: seeds/a.json: write-denied"], p.stderr
     assert rev(server, "refs/heads/main") == old
+
+
+def test_the_daemon_is_stopped_by_its_own_pid(tmp_path):
+    """The pid the tests stop is the server's: no git-daemon outlives the block."""
+    import os
+
+    served = tmp_path / "served"
+    served.mkdir()
+    with git_daemon(served, push_env()) as daemon:
+        pid = daemon.process.pid
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            assert f.read().split(b"\0")[0].endswith(b"git-daemon")
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return
+    raise AssertionError(f"git-daemon {pid} is still running")
