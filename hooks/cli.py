@@ -59,10 +59,10 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
         from oracle_guard import history
 
         result = next(r for r in results if r.hook == "write-set")
-        found, note = history.judge_with_authority(contract, git, pending(), result.findings,
-                                                   revs.linear)
-        if found or note:
-            result.findings = found
+        net, per_commit, note = history.judge_with_authority(
+            contract, git, pending(), result.findings, revs.linear)
+        if per_commit or note:
+            result.findings = net + [f for _, f in per_commit]
             result.note = note
     return results, meta, owners
 

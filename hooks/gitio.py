@@ -6,6 +6,7 @@ not UTF-8 survive a round trip; every listing uses ``-z``.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -124,6 +125,9 @@ _MERGE_CONFIG = ("-c", "merge.renames=true", "-c", "diff.renames=true",
                  "-c", "merge.renormalize=false", "-c", f"core.attributesFile={os.devnull}")
 
 
+_FULL_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+
+
 def _duplicate(commit: str, path: str) -> GitError:
     # git fsck calls this duplicateEntries; checkouts and `git show` then
     # disagree on which copy is the file, so it is never judged
@@ -196,6 +200,7 @@ class Git:
         self._version: Optional[Tuple[int, ...]] = None
         self._git_dir: Optional[str] = None
         self._remerged: Dict[str, List[str]] = {}
+        self._commits: Dict[str, Optional[str]] = {}  # by object id
 
     # -- processes -----------------------------------------------------
     def run(self, *args: str, check: bool = True, stdin: Optional[bytes] = None) -> bytes:
@@ -286,10 +291,16 @@ class Git:
         return self.run("rev-parse", "--is-shallow-repository").strip() == b"true"
 
     def resolve_commit(self, rev: str) -> Optional[str]:
-        """Full commit id of ``rev``, or None when it does not name a commit here."""
+        """Full commit id of ``rev``, or None when it does not name a commit here.
+        An object id's answer is kept: objects do not change, refs may."""
+        if rev in self._commits:
+            return self._commits[rev]
         out = self._answer("rev-parse", "--verify", "--quiet", "--end-of-options",
                            f"{rev}^{{commit}}")
-        return (out or b"").decode().strip() or None
+        oid = (out or b"").decode().strip() or None
+        if _FULL_ID.match(rev):
+            self._commits[rev] = oid
+        return oid
 
     def has_refs(self) -> bool:
         """Does the repository hold any branch or tag yet?"""

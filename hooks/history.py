@@ -39,20 +39,23 @@ def judge(contract, git: Git, commits: Iterable[Commit]) -> List[Attributed]:
     return out
 
 
+AUTHORIZED = "an owner signed every commit of this oracle change"
+
+
 def judge_with_authority(contract, git: Git, commits: Iterable[Commit],
                          net: List[Finding], linear: bool = True
-                         ) -> Tuple[List[Finding], Optional[str]]:
-    """The write-set findings of a range: ``net`` (the change as a whole) and
-    each commit's, with the owners' signed authority applied; and a note when
-    that authority lifted the net findings."""
+                         ) -> Tuple[List[Finding], List[Attributed], Optional[str]]:
+    """(what stands of ``net``, the change as a whole; each commit's findings;
+    a note) with the owners' signed authority applied: when it holds, ``net``
+    is lifted and the note says so. ``linear``: no history is replaced."""
     from oracle_guard import authority
 
     commits = list(commits)
-    found = [f for _, f in judge(contract, git, commits)]
+    per_commit = judge(contract, git, commits)
     unsigned, authorized = authority.judge(contract, git, commits, net, linear)
-    if authorized and not found:
-        return [], "an owner signed every commit of this oracle change"
-    return net + found + [f for _, f in unsigned], None
+    if authorized and not per_commit:
+        return [], [], AUTHORIZED
+    return net, per_commit + unsigned, None
 
 
 def _split(paths: Iterable[str], write_set) -> Tuple[List[str], List[str]]:

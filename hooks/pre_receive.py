@@ -189,21 +189,17 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
         (new_commit[:12], f) for result in results for f in result.findings
         if f.severity == "error" and f.hook != "write-set"]
     net = [f for result in results if result.hook == "write-set" for f in result.findings]
+    per_commit: List[Tuple[str, Finding]] = []
     if pending is not None:
-        from oracle_guard import authority, history
+        from oracle_guard import history
 
-        commits = pending()
-        per_commit = history.judge(contract, git, commits)
         linear = old_commit is None or git.is_ancestor(old_commit, new_commit)
-        unsigned, authorized = authority.judge(contract, git, commits, net, linear)
-        if authorized and not per_commit:
-            net = []
-            notes.append("an owner signed every commit of this oracle change")
-        findings.extend((new_commit[:12], f) for f in net)
-        findings.extend((commit[:12] or None, f) for commit, f in per_commit + unsigned)
+        net, per_commit, note = history.judge_with_authority(contract, git, pending(), net,
+                                                             linear)
+        notes.extend([note] if note else [])
         _check_next_contract(contract.source, candidate, now)
-    else:
-        findings.extend((new_commit[:12], f) for f in net)
+    findings.extend((new_commit[:12], f) for f in net)
+    findings.extend((commit[:12] or None, f) for commit, f in per_commit)
     return RefVerdict(update, findings, notes)
 
 
@@ -213,11 +209,7 @@ def _base_of(git: Git, update: RefUpdate, new_commit: str, default_tip: Optional
     the default branch); for a new ref, its merge-base with the default branch
     (the empty tree when there is none)."""
     if not update.created:
-        from oracle_guard.write_set import WriteSet
-
-        write_set = WriteSet.of(contract) if contract is not None else None
-        return caught_up(git, _old_tip(git, update), default_tip, new_commit,
-                         lambda path: write_set is not None and write_set.protects(path))
+        return caught_up(git, _old_tip(git, update), default_tip, new_commit, contract)
     if default_tip is None:
         return Snapshot.empty("the empty tree")
     return new_ref_base(git, default_tip, new_commit)

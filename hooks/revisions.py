@@ -258,8 +258,10 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         base_snapshot = Snapshot.of_commit(git, oid, rev)
         rules = _remote_default(git, env) if use_pre_commit else None
         if rules is not None and head_oid is not None:  # as the server will compare it
+            from oracle_guard.contract import choose
+
             base_snapshot = caught_up(git, base_snapshot, rules.commit, head_oid,
-                                      _protected_by(rules))
+                                      choose(rules, rules))
         history = (_history(head_oid, oid, rules.commit if rules else None)
                    if head_oid else None)
         linear = head_oid is None or git.is_ancestor(oid, head_oid)
@@ -304,14 +306,14 @@ def _head(git: Git) -> Optional[Snapshot]:
 
 
 def caught_up(git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str,
-              protected: Callable[[str], bool]) -> Snapshot:
+              contract) -> Snapshot:
     """What a branch's update is compared with: its old tip, plus what it took
     from the default branch since (a merge of main into the branch), so changes
     that landed on main and were judged there are not the push's own. That is
     git's merge of the old tip with the default-branch commit the new tip
     holds; the old tip alone when there is nothing to add, it conflicts, more
     than one such commit is new to the branch, or the merge itself made a
-    ``protected`` file neither side had (a rename that carries the branch's
+    file ``contract`` protects that neither side had (a rename that carries the branch's
     edit into the oracle): then more is judged, never less."""
     if default_oid is None or old.commit is None:
         return old
@@ -324,8 +326,11 @@ def caught_up(git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str,
     if conflicts:
         return old
     made = set(git.differing_paths(old.commit, tree)) & set(git.differing_paths(taken, tree))
-    if any(protected(path) for path in made):
-        return old
+    if contract is not None and made:
+        from oracle_guard.write_set import WriteSet
+
+        if any(map(WriteSet.of(contract).protects, made)):
+            return old
     return Snapshot.of_tree(git, tree, f"{old.commit[:12]} merged with {taken[:12]} of the "
                                        "default branch")
 
@@ -346,17 +351,6 @@ def new_ref_base(git: Git, default_oid: str, new_oid: str) -> Snapshot:
             return Snapshot.of_tree(git, tree, "its virtual merge-base with the default "
                                                "branch (the histories cross)")
     return Snapshot.of_commit(git, default_oid, "the default branch tip (the histories cross)")
-
-
-def _protected_by(rules: Snapshot) -> Callable[[str], bool]:
-    from oracle_guard import contract as contract_mod
-    from oracle_guard.write_set import WriteSet
-
-    contract = contract_mod.choose(rules, rules)
-    if contract is None:
-        return lambda path: False
-    write_set = WriteSet.of(contract)
-    return lambda path: write_set.protects(path)
 
 
 def _remote_default(git: Git, env: Mapping[str, str]) -> Optional[Snapshot]:
