@@ -1,0 +1,25 @@
+"""Real-server tier: accounts, a hook venv, sshd and gitolite3 on 127.0.0.1.
+Needs root and the Debian packages openssh-server gitolite3 (.ci/run installs them)."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from testing.hosts import hook_venv, world_base
+
+
+@pytest.fixture(scope="session")
+def hosts_base():
+    """One 0755 folder under /var/tmp for the session: every account can traverse it."""
+    base = world_base()
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def hook_python(hosts_base) -> Path:
+    """The python of a venv made with /usr/bin/python3 with this project installed
+    (once a session): hooks run by other accounts cannot run /root/.pyenv's."""
+    return hook_venv(hosts_base)
