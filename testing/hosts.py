@@ -176,3 +176,466 @@ def hook_venv(base: Path) -> Path:
             raise AssertionError(f"pip install into {venv} failed:\n{proc.stdout}")
     subprocess.run(["chmod", "-R", "a+rX", str(venv)], check=True)
     return python
+
+
+# -- sshd ----------------------------------------------------------------------
+def keygen(folder: Path, name: str) -> Path:
+    """An ed25519 key pair ``folder/name`` (+ ``.pub``), no passphrase."""
+    key = Path(folder) / name
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)],
+                   check=True)
+    return key
+
+
+def public(key: Path) -> str:
+    """``type base64`` of ``key``'s public half."""
+    return " ".join(Path(f"{key}.pub").read_text().split()[:2])
+
+
+@dataclass
+class Sshd:
+    process: subprocess.Popen
+    port: int
+    folder: Path
+    log: Path
+
+    def ssh_command(self, key: Path, *options: str) -> str:
+        """A GIT_SSH_COMMAND for ``key`` to this server; ``options`` are more
+        ``-o`` values (e.g. 'SetEnv=GL_USER=alice')."""
+        parts = ["ssh", "-F", "/dev/null", "-i", str(key), "-p", str(self.port),
+                 "-o", "IdentitiesOnly=yes", "-o", f"UserKnownHostsFile={self.folder}/known_hosts",
+                 "-o", "StrictHostKeyChecking=accept-new", "-o", "BatchMode=yes",
+                 "-o", "LogLevel=ERROR"]
+        for option in options:
+            parts += ["-o", option]
+        return " ".join(f"'{p}'" if " " in p else p for p in parts)
+
+    def url(self, account: Account, path: str) -> str:
+        return f"ssh://{account.name}@127.0.0.1:{self.port}/{path.lstrip('/')}"
+
+    def ssh(self, key: Path, account: Account, command: str, *options: str,
+            input: Optional[bytes] = None) -> subprocess.CompletedProcess:
+        """``ssh account@127.0.0.1 command`` with ``key``; text output."""
+        argv = ["ssh", "-F", "/dev/null", "-i", str(key), "-p", str(self.port),
+                "-o", "IdentitiesOnly=yes", "-o", f"UserKnownHostsFile={self.folder}/known_hosts",
+                "-o", "StrictHostKeyChecking=accept-new", "-o", "BatchMode=yes",
+                "-o", "LogLevel=ERROR"]
+        for option in options:
+            argv += ["-o", option]
+        argv += [f"{account.name}@127.0.0.1", command]
+        return subprocess.run(argv, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=60)
+
+
+SSHD_CONFIG = """\
+Port {port}
+ListenAddress 127.0.0.1
+HostKey {folder}/host_ed25519
+PidFile {folder}/sshd.pid
+UsePAM no
+AuthenticationMethods publickey
+PubkeyAuthentication yes
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+AuthorizedKeysFile .ssh/authorized_keys
+StrictModes yes
+AllowUsers {users}
+# the client's variables are accepted, so spoofing by SetEnv is really attempted
+AcceptEnv *
+PermitUserEnvironment REMOTE_USER
+LogLevel VERBOSE
+"""
+
+
+def _listening(port: int) -> bool:
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def sshd(folder: Path, users: Sequence[str], *, wait_s: float = 10.0) -> Iterator[Sshd]:
+    """``/usr/sbin/sshd -D -e`` with its own config and host key in ``folder``, on
+    127.0.0.1 at a free port, letting in only ``users``. Stopped by its pid on
+    exit (its session children with it); raises if it is still there."""
+    from testing.server import free_port
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # privilege separation dir
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
+                    str(folder / "host_ed25519")], check=True)
+    log = folder / "sshd.log"
+    for _attempt in range(3):  # another process may take the port first
+        port = free_port()
+        config = folder / "sshd_config"
+        config.write_text(SSHD_CONFIG.format(port=port, folder=folder, users=" ".join(users)))
+        subprocess.run(["/usr/sbin/sshd", "-t", "-f", str(config)], check=True)
+        with open(log, "ab") as sink:
+            process = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(config)],
+                                       stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
+                                       start_new_session=True)
+        try:
+            deadline = time.monotonic() + wait_s
+            while process.poll() is None and not _listening(port):
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"sshd did not listen on {port}: {log.read_text()}")
+                time.sleep(0.05)
+            if process.poll() is None:
+                yield Sshd(process, port, folder, log)
+                return
+        finally:
+            stop(process)
+    raise AssertionError(f"sshd would not start: {log.read_text()}")
+
+
+def stop(process: subprocess.Popen, wait_s: float = 10.0) -> None:
+    """SIGTERM ``process`` by its pid, SIGKILL after ``wait_s``; reaped either way."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=wait_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=wait_s)
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def authorize(account: Account, lines: Sequence[str]) -> Path:
+    """Write ``~/.ssh/authorized_keys`` for ``account`` as StrictModes wants it:
+    owned by the account, ~/.ssh 0700, the file 0600."""
+    ssh = account.home / ".ssh"
+    ssh.mkdir(mode=0o700, exist_ok=True)
+    keys = ssh / "authorized_keys"
+    keys.write_text("".join(line + "\n" for line in lines))
+    keys.chmod(0o600)
+    for path in (ssh, keys):
+        os.chown(path, account.uid, account.gid)
+    return keys
+
+
+# -- gitolite3 -----------------------------------------------------------------
+GITOLITE_CONF = """\
+repo gitolite-admin
+    RW+     =   admin
+
+repo app
+    RW+     =   alice
+    RW      =   bob
+"""
+GITOLITE_RC_LOCAL_CODE = '# LOCAL_CODE                =>  "$ENV{HOME}/local",'
+
+
+def client_env(ssh_command: str, **variables: str) -> Dict[str, str]:
+    """A root client's push environment over ssh: testing.server.push_env()
+    (no server variable, fixed identity) with GIT_SSH_COMMAND."""
+    from testing.server import push_env
+
+    env = push_env(**variables)
+    env.pop("ORACLE_GUARD_NOW", None)  # the server's clock is the hook's
+    env["GIT_SSH_COMMAND"] = ssh_command
+    return env
+
+
+@dataclass
+class Gitolite:
+    """gitolite3 for ``account`` behind ``sshd``; ``keys`` by gitolite user name
+    (admin, alice, bob); ``admin_clone`` is root's clone of gitolite-admin."""
+    account: Account
+    sshd: Sshd
+    keys: Dict[str, Path]
+    admin_clone: Path
+
+    @property
+    def repositories(self) -> Path:
+        return self.account.home / "repositories"
+
+    @property
+    def rc(self) -> Path:
+        return self.account.home / ".gitolite.rc"
+
+    def repo(self, name: str) -> Path:
+        return self.repositories / f"{name}.git"
+
+    def url(self, name: str) -> str:
+        # gitolite's forced command takes the path after the host, without .git
+        return f"{self.account.name}@127.0.0.1:{name}"
+
+    def env(self, user: str, *options: str, **variables: str) -> Dict[str, str]:
+        """The environment of a push by gitolite user ``user`` (by key);
+        ``options`` are more ssh -o values (e.g. 'SetEnv=GL_USER=alice')."""
+        return client_env(self.sshd.ssh_command(self.keys[user], *options), **variables)
+
+    def run(self, *argv: Union[str, Path], check: bool = True,
+            env: Optional[Mapping[str, str]] = None) -> subprocess.CompletedProcess:
+        """``argv`` as the gitolite account, in its home."""
+        return run_as(self.account, argv, check=check, env=env)
+
+    def gitolite(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        return self.run("gitolite", *args, check=check)
+
+    def configure(self, conf: str) -> str:
+        """Push ``conf`` as conf/gitolite.conf through gitolite-admin, as an
+        admin does; returns what the push printed."""
+        from testing.git import git
+
+        (self.admin_clone / "conf" / "gitolite.conf").write_text(conf)
+        git(self.admin_clone, "add", "-A")
+        git(self.admin_clone, "commit", "-q", "--allow-empty", "-m", "conf")
+        proc = subprocess.run(["git", "-C", str(self.admin_clone), "push", "-q", "origin",
+                               "HEAD:master"], env=self.env("admin"), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+        if proc.returncode != 0:
+            raise AssertionError(f"gitolite-admin push failed:\n{proc.stderr}")
+        return proc.stderr
+
+    def edit_rc(self, old: str, new: str) -> None:
+        """Replace the line ``old`` (whitespace-insensitive) in ~/.gitolite.rc."""
+        lines = self.rc.read_text().splitlines(keepends=True)
+        want = " ".join(old.split())
+        hits = [i for i, line in enumerate(lines) if " ".join(line.split()) == want]
+        if len(hits) != 1:
+            raise AssertionError(f"{old!r} is on {len(hits)} lines of {self.rc}")
+        lines[hits[0]] = new + "\n"
+        self.rc.write_text("".join(lines))
+
+
+@contextlib.contextmanager
+def gitolite_host(base: Path, keys_folder: Path, *, users: Sequence[str] = ("alice", "bob"),
+                  conf: str = GITOLITE_CONF) -> Iterator[Gitolite]:
+    """A gitolite account in ``base`` (``gitolite setup -pk admin.pub``), an sshd
+    for it, and ``users``' keys and ``conf`` pushed through gitolite-admin."""
+    from testing.git import git
+
+    keys = {name: keygen(keys_folder, name) for name in ("admin", *users)}
+    with system_account("ogl", shell="/bin/sh", base=base) as account:
+        pub = account.home / "admin.pub"
+        shutil.copy(f"{keys['admin']}.pub", pub)
+        os.chown(pub, account.uid, account.gid)
+        run_as(account, ["gitolite", "setup", "-pk", pub], check=True)
+        # push options reach hooks only when advertised (a spoofing route to test)
+        run_as(account, ["git", "config", "--global", "receive.advertisePushOptions", "true"],
+               check=True)
+        with sshd(base / f"sshd-{account.name}", [account.name]) as server:
+            clone = keys_folder / "gitolite-admin"
+            host = Gitolite(account, server, keys, clone)
+            proc = subprocess.run(["git", "clone", "-q", host.url("gitolite-admin"), str(clone)],
+                                  env=host.env("admin"), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, timeout=60)
+            if proc.returncode != 0:
+                raise AssertionError(f"cloning gitolite-admin failed:\n{proc.stderr}\n"
+                                     f"{server.log.read_text()}")
+            for name in users:
+                shutil.copy(f"{keys[name]}.pub", clone / "keydir" / f"{name}.pub")
+            git(clone, "config", "user.name", "Admin")
+            git(clone, "config", "user.email", "admin@example.invalid")
+            host.configure(conf)
+            yield host
+
+
+# -- the catalogue every host runs ----------------------------------------------
+SIGNERS = ".oracle-guard/allowed_signers"
+SEEDS = "seeds/a.json"
+IDENTITY_VARIABLES = ("GL_USER", "GL_USERNAME", "GITEA_PUSHER_NAME", "GITHUB_USER_LOGIN",
+                      "REMOTE_USER")
+
+
+def host_contract(identity_env: str) -> str:
+    """Seeds protected, src/ the write set, alice an owner by ``identity_env`` and
+    by signature, scratch branches deletable."""
+    return f"""\
+version: 1
+seeds:
+  - {{paths: ["seeds/*.json"], format: json-array}}
+write_set:
+  allow: ["src/**"]
+  owners: [alice]
+identity_env: {identity_env}
+deletable_refs: ["refs/heads/scratch/*"]
+authority:
+  signers: {SIGNERS}
+"""
+
+
+class Site:
+    """One fresh repository on a real host and root's clone of it. ``env_for(user,
+    *ssh_options)`` is the environment of a push by ``user``'s key; ``server_git``
+    runs git in the server's repository as the account that owns it."""
+
+    def __init__(self, client: Path, remote: str, repo: Path, keys: Mapping[str, Path],
+                 env_for, server_git) -> None:
+        self.client, self.remote, self.repo, self.keys = client, remote, repo, keys
+        self.env_for, self.server_git = env_for, server_git
+
+    def seed(self, identity_env: str, push_as: str = "alice") -> None:
+        """The first push: contract, signers (alice's key), seeds, src, and a
+        scratch branch. Into an empty repository it brings its own rules."""
+        from testing.git import commit, git, init_repo
+
+        init_repo(self.client)
+        git(self.client, "remote", "add", "origin", self.remote)
+        commit(self.client, {".oracle-guard.yaml": host_contract(identity_env),
+                             SIGNERS: f"alice {public(self.keys['alice'])}\n",
+                             SEEDS: "[1, 2]\n", "src/app.py": "v1\n"}, "the oracle")
+        pushed = self.push(push_as, "main", "main:refs/heads/scratch/x")
+        assert pushed.rc == 0, pushed.stderr
+
+    def rev(self, ref: str) -> Optional[str]:
+        proc = self.server_git("rev-parse", "--verify", "--quiet", ref)
+        return proc.stdout.strip() or None
+
+    def push(self, user: str, *args: str, ssh_options: Sequence[str] = (),
+             git_options: Sequence[str] = (), **variables: str):
+        """``git push origin ARGS`` by ``user``'s key; a testing.server.Push."""
+        from testing.server import Push
+
+        proc = subprocess.run(["git", "-C", str(self.client), *git_options, "push", "origin",
+                               *args], env=self.env_for(user, *ssh_options, **variables),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        return Push(proc.returncode, proc.stderr.decode("utf-8", "replace"))
+
+    def commit(self, files: Mapping[str, str], message: str = "change") -> str:
+        from testing.git import commit
+
+        return commit(self.client, files, message)
+
+    def signed(self, files: Mapping[str, str], signer: str, message: str = "signed") -> str:
+        """A commit signed with ``signer``'s ssh key, as an owner signs one."""
+        from testing.git import git, write
+
+        write(self.client, files)
+        git(self.client, "add", "-A")
+        git(self.client, "-c", "gpg.format=ssh", "-c", f"user.signingkey={self.keys[signer]}",
+            "commit", "-q", "-S", "-m", message)
+        return git(self.client, "rev-parse", "HEAD").strip()
+
+    def reset_to_root(self) -> None:
+        from testing.git import git
+
+        root = git(self.client, "rev-list", "--max-parents=0", "HEAD").split()[0]
+        git(self.client, "reset", "-q", "--hard", root)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A push by ``pusher`` of what ``make`` commits; ``codes`` the findings a
+    rejection names (None: accepted)."""
+    name: str
+    pusher: str
+    make: object
+    codes: Optional[frozenset]
+    refspecs: tuple = ("HEAD:refs/heads/main",)
+
+
+def _src(site: Site) -> None:
+    site.commit({"src/app.py": "v2\n"}, "src")
+
+
+def _seed_rewrite(site: Site) -> None:
+    site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
+
+
+def _seed_append(site: Site) -> None:
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append a seed")
+
+
+def _signed_append(site: Site) -> None:
+    site.signed({SEEDS: "[1, 2, 3]\n"}, "alice")
+
+
+def _agent_signed_append(site: Site) -> None:
+    site.signed({SEEDS: "[1, 2, 3]\n"}, "bob")
+
+
+def _mixed(site: Site) -> None:
+    site.commit({SEEDS: "[1, 2, 3]\n", "src/app.py": "v2\n"}, "seed and code together")
+
+
+def _split(site: Site) -> None:
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "seed")
+    site.commit({"src/app.py": "v2\n"}, "code")
+
+
+def _rewrite_history_of_seeds(site: Site) -> None:
+    site.commit({"src/app.py": "v2\n"}, "src")
+    site.reset_to_root()
+    site.commit({SEEDS: "[2, 1]\n"}, "history rewritten")
+
+
+def _rewrite_history_of_src(site: Site) -> None:
+    from testing.git import git
+
+    site.commit({"src/app.py": "v2\n"}, "src")
+    site.push("alice", "HEAD:refs/heads/main")
+    git(site.client, "commit", "-q", "--amend", "-m", "src, reworded")
+
+
+def _nothing(site: Site) -> None:
+    pass
+
+
+DENIED = frozenset({"write-denied"})
+CATALOGUE = (
+    Case("agent_code_change_is_accepted", "bob", _src, None),
+    Case("agent_seed_rewrite_is_rejected", "bob", _seed_rewrite,
+         frozenset({"seed-rewritten", "write-denied"})),
+    Case("agent_seed_append_is_rejected", "bob", _seed_append, DENIED),
+    Case("owner_seed_append_by_identity_is_accepted", "alice", _seed_append, None),
+    Case("owner_signed_seed_append_pushed_by_agent_is_accepted", "bob", _signed_append, None),
+    Case("seed_append_signed_by_agent_key_is_rejected", "bob", _agent_signed_append, DENIED),
+    Case("owner_mixed_oracle_and_code_commit_is_rejected", "alice", _mixed,
+         frozenset({"contract-mixed-commit"})),
+    Case("owner_oracle_and_code_in_separate_commits_is_accepted", "alice", _split, None),
+    Case("deleting_protected_branch_is_rejected", "alice", _nothing,
+         frozenset({"ref-deleted"}), (":refs/heads/main",)),
+    Case("deleting_deletable_scratch_branch_is_accepted", "alice", _nothing, None,
+         (":refs/heads/scratch/x",)),
+    Case("owner_force_push_rewriting_seeds_is_rejected", "alice", _rewrite_history_of_seeds,
+         frozenset({"seed-reordered"}), ("+HEAD:refs/heads/main",)),
+    Case("owner_force_push_rewriting_only_code_is_accepted", "alice", _rewrite_history_of_src,
+         None, ("+HEAD:refs/heads/main",)),
+)
+
+
+def judge_case(site: Site, case: Case) -> None:
+    """Make and push ``case``; assert the verdict, the findings, what the client
+    saw, and that the ref moved only when accepted."""
+    case.make(site)
+    refs = [spec.split(":")[-1] for spec in case.refspecs]
+    before = {ref: site.rev(ref) for ref in refs}
+    pushed = site.push(case.pusher, *case.refspecs)
+    if case.codes is None:
+        assert pushed.rc == 0, pushed.stderr
+        assert any(line.startswith("oracle-guard: push accepted") for line in pushed.guard), \
+            pushed.stderr
+        return
+    assert pushed.rc != 0, pushed.stderr
+    assert "(pre-receive hook declined)" in pushed.stderr, pushed.stderr
+    got = frozenset(finding.split(": ")[-1] for finding in pushed.findings())
+    assert got == case.codes, pushed.stderr
+    assert any(line.startswith("oracle-guard: push rejected") for line in pushed.guard), \
+        pushed.stderr
+    assert {ref: site.rev(ref) for ref in refs} == before
+
+
+def spoof_rejected(site: Site, pushed) -> None:
+    """bob's seed append with a spoofed identity: rejected as write-denied, main
+    not moved."""
+    assert pushed.rc != 0, pushed.stderr
+    assert pushed.findings() == ["refs/heads/main: seeds/a.json: write-denied"], pushed.stderr
+
+
+def last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""

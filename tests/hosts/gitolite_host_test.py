@@ -1,0 +1,351 @@
+"""gitolite3 over a real sshd on 127.0.0.1: the common hook (LOCAL_CODE) and
+repo-specific-hooks routes, installed by the gitolite account with
+`install-pre-receive --host gitolite`, judged by real pushes with alice's
+(owner) and bob's (agent) keys."""
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+
+import pytest
+
+from testing.git import clean_environment, git
+from testing.hosts import (CATALOGUE, IDENTITY_VARIABLES, SEEDS, Site, gitolite_host, gone,
+                           judge_case, last_line, spoof_rejected)
+
+# t/...: guarded by the common hook; rs/...: by gitolite's multi-hook driver
+CONF = """\
+repo gitolite-admin
+    RW+     =   admin
+
+repo app
+    RW+     =   alice
+    RW      =   bob
+
+repo t/..*
+    C       =   alice
+    RW+     =   alice
+    RW      =   bob
+
+repo rs/..*
+    C       =   alice
+    RW+     =   alice
+    RW      =   bob
+    option hook.pre-receive = oracle-guard
+"""
+ENABLE_REPO_HOOKS = ("# 'repo-specific-hooks',", "'repo-specific-hooks',")
+numbers = itertools.count()
+
+
+def install(host, python, *args):
+    """`install-pre-receive ~/repositories --host gitolite` as the gitolite account."""
+    return host.run(python, "-m", "oracle_guard", "install-pre-receive", host.repositories,
+                    "--host", "gitolite", *args, check=False)
+
+
+def doctor(host, python, repo):
+    return host.run(python, "-m", "oracle_guard", "doctor", repo, check=False)
+
+
+def assert_guarded(host, python, repo):
+    proc = doctor(host, python, repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert last_line(proc.stdout) == f"guarded: {repo}", proc.stdout + proc.stderr
+
+
+def assert_not_guarded(host, python, repo, *problems):
+    proc = doctor(host, python, repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert last_line(proc.stdout).startswith(f"not guarded: {repo}: "), proc.stdout
+    said = [line for line in proc.stdout.splitlines() if line.startswith("problem: ")]
+    for problem in problems:
+        assert any(problem in line for line in said), proc.stdout
+    return said
+
+
+def new_repo(host, name):
+    """A wild repository created by alice's first access, HEAD set to main by the
+    admin (gitolite creates it with HEAD on master)."""
+    proc = subprocess.run(["git", "ls-remote", host.url(name)], env=host.env("alice"),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    host.run("git", "--git-dir", host.repo(name), "symbolic-ref", "HEAD", "refs/heads/main")
+    return host.repo(name)
+
+
+def site_for(host, name, tmp_path):
+    repo = host.repo(name)
+    return Site(tmp_path / f"work-{name.replace('/', '-')}", host.url(name), repo, host.keys,
+                host.env, lambda *a: host.run("git", "--git-dir", repo, *a, check=False))
+
+
+@pytest.fixture(scope="module")
+def gitolite(hosts_base, hook_python, tmp_path_factory):
+    """One gitolite with both routes enabled and oracle-guard installed, for the
+    module; its sshd is stopped by pid at the end."""
+    with clean_environment(), gitolite_host(hosts_base, tmp_path_factory.mktemp("gl"),
+                                            conf=CONF) as host:
+        host.edit_rc(*ENABLE_REPO_HOOKS)
+        installed = install(host, hook_python)
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+        host.configure(CONF)  # a compile after install: rs/ repos get the driver
+        yield host, installed
+        pid = host.sshd.process.pid
+    assert gone(pid)
+
+
+@pytest.fixture
+def fresh_gitolite(hosts_base, tmp_path):
+    """A gitolite of its own for a test that changes the rc, hooks or conf."""
+    with gitolite_host(hosts_base, tmp_path / "gl", conf=CONF) as host:
+        yield host
+        pid = host.sshd.process.pid
+    assert gone(pid)
+
+
+@pytest.fixture(params=["t", "rs"], ids=["common-hook", "repo-specific-hook"])
+def site(request, gitolite, hook_python, tmp_path):
+    """A fresh repository by either route, its first contract pushed by alice;
+    at teardown doctor must still call it guarded."""
+    host, _ = gitolite
+    name = f"{request.param}/r{next(numbers)}"
+    repo = new_repo(host, name)
+    site = site_for(host, name, tmp_path)
+    site.seed("GL_USER")
+    yield site
+    assert_guarded(host, hook_python, repo)
+
+
+# -- installation ----------------------------------------------------------------
+def test_installer_names_the_host_writes_common_and_repo_specific_hooks(gitolite):
+    host, installed = gitolite
+    out = installed.stdout
+    assert out.splitlines()[0] == "host: gitolite (from --host)", out
+    local = host.account.home / "local" / "hooks"
+    assert os.access(local / "common" / "pre-receive", os.X_OK)
+    assert os.access(local / "repo-specific" / "oracle-guard", os.X_OK)
+    assert any(line.strip().startswith("LOCAL_CODE") for line in host.rc.read_text().splitlines())
+
+
+def test_installer_warns_on_an_empty_repository_with_head_on_master(gitolite):
+    # gap (c): gitolite's own 'testing' repository is empty with HEAD on master
+    _, installed = gitolite
+    warnings = [line for line in installed.stdout.splitlines() if line.startswith("warning: ")]
+    assert any("testing" in line and "symbolic-ref HEAD refs/heads/main" in line
+               for line in warnings), installed.stdout
+
+
+def test_existing_repository_app_is_guarded_by_the_common_hook(gitolite, hook_python, tmp_path):
+    host, _ = gitolite
+    host.run("git", "--git-dir", host.repo("app"), "symbolic-ref", "HEAD", "refs/heads/main")
+    site = site_for(host, "app", tmp_path)
+    site.seed("GL_USER")
+    site.commit({SEEDS: "[1, 9]\n"}, "rewrite")
+    pushed = site.push("bob", "HEAD:refs/heads/main")
+    assert pushed.rc != 0
+    assert "remote: oracle-guard: refs/heads/main (" in pushed.stderr, pushed.stderr
+    site.commit({SEEDS: "[1, 2]\n"}, "undo")
+    assert site.push("bob", "HEAD:refs/heads/main").rc == 0
+    assert_guarded(host, hook_python, host.repo("app"))
+
+
+def test_repo_specific_route_runs_oracle_guard_through_gitolites_driver(gitolite):
+    host, _ = gitolite
+    name = f"rs/r{next(numbers)}"
+    repo = new_repo(host, name)
+    hooks = repo / "hooks"
+    assert os.readlink(hooks / "pre-receive").endswith("/multi-hook-driver")
+    assert os.readlink(hooks / "pre-receive.h00-oracle-guard").endswith(
+        "/hooks/repo-specific/oracle-guard")
+
+
+# -- the catalogue --------------------------------------------------------------
+@pytest.mark.parametrize("case", CATALOGUE, ids=[case.name for case in CATALOGUE])
+def test_catalogue(site, case):
+    judge_case(site, case)
+
+
+# -- spoofing ----------------------------------------------------------------------
+@pytest.mark.parametrize("variable", IDENTITY_VARIABLES)
+def test_setenv_of_an_identity_variable_does_not_make_the_agent_an_owner(site, variable):
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main",
+                                   ssh_options=[f"SetEnv={variable}=alice"]))
+
+
+def test_setenv_reaches_the_server_under_acceptenv_star(gitolite, tmp_path):
+    """The near-miss of the SetEnv tests: the variable does arrive (a hook that
+    printed it would see it), so the rejections above are the guard's doing."""
+    host, _ = gitolite
+    proc = host.sshd.ssh(host.keys["bob"], host.account, "info", "SetEnv=GL_USERNAME=alice")
+    assert proc.returncode == 0, proc.stderr
+    assert b"hello bob" in proc.stdout + proc.stderr  # gitolite knows bob by his key
+
+
+@pytest.mark.parametrize("variable", IDENTITY_VARIABLES)
+def test_push_option_naming_an_owner_does_not_make_the_agent_one(site, variable):
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    pushed = site.push("bob", "-o", f"{variable}=alice", "HEAD:refs/heads/main")
+    assert "does not support push options" not in pushed.stderr  # they were sent
+    spoof_rejected(site, pushed)
+
+
+def test_receive_pack_with_variables_is_refused_by_gitolite(site):
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    before = site.rev("refs/heads/main")
+    pushed = site.push("bob", "--receive-pack=GL_USER=alice REMOTE_USER=alice git-receive-pack",
+                       "HEAD:refs/heads/main")
+    assert pushed.rc != 0
+    assert site.rev("refs/heads/main") == before
+
+
+def test_commit_author_named_alice_does_not_make_the_agent_an_owner(site):
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main", git_options=[
+        "-c", "user.name=alice"], GIT_AUTHOR_NAME="alice", GIT_COMMITTER_NAME="alice"))
+
+
+def test_contract_naming_gl_username_makes_nobody_an_owner_by_variable(
+        gitolite, hook_python, tmp_path):
+    # gap (e): the contract names GitLab's variable, a client can send it
+    host, _ = gitolite
+    name = f"t/r{next(numbers)}"
+    repo = new_repo(host, name)
+    site = site_for(host, name, tmp_path)
+    site.seed("GL_USERNAME")
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    for options in (["SetEnv=GL_USERNAME=alice"], ["SetEnv=GL_USER=alice GL_USERNAME=alice"]):
+        spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main", ssh_options=options))
+    spoof_rejected(site, site.push("alice", "HEAD:refs/heads/main"))  # not by GL_USERNAME
+    git(site.client, "reset", "-q", "--hard", "HEAD~1")
+    site.signed({SEEDS: "[1, 2, 3]\n"}, "alice")
+    pushed = site.push("bob", "HEAD:refs/heads/main")  # signatures still make owners
+    assert pushed.rc == 0, pushed.stderr
+    assert_not_guarded(host, hook_python, repo, "identity_env")
+
+
+# -- gaps of the gitolite routes ----------------------------------------------------
+def test_other_repo_specific_hook_drops_oracle_guard_installer_and_doctor_say_so(
+        fresh_gitolite, hook_python, tmp_path):
+    # gap (a): with 'option hook.pre-receive = notify' gitolite links its driver
+    # over the common hook, and oracle-guard no longer runs for that repository
+    host = fresh_gitolite
+    host.edit_rc(*ENABLE_REPO_HOOKS)
+    installed = install(host, hook_python)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    notify = host.account.home / "local" / "hooks" / "repo-specific" / "notify"
+    notify.write_text("#!/bin/sh\ncat >/dev/null\n")
+    notify.chmod(0o755)
+    os.chown(notify, host.account.uid, host.account.gid)
+    host.run("git", "--git-dir", host.repo("app"), "symbolic-ref", "HEAD", "refs/heads/main")
+    site = site_for(host, "app", tmp_path)
+    site.seed("GL_USER")
+    assert_guarded(host, hook_python, host.repo("app"))
+
+    host.configure(CONF.replace("    RW      =   bob\n\nrepo t/",
+                                "    RW      =   bob\n    option hook.pre-receive = notify\n\n"
+                                "repo t/", 1))
+    site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
+    pushed = site.push("bob", "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr  # the gap itself: nothing judged this push
+    assert not pushed.guard, pushed.stderr
+
+    again = install(host, hook_python)
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert any("app" in line and line.startswith("not guarded") for line in
+               again.stdout.splitlines()), again.stdout
+    assert_not_guarded(host, hook_python, host.repo("app"))
+
+    # listing oracle-guard beside it guards the repository again
+    host.configure(CONF.replace("    RW      =   bob\n\nrepo t/",
+                                "    RW      =   bob\n    option hook.pre-receive = "
+                                "oracle-guard notify\n\nrepo t/", 1))
+    site.commit({SEEDS: "[1, 8]\n"}, "rewrite it again")
+    assert site.push("bob", "HEAD:refs/heads/main").rc != 0
+    assert_guarded(host, hook_python, host.repo("app"))
+
+
+def test_existing_repository_hook_is_backed_up_not_replaced(fresh_gitolite, hook_python):
+    # gap (b): gitolite's setup unlinks whatever hooks/pre-receive a repository had
+    host = fresh_gitolite
+    own = host.repo("app") / "hooks" / "pre-receive"
+    script = "#!/bin/sh\necho the site's own check >&2\n"
+    own.write_text(script)
+    own.chmod(0o755)
+    os.chown(own, host.account.uid, host.account.gid)
+    installed = install(host, hook_python)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    backup = host.repo("app") / "hooks" / "before-oracle-guard" / "pre-receive"
+    assert backup.read_text() == script
+    assert str(backup) in installed.stdout or "before-oracle-guard" in installed.stdout
+    assert os.path.islink(own)  # gitolite's link to the common hook now
+
+
+def test_empty_repository_with_head_on_master_installer_warns_doctor_reports(
+        fresh_gitolite, hook_python, tmp_path):
+    # gap (c): once main is pushed, HEAD on master rejects every later push
+    host = fresh_gitolite
+    installed = install(host, hook_python)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    app = host.repo("app")
+    assert any(line.startswith("warning: ") and str(app) in line
+               and "symbolic-ref HEAD refs/heads/main" in line
+               for line in installed.stdout.splitlines()), installed.stdout
+    assert_not_guarded(host, hook_python, app, "HEAD")
+
+    site = site_for(host, "app", tmp_path)
+    site.seed("GL_USER")
+    site.commit({"src/app.py": "v2\n"}, "src")
+    pushed = site.push("bob", "HEAD:refs/heads/main")
+    assert pushed.rc != 0, pushed.stderr  # what the warning is about
+    assert_not_guarded(host, hook_python, app, "HEAD")
+
+    host.run("git", "--git-dir", app, "symbolic-ref", "HEAD", "refs/heads/main")  # the fix
+    pushed = site.push("bob", "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr
+    assert_guarded(host, hook_python, app)
+
+
+def test_hook_survives_gitolite_setup(fresh_gitolite, hook_python, tmp_path):
+    # gap (d): `gitolite setup` rewrites hooks; the common hook must come back
+    host = fresh_gitolite
+    installed = install(host, hook_python)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    host.run("git", "--git-dir", host.repo("app"), "symbolic-ref", "HEAD", "refs/heads/main")
+    site = site_for(host, "app", tmp_path)
+    site.seed("GL_USER")
+    for setup in (["setup"], ["setup", "--hooks-only"]):
+        host.gitolite(*setup)
+        host.configure(CONF)
+        site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
+        pushed = site.push("bob", "HEAD:refs/heads/main")
+        assert pushed.findings() == ["refs/heads/main: seeds/a.json: seed-rewritten",
+                                     "refs/heads/main: seeds/a.json: write-denied"], \
+            pushed.stderr
+        git(site.client, "reset", "-q", "--hard", "HEAD~1")
+        assert_guarded(host, hook_python, host.repo("app"))
+
+
+def test_doctor_on_an_unguarded_gitolite_repository(fresh_gitolite, hook_python):
+    """The near-miss of every guarded verdict: before install, doctor says not
+    guarded (hook missing), and on a folder that is no repository exits 2."""
+    host = fresh_gitolite
+    assert_not_guarded(host, hook_python, host.repo("app"))
+    proc = doctor(host, hook_python, host.account.home)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+
+
+def test_gitolite_admin_still_takes_configuration_after_install(gitolite):
+    """The common hook guards gitolite-admin too: it holds no contract, and the
+    admin's pushes must still go through."""
+    host, _ = gitolite
+    said = host.configure(CONF + "\nrepo extra\n    RW+     =   alice\n")
+    assert "extra" in host.gitolite("list-phy-repos").stdout.split(), said
+    host.configure(CONF)
+
+
+def test_bob_cannot_get_a_shell_on_the_gitolite_account(gitolite):
+    host, _ = gitolite
+    proc = host.sshd.ssh(host.keys["bob"], host.account, "sh -c 'echo pwned'")
+    assert b"pwned" not in proc.stdout
