@@ -1,5 +1,5 @@
 """Command line: ``oracle-guard check | lock | init | freeze | seeds | signers | explain
-| schema | demo | pre-receive | install-pre-receive``."""
+| schema | demo | pre-receive | install-pre-receive | doctor``."""
 from __future__ import annotations
 
 import argparse
@@ -170,18 +170,28 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
 
 def cmd_pre_receive(args, env: Mapping[str, str]) -> int:
     from oracle_guard import pre_receive
+    from oracle_guard.hosts import pusher_variable
 
-    return pre_receive.main(sys.stdin, sys.stderr, env)
+    return pre_receive.main(sys.stdin, sys.stderr, env,
+                            trusted=pusher_variable(args.host, args.identity_env))
 
 
 def cmd_install_pre_receive(args, env: Mapping[str, str]) -> int:
-    from oracle_guard import pre_receive
+    from oracle_guard import install
 
     try:
-        print(pre_receive.install(args.repo, force=args.force, directory=args.dir))
-    except FileExistsError as exc:
+        lines, code = install.install(args.repo, host=args.host, identity_env=args.identity_env,
+                                      force=args.force, directory=args.dir)
+    except (install.InstallError, OSError) as exc:
         raise UsageError(str(exc)) from None
-    return 0
+    print("\n".join(lines))
+    return code
+
+
+def cmd_doctor(args, env: Mapping[str, str]) -> int:
+    from oracle_guard import doctor
+
+    return doctor.main(args.repo, args.dir, sys.stdout)
 
 
 def cmd_demo(args, env: Mapping[str, str]) -> int:
@@ -306,19 +316,39 @@ def build_parser() -> argparse.ArgumentParser:
     seeds_edit.register(sub, common)
     signers_edit.register(sub, common)
 
+    from oracle_guard.hosts import HOSTS
+
+    host = argparse.ArgumentParser(add_help=False)
+    host.add_argument("--host", choices=list(HOSTS),
+                      help="the server that runs the hook; the pusher is read only from the "
+                           "variable it sets (README: Per server)")
+    host.add_argument("--identity-env", metavar="NAME",
+                      help="ssh and plain hosts: the variable your setup sets for the pusher "
+                           "(ssh: default REMOTE_USER, set per key in authorized_keys)")
     receive = sub.add_parser(
-        "pre-receive", help="judge a push: git's pre-receive protocol on stdin (server side)")
+        "pre-receive", parents=[host],
+        help="judge a push: git's pre-receive protocol on stdin (server side)")
     receive.set_defaults(func=cmd_pre_receive)
 
-    install = sub.add_parser("install-pre-receive", parents=[common],
-                             help="install the pre-receive hook into a (bare) repository")
-    install.add_argument("repo", metavar="REPO", help="the repository, e.g. /srv/git/app.git")
+    install = sub.add_parser("install-pre-receive", parents=[common, host],
+                             help="install the pre-receive hook where your git server runs it")
+    install.add_argument("repo", metavar="REPO",
+                         help="the repository, e.g. /srv/git/app.git (gitolite: its "
+                              "repositories folder; ghes: a clone of the hooks repository)")
     install.add_argument("--force", action="store_true",
-                         help="replace a pre-receive hook oracle-guard did not write")
+                         help="replace a pre-receive hook oracle-guard did not write (it is "
+                              "kept as pre-receive.before-oracle-guard)")
     install.add_argument("--dir", metavar="DIR",
                          help="write DIR/oracle-guard instead, for servers that run every "
                               "script of a pre-receive.d folder (relative to REPO)")
     install.set_defaults(func=cmd_install_pre_receive)
+
+    doctor = sub.add_parser("doctor", parents=[common],
+                            help="say whether a server repository is guarded (read-only)")
+    doctor.add_argument("repo", metavar="REPO", help="the repository, e.g. /srv/git/app.git")
+    doctor.add_argument("--dir", metavar="DIR",
+                        help="the hook is DIR/oracle-guard (as installed with --dir)")
+    doctor.set_defaults(func=cmd_doctor)
 
     debug_only = argparse.ArgumentParser(add_help=False)  # demo builds its own repository
     debug_only.add_argument("--debug", action="store_true",

@@ -136,13 +136,13 @@ CODES: Dict[str, Code] = {
         "pre-receive", "a push deletes a protected branch or tag",
         "keep the ref; an owner lists it in the contract's deletable_refs first if it "
         "really should go",
-        "oracle-guard: refs/heads/main: .: ref-deleted: deleting protected refs/heads/main is "
+        "oracle-guard: refs/heads/main: ref-deleted: deleting protected refs/heads/main is "
         "not allowed"),
     "replace-ref": Code(
         "pre-receive", "a non-owner's push creates, moves or deletes a refs/replace/* ref",
         "push no replace refs: they change what 'git show', archives and mirror clones "
         "give for a commit; an owner pushes one if it really is needed",
-        "oracle-guard: refs/replace/2f1c0e9a7b3d…: -: replace-ref: refs/replace/* changes "
+        "oracle-guard: refs/replace/2f1c0e9a7b3d…: replace-ref: refs/replace/* changes "
         "what git shows for an object; only an owner may push it"),
     "contract-mixed-commit": Code(
         "write-set", "a commit of the range changes a protected path and an allowed path "

@@ -10,7 +10,6 @@ from __future__ import annotations
 import fnmatch
 import re
 import signal
-import sys
 from dataclasses import dataclass
 from typing import List, Mapping, Optional, TextIO, Tuple
 
@@ -73,12 +72,26 @@ def matches_any(ref: str, patterns) -> bool:
     return any(fnmatch.fnmatchcase(ref, p) for p in patterns)
 
 
-def pusher(env: Mapping[str, str], contract: Optional[contract_mod.Contract]) -> Optional[str]:
+def pusher(env: Mapping[str, str], contract: Optional[contract_mod.Contract],
+           trusted: Optional[str] = None) -> Optional[str]:
     """The account the hosting server says is pushing, in the one variable the
     contract names: a fallback over several hosts' variables let a client's own
-    variable (sshd's AcceptEnv, a --receive-pack wrapper) win over the host's."""
+    variable (sshd's AcceptEnv, a --receive-pack wrapper) win over the host's.
+    ``trusted``: the variable the installed host sets; another one never counts."""
     named = contract.section("identity_env") if contract else None
-    return (env.get(named) or None) if named else None
+    if not named or (trusted is not None and named != trusted):
+        return None
+    return env.get(named) or None
+
+
+def untrusted_identity(contract: Optional[contract_mod.Contract],
+                       trusted: Optional[str]) -> Optional[str]:
+    """A note when the contract names owners by a variable this host does not set."""
+    named = contract.section("identity_env") if contract else None
+    if not named or trusted is None or named == trusted or not contract.owners:
+        return None
+    return (f"identity_env {named} is not the variable this server sets for the pusher "
+            f"({trusted}): nobody is an owner by variable; owners' signatures still count")
 
 
 @dataclass
@@ -137,8 +150,8 @@ def _contract_for(git: Git, update: RefUpdate, default: Optional[Snapshot],
 
 
 def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
-                 default_tip: Optional[str], rules_ref: Optional[str] = None
-                 ) -> Optional[RefVerdict]:
+                 default_tip: Optional[str], rules_ref: Optional[str] = None,
+                 trusted: Optional[str] = None) -> Optional[RefVerdict]:
     """None when the ref is not protected; else the verdict for this ref.
     ``rules_ref``: the branch the rules come from, protected whatever
     protected_refs says (a push to it would choose the next push's rules)."""
@@ -148,7 +161,7 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
         return update.ref == rules_ref or matches_any(update.ref, _protected_refs(contract))
 
     if update.ref.startswith(REPLACE_REFS):
-        return _replace_ref(update, env, _contract_for(git, update, default, None))
+        return _replace_ref(update, env, _contract_for(git, update, default, None), trusted)
     if update.deleted:
         contract = _contract_for(git, update, default, None)
         if not guarded(contract):
@@ -171,8 +184,8 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
         return None
     base = _base_of(git, update, new_commit, default_tip, contract)
 
-    notes = []
-    who = pusher(env, contract)
+    notes = [note for note in [untrusted_identity(contract, trusted)] if note]
+    who = pusher(env, contract, trusted)
     owner = contract is not None and who is not None and who in contract.owners
     hooks = list(HOOKS)
     if owner:
@@ -216,10 +229,11 @@ def _base_of(git: Git, update: RefUpdate, new_commit: str, default_tip: Optional
 
 
 def _replace_ref(update: RefUpdate, env: Mapping[str, str],
-                 contract: Optional[contract_mod.Contract]) -> RefVerdict:
+                 contract: Optional[contract_mod.Contract],
+                 trusted: Optional[str]) -> RefVerdict:
     """refs/replace/* swaps one object for another in every later read, so only
     an owner may push one, whatever protected_refs says."""
-    who = pusher(env, contract)
+    who = pusher(env, contract, trusted)
     if contract is not None and who is not None and who in contract.owners:
         return RefVerdict(update, [], [f"{who} is an owner: replace refs may change"])
     return RefVerdict(update, [(None, Finding(
@@ -265,15 +279,18 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
                                f"{show_text(note)}") + "\n")
     for verdict in bad:
         for commit, f in verdict.findings:
-            where = show_path(f.path) + (f":{f.line}" if f.line else "")
+            # a finding about the ref itself (a deletion, a replace ref) has no path
+            where = "" if f.path is None else \
+                show_path(f.path) + (f":{f.line}" if f.line else "") + ": "
             at = f" ({commit})" if commit else ""
-            say(f"oracle-guard: {show_text(verdict.update.ref)}{at}: {where}: {f.code}: "
+            say(f"oracle-guard: {show_text(verdict.update.ref)}{at}: {where}{f.code}: "
                 f"{show_text(f.message)}")
             say(f"oracle-guard:   fix: {CODES[f.code].fix}")
-    if bad:
+    if any(commit for v in bad for commit, _ in v.findings):
         # the fixes name what to do before committing; a pushed commit is redone
         say("oracle-guard: the fixes name local commands: apply them in the commits that "
             "carry the change (git rebase -i, git commit --amend), then push again")
+    if bad:
         count = sum(len(v.findings) for v in bad)
         say(f"oracle-guard: push rejected: {count} problem{'s' if count != 1 else ''} in "
             f"{len(bad)} of {len(verdicts)} judged ref{'s' if len(verdicts) != 1 else ''}; "
@@ -311,8 +328,10 @@ def _on_alarm(signum, frame):
     raise PushTimeout()
 
 
-def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str]) -> int:
-    """Exit 0 accepts the push; 1 rejects it for findings; 2 for anything else."""
+def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str],
+         trusted: Optional[str] = None) -> int:
+    """Exit 0 accepts the push; 1 rejects it for findings; 2 for anything else.
+    ``trusted``: the only variable the pusher may be read from (the host's)."""
     import time
 
     prefix = "GL-HOOK-ERR: " if env.get("GL_ID") else ""
@@ -338,7 +357,7 @@ def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str]) -> int:
         signal.setitimer(signal.ITIMER_REAL, remaining)
         verdicts = []
         for update in updates:
-            verdict = judge_update(git, update, env, now, default_tip, rules_ref)
+            verdict = judge_update(git, update, env, now, default_tip, rules_ref, trusted)
             if verdict is not None:
                 verdicts.append(verdict)
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -357,54 +376,3 @@ def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str]) -> int:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         git.close()
-
-
-MARKER = "# written by oracle-guard install-pre-receive"
-
-
-def install(repo: str, force: bool = False, directory: Optional[str] = None) -> str:
-    """Write the hook script; return what was done, for the admin to read."""
-    import os
-    import shlex
-
-    git = Git(repo)
-    git.check_repository()
-    if directory is None:
-        hooks_dir = os.path.join(repo, git.run("rev-parse", "--git-path", "hooks")
-                                 .decode().strip())
-        target = os.path.join(hooks_dir, "pre-receive")
-    else:
-        folder = directory if os.path.isabs(directory) else os.path.join(repo, directory)
-        target = os.path.join(folder, "oracle-guard")
-    # -I: no PYTHON* variables, user site or current folder on the import path
-    script = (f"#!/bin/sh\n{MARKER}: every push to this repository is judged by\n"
-              "# oracle-guard; it runs this installation by absolute path, whatever PATH is.\n"
-              f"exec {shlex.quote(sys.executable)} -I -m oracle_guard pre-receive\n")
-    if os.path.exists(target):
-        with open(target, encoding="utf-8", errors="replace") as f:
-            current = f.read()
-        if current == script and os.access(target, os.X_OK):
-            return f"{target} is already installed and current; nothing changed"
-        if MARKER not in current and not force:
-            raise FileExistsError(
-                f"{target} exists and was not written by oracle-guard; move it into a "
-                "pre-receive.d folder and use --dir, or pass --force to replace it")
-    notes = []
-    if os.path.exists(target) and force:
-        with open(target, encoding="utf-8", errors="replace") as f:
-            current = f.read()
-        if MARKER not in current:
-            backup = target + ".before-oracle-guard"
-            os.replace(target, backup)
-            notes.append(f"moved the hook it replaces to {backup}")
-    folder = os.path.dirname(target)
-    if not os.path.isdir(folder):
-        notes.append(f"created {folder}: make sure your server runs the scripts in it")
-    os.makedirs(folder, exist_ok=True)
-    with open(target, "w", encoding="utf-8") as f:
-        f.write(script)
-    os.chmod(target, 0o755)
-    if git.resolve_commit("HEAD") is None and git.has_refs():
-        notes.append("warning: " + unresolved_head(git))
-    said = f"wrote {target} (runs {sys.executable} -I -m oracle_guard pre-receive)"
-    return "\n".join([said] + notes)

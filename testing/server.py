@@ -103,10 +103,11 @@ class Push:
         out = []
         for line in self.guard:
             parts = line[len("oracle-guard: "):].split(": ")
-            if len(parts) >= 4 and parts[2] in CODES:
-                ref = parts[0].split(" (")[0]
+            ref = parts[0].split(" (")[0]
+            if len(parts) >= 3 and parts[1] in CODES:  # about the ref itself: no path
+                out.append(f"{ref}: -: {parts[1]}")
+            elif len(parts) >= 4 and parts[2] in CODES:
                 path = re.sub(r":[0-9]+$", "", parts[1])
-                path = "-" if path == "." else path  # the hook prints '.' for no path
                 out.append(f"{ref}: {path}: {parts[2]}")
         return out
 

@@ -48,7 +48,8 @@ def test_every_example_is_a_line_its_hook_prints(code):
     warning = info.meaning.startswith("warning:")
     label = re.escape(code) + (r" \(warning\)" if warning else "")
     if info.hook == "pre-receive":  # as the server prints it: the ref, maybe the commit
-        shape = r"oracle-guard: refs/\S+( \([0-9a-f]{12}\))?: \S+: " + label + r": \S.*"
+        # a finding about the ref itself (deletion, replace ref) names no path
+        shape = r"oracle-guard: refs/\S+( \([0-9a-f]{12}\))?: (\S+: )?" + label + r": \S.*"
     else:  # as `check` prints it, ruff-style: path[:line]: code: message
         shape = r"[^\s:]+(:[1-9][0-9]*)?: " + label + r": \S.*"
     assert re.fullmatch(shape, info.example), info.example

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.cli import main
-from oracle_guard.pre_receive import MARKER
+from oracle_guard.doctor import MARKER
 from testing.git import commit, git
 from testing.server import (
     ZERO, fast_commits, install_hook, make_client, make_server, push, push_env, rev,
@@ -134,11 +134,14 @@ def test_install_writes_an_executable_hook_that_runs_this_python(tmp_path):
     server = make_server(tmp_path / "srv.git", hook=False)
     said = install_hook(server)
     hook = server / "hooks" / "pre-receive"
-    assert said == f"wrote {hook} (runs {sys.executable} -I -m oracle_guard pre-receive)\n"
+    command = f"{sys.executable} -I -m oracle_guard pre-receive --host plain"
+    assert said.splitlines()[:2] == [
+        "host: plain (detected: no host's marks in the repository; pass --host to choose)",
+        f"wrote {hook} (runs {command})"]
     assert hook.stat().st_mode & stat.S_IXUSR
     text = hook.read_text()
     assert text.startswith("#!/bin/sh\n") and MARKER in text
-    assert f"exec {sys.executable} -I -m oracle_guard pre-receive" in text
+    assert f"exec {command}\n" in text
 
 
 def test_installed_hook_needs_no_python_on_the_servers_path(tmp_path):
@@ -172,7 +175,7 @@ def test_install_refuses_a_foreign_hook_without_force(tmp_path, capsys):
     assert out == ""
     assert err == (f"oracle-guard: error: {hook} exists and was not written by oracle-guard; "
                    "move it into a pre-receive.d folder and use --dir, or pass --force to "
-                   "replace it\n")
+                   "replace it (it is kept as a backup)\n")
     assert hook.read_text() == "#!/bin/sh\nexit 0\n"
 
     install_hook(server, "--force")
@@ -187,8 +190,9 @@ def test_install_dir_writes_into_a_folder_relative_to_the_repository(tmp_path, m
     monkeypatch.chdir(elsewhere)  # relative to REPO, not to the current folder
     said = install_hook(server, "--dir", "custom_hooks/pre-receive.d")
     target = server / "custom_hooks" / "pre-receive.d" / "oracle-guard"
-    assert said == (f"wrote {target} (runs {sys.executable} -I -m oracle_guard pre-receive)\n"
-                    f"created {target.parent}: make sure your server runs the scripts in it\n")
+    assert said.splitlines()[1:3] == [
+        f"wrote {target} (runs {sys.executable} -I -m oracle_guard pre-receive --host plain)",
+        f"created {target.parent}: make sure your server runs the scripts in it"]
     assert target.stat().st_mode & stat.S_IXUSR
     assert not (server / "hooks" / "pre-receive").exists()
     assert not (elsewhere / "custom_hooks").exists()
@@ -371,6 +375,8 @@ def test_tags_are_judged_like_branches(repos, annotated):
     p = push(repos.client, "v2", env=ALICE)
     rejected(p, f"refs/tags/v2: {SEEDS}: seed-rewritten")
     assert f"oracle-guard: refs/tags/v2 ({bad[:12]}): {SEEDS}:" in "\n".join(p.guard)
+    # a finding in a commit: the commit is redone, and the output says how
+    assert any("(git rebase -i, git commit --amend)" in line for line in p.guard), p.guard
     assert repos.tip("refs/tags/v2") is None
 
 
@@ -379,8 +385,10 @@ def test_deleting_a_protected_branch_is_rejected(repos):
     accepted(push(repos.client, "release", env=BOB))
     p = push(repos.client, ":release", env=ALICE)  # owners too
     rejected(p, "refs/heads/release: -: ref-deleted")
-    assert "oracle-guard: refs/heads/release: .: ref-deleted: deleting protected " \
+    assert "oracle-guard: refs/heads/release: ref-deleted: deleting protected " \
            "refs/heads/release is not allowed" in p.guard
+    # no commit carries a deletion: no path placeholder, no rebase advice
+    assert not any("git rebase -i" in line for line in p.guard), p.guard
     assert repos.tip("refs/heads/release") == repos.tip()
 
 
@@ -779,7 +787,8 @@ def test_reinstalling_the_same_hook_changes_nothing(tmp_path):
     server = make_server(tmp_path / "srv.git", hook=False)
     install_hook(server)
     hook = server / "hooks" / "pre-receive"
-    assert install_hook(server) == f"{hook} is already installed and current; nothing changed\n"
+    assert install_hook(server).splitlines()[1] == \
+        f"{hook} is already installed and current; nothing changed"
 
 
 # -- a default branch that does not resolve -------------------------------------------
@@ -813,7 +822,7 @@ def test_installer_warns_when_head_names_a_missing_branch(tmp_path):
     assert "warning: the repository's HEAD names refs/heads/master, which does not exist" in said
     git(server, "symbolic-ref", "HEAD", "refs/heads/main")
     (server / "hooks" / "pre-receive").unlink()
-    assert "warning" not in install_hook(server)
+    assert "HEAD names" not in install_hook(server)
 
 
 def test_force_keeps_the_replaced_hook_beside_it(tmp_path):
@@ -849,7 +858,7 @@ def test_a_non_owners_replace_ref_is_rejected_and_nothing_moves(repos):
     p = push(repos.client, "main", f"{ref}:{ref}", env=BOB)
     rejected(p, f"{ref}: -: replace-ref")
     assert p.findings() == [f"{ref}: -: replace-ref"], p.stderr
-    assert (f"oracle-guard: {ref}: .: replace-ref: {ref}: refs/replace/* changes what git "
+    assert (f"oracle-guard: {ref}: replace-ref: {ref}: refs/replace/* changes what git "
             "shows for an object; only an owner may push it") in p.guard
     assert repos.tip(ref) is None
     assert repos.tip() == old

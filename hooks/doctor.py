@@ -1,0 +1,370 @@
+"""``oracle-guard doctor REPO``: is this repository guarded? Read-only.
+
+Each line is ``ok: ...`` or ``problem: ...`` (a problem says how to fix it);
+the last says ``guarded`` or ``not guarded``. A problem is anything through
+which a push could get past the gate, or that rejects every push."""
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+from oracle_guard import __version__
+from oracle_guard.gitio import Git, GitError
+from oracle_guard.hosts import pusher_variable
+
+MARKER = "# written by oracle-guard install-pre-receive"
+# hosts where the repositories' account has no shell of its own by design
+SERVICE_HOSTS = ("gitolite", "gitlab", "gitea", "ghes")
+
+
+@dataclass(frozen=True)
+class Line:
+    ok: bool
+    text: str
+
+    def __str__(self) -> str:
+        return f"{'ok' if self.ok else 'problem'}: {self.text}"
+
+
+@dataclass
+class Hook:
+    path: str  # the oracle-guard script git ends up running
+    python: Optional[str] = None
+    host: Optional[str] = None
+    identity_env: Optional[str] = None
+
+
+def main(repo: str, directory: Optional[str], out) -> int:
+    git = Git(repo)
+    try:
+        git.check_repository()
+        lines = inspect(git, repo, directory)
+    finally:
+        git.close()
+    for line in lines:
+        out.write(f"{line}\n")
+    problems = sum(not line.ok for line in lines)
+    if problems:
+        out.write(f"not guarded: {repo}: {problems} problem{'s' if problems != 1 else ''}\n")
+        return 1
+    out.write(f"guarded: {repo}\n")
+    return 0
+
+
+def inspect(git: Git, repo: str, directory: Optional[str] = None) -> List[Line]:
+    hook, lines = _hook(git, repo, directory)
+    host = hook.host if hook else None
+    identity_env = hook.identity_env if hook else None
+    lines += _head(git, repo)
+    lines += _rules(git, host, identity_env, hook is not None and hook.host is None)
+    lines += _fsck(git, repo)
+    lines += _account(repo, host, hook)
+    return lines
+
+
+def setup_problems(git: Git, repo: str, host: str, identity_env: Optional[str],
+                   hook_path: str = "") -> List[str]:
+    """What the installer warns about once the hook is in place."""
+    hook = Hook(hook_path, host=host, identity_env=identity_env)
+    lines = (_head(git, repo) + _identity(git, host, identity_env) + _fsck(git, repo)
+             + _account(repo, host, hook))
+    return [line.text for line in lines if not line.ok]
+
+
+def hook_problems(repo: str) -> List[str]:
+    git = Git(repo)
+    try:
+        _, lines = _hook(git, repo, None)
+    finally:
+        git.close()
+    return [line.text for line in lines if not line.ok]
+
+
+# -- the hook ---------------------------------------------------------------------
+def is_gitolite_driver(path: str) -> bool:
+    """gitolite's multi-hook driver, which runs every executable PATH.* beside it."""
+    return os.path.basename(os.path.realpath(path)) == "multi-hook-driver" or \
+        "for h in $0.*" in _text(path)
+
+
+def _hook(git: Git, repo: str, directory: Optional[str]) -> Tuple[Optional[Hook], List[Line]]:
+    hooks = os.path.join(repo, git.run("rev-parse", "--git-path", "hooks").decode().strip())
+    if directory is not None:
+        folder = directory if os.path.isabs(directory) else os.path.join(repo, directory)
+        path = os.path.join(folder, "oracle-guard")
+    else:
+        path = os.path.join(hooks, "pre-receive")
+    install = f"oracle-guard install-pre-receive {shlex.quote(repo)} --host HOST"
+    if not os.path.lexists(path):
+        return None, [Line(False, f"no hook at {path}: every push is accepted unjudged; "
+                                  f"install it: {install}")]
+    lines = []
+    script = path
+    if directory is None and is_gitolite_driver(path):
+        ours = [m for m in sorted(glob.glob(glob.escape(path) + ".*")) if MARKER in _text(m)]
+        if not ours:
+            return None, [Line(False, f"{path} is gitolite's multi-hook driver (the repository "
+                                      "has an 'option hook.pre-receive'), and none of the hooks "
+                                      "it runs is oracle-guard: list it first in that option "
+                                      "(option hook.pre-receive = oracle-guard ...) and run "
+                                      "gitolite setup")]
+        script = ours[0]
+        lines.append(Line(True, f"{path} is gitolite's multi-hook driver; it runs {script}"))
+    elif MARKER not in _text(path):
+        runner = os.path.join(os.path.dirname(path), "pre-receive.d", "oracle-guard")
+        if directory is None and "pre-receive.d" in _text(path) and MARKER in _text(runner):
+            script = runner
+            lines.append(Line(True, f"{path} runs the scripts of pre-receive.d, {runner} "
+                                    "among them (check that your server's runner stops on "
+                                    "their failure)"))
+        else:
+            return None, [Line(False, f"{path} is not oracle-guard's hook: install it: "
+                                      f"{install}")]
+    hook = _parse(script)
+    if not _executable(script):
+        return hook, lines + [Line(False, f"{script} is not executable, so git (or gitolite's "
+                                          f"driver) skips it: chmod 755 {script}")]
+    if hook.python is None:
+        return hook, lines + [Line(False, f"{script} does not run oracle-guard pre-receive as "
+                                          f"install-pre-receive writes it: reinstall: {install}")]
+    lines.append(_runs(hook, repo))
+    if hook.host is None:
+        lines.append(Line(True, f"{script} names no host: the pusher is read from the variable "
+                                "the contract names (reinstall with --host to pin the host's)"))
+    else:
+        lines.append(Line(True, f"host: {hook.host}"))
+    return hook, lines
+
+
+def _parse(path: str) -> Hook:
+    hook = Hook(path)
+    for line in _text(path).splitlines():
+        if not line.startswith("exec "):
+            continue
+        try:
+            words = shlex.split(line[len("exec "):])
+        except ValueError:
+            return hook
+        if words[1:5] != ["-I", "-m", "oracle_guard", "pre-receive"]:
+            return hook
+        hook.python = words[0]
+        options = dict(zip(words[5::2], words[6::2]))
+        hook.host = options.get("--host")
+        hook.identity_env = options.get("--identity-env")
+    return hook
+
+
+def _runs(hook: Hook, repo: str) -> Line:
+    """Run the hook's interpreter as the account that owns the repository (the
+    one git runs hooks as): a venv made from a Python it cannot read fails here."""
+    owner = os.stat(repo).st_uid
+    as_owner = {}
+    if os.geteuid() == 0 and owner != 0:
+        entry = pwd.getpwuid(owner)
+        as_owner = dict(user=owner, group=entry.pw_gid, extra_groups=[])
+    try:
+        proc = subprocess.run([hook.python, "-I", "-m", "oracle_guard", "--version"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd="/",
+                              stdin=subprocess.DEVNULL, timeout=60, **as_owner)
+        said = proc.stdout.decode("utf-8", "replace").strip()
+        rc = proc.returncode
+    except OSError as exc:
+        said, rc = str(exc), 126
+    account = _account_name(owner)
+    if rc != 0:
+        first = said.splitlines()[-1] if said else f"exit {rc}"
+        return Line(False, f"{hook.python} cannot run oracle-guard as {account} ({first}): "
+                           "every push is rejected; install oracle-guard with a Python that "
+                           f"account can read (for example python3 -m venv /opt/oracle-guard, "
+                           "made from /usr/bin/python3), and reinstall the hook with it")
+    if said != f"oracle-guard {__version__}":
+        return Line(False, f"the hook runs {said}, not oracle-guard {__version__} (this one): "
+                           "reinstall the hook with this installation")
+    return Line(True, f"the hook runs {said} ({hook.python}) as {account}")
+
+
+def _executable(path: str) -> bool:
+    try:
+        return bool(os.stat(path).st_mode & 0o111)
+    except OSError:
+        return False
+
+
+def _text(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read(1 << 16).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+# -- the repository ---------------------------------------------------------------
+def _head(git: Git, repo: str) -> List[Line]:
+    from oracle_guard.pre_receive import unresolved_head
+
+    target = git.head_target()
+    fix = f"git --git-dir={shlex.quote(repo)} symbolic-ref HEAD refs/heads/main"
+    if not git.has_refs():
+        return [Line(False, f"the repository is empty: its first push brings its own rules, so "
+                            f"push the first contract yourself; the rules then come from the "
+                            f"branch HEAD names ({target or 'none'}): if the first push "
+                            f"creates another, point HEAD at it first: {fix}")]
+    tip = git.resolve_commit("HEAD")
+    if tip is None:
+        return [Line(False, unresolved_head(git) + " (every push is rejected until then)")]
+    return [Line(True, f"HEAD names {target or 'a detached commit'} ({tip[:12]})")]
+
+
+def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
+           unpinned: bool) -> List[Line]:
+    from oracle_guard import contract as contract_mod
+    from oracle_guard.authority import Authority
+    from oracle_guard.pre_receive import ProtocolError, rules_branch
+    from oracle_guard.revisions import Snapshot
+
+    tip = git.resolve_commit("HEAD")
+    if tip is None:
+        return []
+    try:
+        branch, tip = rules_branch(git, tip)
+        snapshot = Snapshot.of_commit(git, tip, branch or "HEAD")
+        if contract_mod.read(snapshot) is None:
+            return [Line(False, f"{branch} has no {contract_mod.CONTRACT_PATH}: a push is judged "
+                                "by the rules it brings; commit the contract to it")]
+        contract = contract_mod.choose(snapshot, snapshot)
+        lines = [Line(True, f"rules: {contract_mod.CONTRACT_PATH} at {branch} ({tip[:12]})")]
+        authority = Authority.of(contract, git)
+    except (contract_mod.ContractError, ProtocolError, GitError) as exc:
+        return [Line(False, f"the rules do not load, so every push is rejected: {exc}")]
+    if authority is not None:
+        names = sorted({p for s in authority.signers for p in s.principals})
+        lines.append(Line(True, f"authority: owners sign with the keys in {authority.path} "
+                                f"({len(names)} principal{'s' if len(names) != 1 else ''})"))
+    lines += _identity_of(contract, host, identity_env, unpinned)
+    if authority is None and not contract.owners:
+        lines.append(Line(True, "no owners: oracle changes are refused to every push; an "
+                                "admin changes the rules on the server (README: Bootstrap)"))
+    return lines
+
+
+def _identity(git: Git, host: str, identity_env: Optional[str]) -> List[Line]:
+    from oracle_guard import contract as contract_mod
+    from oracle_guard.revisions import Snapshot
+
+    tip = git.resolve_commit("HEAD")
+    if tip is None:
+        return []
+    snapshot = Snapshot.of_commit(git, tip, "HEAD")
+    try:
+        if contract_mod.read(snapshot) is None:
+            return []
+        contract = contract_mod.choose(snapshot, snapshot)
+    except contract_mod.ContractError:
+        return []  # doctor says so; the installer has nothing to add
+    return _identity_of(contract, host, identity_env, False)
+
+
+def _identity_of(contract, host: Optional[str], identity_env: Optional[str],
+                 unpinned: bool) -> List[Line]:
+    named = contract.section("identity_env")
+    if not contract.owners or not named:
+        return []
+    trusted = pusher_variable(host, identity_env)
+    if trusted is not None and trusted != named:
+        return [Line(False, f"the contract names identity_env {named}, but {host} sets the "
+                            f"pusher in {trusted}: nobody is an owner by variable; an owner "
+                            f"changes identity_env to {trusted}")]
+    if unpinned:
+        return [Line(False, f"owners are read from {named}, which the hook takes as the "
+                            "contract names it, whoever set it: reinstall with --host so "
+                            "only your server's variable counts")]
+    return [Line(True, f"owners by variable: {', '.join(contract.owners)} in {named}")]
+
+
+def _fsck(git: Git, repo: str) -> List[Line]:
+    if "true" in (git.config("receive.fsckObjects", "bool"),
+                  git.config("transfer.fsckObjects", "bool")):
+        return [Line(True, "receive.fsckObjects is on")]
+    return [Line(False, "receive.fsckObjects is off: git stores malformed objects that "
+                        "oracle-guard does not read in full: "
+                        f"git --git-dir={shlex.quote(repo)} config receive.fsckObjects true")]
+
+
+# -- the account git runs as ------------------------------------------------------
+def _account(repo: str, host: Optional[str], hook: Optional[Hook]) -> List[Line]:
+    if host in SERVICE_HOSTS:
+        return []
+    owner = os.stat(repo).st_uid
+    if owner == 0:
+        return []
+    name = _account_name(owner)
+    lines = []
+    paths = [p for p in ([hook.path, os.path.dirname(hook.path)] if hook and hook.path
+                         else []) if p]
+    for path in paths:
+        if _writable_by(path, owner):
+            lines.append(Line(False, f"{name}, the account git runs as, can rewrite {path}: "
+                                     f"chown root: {shlex.quote(path)} && chmod 755 "
+                                     f"{shlex.quote(path)}"))
+    if host == "ssh":
+        lines += _shell(owner)
+    return lines
+
+
+def _writable_by(path: str, uid: int) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    groups = {g.gr_gid for g in _groups_of(uid)}
+    if st.st_uid == uid:
+        return bool(st.st_mode & 0o200)
+    if st.st_gid in groups:
+        return bool(st.st_mode & 0o020)
+    return bool(st.st_mode & 0o002)
+
+
+def _groups_of(uid: int):
+    import grp
+
+    entry = pwd.getpwuid(uid)
+    return [g for g in grp.getgrall() if entry.pw_name in g.gr_mem or g.gr_gid == entry.pw_gid]
+
+
+def _shell(uid: int) -> List[Line]:
+    """A shared ssh account: its pushers must not get a shell, or they set any
+    variable (REMOTE_USER=alice git-receive-pack) and rewrite the hook."""
+    entry = pwd.getpwuid(uid)
+    if os.path.basename(entry.pw_shell) == "git-shell":
+        return [Line(True, f"{entry.pw_name} logs in with git-shell")]
+    keys = os.path.join(entry.pw_dir, ".ssh", "authorized_keys")
+    loose = [n for n, line in enumerate(_text(keys).splitlines(), 1)
+             if line.strip() and not line.lstrip().startswith("#")
+             and "command=" not in _key_options(line)]
+    if not loose:
+        return [Line(True, f"every key in {keys} has a forced command")]
+    return [Line(False, f"{entry.pw_name} logs in with {entry.pw_shell}, and "
+                        f"{len(loose)} key{'s' if len(loose) != 1 else ''} in {keys} "
+                        f"(line {', '.join(map(str, loose))}) have no forced command: a "
+                        "pusher can run any command, set any variable and rewrite the hook: "
+                        f"chsh -s \"$(command -v git-shell)\" {entry.pw_name}")]
+
+
+def _key_options(line: str) -> str:
+    """The options field of an authorized_keys line: all before the key type."""
+    found = re.search(r"(^|\s)(ssh-|ecdsa-|sk-)", line.strip())
+    return line.strip()[:found.start()] if found else line
+
+
+def _account_name(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+

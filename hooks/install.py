@@ -1,0 +1,245 @@
+"""``oracle-guard install-pre-receive``: put the hook where the host keeps it.
+
+Every host ends in the same script: it runs this installation by absolute
+path with the host's name, so the hook trusts only that host's pusher
+variable. What it replaces is kept; what would leave a door open is said,
+with the command that closes it (the checks are doctor's)."""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from typing import List, Optional, Tuple
+
+from oracle_guard import doctor
+from oracle_guard.doctor import MARKER
+from oracle_guard.gitio import Git
+from oracle_guard.hosts import HOSTS, detect
+
+BACKUP_SUFFIX = ".before-oracle-guard"
+# gitolite's driver deletes every hooks/pre-receive.* file, so its backups go in a folder
+GITOLITE_BACKUP_DIR = "before-oracle-guard"
+GITOLITE_LOCAL_CODE = '"$ENV{HOME}/local"'
+GITOLITE_HOOK_NAME = "oracle-guard"  # the name an 'option hook.pre-receive' lists
+
+
+class InstallError(Exception):
+    """The hook cannot be installed as asked (exit 2)."""
+
+
+def hook_command(host: str, identity_env: Optional[str], python: str = sys.executable) -> str:
+    args = ["-I", "-m", "oracle_guard", "pre-receive", "--host", host]
+    if identity_env:
+        args += ["--identity-env", identity_env]
+    return " ".join(shlex.quote(a) for a in [python, *args])
+
+
+def hook_script(host: str, identity_env: Optional[str], python: str = sys.executable) -> str:
+    # -I: no PYTHON* variables, user site or current folder on the import path
+    return (f"#!/bin/sh\n{MARKER}: every push to this repository is judged by\n"
+            "# oracle-guard; it runs this installation by absolute path, whatever PATH is.\n"
+            f"exec {hook_command(host, identity_env, python)}\n")
+
+
+def install(repo: str, host: Optional[str] = None, identity_env: Optional[str] = None,
+            force: bool = False, directory: Optional[str] = None) -> Tuple[List[str], int]:
+    """(what to print, exit code): 0 installed, 1 installed but some repository
+    is still not guarded (gitolite)."""
+    if host is None:
+        host, why = detect(repo)
+        said = [f"host: {host} (detected: {why}; pass --host to choose)"]
+    else:
+        said = [f"host: {host} (from --host)"]
+    if identity_env and host not in ("ssh", "plain"):
+        raise InstallError(f"--identity-env is for ssh and plain hosts: {host} sets "
+                           f"{HOSTS[host].pusher_variable} itself")
+    if host == "gitolite":
+        lines, code = _install_gitolite(repo, force)
+        return said + lines, code
+    if host == "ghes":
+        return said + _install_ghes(repo), 0
+    git = Git(repo)
+    try:
+        git.check_repository()
+        target = _target(git, repo, directory or HOSTS[host].hook_dir)
+        said += _write_hook(target, hook_script(host, identity_env), force)
+        said += [f"warning: {problem}" for problem in
+                 doctor.setup_problems(git, repo, host, identity_env, target)]
+    finally:
+        git.close()
+    return said, 0
+
+
+def _target(git: Git, repo: str, directory: Optional[str]) -> str:
+    if directory is None:
+        hooks = git.run("rev-parse", "--git-path", "hooks").decode().strip()
+        return os.path.join(repo, hooks, "pre-receive")
+    folder = directory if os.path.isabs(directory) else os.path.join(repo, directory)
+    return os.path.join(folder, "oracle-guard")
+
+
+def _write_hook(target: str, script: str, force: bool, backup: Optional[str] = None
+                ) -> List[str]:
+    """Write ``script`` to ``target``; a hook oracle-guard did not write is moved
+    to ``backup`` (default TARGET.before-oracle-guard), and only with ``force``."""
+    notes = []
+    if os.path.lexists(target):
+        current = _text(target)
+        if current == script and os.access(target, os.X_OK):
+            return [f"{target} is already installed and current; nothing changed"]
+        if MARKER not in current:
+            if not force:
+                raise InstallError(
+                    f"{target} exists and was not written by oracle-guard; move it into a "
+                    "pre-receive.d folder and use --dir, or pass --force to replace it "
+                    "(it is kept as a backup)")
+            backup = backup or target + BACKUP_SUFFIX
+            os.makedirs(os.path.dirname(backup), exist_ok=True)
+            os.replace(target, backup)
+            notes.append(f"moved the hook it replaces to {backup}")
+    folder = os.path.dirname(target)
+    if not os.path.isdir(folder):
+        notes.append(f"created {folder}: make sure your server runs the scripts in it")
+    os.makedirs(folder, exist_ok=True)
+    with open(target, "w", encoding="utf-8") as f:
+        f.write(script)
+    os.chmod(target, 0o755)
+    return [f"wrote {target} (runs {script.splitlines()[-1][len('exec '):]})"] + notes
+
+
+def _text(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _install_ghes(repo: str) -> List[str]:
+    """GitHub Enterprise Server runs a script from a hooks repository inside its
+    chroot, with the chroot's python3: REPO is a clone of that repository."""
+    if not os.path.isdir(repo):
+        raise InstallError(f"{repo} does not exist: give a clone of your hooks repository")
+    target = os.path.join(repo, "oracle-guard.sh")
+    lines = _write_hook(target, hook_script("ghes", None, "python3"), force=False)
+    return lines + [f"commit it as executable: git -C {shlex.quote(repo)} add --chmod=+x "
+                    "oracle-guard.sh && git -C " + shlex.quote(repo) + " commit -m "
+                    "'oracle-guard pre-receive hook'; then add it under Site admin > "
+                    "Pre-receive hooks"]
+
+
+# -- gitolite ---------------------------------------------------------------------
+class Gitolite:
+    """The gitolite installation of the account running this (its $HOME)."""
+
+    def __init__(self, home: str) -> None:
+        self.home = home
+        self.rc = os.path.join(home, ".gitolite.rc")
+        if not os.path.isfile(self.rc):
+            raise InstallError(
+                f"{self.rc} does not exist: run this as the gitolite account, with its "
+                "HOME (for example: sudo -u git -H oracle-guard install-pre-receive "
+                "--host gitolite ~git/repositories)")
+
+    def query(self, *args: str) -> List[str]:
+        proc = subprocess.run(["gitolite", *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env={**os.environ, "HOME": self.home})
+        if proc.returncode not in (0, 1):  # query-rc exits 1 for an unset key
+            raise InstallError(f"gitolite {' '.join(args)} failed: "
+                               f"{proc.stderr.decode('utf-8', 'replace').strip()}")
+        return proc.stdout.decode("utf-8", "replace").splitlines()
+
+    def rc_value(self, key: str) -> Optional[str]:
+        lines = self.query("query-rc", key)
+        return lines[0] if lines else None
+
+    def repositories(self) -> List[str]:
+        base = self.rc_value("GL_REPO_BASE") or os.path.join(self.home, "repositories")
+        return [os.path.join(base, name + ".git") for name in self.query("list-phy-repos")]
+
+    def enables(self, feature: str) -> bool:
+        return feature in self.query("query-rc", "ENABLE")
+
+    def setup(self) -> None:
+        proc = subprocess.run(["gitolite", "setup"], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, env={**os.environ, "HOME": self.home})
+        if proc.returncode != 0:
+            raise InstallError("gitolite setup failed: "
+                               + proc.stdout.decode("utf-8", "replace").strip())
+
+
+def _activate_local_code(gitolite: Gitolite) -> Tuple[str, List[str]]:
+    """LOCAL_CODE, set to the one on the server ($HOME/local) when no line is
+    active: the other one lives in gitolite-admin, whose every push replaces it."""
+    current = gitolite.rc_value("LOCAL_CODE")
+    admin_base = gitolite.rc_value("GL_ADMIN_BASE") or os.path.join(gitolite.home, ".gitolite")
+    if current:
+        if os.path.abspath(current).startswith(os.path.abspath(admin_base) + os.sep):
+            raise InstallError(
+                f"LOCAL_CODE is {current}, inside the gitolite-admin checkout: every push to "
+                "gitolite-admin replaces what is there, and whoever may push it may change the "
+                f"hook; set LOCAL_CODE => {GITOLITE_LOCAL_CODE} in {gitolite.rc}")
+        return current, []
+    with open(gitolite.rc, encoding="utf-8") as f:
+        text = f.read()
+    line = re.compile(r'^(\s*)#\s*(LOCAL_CODE\s*=>\s*"\$ENV\{HOME\}/local",)', re.M)
+    if not line.search(text):
+        raise InstallError(f"{gitolite.rc} has no LOCAL_CODE line to turn on: add "
+                           f"LOCAL_CODE => {GITOLITE_LOCAL_CODE}, to its %RC block")
+    with open(gitolite.rc + BACKUP_SUFFIX, "w", encoding="utf-8") as f:
+        f.write(text)
+    with open(gitolite.rc, "w", encoding="utf-8") as f:
+        f.write(line.sub(r"\1\2", text, count=1))
+    value = gitolite.rc_value("LOCAL_CODE")
+    if not value:
+        raise InstallError(f"turned on LOCAL_CODE in {gitolite.rc}, but gitolite does not "
+                           "read it back")
+    return value, [f"turned on LOCAL_CODE => {GITOLITE_LOCAL_CODE} in {gitolite.rc} "
+                   f"(the file before is {gitolite.rc + BACKUP_SUFFIX})"]
+
+
+def _install_gitolite(repo: str, force: bool) -> Tuple[List[str], int]:
+    gitolite = Gitolite(os.environ.get("HOME") or os.path.expanduser("~"))
+    local, said = _activate_local_code(gitolite)
+    script = hook_script("gitolite", None)
+    common = os.path.join(local, "hooks", "common", "pre-receive")
+    said += _write_hook(common, script, force=True)
+    if gitolite.enables("repo-specific-hooks"):
+        specific = os.path.join(local, "hooks", "repo-specific", GITOLITE_HOOK_NAME)
+        said += _write_hook(specific, script, force=True)
+        said.append(f"repositories with their own 'option hook.pre-receive' run gitolite's "
+                    f"driver instead of the common hook: list {GITOLITE_HOOK_NAME} in it")
+    for path in gitolite.repositories():
+        said += _back_up_repository_hook(path, common)
+    gitolite.setup()
+    said.append("ran gitolite setup: every repository's hooks now come from LOCAL_CODE")
+    code = 0
+    for path in gitolite.repositories():
+        unguarded = doctor.hook_problems(path)
+        git = Git(path)
+        try:
+            problems = unguarded + doctor.setup_problems(git, path, "gitolite", None)
+        finally:
+            git.close()
+        said += [f"{'not guarded' if problem in unguarded else 'warning'}: "
+                 f"{os.path.basename(path)}: {problem}" for problem in problems]
+        code = 1 if unguarded else code
+    return said, code
+
+
+def _back_up_repository_hook(repo: str, common: str) -> List[str]:
+    """A repository's own pre-receive, which 'gitolite setup' would replace unseen."""
+    hook = os.path.join(repo, "hooks", "pre-receive")
+    if not os.path.lexists(hook) or os.path.realpath(hook) == os.path.realpath(common) \
+            or doctor.is_gitolite_driver(hook) or MARKER in _text(hook):
+        return []
+    backup = os.path.join(repo, "hooks", GITOLITE_BACKUP_DIR, "pre-receive")
+    os.makedirs(os.path.dirname(backup), exist_ok=True)
+    if os.path.lexists(backup):
+        os.remove(backup)
+    shutil.move(hook, backup)
+    return [f"moved {hook} to {backup}: gitolite would have replaced it; call it from a "
+            f"repo-specific hook if it must still run"]
