@@ -178,7 +178,9 @@ def cmd_pre_receive(args, env: Mapping[str, str]) -> int:
 
 def cmd_install_pre_receive(args, env: Mapping[str, str]) -> int:
     from oracle_guard import install
+    from oracle_guard.gitio import trust_repository_owner
 
+    trust_repository_owner()
     try:
         lines, code = install.install(args.repo, host=args.host, identity_env=args.identity_env,
                                       force=args.force, directory=args.dir)
@@ -190,7 +192,9 @@ def cmd_install_pre_receive(args, env: Mapping[str, str]) -> int:
 
 def cmd_doctor(args, env: Mapping[str, str]) -> int:
     from oracle_guard import doctor
+    from oracle_guard.gitio import trust_repository_owner
 
+    trust_repository_owner()
     return doctor.main(args.repo, args.dir, sys.stdout)
 
 

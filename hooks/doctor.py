@@ -59,6 +59,7 @@ def main(repo: str, directory: Optional[str], out) -> int:
 
 def inspect(git: Git, repo: str, directory: Optional[str] = None) -> List[Line]:
     hook, lines = _hook(git, repo, directory)
+    lines += _gitolite_options(repo)
     host = hook.host if hook else None
     identity_env = hook.identity_env if hook else None
     lines += _head(git, repo)
@@ -83,7 +84,7 @@ def hook_problems(repo: str) -> List[str]:
         _, lines = _hook(git, repo, None)
     finally:
         git.close()
-    return [line.text for line in lines if not line.ok]
+    return [line.text for line in lines + _gitolite_options(repo) if not line.ok]
 
 
 # -- the hook ---------------------------------------------------------------------
@@ -140,6 +141,27 @@ def _hook(git: Git, repo: str, directory: Optional[str]) -> Tuple[Optional[Hook]
     else:
         lines.append(Line(True, f"host: {hook.host}"))
     return hook, lines
+
+
+def gitolite_hook_option(repo: str) -> Optional[List[str]]:
+    """The hooks gitolite.conf's 'option hook.pre-receive' lists for this
+    repository (gitolite writes them into its gl-conf), or None when unset."""
+    text = _text(os.path.join(repo, "gl-conf"))
+    found = re.findall(r"'gitolite-options\.hook\.pre-receive(?:\.[^']*)?',\s*'([^']*)'", text)
+    return [word for value in found for word in value.split()] if found else None
+
+
+def _gitolite_options(repo: str) -> List[Line]:
+    """gitolite replaces the common hook with its driver wherever the option is set,
+    at the next gitolite-admin push; only the hooks the option lists run then."""
+    listed = gitolite_hook_option(repo)
+    if listed is None or "oracle-guard" in listed:
+        return []
+    return [Line(False, f"gitolite.conf sets option hook.pre-receive = {' '.join(listed)} for "
+                        "this repository, without oracle-guard: at the next gitolite-admin push "
+                        "gitolite's driver replaces the oracle-guard hook here and does not "
+                        f"run it; list it: option hook.pre-receive = oracle-guard "
+                        f"{' '.join(listed)}")]
 
 
 def _parse(path: str) -> Hook:
@@ -293,7 +315,9 @@ def _fsck(git: Git, repo: str) -> List[Line]:
         return [Line(True, "receive.fsckObjects is on")]
     return [Line(False, "receive.fsckObjects is off: git stores malformed objects that "
                         "oracle-guard does not read in full: "
-                        f"git --git-dir={shlex.quote(repo)} config receive.fsckObjects true")]
+                        f"git --git-dir={shlex.quote(repo)} config receive.fsckObjects true "
+                        "(or, as the account git runs as, for all its repositories: "
+                        "git config --global receive.fsckObjects true)")]
 
 
 # -- the account git runs as ------------------------------------------------------

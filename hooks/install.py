@@ -81,8 +81,8 @@ def _target(git: Git, repo: str, directory: Optional[str]) -> str:
     return os.path.join(folder, "oracle-guard")
 
 
-def _write_hook(target: str, script: str, force: bool, backup: Optional[str] = None
-                ) -> List[str]:
+def _write_hook(target: str, script: str, force: bool, backup: Optional[str] = None,
+                quiet_folder: bool = False) -> List[str]:
     """Write ``script`` to ``target``; a hook oracle-guard did not write is moved
     to ``backup`` (default TARGET.before-oracle-guard), and only with ``force``."""
     notes = []
@@ -101,7 +101,7 @@ def _write_hook(target: str, script: str, force: bool, backup: Optional[str] = N
             os.replace(target, backup)
             notes.append(f"moved the hook it replaces to {backup}")
     folder = os.path.dirname(target)
-    if not os.path.isdir(folder):
+    if not os.path.isdir(folder) and not quiet_folder:
         notes.append(f"created {folder}: make sure your server runs the scripts in it")
     os.makedirs(folder, exist_ok=True)
     with open(target, "w", encoding="utf-8") as f:
@@ -206,10 +206,10 @@ def _install_gitolite(repo: str, force: bool) -> Tuple[List[str], int]:
     local, said = _activate_local_code(gitolite)
     script = hook_script("gitolite", None)
     common = os.path.join(local, "hooks", "common", "pre-receive")
-    said += _write_hook(common, script, force=True)
+    said += _write_hook(common, script, force=True, quiet_folder=True)
     if gitolite.enables("repo-specific-hooks"):
         specific = os.path.join(local, "hooks", "repo-specific", GITOLITE_HOOK_NAME)
-        said += _write_hook(specific, script, force=True)
+        said += _write_hook(specific, script, force=True, quiet_folder=True)
         said.append(f"repositories with their own 'option hook.pre-receive' run gitolite's "
                     f"driver instead of the common hook: list {GITOLITE_HOOK_NAME} in it")
     for path in gitolite.repositories():
