@@ -46,6 +46,8 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
     }
     if revs.head is not None and revs.candidate.commit != revs.head:
         meta["merge_tree"] = revs.candidate.commit
+    if revs.notice:
+        meta["notice"] = revs.notice
     owners = [] if contract is None else contract.owners
     if revs.conflicts:
         return _conflicted(revs, hooks), meta, owners
@@ -103,6 +105,8 @@ def cmd_check(args, env: Mapping[str, str]) -> int:
     finally:
         git.close()
     code = exit_code(results)
+    if meta.get("notice"):
+        sys.stderr.write(f"oracle-guard: note: {meta['notice']}\n")
     colour = args.format == "text" and reporters.colour_wanted(args.color, env, sys.stdout)
     sys.stdout.write(reporters.render(args.format, results, meta=meta, owners=owners,
                                       exit_code=code, colour=colour))

@@ -162,7 +162,7 @@ class Revisions:
                  rules: Optional[Snapshot] = None,
                  history: Optional[Tuple[str, List[str]]] = None,
                  head: Optional[str] = None, conflicts: Sequence[str] = (),
-                 linear: bool = True) -> None:
+                 linear: bool = True, notice: Optional[str] = None) -> None:
         self.base = base
         self.candidate = candidate
         self.base_reason = base_reason
@@ -171,6 +171,7 @@ class Revisions:
         self.head = head or candidate.commit
         self.conflicts = list(conflicts)
         self.linear = linear  # the base is an ancestor of the head: no history replaced
+        self.notice = notice  # how this run was judged, when it is out of the ordinary
 
 
 CONTRACT_BASE = "the contract's 'base'"
@@ -233,10 +234,7 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
     if env.get("PRE_COMMIT_REMOTE_BRANCH") and head_oid is None:
         # pre-push, but pre-commit passed no range: it does so for a history
         # that shares no commit with the remote, and the index says nothing of it
-        raise RevisionError(
-            "pre-commit gave this push no range to judge (its history shares no commit "
-            "with the remote); judge it with 'oracle-guard check --base REMOTE/BRANCH "
-            "--head HEAD'")
+        return _unrelated_push(git, env)
     if target is not None:
         # the branch the change merges into: its tip's contract judges the change,
         # so a branch cut from before the contract is not judged by no rules at all
@@ -288,6 +286,34 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
     if head_snapshot is None:
         return Revisions(Snapshot.empty("no commits yet"), candidate, "no commits yet")
     return Revisions(head_snapshot, candidate, "HEAD")
+
+
+def _unrelated_push(git: Git, env: Mapping[str, str]) -> Revisions:
+    """A push whose history shares no commit with what this clone knows of the
+    remote (a first push into an empty repository, say), judged as the server
+    judges a new ref with no merge-base: against the empty tree, by the remote's
+    default branch when this clone knows it, else by the pushed tip's contract."""
+    local = env.get("PRE_COMMIT_LOCAL_BRANCH") or None
+    if local is None:
+        raise RevisionError(
+            "pre-commit gave this push no range and no local branch to judge (its history "
+            "shares no commit with the remote): upgrade pre-commit to 2.21 or later, or "
+            "judge it with 'oracle-guard check --head BRANCH'")
+    head_oid = _commit_or_fail(git, local, "PRE_COMMIT_LOCAL_BRANCH")
+    candidate = Snapshot.of_commit(git, head_oid, local)
+    rules = _remote_default(git, env)
+    remote = env.get("PRE_COMMIT_REMOTE_NAME") or "the remote"
+    empty = Snapshot.empty("the empty tree")
+    if rules is None:
+        notice = (f"{remote} has no branch this clone knows of: {local} is judged against the "
+                  "empty tree by its own contract, as the server judges a first push "
+                  f"(if {remote} is not empty, run git fetch {remote} and push again)")
+        return Revisions(empty, candidate, "the empty tree (a first push)",
+                         history=_history(head_oid), notice=notice)
+    notice = (f"{local} shares no commit with {remote}: judged against the empty tree by "
+              f"{rules.label}, as the server judges it")
+    return Revisions(empty, candidate, "the empty tree (no common history)", rules,
+                     _history(head_oid, rules.commit), notice=notice)
 
 
 def _head(git: Git) -> Optional[Snapshot]:

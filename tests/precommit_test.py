@@ -157,3 +157,36 @@ def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
                         env=dict(env, CI="1", GITHUB_BASE_REF="main"), stdout=subprocess.PIPE,
                         stderr=subprocess.STDOUT, text=True)
     assert ci.returncode == 0, ci.stdout
+
+
+def test_the_first_push_into_an_empty_remote_passes_pre_push_without_skip(
+        tmp_path, hook_repo, pre_commit_home):
+    """pre-commit passes no range for a history the remote has none of: the
+    pre-push hook judges it against the empty tree by its own contract, as the
+    server does; a broken lock in that history is still caught before the push."""
+    from testing.server import make_server, push_env, rev
+
+    hook_path, sha = hook_repo
+    config = (f"repos:\n  - repo: {hook_path}\n    rev: {sha}\n    hooks:\n"
+              "      - id: oracle-guard\n        stages: [pre-push]\n")
+    env = dict(push_env(), PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never")
+    for name, broken in (("honest", False), ("broken", True)):
+        server = make_server(tmp_path / f"{name}.git")
+        repo = guarded_repo(tmp_path / name, config)
+        if broken:
+            commit(repo, {"fixtures/pricing.json": '{"price": 1}\n'}, "rewrite the fixture")
+        git(repo, "remote", "add", "origin", str(server))
+        installed = pre_commit(repo, pre_commit_home, "install", "--hook-type", "pre-push")
+        assert installed.returncode == 0, installed.stdout
+        pushed = subprocess.run(["git", "push", "origin", "main"], cwd=repo, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert "oracle-guard (all five hooks)" in pushed.stdout, pushed.stdout  # it ran
+        if broken:  # pre-commit shows a hook's output when it fails
+            assert "origin has no branch this clone knows of" in pushed.stdout, pushed.stdout
+            assert pushed.returncode != 0, pushed.stdout
+            assert "fixtures/pricing.json: fixture-mismatch" in pushed.stdout, pushed.stdout
+            assert rev(server, "refs/heads/main") is None
+        else:
+            assert pushed.returncode == 0, pushed.stdout
+            assert "oracle-guard: push accepted" in pushed.stdout  # the server judged it too
+            assert rev(server, "refs/heads/main") == rev(repo, "HEAD")

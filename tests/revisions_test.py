@@ -535,16 +535,61 @@ def test_ci_contract_base_may_not_name_a_tag(tmp_path, capsys):
     assert "is not a branch in this clone: it must name a branch, not a tag" in err
 
 
-def test_pre_push_without_a_range_is_an_error(tmp_path, capsys):
+def test_pre_push_without_a_range_or_a_local_branch_is_an_error(tmp_path, capsys):
     repo = base_repo(tmp_path)
     env = {"PRE_COMMIT_REMOTE_BRANCH": "refs/heads/main", "PRE_COMMIT_REMOTE_NAME": "origin"}
     rc, out, err = write_set(capsys, repo, env=env)
     assert (rc, out) == (2, "")
-    assert "pre-commit gave this push no range to judge" in err
+    assert "pre-commit gave this push no range and no local branch to judge" in err
     env.update(PRE_COMMIT_FROM_REF="HEAD", PRE_COMMIT_TO_REF="HEAD")
     commit(repo, {"src/a.py": "x\n"})
     env["PRE_COMMIT_FROM_REF"] = rev(repo, "HEAD~1")
     assert write_set(capsys, repo, env=env)[0] == 0
+
+
+FIRST_PUSH = {"PRE_COMMIT_REMOTE_BRANCH": "refs/heads/main", "PRE_COMMIT_REMOTE_NAME": "origin",
+              "PRE_COMMIT_LOCAL_BRANCH": "refs/heads/main"}
+LOCKED = ("version: 1\nfixtures:\n  - lock: f.lock.json\n    root: fx\n"
+          "    paths: [\"fx/**\"]\n")
+
+
+@pytest.mark.parametrize("lock, rc", [('{"a.json": "%s"}' % ("0" * 64), 1), (None, 0)],
+                         ids=["lock-mismatch-fires", "honest-history-passes"])
+def test_a_first_push_is_judged_against_the_empty_tree_by_its_own_contract(
+        tmp_path, capsys, lock, rc):
+    """pre-commit passes no range when the remote has nothing this clone knows of:
+    the server judges that push against the empty tree by the pushed tip's
+    contract, and so does the pre-push hook (it used to exit 2 with a fix that
+    needs a remote branch)."""
+    import hashlib
+
+    repo = init_repo(tmp_path / "r")
+    digest = hashlib.sha256(b"{}\n").hexdigest()
+    commit(repo, {".oracle-guard.yaml": LOCKED, "fx/a.json": "{}\n",
+                  "f.lock.json": lock or '{"a.json": "%s"}' % digest})
+    got, out, err = run_guard(capsys, repo, "check", "--now", NOW, env=FIRST_PUSH)
+    assert got == rc, out + err
+    assert ("oracle-guard: note: origin has no branch this clone knows of: refs/heads/main is "
+            "judged against the empty tree by its own contract, as the server judges a first "
+            "push (if origin is not empty, run git fetch origin and push again)") in err
+    assert ("fixture-mismatch" in out) == (rc == 1), out
+
+
+@pytest.mark.parametrize("files, rc", [({"oracle/b.json": "2\n"}, 1), ({"src/b.py": ""}, 0)],
+                         ids=["oracle-file-fires", "code-only-passes"])
+def test_an_unrelated_history_is_judged_by_the_remote_default_branch(tmp_path, capsys,
+                                                                      files, rc):
+    repo = base_repo(tmp_path)
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
+    git(repo, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+    git(repo, "checkout", "-q", "--orphan", "other")
+    git(repo, "rm", "-rqf", ".")
+    commit(repo, files)  # judged by the remote's rules: the history brings none
+    env = dict(FIRST_PUSH, PRE_COMMIT_LOCAL_BRANCH="refs/heads/other")
+    got, out, err = write_set(capsys, repo, env=env)
+    assert got == rc, out + err
+    assert "refs/heads/other shares no commit with origin: judged against the empty tree by " \
+           "refs/remotes/origin/HEAD" in err
 
 
 # -- --target: the rules from the branch the change merges into ------------------------
