@@ -65,3 +65,103 @@ def test_the_named_variable_naming_an_owner_counts(gitolite_like):
     server, client = gitolite_like
     p = push(client, "main", env=push_env(GL_USER="alice", GL_USERNAME="bot"))
     assert p.rc == 0, p.stderr
+
+
+# -- a hook installed for a host reads that host's variable alone -----------------------
+def pinned_server(tmp_path, host: str, identity_env: str):
+    from testing.server import install_hook
+
+    server = make_server(tmp_path / "srv.git", hook=False)
+    said = install_hook(server, "--host", host)
+    assert said.startswith(f"host: {host} (from --host)\n"), said
+    client = make_client(tmp_path / "work", server)
+    commit(client, {".oracle-guard.yaml": OWNERS + f"identity_env: {identity_env}\n",
+                    "seeds/a.json": "[1]\n", "src/app.py": ""}, "the oracle")
+    assert push(client, "main").rc == 0
+    commit(client, {"seeds/a.json": "[1, 2]\n"}, "append a seed")
+    return server, client
+
+
+# hosts whose hook git itself runs from hooks/pre-receive (gitolite's installer needs
+# gitolite, and GitLab's and Gitea's folders need their runner: tests/hosts/)
+@pytest.mark.parametrize("host, variable", [("http", "REMOTE_USER"), ("ssh", "REMOTE_USER")])
+def test_the_hosts_own_variable_names_an_owner(tmp_path, host, variable):
+    server, client = pinned_server(tmp_path, host, variable)
+    p = push(client, "main", env=push_env(**{variable: "alice"}))
+    assert p.rc == 0, p.stderr
+    assert "oracle-guard: push accepted: 1 judged ref passed" in p.guard  # it ran
+    assert rev(server, "refs/heads/main") == rev(client, "HEAD")
+
+
+@pytest.mark.parametrize("host, variable", [("gitolite", "GL_USER"), ("gitlab", "GL_USERNAME"),
+                                            ("gitea", "GITEA_PUSHER_NAME"),
+                                            ("ghes", "GITHUB_USER_LOGIN")])
+def test_pre_receive_for_a_host_reads_the_variable_that_host_sets(tmp_path, host, variable):
+    """git's protocol on stdin of `oracle-guard pre-receive --host HOST` in the
+    server repository, as each host's hook runs it."""
+    import subprocess
+    import sys
+
+    server = make_server(tmp_path / "srv.git", hook=False)
+    client = make_client(tmp_path / "work", server)
+    commit(client, {".oracle-guard.yaml": OWNERS + f"identity_env: {variable}\n",
+                    "seeds/a.json": "[1]\n", "src/app.py": ""}, "the oracle")
+    assert push(client, "main").rc == 0
+    old = rev(server, "refs/heads/main")
+    new = commit(client, {"seeds/a.json": "[1, 2]\n"}, "append a seed")
+    git(client, "push", "-q", "origin", "main:refs/heads/incoming")  # the objects, no hook
+    line = f"{old} {new} refs/heads/main\n"
+
+    def judged(**variables):
+        return subprocess.run([sys.executable, "-m", "oracle_guard", "pre-receive", "--host",
+                               host], cwd=server, input=line, text=True,
+                              env=push_env(**variables), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE)
+    owner = judged(**{variable: "alice"})
+    assert owner.returncode == 0, owner.stderr
+    assert "alice is an owner" in owner.stderr
+    stranger = judged(**{variable: "bob"})
+    assert stranger.returncode == 1 and "write-denied" in stranger.stderr, stranger.stderr
+
+
+def test_a_contract_naming_another_hosts_variable_makes_no_owner(tmp_path):
+    """A variable the host does not set reaches the hook from whoever can set it
+    (a client's SetEnv under sshd's AcceptEnv, a --receive-pack wrapper): on a
+    host pinned by the installer only the host's own variable counts, whatever
+    the contract names."""
+    server, client = pinned_server(tmp_path, "http", "GL_USERNAME")
+    old = rev(server, "refs/heads/main")
+    p = push(client, "main", env=push_env(GL_USERNAME="alice", REMOTE_USER="bob"))
+    assert p.rc != 0
+    assert "seeds/a.json: write-denied" in p.stderr, p.stderr
+    assert ("identity_env GL_USERNAME is not the variable this server sets for the pusher "
+            "(REMOTE_USER): nobody is an owner by variable; owners' signatures still count"
+            ) in p.stderr
+    assert rev(server, "refs/heads/main") == old
+
+
+def test_ssh_identity_env_can_name_the_variable_the_keys_set(tmp_path):
+    from testing.server import install_hook
+
+    server = make_server(tmp_path / "srv.git", hook=False)
+    install_hook(server, "--host", "ssh", "--identity-env", "OG_PUSHER")
+    assert "pre-receive --host ssh --identity-env OG_PUSHER\n" in \
+        (server / "hooks" / "pre-receive").read_text()
+    client = make_client(tmp_path / "work", server)
+    commit(client, {".oracle-guard.yaml": OWNERS + "identity_env: OG_PUSHER\n",
+                    "seeds/a.json": "[1]\n", "src/app.py": ""}, "the oracle")
+    assert push(client, "main").rc == 0
+    commit(client, {"seeds/a.json": "[1, 2]\n"}, "append a seed")
+    assert push(client, "main", env=push_env(REMOTE_USER="alice")).rc != 0
+    assert push(client, "main", env=push_env(OG_PUSHER="alice")).rc == 0
+
+
+def test_identity_env_is_refused_for_a_host_that_sets_its_own(tmp_path, capsys):
+    from oracle_guard.cli import main
+
+    server = make_server(tmp_path / "srv.git", hook=False)
+    assert main(["install-pre-receive", str(server), "--host", "gitolite", "--identity-env",
+                 "X"], env={}) == 2
+    assert capsys.readouterr().err == ("oracle-guard: error: --identity-env is for ssh and "
+                                       "plain hosts: gitolite sets GL_USER itself\n")
+    assert not (server / "hooks" / "pre-receive").exists()
