@@ -63,7 +63,7 @@ def inspect(git: Git, repo: str, directory: Optional[str] = None) -> List[Line]:
     host = hook.host if hook else None
     identity_env = hook.identity_env if hook else None
     lines += _head(git, repo)
-    lines += _rules(git, host, identity_env, hook is not None and hook.host is None)
+    lines += _rules(git, host, identity_env, hook is not None)
     lines += _fsck(git, repo)
     lines += _account(repo, host, hook)
     return lines
@@ -244,7 +244,7 @@ def _head(git: Git, repo: str) -> List[Line]:
 
 
 def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
-           unpinned: bool) -> List[Line]:
+           hooked: bool = True) -> List[Line]:
     from oracle_guard import contract as contract_mod
     from oracle_guard.authority import Authority
     from oracle_guard.pre_receive import ProtocolError, rules_branch
@@ -268,7 +268,7 @@ def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
         names = sorted({p for s in authority.signers for p in s.principals})
         lines.append(Line(True, f"authority: owners sign with the keys in {authority.path} "
                                 f"({len(names)} principal{'s' if len(names) != 1 else ''})"))
-    lines += _identity_of(contract, host, identity_env, unpinned)
+    lines += _identity_of(contract, host, identity_env) if hooked else []
     if authority is None and not contract.owners:
         lines.append(Line(True, "no owners: oracle changes are refused to every push; an "
                                 "admin changes the rules on the server (README: Bootstrap)"))
@@ -289,23 +289,22 @@ def _identity(git: Git, host: str, identity_env: Optional[str]) -> List[Line]:
         contract = contract_mod.choose(snapshot, snapshot)
     except contract_mod.ContractError:
         return []  # doctor says so; the installer has nothing to add
-    return _identity_of(contract, host, identity_env, False)
+    return _identity_of(contract, host, identity_env)
 
 
-def _identity_of(contract, host: Optional[str], identity_env: Optional[str],
-                 unpinned: bool) -> List[Line]:
+def _identity_of(contract, host: Optional[str], identity_env: Optional[str]) -> List[Line]:
     named = contract.section("identity_env")
     if not contract.owners or not named:
         return []
     trusted = pusher_variable(host, identity_env)
-    if trusted is not None and trusted != named:
-        return [Line(False, f"the contract names identity_env {named}, but {host} sets the "
-                            f"pusher in {trusted}: nobody is an owner by variable; an owner "
-                            f"changes identity_env to {trusted}")]
-    if unpinned:
-        return [Line(False, f"owners are read from {named}, which the hook takes as the "
-                            "contract names it, whoever set it: reinstall with --host so "
-                            "only your server's variable counts")]
+    if trusted is None:
+        return [Line(False, f"owners are read from {named}, as the contract names it, whoever "
+                            "set it: reinstall the hook with --host for your server (or "
+                            "--identity-env for ssh and plain) so only its variable counts")]
+    if trusted != named:
+        return [Line(False, f"the contract names identity_env {named}, but the hook takes the "
+                            f"pusher from {trusted} ({host}): nobody is an owner by variable; "
+                            f"an owner changes identity_env to {trusted}")]
     return [Line(True, f"owners by variable: {', '.join(contract.owners)} in {named}")]
 
 
