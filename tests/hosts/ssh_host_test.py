@@ -1,0 +1,304 @@
+"""Plain git over a real sshd on 127.0.0.1 with ONE shared account: login shell
+git-shell, bare repositories in its home, the hook installed by root with
+`install-pre-receive REPO --host ssh`, and the pusher named per key in
+authorized_keys (`restrict,environment="REMOTE_USER=alice" ...`)."""
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+import sys
+
+import pytest
+
+from testing.git import clean_environment, commit, git, init_repo
+from testing.hosts import (CATALOGUE, IDENTITY_VARIABLES, SEEDS, Site, authorize,
+                           client_env, gone, judge_case, keygen, last_line, public, run_as,
+                           spoof_rejected, sshd, system_account)
+
+numbers = itertools.count()
+
+
+def key_lines(keys, options="restrict,"):
+    return [f'{options}environment="REMOTE_USER={name}" {public(key)}'
+            for name, key in keys.items()]
+
+
+class Host:
+    def __init__(self, account, server, keys, python):
+        self.account, self.sshd, self.keys, self.python = account, server, keys, python
+
+    def env(self, user, *options, **variables):
+        return client_env(self.sshd.ssh_command(self.keys[user], *options), **variables)
+
+    def url(self, name):
+        return f"{self.account.name}@127.0.0.1:{name}.git"
+
+    def repo(self, name):
+        return self.account.home / f"{name}.git"
+
+    def server_git(self, repo):
+        return lambda *a: run_as(self.account, ["git", "--git-dir", repo, *a])
+
+    def create(self, name, *, lock_hooks=True):
+        """The admin's steps for one repository: created by the account (main as
+        HEAD, fsck on, push options advertised so their spoof is tried), its
+        hooks folder made root's, then the hook installed by root."""
+        repo = self.repo(name)
+        run_as(self.account, ["git", "init", "-q", "--bare", "-b", "main", repo], check=True)
+        for key, value in (("receive.fsckObjects", "true"),
+                           ("receive.advertisePushOptions", "true")):
+            run_as(self.account, ["git", "--git-dir", repo, "config", key, value], check=True)
+        if lock_hooks:
+            os.chown(repo / "hooks", 0, 0)
+            (repo / "hooks").chmod(0o755)
+        return repo
+
+    def install(self, repo, *args, python=None):
+        return subprocess.run([str(python or self.python), "-m", "oracle_guard",
+                               "install-pre-receive", str(repo), "--host", "ssh", *args],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd="/", timeout=120)
+
+    def doctor(self, repo):
+        return subprocess.run([str(self.python), "-m", "oracle_guard", "doctor", str(repo)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd="/", timeout=120)
+
+    def site(self, name, tmp_path):
+        repo = self.repo(name)
+        return Site(tmp_path / f"work-{name}", self.url(name), repo, self.keys, self.env,
+                    self.server_git(repo))
+
+
+def assert_guarded(host, repo):
+    proc = host.doctor(repo)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert last_line(proc.stdout) == f"guarded: {repo}", proc.stdout + proc.stderr
+
+
+def assert_not_guarded(host, repo, *problems):
+    proc = host.doctor(repo)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert last_line(proc.stdout).startswith(f"not guarded: {repo}: "), proc.stdout
+    said = [line for line in proc.stdout.splitlines() if line.startswith("problem: ")]
+    for problem in problems:
+        assert any(problem in line for line in said), proc.stdout
+    return said
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ssh-keys")
+    return {name: keygen(folder, name) for name in ("alice", "bob")}
+
+
+@pytest.fixture(scope="module")
+def host(hosts_base, hook_python, keys):
+    """The good setup: git-shell, a restricted key per person naming them."""
+    with clean_environment(), system_account("ogs", shell="/usr/bin/git-shell",
+                                             base=hosts_base) as account:
+        authorize(account, key_lines(keys))
+        with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
+            yield Host(account, server, keys, hook_python)
+            pid = server.process.pid
+    assert gone(pid)
+
+
+@pytest.fixture
+def broken(hosts_base, hook_python, keys):
+    """The broken setup: login shell /bin/sh, keys without a forced command, the
+    hooks folder the account's own."""
+    with system_account("ogb", shell="/bin/sh", base=hosts_base) as account:
+        authorize(account, key_lines(keys, options=""))
+        with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
+            yield Host(account, server, keys, hook_python)
+            pid = server.process.pid
+    assert gone(pid)
+
+
+@pytest.fixture
+def site(host, tmp_path):
+    """A fresh guarded repository, its contract pushed by alice; doctor must
+    still call it guarded at teardown."""
+    name = f"r{next(numbers)}"
+    repo = host.create(name)
+    installed = host.install(repo)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    site = host.site(name, tmp_path)
+    site.seed("REMOTE_USER")
+    yield site
+    assert_guarded(host, repo)
+
+
+# -- installation --------------------------------------------------------------
+def test_installer_names_the_host_and_writes_a_root_owned_hook(host):
+    repo = host.create(f"r{next(numbers)}")
+    installed = host.install(repo)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert installed.stdout.splitlines()[0] == "host: ssh (from --host)", installed.stdout
+    warnings = [line for line in installed.stdout.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1 and "the repository is empty" in warnings[0], installed.stdout
+    hook = repo / "hooks" / "pre-receive"
+    assert hook.stat().st_uid == 0 and not hook.stat().st_mode & 0o022
+    assert f"{host.python} -I -m oracle_guard pre-receive --host ssh" in hook.read_text()
+
+
+def test_writable_hooks_folder_is_warned_about_and_not_guarded(host):
+    repo = host.create(f"r{next(numbers)}", lock_hooks=False)
+    installed = host.install(repo)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    warnings = [line for line in installed.stdout.splitlines() if line.startswith("warning: ")]
+    assert any("hooks" in line and "chown" in line for line in warnings), installed.stdout
+    assert_not_guarded(host, repo, "can rewrite")
+
+
+def test_hook_interpreter_the_account_cannot_run_is_a_problem(host, tmp_path):
+    # the project's own venv lives under /root (0700): the account gets
+    # 'bad interpreter: Permission denied', and git refuses every push
+    repo = host.create(f"r{next(numbers)}")
+    installed = host.install(repo, python=sys.executable)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    said = assert_not_guarded(host, repo)
+    assert any("Permission denied" in line for line in said), said
+    site = host.site(repo.stem, tmp_path)
+    init_repo(site.client)
+    git(site.client, "remote", "add", "origin", site.remote)
+    commit(site.client, {"src/app.py": "v1\n"}, "first")
+    pushed = site.push("alice", "main")
+    assert pushed.rc != 0 and "Permission denied" in pushed.stderr, pushed.stderr
+
+
+# -- the catalogue --------------------------------------------------------------
+@pytest.mark.parametrize("case", CATALOGUE, ids=[case.name for case in CATALOGUE])
+def test_catalogue(site, case):
+    judge_case(site, case)
+
+
+# -- spoofing --------------------------------------------------------------------
+@pytest.mark.parametrize("variable", IDENTITY_VARIABLES)
+def test_setenv_of_an_identity_variable_does_not_make_the_agent_an_owner(site, variable):
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main",
+                                   ssh_options=[f"SetEnv={variable}=alice"]))
+
+
+@pytest.mark.parametrize("variable", IDENTITY_VARIABLES)
+def test_push_option_naming_an_owner_does_not_make_the_agent_one(site, variable):
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    pushed = site.push("bob", "-o", f"{variable}=alice", "HEAD:refs/heads/main")
+    assert "does not support push options" not in pushed.stderr  # they were sent
+    spoof_rejected(site, pushed)
+
+
+def test_receive_pack_with_variables_is_refused_by_git_shell(site):
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    before = site.rev("refs/heads/main")
+    pushed = site.push("bob", "--receive-pack=REMOTE_USER=alice git-receive-pack",
+                       "HEAD:refs/heads/main")
+    assert pushed.rc != 0
+    assert "unrecognized command" in pushed.stderr, pushed.stderr
+    assert site.rev("refs/heads/main") == before
+
+
+def test_commit_author_named_alice_does_not_make_the_agent_an_owner(site):
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main", git_options=[
+        "-c", "user.name=alice"], GIT_AUTHOR_NAME="alice", GIT_COMMITTER_NAME="alice"))
+
+
+def test_git_shell_gives_the_agent_no_shell(host):
+    proc = host.sshd.ssh(host.keys["bob"], host.account, "echo pwned > pwned")
+    assert proc.returncode != 0 and b"pwned" not in proc.stdout
+    assert not (host.account.home / "pwned").exists()
+
+
+# -- what OpenSSH 9.2 does with SetEnv against a key's environment= --------------
+@pytest.fixture
+def probe(hosts_base, keys):
+    """An account with a shell, to print the session's environment: alice's key
+    names her, bob's key has no environment= option."""
+    with system_account("ogp", shell="/bin/sh", base=hosts_base) as account:
+        authorize(account, [f'environment="REMOTE_USER=alice" {public(keys["alice"])}',
+                            public(keys["bob"])])
+        with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
+            yield account, server
+            pid = server.process.pid
+    assert gone(pid)
+
+
+def _remote_user(probe, key, *options):
+    account, server = probe
+    proc = server.ssh(key, account, "printf '%s' \"${REMOTE_USER-unset}\"", *options)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.decode()
+
+
+def test_key_environment_option_wins_over_client_setenv(probe, keys):
+    assert _remote_user(probe, keys["alice"]) == "alice"
+    assert _remote_user(probe, keys["alice"], "SetEnv=REMOTE_USER=mallory") == "alice"
+
+
+def test_client_setenv_names_anyone_when_the_key_has_no_environment_option(probe, keys):
+    # so under AcceptEnv *, every key of the account must carry environment=
+    assert _remote_user(probe, keys["bob"]) == "unset"
+    assert _remote_user(probe, keys["bob"], "SetEnv=REMOTE_USER=alice") == "alice"
+
+
+# -- the broken setup: /bin/sh, no forced command ---------------------------------
+def test_broken_setup_installer_warns_and_doctor_says_not_guarded(broken):
+    repo = broken.create("app", lock_hooks=False)
+    installed = broken.install(repo)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    warnings = [line for line in installed.stdout.splitlines() if line.startswith("warning: ")]
+    assert any("git-shell" in line for line in warnings), installed.stdout
+    assert any("no forced command" in line for line in warnings), installed.stdout
+    assert any("hooks" in line and "chown" in line for line in warnings), installed.stdout
+    assert_not_guarded(broken, repo, "/bin/sh", "can rewrite")
+
+
+def test_broken_setup_lets_receive_pack_variables_spoof_the_owner(broken, tmp_path):
+    repo = broken.create("app")
+    assert broken.install(repo).returncode == 0
+    site = broken.site("app", tmp_path)
+    site.seed("REMOTE_USER")
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main"))  # the near-miss
+    pushed = site.push("bob", "--receive-pack=REMOTE_USER=alice git-receive-pack",
+                       "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr  # the shell ran the assignment: bob is alice
+    assert site.rev("refs/heads/main") == git(site.client, "rev-parse", "HEAD").strip()
+    assert_not_guarded(broken, repo, "/bin/sh")
+
+
+def test_broken_setup_lets_the_agent_rewrite_the_hook(broken, tmp_path):
+    repo = broken.create("app", lock_hooks=False)
+    assert broken.install(repo).returncode == 0
+    site = broken.site("app", tmp_path)
+    site.seed("REMOTE_USER")
+    site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
+    assert site.push("bob", "HEAD:refs/heads/main").rc != 0  # the near-miss
+    proc = broken.sshd.ssh(broken.keys["bob"], broken.account,
+                           "rm -f app.git/hooks/pre-receive && "
+                           "printf '#!/bin/sh\\nexit 0\\n' > app.git/hooks/pre-receive && "
+                           "chmod +x app.git/hooks/pre-receive")
+    assert proc.returncode == 0, proc.stderr
+    pushed = site.push("bob", "HEAD:refs/heads/main")
+    assert pushed.rc == 0 and not pushed.guard, pushed.stderr
+    assert_not_guarded(broken, repo)
+
+
+def test_identity_env_other_than_the_hosts_makes_nobody_an_owner_by_variable(host, tmp_path):
+    # a contract naming GL_USERNAME on plain ssh: SetEnv could send it
+    repo = host.create(f"r{next(numbers)}")
+    assert host.install(repo).returncode == 0
+    site = host.site(repo.stem, tmp_path)
+    site.seed("GL_USERNAME")
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main",
+                                   ssh_options=["SetEnv=GL_USERNAME=alice"]))
+    spoof_rejected(site, site.push("alice", "HEAD:refs/heads/main"))
+    git(site.client, "reset", "-q", "--hard", "HEAD~1")
+    site.signed({SEEDS: "[1, 2, 3]\n"}, "alice")
+    assert site.push("bob", "HEAD:refs/heads/main").rc == 0  # signatures still work
+    assert_not_guarded(host, repo, "identity_env")
