@@ -133,9 +133,9 @@ def processes_of(account: Account) -> List[int]:
 
 # -- the admin's steps ----------------------------------------------------------------
 def root_git_env(repo: Path, env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
-    """Root's environment for commands in a repository another account owns: git
-    refuses it ('dubious ownership') unless safe.directory names it. The variable
-    form is `git -c safe.directory=REPO` without touching root's ~/.gitconfig."""
+    """Root's environment for git itself in a repository another account owns: git
+    refuses it ('dubious ownership') unless safe.directory names it; this is
+    `git -c safe.directory=REPO` without touching root's ~/.gitconfig."""
     out = {k: v for k, v in os.environ.items()
            if k not in SERVER_ENV and not k.startswith("GIT_CONFIG_")}
     out.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory",
@@ -144,10 +144,16 @@ def root_git_env(repo: Path, env: Optional[Mapping[str, str]] = None) -> Dict[st
     return out
 
 
+def admin_env() -> Dict[str, str]:
+    """Root's environment for the admin's oracle-guard commands: no server variable,
+    and no safe.directory (oracle-guard reads a repository another account owns)."""
+    return {k: v for k, v in os.environ.items() if k not in SERVER_ENV}
+
+
 def install_hook(repo: Path, python: Path, *args: str) -> subprocess.CompletedProcess:
     """As root: ``PY -I -m oracle_guard install-pre-receive REPO --host http ARGS``."""
     return subprocess.run([str(python), "-I", "-m", "oracle_guard", "install-pre-receive",
-                           str(repo), "--host", "http", *args], env=root_git_env(repo),
+                           str(repo), "--host", "http", *args], env=admin_env(),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
 
 
@@ -178,7 +184,7 @@ def make_repo(host: HttpHost, name: str, python: Optional[Path], *,
 def doctor(repo: Path, python: Path) -> subprocess.CompletedProcess:
     """As root, read-only: ``PY -I -m oracle_guard doctor REPO``."""
     return subprocess.run([str(python), "-I", "-m", "oracle_guard", "doctor", str(repo)],
-                          env=root_git_env(repo), stdout=subprocess.PIPE,
+                          env=admin_env(), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=60)
 
 
