@@ -31,7 +31,8 @@ def backend() -> str:
 
 
 CONFIG = """\
-server.modules = ("mod_alias", "mod_setenv", "mod_auth", "mod_authn_file", "mod_cgi")
+# mod_setenv after mod_auth: it drops Authorization only once auth has checked it
+server.modules = ("mod_alias", "mod_auth", "mod_authn_file", "mod_setenv", "mod_cgi")
 server.bind = "127.0.0.1"
 server.port = {port}
 server.username = "{user}"
@@ -45,6 +46,8 @@ auth.require = ("/git" => ("method" => "basic", "realm" => "git", "require" => "
 $HTTP["url"] =~ "^/git/" {{
   cgi.assign = ("" => "")
   setenv.set-environment = ("GIT_PROJECT_ROOT" => "{projects}", "GIT_HTTP_EXPORT_ALL" => "1")
+  # or the CGI, hence the hook and what it runs, gets the user's password
+  setenv.set-request-header = ("Authorization" => "")
 }}
 """
 

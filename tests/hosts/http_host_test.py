@@ -341,7 +341,7 @@ def test_an_unauthenticated_push_is_refused(site, web):
 PROBE = """\
 #!/bin/sh
 # what the web server hands a pre-receive hook, and nothing accepted
-for name in REMOTE_USER AUTH_TYPE HTTP_REMOTE_USER HTTP_X_REMOTE_USER HTTP_X_FORWARDED_USER \
+for name in REMOTE_USER AUTH_TYPE HTTP_AUTHORIZATION HTTP_REMOTE_USER HTTP_X_REMOTE_USER HTTP_X_FORWARDED_USER \
     GIT_PUSH_OPTION_0; do
   eval "value=\\${$name-unset}"
   echo "probe: $name=$value"
@@ -365,7 +365,7 @@ def test_what_the_hook_environment_holds(site):
                env=client_env(REMOTE_USER="alice"))
     assert p.rc != 0
     probe = [line[len("probe: "):] for line in p.remote if line.startswith("probe: ")]
-    assert probe == ["REMOTE_USER=bob", "AUTH_TYPE=Basic", "HTTP_REMOTE_USER=alice",
+    assert probe == ["REMOTE_USER=bob", "AUTH_TYPE=Basic", "HTTP_AUTHORIZATION=unset", "HTTP_REMOTE_USER=alice",
                      "HTTP_X_REMOTE_USER=alice", "HTTP_X_FORWARDED_USER=alice",
                      "GIT_PUSH_OPTION_0=REMOTE_USER=alice"], p.stderr
     not_guarded(s.repo, s.python)  # a hook that is not oracle-guard's
