@@ -165,7 +165,9 @@ def test_remote_user_reaches_the_hook_and_makes_alice_an_owner_and_not_bob(site)
     before = s.tip()
     new = commit(s.client, {SEEDS: "[1, 2, 3]\n"}, "append a seed")
     assert_rejected(s, s.push("bob", "main"), before, [WD])
-    assert_accepted(s, s.push("alice", "main"), new)
+    p = s.push("alice", "main")
+    assert_accepted(s, p, new)
+    assert [line for line in p.guard if "alice is an owner" in line], p.stderr
 
 
 def test_an_identity_env_other_than_remote_user_makes_nobody_an_owner(site):
