@@ -166,6 +166,7 @@ def test_catalogue(site, case):
     judge_case(site, case)
 
 
+@pytest.mark.parametrize("site", ["t"], indirect=True, ids=["common-hook"])  # same hook either route
 # -- spoofing ----------------------------------------------------------------------
 @pytest.mark.parametrize("variable", IDENTITY_VARIABLES)
 def test_setenv_of_an_identity_variable_does_not_make_the_agent_an_owner(site, variable):
@@ -183,6 +184,7 @@ def test_setenv_reaches_the_server_under_acceptenv_star(gitolite, tmp_path):
     assert b"hello bob" in proc.stdout + proc.stderr  # gitolite knows bob by his key
 
 
+@pytest.mark.parametrize("site", ["t"], indirect=True, ids=["common-hook"])  # same hook either route
 @pytest.mark.parametrize("variable", IDENTITY_VARIABLES)
 def test_push_option_naming_an_owner_does_not_make_the_agent_one(site, variable):
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
@@ -191,6 +193,7 @@ def test_push_option_naming_an_owner_does_not_make_the_agent_one(site, variable)
     spoof_rejected(site, pushed)
 
 
+@pytest.mark.parametrize("site", ["t"], indirect=True, ids=["common-hook"])  # same hook either route
 def test_receive_pack_with_variables_is_refused_by_gitolite(site):
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
     before = site.rev("refs/heads/main")
@@ -200,6 +203,7 @@ def test_receive_pack_with_variables_is_refused_by_gitolite(site):
     assert site.rev("refs/heads/main") == before
 
 
+@pytest.mark.parametrize("site", ["t"], indirect=True, ids=["common-hook"])  # same hook either route
 def test_commit_author_named_alice_does_not_make_the_agent_an_owner(site):
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
     spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main", git_options=[
