@@ -65,6 +65,7 @@ def inspect(git: Git, repo: str, directory: Optional[str] = None) -> List[Line]:
     lines += _head(git, repo)
     lines += _rules(git, host, identity_env, hook is not None)
     lines += _fsck(git, repo)
+    lines += _shallow(git, repo)
     lines += _account(repo, host, hook)
     return lines
 
@@ -317,6 +318,17 @@ def _fsck(git: Git, repo: str) -> List[Line]:
                         f"git --git-dir={shlex.quote(repo)} config receive.fsckObjects true "
                         "(or, as the account git runs as, for all its repositories: "
                         "git config --global receive.fsckObjects true)")]
+
+
+def _shallow(git: Git, repo: str) -> List[Line]:
+    """A shallow server repository ends history at its boundary: the commits a
+    push brings are listed from there, and what lies beyond is never judged."""
+    if not git.is_shallow():
+        return []
+    shallow = os.path.normpath(os.path.join(git.git_dir(), "shallow"))
+    return [Line(False, f"{shallow} exists: the repository is shallow, so a push's commits "
+                        "beyond its boundary are not judged; make it complete: "
+                        f"git --git-dir={shlex.quote(repo)} fetch --unshallow SOURCE")]
 
 
 # -- the account git runs as ------------------------------------------------------

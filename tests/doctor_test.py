@@ -87,6 +87,8 @@ BROKEN = {
                                  "which does not exist"),
     "fsck off": (lambda s, t: git(s, "config", "receive.fsckObjects", "false"),
                  "problem: receive.fsckObjects is off"),
+    "a shallow repository": (lambda s, t: (s / "shallow").write_text(
+        git(s, "rev-parse", "HEAD")), "problem: {shallow} exists: the repository is shallow"),
     "no contract": (_admin_sets_main({".oracle-guard.yaml": None}),
                     "problem: refs/heads/main has no .oracle-guard.yaml"),
     "a contract that does not load": (_admin_sets_main({".oracle-guard.yaml": "version: [\n"}),
@@ -108,7 +110,7 @@ def test_a_broken_setup_is_called_not_guarded(tmp_path, capsys, name):
     rc, lines, _ = doctor(capsys, server)
     assert rc == 1, lines
     assert lines[-1] == f"not guarded: {server}: 1 problem", lines
-    problem = expected.format(hook=hook_of(server))
+    problem = expected.format(hook=hook_of(server), shallow=server / "shallow")
     assert any(line.startswith(problem) for line in lines), lines
 
 
