@@ -349,6 +349,7 @@ def _account(repo: str, host: Optional[str], hook: Optional[Hook]) -> List[Line]
                                      f"{shlex.quote(path)}"))
     if host == "ssh":
         lines += _shell(owner)
+        lines += _key_variables(owner, pusher_variable(host, hook.identity_env if hook else None))
     return lines
 
 
@@ -378,10 +379,8 @@ def _shell(uid: int) -> List[Line]:
     entry = pwd.getpwuid(uid)
     if os.path.basename(entry.pw_shell) == "git-shell":
         return [Line(True, f"{entry.pw_name} logs in with git-shell")]
-    keys = os.path.join(entry.pw_dir, ".ssh", "authorized_keys")
-    loose = [n for n, line in enumerate(_text(keys).splitlines(), 1)
-             if line.strip() and not line.lstrip().startswith("#")
-             and "command=" not in _key_options(line)]
+    keys, lines = _key_lines(uid)
+    loose = [n for n, line in lines if "command=" not in _key_options(line)]
     if not loose:
         return [Line(True, f"every key in {keys} has a forced command")]
     return [Line(False, f"{entry.pw_name} logs in with {entry.pw_shell}, and "
@@ -389,6 +388,28 @@ def _shell(uid: int) -> List[Line]:
                         f"(line {', '.join(map(str, loose))}) have no forced command: a "
                         "pusher can run any command, set any variable and rewrite the hook: "
                         f"chsh -s \"$(command -v git-shell)\" {entry.pw_name}")]
+
+
+def _key_lines(uid: int) -> Tuple[str, List[Tuple[int, str]]]:
+    keys = os.path.join(pwd.getpwuid(uid).pw_dir, ".ssh", "authorized_keys")
+    return keys, [(n, line) for n, line in enumerate(_text(keys).splitlines(), 1)
+                  if line.strip() and not line.lstrip().startswith("#")]
+
+
+def _key_variables(uid: int, variable: Optional[str]) -> List[Line]:
+    """With sshd's AcceptEnv, a client's SetEnv names the pusher unless the key's
+    own environment= option sets the variable (the key's option wins)."""
+    if variable is None:
+        return []
+    keys, lines = _key_lines(uid)
+    unset = [n for n, line in lines if f'environment="{variable}=' not in _key_options(line)]
+    if not unset:
+        return [Line(True, f"every key in {keys} sets {variable}")] if lines else []
+    return [Line(False, f"{len(unset)} key{'s' if len(unset) != 1 else ''} in {keys} (line "
+                        f"{', '.join(map(str, unset))}) set no {variable}: where sshd accepts "
+                        f"client variables (AcceptEnv), such a key's holder names any pusher; "
+                        f"give each key environment=\"{variable}=NAME\" (and sshd "
+                        f"PermitUserEnvironment {variable})")]
 
 
 def _key_options(line: str) -> str:

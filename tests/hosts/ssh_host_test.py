@@ -302,3 +302,30 @@ def test_identity_env_other_than_the_hosts_makes_nobody_an_owner_by_variable(hos
     site.signed({SEEDS: "[1, 2, 3]\n"}, "alice")
     assert site.push("bob", "HEAD:refs/heads/main").rc == 0  # signatures still work
     assert_not_guarded(host, repo, "identity_env")
+
+
+# -- a key that names nobody: under AcceptEnv, its holder names anyone -------------
+@pytest.fixture
+def unnamed_key(hosts_base, hook_python, keys):
+    """git-shell, but bob's key carries no environment= option."""
+    with system_account("ogk", shell="/usr/bin/git-shell", base=hosts_base) as account:
+        authorize(account, [f'restrict,environment="REMOTE_USER=alice" {public(keys["alice"])}',
+                            f'restrict {public(keys["bob"])}'])
+        with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
+            yield Host(account, server, keys, hook_python)
+            pid = server.process.pid
+    assert gone(pid)
+
+
+def test_a_key_without_environment_lets_setenv_name_an_owner_and_doctor_says_so(
+        unnamed_key, tmp_path):
+    repo = unnamed_key.create("app")
+    assert unnamed_key.install(repo).returncode == 0
+    site = unnamed_key.site("app", tmp_path)
+    site.seed("REMOTE_USER")
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append a seed")
+    # the door: sshd takes bob's own REMOTE_USER, since his key sets none
+    p = site.push("bob", "main", ssh_options=("SetEnv=REMOTE_USER=alice",))
+    assert p.rc == 0 and "alice is an owner" in p.stderr, p.stderr
+    said = assert_not_guarded(unnamed_key, repo, "set no REMOTE_USER")
+    assert any(f"(line 2) set no REMOTE_USER" in line for line in said), said
