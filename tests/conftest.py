@@ -13,6 +13,17 @@ def _clean_environment(monkeypatch):
         monkeypatch.setenv(name, value)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _no_process_outlives_the_suite(tmp_path_factory):
+    """Every server a test starts (git daemon, sshd, lighttpd) runs from the
+    test's folders and is stopped by its pid; at the end nothing naming them runs."""
+    from testing.processes import stop_survivors
+
+    yield
+    left = stop_survivors(str(tmp_path_factory.getbasetemp()))
+    assert not left, f"processes outlived the tests: {left}"
+
+
 @pytest.fixture(scope="module")
 def baseline(tmp_path_factory):
     """The adversarial catalogue's baseline (testing/scenarios.py), built once per

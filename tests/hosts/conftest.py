@@ -13,9 +13,13 @@ from testing.hosts import hook_venv, world_base
 @pytest.fixture(scope="session")
 def hosts_base():
     """One 0755 folder under /var/tmp for the session: every account can traverse it."""
+    from testing.processes import stop_survivors
+
     base = world_base()
     yield base
+    left = stop_survivors(str(base))
     shutil.rmtree(base, ignore_errors=True)
+    assert not left, f"processes outlived the host tier: {left}"
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,35 @@
+"""Processes a test run left behind: every server the tests start is stopped by
+its pid, and the suite checks that nothing naming its folders still runs."""
+from __future__ import annotations
+
+import os
+import signal
+from typing import List, Tuple
+
+
+def survivors(marker: str) -> List[Tuple[int, str]]:
+    """(pid, command line) of every process but this one whose command line
+    names ``marker`` (a folder the tests made)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                line = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        except OSError:  # gone meanwhile
+            continue
+        if marker in line:
+            found.append((int(name), line))
+    return found
+
+
+def stop_survivors(marker: str) -> List[Tuple[int, str]]:
+    """Kill what survives (so one failure leaves no daemon), and say what it was."""
+    left = survivors(marker)
+    for pid, _ in left:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return left

@@ -1,0 +1,29 @@
+"""The check that no server outlives the suite can see one that does."""
+import subprocess
+import sys
+import time
+
+from testing.processes import stop_survivors, survivors
+
+
+def test_a_process_naming_a_test_folder_is_found_and_stopped(tmp_path):
+    marker = tmp_path / "served"
+    marker.mkdir()
+    # a daemon-like child that names the folder, as a server names its base path
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(marker)])
+    try:
+        deadline = time.monotonic() + 10
+        while child.pid not in [pid for pid, _ in survivors(str(marker))]:
+            assert time.monotonic() < deadline, "the child never showed its command line"
+            time.sleep(0.05)  # /proc shows the command line once exec is done
+        assert [pid for pid, _ in stop_survivors(str(marker))] == [child.pid]
+        child.wait(timeout=10)
+        assert survivors(str(marker)) == []
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def test_a_folder_no_process_names_has_no_survivors(tmp_path):
+    assert survivors(str(tmp_path / f"nothing-{time.monotonic_ns()}")) == []
