@@ -352,3 +352,26 @@ def test_bob_cannot_get_a_shell_on_the_gitolite_account(gitolite):
     host, _ = gitolite
     proc = host.sshd.ssh(host.keys["bob"], host.account, "sh -c 'echo pwned'")
     assert b"pwned" not in proc.stdout
+
+
+def test_local_code_inside_gitolite_admin_is_refused(fresh_gitolite, hook_python):
+    # gap: the rc's second LOCAL_CODE line lives in the admin repository, whose every
+    # push replaces it; the installer takes the server's line and refuses that one
+    host = fresh_gitolite
+    host.edit_rc('# LOCAL_CODE => "$rc{GL_ADMIN_BASE}/local",',
+                 '    LOCAL_CODE => "$rc{GL_ADMIN_BASE}/local",')
+    installed = install(host, hook_python)
+    assert installed.returncode == 2, installed.stdout + installed.stderr
+    assert "inside the gitolite-admin checkout: every push to gitolite-admin replaces what " \
+           "is there" in installed.stderr, installed.stderr
+    assert not (host.account.home / ".gitolite" / "local" / "hooks" / "common" /
+                "pre-receive").exists()
+
+
+def test_the_servers_local_code_line_is_the_one_turned_on(fresh_gitolite, hook_python):
+    host = fresh_gitolite
+    installed = install(host, hook_python)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    active = [" ".join(line.split()) for line in host.rc.read_text().splitlines()
+              if line.strip().startswith("LOCAL_CODE")]
+    assert active == ['LOCAL_CODE => "$ENV{HOME}/local",'], active
