@@ -199,16 +199,19 @@ class Sshd:
     folder: Path
     log: Path
 
+    def _argv(self, key: Path, options: Sequence[str]) -> List[str]:
+        argv = ["ssh", "-F", "/dev/null", "-i", str(key), "-p", str(self.port),
+                "-o", "IdentitiesOnly=yes", "-o", f"UserKnownHostsFile={self.folder}/known_hosts",
+                "-o", "StrictHostKeyChecking=accept-new", "-o", "BatchMode=yes",
+                "-o", "LogLevel=ERROR"]
+        for option in options:
+            argv += ["-o", option]
+        return argv
+
     def ssh_command(self, key: Path, *options: str) -> str:
         """A GIT_SSH_COMMAND for ``key`` to this server; ``options`` are more
         ``-o`` values (e.g. 'SetEnv=GL_USER=alice')."""
-        parts = ["ssh", "-F", "/dev/null", "-i", str(key), "-p", str(self.port),
-                 "-o", "IdentitiesOnly=yes", "-o", f"UserKnownHostsFile={self.folder}/known_hosts",
-                 "-o", "StrictHostKeyChecking=accept-new", "-o", "BatchMode=yes",
-                 "-o", "LogLevel=ERROR"]
-        for option in options:
-            parts += ["-o", option]
-        return " ".join(f"'{p}'" if " " in p else p for p in parts)
+        return " ".join(f"'{p}'" if " " in p else p for p in self._argv(key, options))
 
     def url(self, account: Account, path: str) -> str:
         return f"ssh://{account.name}@127.0.0.1:{self.port}/{path.lstrip('/')}"
@@ -216,13 +219,7 @@ class Sshd:
     def ssh(self, key: Path, account: Account, command: str, *options: str,
             input: Optional[bytes] = None) -> subprocess.CompletedProcess:
         """``ssh account@127.0.0.1 command`` with ``key``; text output."""
-        argv = ["ssh", "-F", "/dev/null", "-i", str(key), "-p", str(self.port),
-                "-o", "IdentitiesOnly=yes", "-o", f"UserKnownHostsFile={self.folder}/known_hosts",
-                "-o", "StrictHostKeyChecking=accept-new", "-o", "BatchMode=yes",
-                "-o", "LogLevel=ERROR"]
-        for option in options:
-            argv += ["-o", option]
-        argv += [f"{account.name}@127.0.0.1", command]
+        argv = self._argv(key, options) + [f"{account.name}@127.0.0.1", command]
         return subprocess.run(argv, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               timeout=60)
 
@@ -247,22 +244,12 @@ LogLevel VERBOSE
 """
 
 
-def _listening(port: int) -> bool:
-    import socket
-
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
-
-
 @contextlib.contextmanager
 def sshd(folder: Path, users: Sequence[str], *, wait_s: float = 10.0) -> Iterator[Sshd]:
     """``/usr/sbin/sshd -D -e`` with its own config and host key in ``folder``, on
     127.0.0.1 at a free port, letting in only ``users``. Stopped by its pid on
     exit (its session children with it); raises if it is still there."""
-    from testing.server import free_port
+    from testing.server import free_port, listening
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -280,12 +267,7 @@ def sshd(folder: Path, users: Sequence[str], *, wait_s: float = 10.0) -> Iterato
                                        stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
                                        start_new_session=True)
         try:
-            deadline = time.monotonic() + wait_s
-            while process.poll() is None and not _listening(port):
-                if time.monotonic() > deadline:
-                    raise AssertionError(f"sshd did not listen on {port}: {log.read_text()}")
-                time.sleep(0.05)
-            if process.poll() is None:
+            if listening(process, port, wait_s, "sshd", log):
                 yield Sshd(process, port, folder, log)
                 return
         finally:
@@ -639,6 +621,22 @@ def spoof_rejected(site: Site, pushed) -> None:
     assert pushed.rc != 0, pushed.stderr
     assert set(pushed.findings()) == {f"refs/heads/main: {SEEDS}: {code}" for code in DENIED}, \
         pushed.stderr
+
+
+def doctor_verdict(proc: subprocess.CompletedProcess, repo: Path, guarded: bool,
+                   *problems: str) -> List[str]:
+    """``oracle-guard doctor REPO``'s output: the repository called guarded, or not
+    guarded with each of ``problems`` named. Returns its problem lines."""
+    said = [line for line in proc.stdout.splitlines() if line.startswith("problem: ")]
+    if guarded:
+        assert proc.returncode == 0 and not said, proc.stdout + proc.stderr
+        assert last_line(proc.stdout) == f"guarded: {repo}", proc.stdout + proc.stderr
+        return said
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert last_line(proc.stdout).startswith(f"not guarded: {repo}: "), proc.stdout
+    for problem in problems:
+        assert any(problem in line for line in said), proc.stdout
+    return said
 
 
 def last_line(text: str) -> str:

@@ -9,14 +9,13 @@ import grp
 import os
 import shutil
 import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterator, List, Mapping, Optional, Sequence
 from urllib.parse import quote
 
 from testing.hosts import Account, _pids_of, run_as, stop
-from testing.server import SERVER_ENV, Push, _accepts, free_port
+from testing.server import SERVER_ENV, Push, free_port, listening
 
 LIGHTTPD = "/usr/sbin/lighttpd"
 HTPASSWD = "/usr/bin/htpasswd"
@@ -112,13 +111,7 @@ def lighttpd(account: Account, folder: Path, users: Mapping[str, str] = USERS, *
             process = subprocess.Popen([LIGHTTPD, "-D", "-f", str(conf)], env={"PATH": PATH},
                                        stdin=subprocess.DEVNULL, stdout=sink, stderr=sink)
         try:
-            deadline = time.monotonic() + wait_s
-            while process.poll() is None and not _accepts(port):
-                if time.monotonic() > deadline:
-                    raise AssertionError(f"lighttpd did not listen on port {port} within "
-                                         f"{wait_s:g} s: {console.read_text(errors='replace')}")
-                time.sleep(0.05)
-            if process.poll() is None:
+            if listening(process, port, wait_s, "lighttpd", console):
                 yield HttpHost(process, port, folder, projects, account)
                 return
         finally:

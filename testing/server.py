@@ -171,6 +171,19 @@ def _accepts(port: int) -> bool:
         return False
 
 
+def listening(process: subprocess.Popen, port: int, wait_s: float, what: str,
+              log: Path) -> bool:
+    """Wait until ``process`` accepts on ``port``: True; False when it exited
+    first (another process took the port); raises after ``wait_s``."""
+    deadline = time.monotonic() + wait_s
+    while process.poll() is None and not _accepts(port):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not listen on port {port} within {wait_s:g} s: "
+                                 f"{log.read_text(errors='replace')}")
+        time.sleep(0.05)
+    return process.poll() is None
+
+
 @dataclass
 class Daemon:
     process: subprocess.Popen
@@ -199,13 +212,7 @@ def git_daemon(base_path: Path, env: Dict[str, str], *,
                  "--reuseaddr", "--informative-errors", str(base_path)],
                 env=env, stdout=sink, stderr=sink, stdin=subprocess.DEVNULL)
         try:
-            deadline = time.monotonic() + wait_s
-            while process.poll() is None and not _accepts(port):
-                if time.monotonic() > deadline:
-                    raise AssertionError(f"git daemon did not listen on port {port} within "
-                                         f"{wait_s:g} s: {log.read_text(errors='replace')}")
-                time.sleep(0.05)
-            if process.poll() is None:
+            if listening(process, port, wait_s, "git daemon", log):
                 yield Daemon(process, port, log)
                 return
         finally:

@@ -11,8 +11,8 @@ import subprocess
 import pytest
 
 from testing.git import clean_environment, git
-from testing.hosts import (CATALOGUE, DENIED, IDENTITY_VARIABLES, SEEDS, Site, gitolite_host, gone,
-                           judge_case, last_line, spoof_rejected)
+from testing.hosts import (CATALOGUE, DENIED, IDENTITY_VARIABLES, SEEDS, Site, doctor_verdict,
+                           gitolite_host, gone, judge_case, spoof_rejected)
 
 # t/...: guarded by the common hook; rs/...: by gitolite's multi-hook driver
 CONF = """\
@@ -49,19 +49,11 @@ def doctor(host, python, repo):
 
 
 def assert_guarded(host, python, repo):
-    proc = doctor(host, python, repo)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert last_line(proc.stdout) == f"guarded: {repo}", proc.stdout + proc.stderr
+    doctor_verdict(doctor(host, python, repo), repo, True)
 
 
 def assert_not_guarded(host, python, repo, *problems):
-    proc = doctor(host, python, repo)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert last_line(proc.stdout).startswith(f"not guarded: {repo}: "), proc.stdout
-    said = [line for line in proc.stdout.splitlines() if line.startswith("problem: ")]
-    for problem in problems:
-        assert any(problem in line for line in said), proc.stdout
-    return said
+    return doctor_verdict(doctor(host, python, repo), repo, False, *problems)
 
 
 def new_repo(host, name):

@@ -18,7 +18,8 @@ import pytest
 
 from testing import hosts as shared
 from testing.git import commit, git, init_repo, write
-from testing.hosts import gone, keygen, public, run_as, system_account, world_base
+from testing.hosts import (doctor_verdict, gone, keygen, public, run_as, system_account,
+                           world_base)
 from testing.http_host import (USERS, as_user, client_env, doctor, http_push, install_hook,
                                lighttpd, make_repo, processes_of, remove_repo,
                                root_git_env)
@@ -121,11 +122,7 @@ def site(web, hook_python, tmp_path, request):
 
 
 def assert_guarded(repo: Path, python: Path) -> None:
-    d = doctor(repo, python)
-    lines = d.stdout.splitlines()
-    assert d.returncode == 0 and lines and lines[-1] == f"guarded: {repo}", \
-        f"doctor exited {d.returncode}:\n{d.stdout}{d.stderr}"
-    assert not [line for line in lines if line.startswith("problem:")], d.stdout
+    doctor_verdict(doctor(repo, python), repo, True)
 
 
 def assert_rejected(s: Site, p: Push, before: str, findings: List[str]) -> None:

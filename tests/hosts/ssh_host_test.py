@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from testing.git import clean_environment, commit, git, init_repo
-from testing.hosts import (CATALOGUE, IDENTITY_VARIABLES, SEEDS, Site, authorize,
-                           client_env, gone, judge_case, keygen, last_line, public, run_as,
+from testing.hosts import (CATALOGUE, IDENTITY_VARIABLES, SEEDS, Site, authorize, client_env,
+                           doctor_verdict, gone, judge_case, keygen, public, run_as,
                            spoof_rejected, sshd, system_account)
 
 numbers = itertools.count()
@@ -72,19 +72,11 @@ class Host:
 
 
 def assert_guarded(host, repo):
-    proc = host.doctor(repo)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert last_line(proc.stdout) == f"guarded: {repo}", proc.stdout + proc.stderr
+    doctor_verdict(host.doctor(repo), repo, True)
 
 
 def assert_not_guarded(host, repo, *problems):
-    proc = host.doctor(repo)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert last_line(proc.stdout).startswith(f"not guarded: {repo}: "), proc.stdout
-    said = [line for line in proc.stdout.splitlines() if line.startswith("problem: ")]
-    for problem in problems:
-        assert any(problem in line for line in said), proc.stdout
-    return said
+    return doctor_verdict(host.doctor(repo), repo, False, *problems)
 
 
 @pytest.fixture(scope="module")
@@ -328,4 +320,4 @@ def test_a_key_without_environment_lets_setenv_name_an_owner_and_doctor_says_so(
     p = site.push("bob", "main", ssh_options=("SetEnv=REMOTE_USER=alice",))
     assert p.rc == 0 and "alice is an owner" in p.stderr, p.stderr
     said = assert_not_guarded(unnamed_key, repo, "set no REMOTE_USER")
-    assert any(f"(line 2) set no REMOTE_USER" in line for line in said), said
+    assert any("(line 2) set no REMOTE_USER" in line for line in said), said
