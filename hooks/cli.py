@@ -177,7 +177,8 @@ def cmd_pre_receive(args, env: Mapping[str, str]) -> int:
     from oracle_guard.hosts import pusher_variable
 
     return pre_receive.main(sys.stdin, sys.stderr, env,
-                            trusted=pusher_variable(args.host, args.identity_env))
+                            trusted=pusher_variable(args.host, args.identity_env),
+                            now_option=args.now, host=args.host)
 
 
 def cmd_install_pre_receive(args, env: Mapping[str, str]) -> int:
@@ -336,6 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     receive = sub.add_parser(
         "pre-receive", parents=[host],
         help="judge a push: git's pre-receive protocol on stdin (server side)")
+    receive.add_argument("--now", metavar="TIME",
+                         help="the clock, to replay a push (default: the system clock in UTC; "
+                              "without --host, $ORACLE_GUARD_NOW first)")
     receive.set_defaults(func=cmd_pre_receive)
 
     install = sub.add_parser("install-pre-receive", parents=[common, host],

@@ -329,9 +329,13 @@ def _on_alarm(signum, frame):
 
 
 def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str],
-         trusted: Optional[str] = None) -> int:
+         trusted: Optional[str] = None, now_option: Optional[str] = None,
+         host: Optional[str] = None) -> int:
     """Exit 0 accepts the push; 1 rejects it for findings; 2 for anything else.
-    ``trusted``: the only variable the pusher may be read from (the host's)."""
+    ``trusted``: the only variable the pusher may be read from (the host's).
+    On a named host the clock is --now or the server's: ORACLE_GUARD_NOW may be
+    the client's (sshd's AcceptEnv), and would move every expiry date; git
+    daemon and file:// (plain) hand the hook no client's variable."""
     import time
 
     prefix = "GL-HOOK-ERR: " if env.get("GL_ID") else ""
@@ -342,7 +346,8 @@ def main(stdin: TextIO, stderr: TextIO, env: Mapping[str, str],
         # the default budget runs until the contract's own timeout_s is known
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.setitimer(signal.ITIMER_REAL, timeout)
-        now = clock.now_from(None, env)
+        clock_env = env if host in (None, "plain") else {}
+        now = clock.now_from(now_option, clock_env)
         updates = parse_updates(_read_text(stdin), git.object_id_length())
         default_tip = git.resolve_commit("HEAD")
         if default_tip is None and git.has_refs():

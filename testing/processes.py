@@ -24,6 +24,18 @@ def survivors(marker: str) -> List[Tuple[int, str]]:
     return found
 
 
+def settle(marker: str, wait_s: float = 5.0) -> None:
+    """Collect dropped objects and give the readers they held (``git cat-file
+    --batch``, which exits at end of input) a moment to go; a server stays."""
+    import gc
+    import time
+
+    gc.collect()
+    deadline = time.monotonic() + wait_s
+    while survivors(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def stop_survivors(marker: str) -> List[Tuple[int, str]]:
     """Kill what survives (so one failure leaves no daemon), and say what it was."""
     left = survivors(marker)

@@ -17,10 +17,12 @@ def _clean_environment(monkeypatch):
 def _no_process_outlives_the_suite(tmp_path_factory):
     """Every server a test starts (git daemon, sshd, lighttpd) runs from the
     test's folders and is stopped by its pid; at the end nothing naming them runs."""
-    from testing.processes import stop_survivors
+    from testing.processes import settle, stop_survivors
 
     yield
-    left = stop_survivors(str(tmp_path_factory.getbasetemp()))
+    base = str(tmp_path_factory.getbasetemp())
+    settle(base)  # a git reader a test dropped exits once collected (its stdin closes)
+    left = stop_survivors(base)
     assert not left, f"processes outlived the tests: {left}"
 
 

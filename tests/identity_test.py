@@ -165,3 +165,67 @@ def test_identity_env_is_refused_for_a_host_that_sets_its_own(tmp_path, capsys):
     assert capsys.readouterr().err == ("oracle-guard: error: --identity-env is for ssh and "
                                        "plain hosts: gitolite sets GL_USER itself\n")
     assert not (server / "hooks" / "pre-receive").exists()
+
+
+# -- the clock on a named host is the server's ----------------------------------------
+FROZEN = """\
+version: 1
+freeze:
+  - {paths: ["freeze.json"], schema: freeze}
+budget:
+  max_frozen: 3
+  max_days: 30
+write_set:
+  allow: ["src/**"]
+"""
+
+
+@pytest.mark.parametrize("host, rejected", [("ssh", True), ("gitlab", True), ("plain", False)],
+                         ids=["ssh-reads-the-servers-clock", "gitlab-reads-the-servers-clock",
+                              "plain-reads-the-variable"])
+def test_oracle_guard_now_from_the_pushers_environment_moves_no_expiry_on_a_host(
+        tmp_path, host, rejected):
+    """sshd's AcceptEnv hands a client's ORACLE_GUARD_NOW to the hook: on a named
+    host it is ignored, so an entry that expired in 2020 stays expired."""
+    import json
+
+    from testing.scenarios import freeze_json
+    from testing.server import install_hook
+
+    server = make_server(tmp_path / "srv.git", hook=False)
+    # git runs hooks/pre-receive; gitlab's own runner would call the folder's script
+    install_hook(server, "--host", host, *(["--dir", "hooks"] if host == "gitlab" else []))
+    if host == "gitlab":
+        (server / "hooks" / "oracle-guard").rename(server / "hooks" / "pre-receive")
+    client = make_client(tmp_path / "work", server)
+    commit(client, {".oracle-guard.yaml": FROZEN, "src/app.py": "",
+                    "freeze.json": json.dumps(freeze_json(expires="2020-01-01"))})
+    git(server, "fetch", "-q", str(client), "main:main")  # the admin's: no hook runs
+    git(client, "fetch", "-q", "origin")
+    commit(client, {"src/app.py": "v2\n"}, "honest")
+    p = push(client, "main", env=push_env(ORACLE_GUARD_NOW="2019-12-25"))
+    assert (p.rc != 0) == rejected, p.stderr
+    assert ("budget-expired" in p.stderr) == rejected, p.stderr
+
+
+def test_pre_receive_now_replays_a_push_at_a_chosen_time(tmp_path):
+    import subprocess
+    import sys
+
+    import json
+
+    from testing.scenarios import freeze_json
+
+    server = make_server(tmp_path / "srv.git", hook=False)
+    client = make_client(tmp_path / "work", server)
+    first = commit(client, {".oracle-guard.yaml": FROZEN, "src/app.py": "",
+                            "freeze.json": json.dumps(freeze_json(expires="2020-01-01"))})
+    git(server, "fetch", "-q", str(client), "main:main")  # the admin's: no hook runs
+    new = commit(client, {"src/app.py": "v2\n"}, "honest")
+    git(client, "push", "-q", "origin", "main:refs/heads/incoming")
+    line = f"{first} {new} refs/heads/main\n"
+    for now, rc in (("2019-12-25", 0), ("2020-06-01", 1)):
+        proc = subprocess.run([sys.executable, "-m", "oracle_guard", "pre-receive", "--host",
+                               "ssh", "--now", now], cwd=server, input=line, text=True,
+                              env=push_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.returncode == rc, proc.stderr

@@ -36,6 +36,8 @@ def resolved(repo, env=None, base=None, head=None, contract_base=None):
     git_ = Git(str(repo))
     try:
         revs = resolve(git_, base, head, env or {}, lambda snap: contract_base)
+        for snapshot in (revs.base, revs.candidate, revs.rules):
+            snapshot.entries  # read now: a read after close would start a git of its own
     finally:
         git_.close()
     return revs
