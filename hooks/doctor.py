@@ -187,14 +187,10 @@ def _runs(hook: Hook, repo: str) -> Line:
     """Run the hook's interpreter as the account that owns the repository (the
     one git runs hooks as): a venv made from a Python it cannot read fails here."""
     owner = os.stat(repo).st_uid
-    as_owner = {}
-    if os.geteuid() == 0 and owner != 0:
-        entry = pwd.getpwuid(owner)
-        as_owner = dict(user=owner, group=entry.pw_gid, extra_groups=[])
     try:
         proc = subprocess.run([hook.python, "-I", "-m", "oracle_guard", "--version"],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd="/",
-                              stdin=subprocess.DEVNULL, timeout=60, **as_owner)
+                              stdin=subprocess.DEVNULL, timeout=60, **_as_owner(repo))
         said = proc.stdout.decode("utf-8", "replace").strip()
         rc = proc.returncode
     except OSError as exc:
@@ -310,14 +306,35 @@ def _identity_of(contract, host: Optional[str], identity_env: Optional[str]) -> 
 
 
 def _fsck(git: Git, repo: str) -> List[Line]:
-    if "true" in (git.config("receive.fsckObjects", "bool"),
-                  git.config("transfer.fsckObjects", "bool")):
+    values = [_owner_config(repo, key) for key in ("receive.fsckObjects",
+                                                   "transfer.fsckObjects")]
+    if "true" in values:
         return [Line(True, "receive.fsckObjects is on")]
     return [Line(False, "receive.fsckObjects is off: git stores malformed objects that "
                         "oracle-guard does not read in full: "
                         f"git --git-dir={shlex.quote(repo)} config receive.fsckObjects true "
                         "(or, as the account git runs as, for all its repositories: "
                         "git config --global receive.fsckObjects true)")]
+
+
+def _as_owner(repo: str) -> dict:
+    """subprocess options that run a command as the account owning ``repo``, with
+    its HOME (its global git config), when this runs as root for another account."""
+    owner = os.stat(repo).st_uid
+    if os.geteuid() != 0 or owner == 0:
+        return {}
+    entry = pwd.getpwuid(owner)
+    return dict(user=owner, group=entry.pw_gid, extra_groups=[],
+                env={**os.environ, "HOME": entry.pw_dir, "XDG_CONFIG_HOME": ""})
+
+
+def _owner_config(repo: str, key: str) -> Optional[str]:
+    """A config value as git reads it when it serves a push: as the repository's
+    owner, whose global config counts, not root's."""
+    proc = subprocess.run(["git", "--git-dir", repo, "config", "--type=bool", "--get", key],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                          stdin=subprocess.DEVNULL, cwd="/", timeout=60, **_as_owner(repo))
+    return proc.stdout.decode("utf-8", "replace").strip() or None
 
 
 def _shallow(git: Git, repo: str) -> List[Line]:

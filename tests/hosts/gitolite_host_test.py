@@ -367,3 +367,14 @@ def test_the_servers_local_code_line_is_the_one_turned_on(fresh_gitolite, hook_p
     active = [" ".join(line.split()) for line in host.rc.read_text().splitlines()
               if line.strip().startswith("LOCAL_CODE")]
     assert active == ['LOCAL_CODE => "$ENV{HOME}/local",'], active
+
+
+def test_doctor_as_root_reads_the_git_accounts_own_config(site, hook_python):
+    """gitolite's recipe turns fsck on in the account's global config: doctor run
+    by root reads it as git will (the account's HOME), not root's."""
+    repo = site.repo
+    proc = subprocess.run([str(hook_python), "-m", "oracle_guard", "doctor", str(repo)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/",
+                          env={"PATH": "/usr/bin:/bin", "HOME": "/root"}, timeout=120)
+    doctor_verdict(proc, repo, True)
+    assert "ok: receive.fsckObjects is on" in proc.stdout.splitlines()
