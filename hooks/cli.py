@@ -188,7 +188,8 @@ def cmd_install_pre_receive(args, env: Mapping[str, str]) -> int:
     trust_repository_owner()
     try:
         lines, code = install.install(args.repo, host=args.host, identity_env=args.identity_env,
-                                      force=args.force, directory=args.dir)
+                                      force=args.force, directory=args.dir,
+                                      sshd_config=args.sshd_config)
     except (install.InstallError, OSError) as exc:
         raise UsageError(str(exc)) from None
     print("\n".join(lines))
@@ -200,7 +201,7 @@ def cmd_doctor(args, env: Mapping[str, str]) -> int:
     from oracle_guard.gitio import trust_repository_owner
 
     trust_repository_owner()
-    return doctor.main(args.repo, args.dir, sys.stdout)
+    return doctor.main(args.repo, args.dir, sys.stdout, args.sshd_config)
 
 
 def cmd_demo(args, env: Mapping[str, str]) -> int:
@@ -325,6 +326,7 @@ def build_parser() -> argparse.ArgumentParser:
     seeds_edit.register(sub, common)
     signers_edit.register(sub, common)
 
+    from oracle_guard import doctor as doctor_mod
     from oracle_guard.hosts import HOSTS
 
     host = argparse.ArgumentParser(add_help=False)
@@ -353,6 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
     install.add_argument("--dir", metavar="DIR",
                          help="write DIR/oracle-guard instead, for servers that run every "
                               "script of a pre-receive.d folder (relative to REPO)")
+    install.add_argument("--sshd-config", metavar="FILE", default=doctor_mod.SSHD_CONFIG,
+                         help="ssh and gitolite: the configuration of the sshd that serves "
+                              "the repositories (default: %(default)s)")
     install.set_defaults(func=cmd_install_pre_receive)
 
     doctor = sub.add_parser("doctor", parents=[common],
@@ -360,6 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("repo", metavar="REPO", help="the repository, e.g. /srv/git/app.git")
     doctor.add_argument("--dir", metavar="DIR",
                         help="the hook is DIR/oracle-guard (as installed with --dir)")
+    doctor.add_argument("--sshd-config", metavar="FILE", default=doctor_mod.SSHD_CONFIG,
+                        help="ssh and gitolite: the configuration of the sshd that serves "
+                             "the repository, read with sshd -T (default: %(default)s)")
     doctor.set_defaults(func=cmd_doctor)
 
     debug_only = argparse.ArgumentParser(add_help=False)  # demo builds its own repository

@@ -5,6 +5,7 @@ the last says ``guarded`` or ``not guarded``. A problem is anything through
 which a push could get past the gate, or that rejects every push."""
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
 import pwd
@@ -19,6 +20,13 @@ from oracle_guard.gitio import Git, GitError
 from oracle_guard.hosts import pusher_variable
 
 MARKER = "# written by oracle-guard install-pre-receive"
+SSHD_CONFIG = "/etc/ssh/sshd_config"
+# what a client's variable must never reach: git's own configuration and
+# directories, the Perl of gitolite-shell, the loader, the hook's clock
+_UNSAFE_VARIABLES = ("GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_PARAMETERS",
+                     "GIT_DIR", "GIT_EXEC_PATH", "GIT_OBJECT_DIRECTORY", "PERL5OPT", "PERL5DB",
+                     "PERL5LIB", "PERLLIB", "LD_PRELOAD", "LD_LIBRARY_PATH", "PATH", "HOME",
+                     "PYTHONPATH", "BASH_ENV", "ENV", "ORACLE_GUARD_NOW")
 # hosts where the repositories' account has no shell of its own by design
 SERVICE_HOSTS = ("gitolite", "gitlab", "gitea", "ghes")
 
@@ -40,11 +48,11 @@ class Hook:
     identity_env: Optional[str] = None
 
 
-def main(repo: str, directory: Optional[str], out) -> int:
+def main(repo: str, directory: Optional[str], out, sshd_config: str = SSHD_CONFIG) -> int:
     git = Git(repo)
     try:
         git.check_repository()
-        lines = inspect(git, repo, directory)
+        lines = inspect(git, repo, directory, sshd_config)
     finally:
         git.close()
     for line in lines:
@@ -57,7 +65,8 @@ def main(repo: str, directory: Optional[str], out) -> int:
     return 0
 
 
-def inspect(git: Git, repo: str, directory: Optional[str] = None) -> List[Line]:
+def inspect(git: Git, repo: str, directory: Optional[str] = None,
+            sshd_config: str = SSHD_CONFIG) -> List[Line]:
     hook, lines = _hook(git, repo, directory)
     lines += _gitolite_options(repo)
     host = hook.host if hook else None
@@ -67,15 +76,16 @@ def inspect(git: Git, repo: str, directory: Optional[str] = None) -> List[Line]:
     lines += _fsck(git, repo)
     lines += _shallow(git, repo)
     lines += _account(repo, host, hook)
+    lines += _sshd(repo, host, sshd_config)
     return lines
 
 
 def setup_problems(git: Git, repo: str, host: str, identity_env: Optional[str],
-                   hook_path: str = "") -> List[str]:
+                   hook_path: str = "", sshd_config: str = SSHD_CONFIG) -> List[str]:
     """What the installer warns about once the hook is in place."""
     hook = Hook(hook_path, host=host, identity_env=identity_env)
     lines = (_head(git, repo) + _identity(git, host, identity_env) + _fsck(git, repo)
-             + _account(repo, host, hook))
+             + _account(repo, host, hook) + _sshd(repo, host, sshd_config))
     return [line.text for line in lines if not line.ok]
 
 
@@ -346,6 +356,41 @@ def _shallow(git: Git, repo: str) -> List[Line]:
     return [Line(False, f"{shallow} exists: the repository is shallow, so a push's commits "
                         "beyond its boundary are not judged; make it complete: "
                         f"git --git-dir={shlex.quote(repo)} fetch --unshallow SOURCE")]
+
+
+# -- sshd, for the hosts it serves -------------------------------------------------
+def _sshd(repo: str, host: Optional[str], config: str) -> List[Line]:
+    """sshd hands a client's SetEnv to git-shell and gitolite-shell, hence to
+    git-receive-pack, for every name AcceptEnv takes: GIT_CONFIG_* there switches
+    every hook off, and no hook can see that happen."""
+    if host not in ("ssh", "gitolite"):
+        return []
+    account = _account_name(os.stat(repo).st_uid)
+    try:
+        proc = subprocess.run(["sshd", "-T", "-f", config, "-C",
+                               f"user={account},host=localhost,addr=127.0.0.1"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              stdin=subprocess.DEVNULL, timeout=60,
+                              env={**os.environ, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+        said, rc = proc.stdout.decode("utf-8", "replace"), proc.returncode
+        error = proc.stderr.decode("utf-8", "replace").strip()
+    except OSError as exc:
+        said, rc, error = "", 127, str(exc)
+    if rc != 0:
+        return [Line(False, f"cannot read sshd's configuration {config} ({error or f'exit {rc}'}"
+                            f"): what a client's SetEnv reaches is unknown; run doctor as root, "
+                            "with --sshd-config FILE for the sshd that serves this account")]
+    accepted = [word for line in said.splitlines() if line.startswith("acceptenv ")
+                for word in line.split()[1:]]
+    unsafe = sorted({pattern for pattern in accepted for name in _UNSAFE_VARIABLES
+                     if fnmatch.fnmatchcase(name, pattern)})
+    if unsafe:
+        return [Line(False, f"sshd ({config}) accepts the client's variables "
+                            f"{' '.join(unsafe)} (AcceptEnv) for {account}: a pusher's SetEnv "
+                            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath switches every "
+                            "hook off; accept at most LANG LC_* (Debian's default)")]
+    return [Line(True, f"sshd ({config}) accepts only {' '.join(accepted) or 'no'} client "
+                       f"variables for {account}")]
 
 
 # -- the account git runs as ------------------------------------------------------

@@ -45,7 +45,8 @@ def hook_script(host: str, identity_env: Optional[str], python: str = sys.execut
 
 
 def install(repo: str, host: Optional[str] = None, identity_env: Optional[str] = None,
-            force: bool = False, directory: Optional[str] = None) -> Tuple[List[str], int]:
+            force: bool = False, directory: Optional[str] = None,
+            sshd_config: str = doctor.SSHD_CONFIG) -> Tuple[List[str], int]:
     """(what to print, exit code): 0 installed, 1 installed but some repository
     is still not guarded (gitolite)."""
     if host is None:
@@ -57,7 +58,7 @@ def install(repo: str, host: Optional[str] = None, identity_env: Optional[str] =
         raise InstallError(f"--identity-env is for ssh and plain hosts: {host} sets "
                            f"{HOSTS[host].pusher_variable} itself")
     if host == "gitolite":
-        lines, code = _install_gitolite(repo, force)
+        lines, code = _install_gitolite(repo, force, sshd_config)
         return said + lines, code
     if host == "ghes":
         return said + _install_ghes(repo), 0
@@ -67,7 +68,7 @@ def install(repo: str, host: Optional[str] = None, identity_env: Optional[str] =
         target = _target(git, repo, directory or HOSTS[host].hook_dir)
         said += _write_hook(target, hook_script(host, identity_env), force)
         said += [f"warning: {problem}" for problem in
-                 doctor.setup_problems(git, repo, host, identity_env, target)]
+                 doctor.setup_problems(git, repo, host, identity_env, target, sshd_config)]
     finally:
         git.close()
     return said, 0
@@ -201,7 +202,7 @@ def _activate_local_code(gitolite: Gitolite) -> Tuple[str, List[str]]:
                    f"(the file before is {gitolite.rc + BACKUP_SUFFIX})"]
 
 
-def _install_gitolite(repo: str, force: bool) -> Tuple[List[str], int]:
+def _install_gitolite(repo: str, force: bool, sshd_config: str) -> Tuple[List[str], int]:
     gitolite = Gitolite(os.environ.get("HOME") or os.path.expanduser("~"))
     local, said = _activate_local_code(gitolite)
     script = hook_script("gitolite", None)
@@ -221,7 +222,8 @@ def _install_gitolite(repo: str, force: bool) -> Tuple[List[str], int]:
         unguarded = doctor.hook_problems(path)
         git = Git(path)
         try:
-            problems = unguarded + doctor.setup_problems(git, path, "gitolite", None)
+            problems = unguarded + doctor.setup_problems(git, path, "gitolite", None,
+                                                         sshd_config=sshd_config)
         finally:
             git.close()
         said += [f"{'not guarded' if problem in unguarded else 'warning'}: "

@@ -199,6 +199,10 @@ class Sshd:
     folder: Path
     log: Path
 
+    @property
+    def config(self) -> Path:
+        return self.folder / "sshd_config"
+
     def _argv(self, key: Path, options: Sequence[str]) -> List[str]:
         argv = ["ssh", "-F", "/dev/null", "-i", str(key), "-p", str(self.port),
                 "-o", "IdentitiesOnly=yes", "-o", f"UserKnownHostsFile={self.folder}/known_hosts",
@@ -224,6 +228,8 @@ class Sshd:
                               timeout=60)
 
 
+# LANG LC_* is Debian's default; the rest names every host's pusher variable
+ACCEPT_ENV = "LANG LC_* GL_* REMOTE_USER GITEA_* GITHUB_*"
 SSHD_CONFIG = """\
 Port {port}
 ListenAddress 127.0.0.1
@@ -237,18 +243,21 @@ KbdInteractiveAuthentication no
 AuthorizedKeysFile .ssh/authorized_keys
 StrictModes yes
 AllowUsers {users}
-# the client's variables are accepted, so spoofing by SetEnv is really attempted
-AcceptEnv *
+# every host's pusher variable is accepted from the client, so spoofing by SetEnv
+# is really attempted; git's and Perl's are not (README: Per server)
+AcceptEnv {accept_env}
 PermitUserEnvironment REMOTE_USER
 LogLevel VERBOSE
 """
 
 
 @contextlib.contextmanager
-def sshd(folder: Path, users: Sequence[str], *, wait_s: float = 10.0) -> Iterator[Sshd]:
+def sshd(folder: Path, users: Sequence[str], *, wait_s: float = 10.0,
+         accept_env: str = ACCEPT_ENV) -> Iterator[Sshd]:
     """``/usr/sbin/sshd -D -e`` with its own config and host key in ``folder``, on
-    127.0.0.1 at a free port, letting in only ``users``. Stopped by its pid on
-    exit (its session children with it); raises if it is still there."""
+    127.0.0.1 at a free port, letting in only ``users`` and the client variables
+    ``accept_env`` names. Stopped by its pid on exit (its session children with
+    it); raises if it is still there."""
     from testing.server import free_port, listening
 
     folder = Path(folder)
@@ -260,7 +269,8 @@ def sshd(folder: Path, users: Sequence[str], *, wait_s: float = 10.0) -> Iterato
     for _attempt in range(3):  # another process may take the port first
         port = free_port()
         config = folder / "sshd_config"
-        config.write_text(SSHD_CONFIG.format(port=port, folder=folder, users=" ".join(users)))
+        config.write_text(SSHD_CONFIG.format(port=port, folder=folder, users=" ".join(users),
+                                             accept_env=accept_env))
         subprocess.run(["/usr/sbin/sshd", "-t", "-f", str(config)], check=True)
         with open(log, "ab") as sink:
             process = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(config)],

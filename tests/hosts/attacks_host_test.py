@@ -24,9 +24,9 @@ import pytest
 
 from testing import hosts as shared
 from testing.git import clean_environment, commit, git, init_repo
-from testing.hosts import (SEEDS, SIGNERS, Site, authorize, client_env, gitolite_host,
-                           gone, keygen, last_line, public, run_as, sshd, system_account,
-                           world_base)
+from testing.hosts import (SEEDS, SIGNERS, Site, authorize, client_env, doctor_verdict,
+                           gitolite_host, gone, keygen, last_line, public, run_as, sshd,
+                           system_account, world_base)
 from testing.server import Push
 
 numbers = itertools.count()
@@ -92,7 +92,8 @@ class SshHost:
         return repo
 
     def doctor(self, repo):
-        return subprocess.run([str(self.python), "-m", "oracle_guard", "doctor", str(repo)],
+        return subprocess.run([str(self.python), "-m", "oracle_guard", "doctor", str(repo),
+                               "--sshd-config", str(self.sshd.config)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               cwd="/", timeout=120)
 
@@ -111,8 +112,8 @@ def keys(tmp_path_factory):
 @pytest.fixture(scope="module")
 def ssh_host(hosts_base, hook_python, keys):
     """README's plain-ssh recipe: git-shell, `restrict,environment="REMOTE_USER=NAME"`
-    on every key, `PermitUserEnvironment REMOTE_USER` (and AcceptEnv *, as every
-    host test runs sshd)."""
+    on every key, `PermitUserEnvironment REMOTE_USER`, and an AcceptEnv that takes
+    every host's pusher variable but none of git's (testing.hosts.ACCEPT_ENV)."""
     with clean_environment(), system_account("oga", shell="/usr/bin/git-shell",
                                              base=hosts_base) as account:
         authorize(account, [f'restrict,environment="REMOTE_USER={name}" {public(key)}'
@@ -138,10 +139,10 @@ def ssh_site(ssh_host, tmp_path):
 
 # -- the client's environment through sshd's AcceptEnv ---------------------------------
 def test_ssh_setenv_git_config_count_cannot_switch_the_hook_off(ssh_site):
-    """HOLE: under `AcceptEnv *` (the tested setup, which doctor calls guarded) bob
-    sends GIT_CONFIG_COUNT/KEY/VALUE with SetEnv; git-shell hands them to
-    git-receive-pack, whose core.hooksPath then points at an empty folder, so no
-    pre-receive runs and bob's seed rewrite lands on main."""
+    """bob sends GIT_CONFIG_COUNT/KEY/VALUE naming core.hooksPath with SetEnv; under
+    `AcceptEnv *` git-shell would hand them to git-receive-pack and no hook would
+    run (test_accept_env_star_is_a_door_doctor_names); under README's AcceptEnv
+    they never arrive."""
     before = ssh_site.rev("refs/heads/main")
     ssh_site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
     pushed = ssh_site.push("bob", "HEAD:refs/heads/main", ssh_options=[
@@ -152,7 +153,7 @@ def test_ssh_setenv_git_config_count_cannot_switch_the_hook_off(ssh_site):
 
 
 def test_ssh_setenv_git_config_parameters_cannot_switch_the_hook_off(ssh_site):
-    """HOLE: the same with GIT_CONFIG_PARAMETERS="'core.hookspath'='/nonexistent'"."""
+    """The same with GIT_CONFIG_PARAMETERS="'core.hookspath'='/nonexistent'"."""
     before = ssh_site.rev("refs/heads/main")
     ssh_site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
     pushed = ssh_site.push("bob", "HEAD:refs/heads/main", ssh_options=[
@@ -163,11 +164,11 @@ def test_ssh_setenv_git_config_parameters_cannot_switch_the_hook_off(ssh_site):
 
 def test_ssh_setenv_config_gives_the_agent_no_command_on_the_git_account(ssh_host, ssh_site,
                                                                           tmp_path):
-    """HOLE: git-shell is meant to give bob no command on the account. Through
-    SetEnv (AcceptEnv *) he sets command-line config for git-upload-pack, and
-    uploadpack.packObjectsHook (honoured from command-line config) runs what he
-    names as the account that owns the repository: with it he sets core.hooksPath
-    in the repository's own config, and every later push, anyone's, is unjudged."""
+    """git-shell gives bob no command on the account. Under `AcceptEnv *` SetEnv
+    would set command-line config for git-upload-pack, whose
+    uploadpack.packObjectsHook runs what he names as the account that owns the
+    repository (core.hooksPath in its config: every later push unjudged); under
+    README's AcceptEnv it never arrives."""
     marker = ssh_host.account.home / "pwned"
     evil = ("git config core.hooksPath /nonexistent; touch " + str(marker) + "; ")
     clone = tmp_path / "fetch"
@@ -190,10 +191,10 @@ def test_ssh_setenv_config_gives_the_agent_no_command_on_the_git_account(ssh_hos
 
 
 def test_ssh_setenv_oracle_guard_now_cannot_move_the_hooks_clock(ssh_host, tmp_path):
-    """HOLE: README says the clock is the server's (or ORACLE_GUARD_NOW), and the
-    hook reads ORACLE_GUARD_NOW from its environment, which bob fills with SetEnv
-    under AcceptEnv *. A quarantine entry that has expired rejects every push until
-    an owner renews it; bob turns the clock back and his push goes through."""
+    """A quarantine entry that has expired rejects every push until an owner renews
+    it; bob's SetEnv ORACLE_GUARD_NOW=<past> turns no clock back: sshd does not take
+    it, and a hook installed with --host reads the server's clock whatever its
+    environment says (tests/identity_test.py shows the second on its own)."""
     name = f"a{next(numbers)}"
     ssh_host.create(name)
     site = ssh_host.site(name, tmp_path)
@@ -541,16 +542,18 @@ def gl_site(request, gitolite, hook_python, tmp_path):
                 lambda *a: host.run("git", "--git-dir", repo, *a, check=False))
     site.name = name
     site.seed("GL_USER")
-    proc = host.run(hook_python, "-m", "oracle_guard", "doctor", repo, check=False)
+    proc = subprocess.run([str(hook_python), "-m", "oracle_guard", "doctor", str(repo),
+                           "--sshd-config", str(host.sshd.config)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, cwd="/", timeout=120)
     assert proc.returncode == 0 and last_line(proc.stdout) == f"guarded: {repo}", proc.stdout
     return site
 
 
 def test_gitolite_setenv_git_config_cannot_switch_every_hook_off(gitolite, gl_site):
-    """HOLE: gitolite-shell passes sshd's AcceptEnv variables on to git-receive-pack:
-    with GIT_CONFIG_COUNT naming core.hooksPath no hook runs, neither oracle-guard's
-    pre-receive nor gitolite's own update hook, so bob (RW, not RW+) even
-    force-pushes main to a rewritten seed history."""
+    """gitolite-shell passes sshd's AcceptEnv variables on to git-receive-pack: under
+    `AcceptEnv *`, GIT_CONFIG_COUNT naming core.hooksPath switches off every hook,
+    gitolite's own update hook too (bob, RW, would force-push main). README's
+    AcceptEnv takes none of git's variables."""
     before = gl_site.rev("refs/heads/main")
     gl_site.reset_to_root()
     git(gl_site.client, "reset", "-q", "--soft", "HEAD")
@@ -565,9 +568,9 @@ def test_gitolite_setenv_git_config_cannot_switch_every_hook_off(gitolite, gl_si
 
 @pytest.mark.parametrize("gl_site", ["t"], indirect=True, ids=["common-hook"])
 def test_gitolite_setenv_perl_variables_give_the_agent_no_command(gitolite, gl_site):
-    """HOLE: gitolite's forced command is a Perl script; PERL5OPT=-d with PERL5DB,
-    sent by SetEnv under AcceptEnv *, runs bob's Perl as the gitolite account
-    (which owns the hooks and ~/.gitolite.rc): he can switch the gate off for good."""
+    """gitolite's forced command is a Perl script; PERL5OPT=-d with PERL5DB, sent
+    by SetEnv under `AcceptEnv *`, would run bob's Perl as the gitolite account.
+    README's AcceptEnv takes no PERL* variable."""
     marker = gitolite.account.home / "pwned-by-perl"
     option = ('SetEnv=PERL5OPT=-d "PERL5DB=BEGIN{open(F,q(>),q(' + str(marker) +
               '));close(F)}"')
@@ -832,3 +835,34 @@ def test_concurrent_pushes_leave_no_rewrite_on_main(ssh_site):
     after = ssh_site.rev("refs/heads/main")
     assert after in (before, specs[-1])
     assert server_blob(ssh_site, f"refs/heads/main:{SEEDS}") == "[1, 2]\n"
+
+
+# -- AcceptEnv *: a door no hook can close, which doctor names ---------------------------
+@pytest.fixture
+def star_host(hosts_base, hook_python, keys):
+    """The plain-ssh recipe with sshd's `AcceptEnv *`."""
+    with system_account("ogz", shell="/usr/bin/git-shell", base=hosts_base) as account:
+        authorize(account, [f'restrict,environment="REMOTE_USER={name}" {public(key)}'
+                            for name, key in keys.items()])
+        with sshd(hosts_base / f"sshd-{account.name}", [account.name],
+                  accept_env="*") as server:
+            yield SshHost(account, server, keys, hook_python)
+            pid = server.process.pid
+    assert gone(pid)
+
+
+def test_accept_env_star_is_a_door_doctor_names(star_host, tmp_path):
+    name = f"z{next(numbers)}"
+    repo = star_host.create(name)
+    site = star_host.site(name, tmp_path)
+    site.seed("REMOTE_USER")
+    said = doctor_verdict(star_host.doctor(repo), repo, False,
+                          "accepts the client's variables * (AcceptEnv)")
+    assert any("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath switches every hook off"
+               in line for line in said), said
+    # what it names is real: the client's git configuration switches the hook off
+    site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
+    pushed = site.push("bob", "HEAD:refs/heads/main", ssh_options=[
+        "SetEnv=GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath "
+        "GIT_CONFIG_VALUE_0=/nonexistent"])
+    assert pushed.rc == 0 and "oracle-guard" not in pushed.stderr, pushed.stderr

@@ -56,12 +56,14 @@ class Host:
 
     def install(self, repo, *args, python=None):
         return subprocess.run([str(python or self.python), "-m", "oracle_guard",
-                               "install-pre-receive", str(repo), "--host", "ssh", *args],
+                               "install-pre-receive", str(repo), "--host", "ssh",
+                               "--sshd-config", str(self.sshd.config), *args],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               cwd="/", timeout=120)
 
     def doctor(self, repo):
-        return subprocess.run([str(self.python), "-m", "oracle_guard", "doctor", str(repo)],
+        return subprocess.run([str(self.python), "-m", "oracle_guard", "doctor", str(repo),
+                               "--sshd-config", str(self.sshd.config)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               cwd="/", timeout=120)
 
