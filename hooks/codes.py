@@ -138,6 +138,13 @@ CODES: Dict[str, Code] = {
         "really should go",
         "oracle-guard: refs/heads/main: ref-deleted: deleting protected refs/heads/main is "
         "not allowed"),
+    "ref-at-old-commit": Code(
+        "pre-receive", "a non-owner's push creates a protected ref at an older commit of the "
+        "default branch, whose tree was never judged as a tip",
+        "create it at the default branch's tip (or on new commits, which are judged); an "
+        "owner creates a ref at an older commit",
+        "oracle-guard: refs/tags/v1 (3782a5f0c1d2): ref-at-old-commit: 3782a5f0c1d2 is an older "
+        "commit of refs/heads/main; its tree was never judged on its own"),
     "replace-ref": Code(
         "pre-receive", "a non-owner's push creates, moves or deletes a refs/replace/* ref",
         "push no replace refs: they change what 'git show', archives and mirror clones "

@@ -197,6 +197,11 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
         # default branch already has were judged when they landed there
         old_commit = None if update.created else git.resolve_commit(update.old)
         pending = git.history(new_commit, [c for c in (old_commit, default_tip) if c])
+    if update.created and not owner:
+        old_commit_finding = _at_old_commit(git, update, new_commit, default_tip, rules_ref,
+                                            contract)
+        if old_commit_finding is not None:
+            return RefVerdict(update, [(new_commit[:12], old_commit_finding)], notes)
     results = judge(contract, base, candidate, now, hooks)
     findings: List[Tuple[Optional[str], Finding]] = [
         (new_commit[:12], f) for result in results for f in result.findings
@@ -214,6 +219,31 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
     findings.extend((new_commit[:12], f) for f in net)
     findings.extend((commit[:12] or None, f) for commit, f in per_commit)
     return RefVerdict(update, findings, notes)
+
+
+def _at_old_commit(git: Git, update: RefUpdate, new_commit: str, default_tip: Optional[str],
+                   rules_ref: Optional[str], contract) -> Optional[Finding]:
+    """A new ref at an older commit of the default branch is compared with its
+    merge-base, which is that commit: nothing is judged. Its tree was judged only
+    as part of a range whose tip may have undone it (an oracle edit, then its
+    revert), so only an owner (an owner-signed commit, or an owner by variable)
+    points a new protected ref there."""
+    if default_tip is None or new_commit == default_tip \
+            or not git.is_ancestor(new_commit, default_tip):
+        return None
+    from oracle_guard.authority import Authority
+    from oracle_guard.gitio import Commit
+
+    authority = Authority.of(contract, git) if contract is not None else None
+    if authority is not None:
+        parents = tuple(git.run("rev-list", "--parents", "-n", "1", new_commit)
+                        .decode().split()[1:])
+        if authority.why_not(Commit(new_commit, parents, [])) is None:
+            return None
+    branch = rules_ref or "the default branch"
+    return Finding(HOOK, "ref-at-old-commit", None,
+                   f"{new_commit[:12]} is an older commit of {branch}; its tree was never "
+                   "judged on its own")
 
 
 def _base_of(git: Git, update: RefUpdate, new_commit: str, default_tip: Optional[str],

@@ -73,3 +73,21 @@ def test_no_push_adds_owners_to_an_ownerless_contract_but_the_server_admin_can(t
     assert push(client, "main").rc == 0
     commit(client, {"seeds/a.json": "[1, 2, 3]\n"}, "unsigned append")
     assert push(client, "main").rc != 0
+
+
+def test_a_tag_at_an_older_owner_signed_commit_needs_no_owner_to_push_it(tmp_path):
+    """ref-at-old-commit: an older commit of main may get a new protected ref from
+    anyone when an owner signed it; an unsigned one only from an owner."""
+    key = owner_key(tmp_path)
+    server = make_server(tmp_path / "srv.git")
+    client = make_client(tmp_path / "work", server)
+    unsigned = commit(client, {".oracle-guard.yaml": SIGNED_CONTRACT, SIGNERS: signers_line(key),
+                               "seeds/a.json": "[1]\n", "src/app.py": ""}, "the oracle")
+    assert push(client, "main").rc == 0
+    signed = signed_commit(client, key, {"seeds/a.json": "[1, 2]\n"}, "append a seed")
+    assert push(client, "main").rc == 0
+    commit(client, {"src/app.py": "v2\n"}, "code")
+    assert push(client, "main").rc == 0
+    assert push(client, f"{signed}:refs/tags/v1").rc == 0
+    p = push(client, f"{unsigned}:refs/tags/v0")
+    assert p.rc != 0 and "ref-at-old-commit" in p.stderr, p.stderr

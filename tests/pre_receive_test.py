@@ -1327,3 +1327,32 @@ def test_git_graft_file_in_the_hooks_environment_changes_nothing(repos, tmp_path
     # near miss: the same environment, main's own tip
     proc = run_pre_receive(repos.server, updates((main_tip, main_tip, MAIN)), env=env)
     assert proc.returncode == 0, proc.stderr
+
+
+# -- a new protected ref at an older commit of the default branch -----------------------
+def _rewrite_then_undo(repos) -> str:
+    """bob's two commits on main: a seed rewrite, then its undoing. The push is
+    accepted (the recorded tree is judged, and it is unchanged); the rewrite stays
+    in main's history. Returns the rewriting commit."""
+    middle = commit(repos.client, {SEEDS: [1, 9]}, "rewrite a seed")
+    commit(repos.client, {SEEDS: [1, 2]}, "undo it")
+    accepted(push(repos.client, "main", env=BOB))
+    return middle
+
+
+@pytest.mark.parametrize("ref", ["refs/tags/v1", "refs/heads/release"])
+def test_a_new_protected_ref_at_an_older_commit_of_main_is_an_owners(repos, ref):
+    middle = _rewrite_then_undo(repos)
+    p = push(repos.client, f"{middle}:{ref}", env=BOB)
+    rejected(p, f"{ref}: -: ref-at-old-commit")
+    assert (f"oracle-guard: {ref} ({middle[:12]}): ref-at-old-commit: {middle[:12]} is an "
+            "older commit of refs/heads/main; its tree was never judged on its own") in p.guard
+    assert repos.tip(ref) is None
+    accepted(push(repos.client, f"{middle}:{ref}", env=ALICE))  # an owner may
+
+
+def test_a_new_ref_at_mains_tip_or_on_new_commits_is_judged_as_usual(repos):
+    _rewrite_then_undo(repos)
+    accepted(push(repos.client, "main:refs/tags/v2", env=BOB))  # the tip: its tree was judged
+    commit(repos.client, {"src/app.py": "print('v3')\n"}, "new work")
+    accepted(push(repos.client, "HEAD:refs/heads/topic", env=BOB))  # new commits: judged

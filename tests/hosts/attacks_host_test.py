@@ -357,13 +357,11 @@ def test_force_push_back_to_before_an_owners_seed_append_is_rejected(ssh_site):
 
 @pytest.mark.parametrize("ref", ["refs/tags/v1", "refs/heads/release"])
 def test_a_rewrite_undone_in_the_next_commit_gives_no_protected_ref_at_it(ssh_site, ref):
-    """HOLE: bob pushes two commits to main: one rewrites seeds/a.json, the next
-    undoes it. Net, main's seeds do not change, and history.py deliberately lets an
-    edit a later commit of the range undoes pass. But the rewriting commit is now in
-    main's history, so a new protected ref created at it is compared with its
-    merge-base with main, which is itself: an empty difference. bob gets a release
-    tag (or a protected branch, on which every later push is compared with the
-    rewritten seeds) that no owner approved."""
+    """bob pushes two commits to main: one rewrites seeds/a.json, the next undoes
+    it. Net, main's seeds do not change, and an edit a later commit of the range
+    undoes passes (what is recorded is the tip). The rewriting commit is in main's
+    history then, and a new ref there is compared with its merge-base, itself: so
+    a non-owner may not create one there (ref-at-old-commit)."""
     before = ssh_site.rev("refs/heads/main")
     ssh_site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
     middle = git(ssh_site.client, "rev-parse", "HEAD").strip()
