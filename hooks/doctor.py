@@ -81,7 +81,7 @@ def inspect(git: Git, repo: str, directory: Optional[str] = None,
 
 
 def setup_problems(git: Git, repo: str, host: str, identity_env: Optional[str],
-                   hook_path: str = "", sshd_config: str = SSHD_CONFIG) -> List[str]:
+                   hook_path: str = "", sshd_config: Optional[str] = SSHD_CONFIG) -> List[str]:
     """What the installer warns about once the hook is in place."""
     hook = Hook(hook_path, host=host, identity_env=identity_env)
     lines = (_head(git, repo) + _identity(git, host, identity_env) + _fsck(git, repo)
@@ -359,11 +359,15 @@ def _shallow(git: Git, repo: str) -> List[Line]:
 
 
 # -- sshd, for the hosts it serves -------------------------------------------------
-def _sshd(repo: str, host: Optional[str], config: str) -> List[Line]:
+def sshd_problems(repo: str, host: Optional[str], config: str) -> List[str]:
+    return [line.text for line in _sshd(repo, host, config) if not line.ok]
+
+
+def _sshd(repo: str, host: Optional[str], config: Optional[str]) -> List[Line]:
     """sshd hands a client's SetEnv to git-shell and gitolite-shell, hence to
     git-receive-pack, for every name AcceptEnv takes: GIT_CONFIG_* there switches
     every hook off, and no hook can see that happen."""
-    if host not in ("ssh", "gitolite"):
+    if host not in ("ssh", "gitolite") or config is None:
         return []
     account = _account_name(os.stat(repo).st_uid)
     try:

@@ -223,12 +223,15 @@ def _install_gitolite(repo: str, force: bool, sshd_config: str) -> Tuple[List[st
         git = Git(path)
         try:
             problems = unguarded + doctor.setup_problems(git, path, "gitolite", None,
-                                                         sshd_config=sshd_config)
+                                                         sshd_config=None)
         finally:
             git.close()
         said += [f"{'not guarded' if problem in unguarded else 'warning'}: "
                  f"{os.path.basename(path)}: {problem}" for problem in problems]
         code = 1 if unguarded else code
+    # one sshd serves every repository of the account: said once
+    said += [f"warning: {problem}" for problem in
+             doctor.sshd_problems(gitolite.home, "gitolite", sshd_config)]
     return said, code
 
 
