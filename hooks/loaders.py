@@ -4,9 +4,11 @@ JSON: duplicate keys, NaN/Infinity, invalid UTF-8, a byte-order mark, trailing
 data and nesting deeper than MAX_DEPTH are rejected.
 YAML: safe scalars only (YAML 1.2 core booleans ``true``/``false``; ``yes``,
 ``no``, ``on``, ``off`` stay strings; unquoted dates stay strings; ``010``,
-``1:30`` and ``1_000`` stay strings rather than YAML 1.1 numbers), no
+``1:30`` and ``1_000`` stay strings rather than YAML 1.1 numbers; an explicit
+``!!int``/``!!float``/``!!bool``/``!!null`` only on a value of that form), no
 anchors, aliases, merge keys or custom tags, one document per file, no
-duplicate keys.
+duplicate keys; YAML 1.2 syntax errors PyYAML lets through are errors too
+(yaml-test-suite, tests/yaml_suite_test.py).
 """
 from __future__ import annotations
 
@@ -268,40 +270,201 @@ def _bounded_int(literal: str) -> int:
 # -- YAML --------------------------------------------------------------------
 _yaml_loader = None
 
+# The scalars a plain (untagged) YAML value resolves to, as in the YAML 1.2 core
+# schema minus its guesses: only true/false are booleans; ``010`` (YAML 1.1
+# octal 8), ``1:30`` (sexagesimal 90), ``1_000`` and ``0o17`` stay strings.
+# An explicit standard tag (``!!int 7``) is held to the same forms.
+_CORE_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+_CORE_INT = re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*)|0x[0-9a-fA-F]+)$")
+_CORE_FLOAT = re.compile(
+    r"^(?:[-+]?(?:(?:0|[1-9][0-9]*)\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+    r"|[-+]?(?:0|[1-9][0-9]*)[eE][-+]?[0-9]+"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+_CORE_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_DECIMAL_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
+_TAG_FORMS = {  # tag: (its short form, what it accepts, the patterns of that)
+    "tag:yaml.org,2002:bool": ("!!bool", "true or false", (_CORE_BOOL,)),
+    "tag:yaml.org,2002:int": ("!!int", "a decimal integer without leading zeros, or 0x hex",
+                              (_CORE_INT,)),
+    "tag:yaml.org,2002:float": ("!!float", "a decimal number", (_CORE_FLOAT, _DECIMAL_INT)),
+    "tag:yaml.org,2002:null": ("!!null", "null, ~ or nothing", (_CORE_NULL,)),
+}
+_BREAKS = "\r\n\x85\u2028\u2029"
+_BLANK_OR_END = "\0 \t" + _BREAKS
+
 
 def _make_loader():
     import yaml
+    from yaml.scanner import ScannerError, ScalarToken
 
     class StrictResolver(yaml.resolver.BaseResolver):
         yaml_implicit_resolvers: Dict[Any, Any] = {}
 
-    StrictResolver.add_implicit_resolver(
-        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"),
-        list("tTfF"))
-    # Numbers as in YAML 1.2 core, minus the YAML 1.1 guesses PyYAML makes:
-    # ``010`` (octal 8), ``1:30`` (sexagesimal 90) and ``1_000`` stay strings.
-    StrictResolver.add_implicit_resolver(
-        "tag:yaml.org,2002:int", re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*)|0x[0-9a-fA-F]+)$"),
-        list("-+0123456789"))
-    StrictResolver.add_implicit_resolver(
-        "tag:yaml.org,2002:float", re.compile(
-            r"^(?:[-+]?(?:(?:0|[1-9][0-9]*)\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
-            r"|[-+]?(?:0|[1-9][0-9]*)[eE][-+]?[0-9]+"
-            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
-        list("-+0123456789."))
-    for tag in ("tag:yaml.org,2002:null", "tag:yaml.org,2002:merge"):
-        for key, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items():
-            for res_tag, regexp in resolvers:
-                if res_tag == tag:
-                    StrictResolver.yaml_implicit_resolvers.setdefault(key, []).append(
-                        (res_tag, regexp))
+    StrictResolver.add_implicit_resolver("tag:yaml.org,2002:bool", _CORE_BOOL, list("tTfF"))
+    StrictResolver.add_implicit_resolver("tag:yaml.org,2002:int", _CORE_INT,
+                                         list("-+0123456789"))
+    StrictResolver.add_implicit_resolver("tag:yaml.org,2002:float", _CORE_FLOAT,
+                                         list("-+0123456789."))
+    StrictResolver.add_implicit_resolver("tag:yaml.org,2002:null", _CORE_NULL,
+                                         ["~", "n", "N", ""])
+    for key, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items():
+        for res_tag, regexp in resolvers:
+            if res_tag == "tag:yaml.org,2002:merge":
+                StrictResolver.yaml_implicit_resolvers.setdefault(key, []).append(
+                    (res_tag, regexp))
 
-    class StrictLoader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser,
+    class StrictScanner(yaml.scanner.Scanner):
+        """PyYAML's scanner, held to YAML 1.2 where it lets errors through
+        (yaml-test-suite): a comment needs white space before ``#``; ``-`` is no
+        entry inside a flow collection; lines inside a flow collection or a
+        quoted scalar are indented more than the block around them; a block
+        scalar's leading empty lines hold no more spaces than its first line;
+        ``?x`` in a flow collection is a plain scalar, not a key."""
+
+        def no_comment_here(self) -> None:
+            if self.column and self.buffer[self.pointer - 1] not in " \t":
+                raise ScannerError(None, None, "a comment needs a space before '#'",
+                                   self.get_mark())
+
+        def under_indented(self, what: str, start_mark=None) -> None:
+            raise ScannerError(
+                f"while scanning {what}" if start_mark else None, start_mark,
+                f"a line inside {what} must be indented by more than {self.indent} "
+                "space(s), the block it is in (a tab does not indent)", self.get_mark())
+
+        def flow_line_ok(self, ch: str) -> bool:
+            """A new line inside a flow collection: indented more than the block
+            around it, or blank, or a comment; or the closing bracket alone at
+            the block's column: ``key: [`` ... ``]`` is not YAML 1.2, but it is
+            unambiguous, common, and what PyYAML always read, so it stays."""
+            return self.column > self.indent or ch in "\0\t#" + _BREAKS \
+                or (ch in "]}" and self.column == self.indent)
+
+        def scan_to_next_token(self):
+            if self.index == 0 and self.peek() == "\uFEFF":
+                self.forward()
+            new_line = False
+            while True:
+                while self.peek() == " ":
+                    self.forward()
+                ch = self.peek()
+                if ch == "#":
+                    self.no_comment_here()
+                    while self.peek() not in "\0" + _BREAKS:
+                        self.forward()
+                elif new_line and self.flow_level and not self.flow_line_ok(ch):
+                    self.under_indented("a flow collection")
+                if self.scan_line_break():
+                    new_line = True
+                    if not self.flow_level:
+                        self.allow_simple_key = True
+                else:
+                    return
+
+        def check_key(self):
+            # '?' is the key indicator only before white space, in flow too:
+            # ``[?x]`` holds the string '?x' (YAML 1.2)
+            return self.peek(1) in _BLANK_OR_END
+
+        def check_plain(self):
+            ch = self.peek()
+            if ch not in "\0 \t\r\n\x85\u2028\u2029-?:,[]{}#&*!|>'\"%@`":
+                return True
+            following = self.peek(1)
+            if following in _BLANK_OR_END:
+                return False
+            if self.flow_level:
+                return ch in "-?" and following not in ",[]{}"
+            return ch in "-?:"
+
+        def fetch_block_entry(self):
+            if self.flow_level:
+                raise ScannerError(None, None, "a '-' entry is not allowed inside a flow "
+                                   "collection (quote it)", self.get_mark())
+            super().fetch_block_entry()
+
+        def scan_flow_scalar_breaks(self, double, start_mark):
+            chunks = []
+            while True:
+                prefix = self.prefix(3)
+                if prefix in ("---", "...") and self.peek(3) in _BLANK_OR_END:
+                    raise ScannerError("while scanning a quoted scalar", start_mark,
+                                       "found unexpected document separator",
+                                       self.get_mark())
+                while self.peek() == " ":
+                    self.forward()
+                if self.column <= self.indent and self.peek() not in "\0" + _BREAKS:
+                    self.under_indented("a quoted scalar", start_mark)
+                while self.peek() in " \t":
+                    self.forward()
+                if self.peek() in _BREAKS:
+                    chunks.append(self.scan_line_break())
+                else:
+                    return chunks
+
+        def scan_block_scalar_indentation(self):
+            chunks = []
+            max_indent = empty_max = 0
+            end_mark = self.get_mark()
+            while self.peek() in " " + _BREAKS:
+                if self.peek() != " ":
+                    chunks.append(self.scan_line_break())
+                    end_mark = self.get_mark()
+                    empty_max = max_indent
+                else:
+                    self.forward()
+                    if self.column > max_indent:
+                        max_indent = self.column
+            if self.peek() != "\0" and max(self.indent + 1, 1) <= self.column < empty_max:
+                raise ScannerError(None, None, "a leading empty line of this block scalar "
+                                   f"has {empty_max} spaces, more than its first line "
+                                   f"({self.column})", self.get_mark())
+            return chunks, max_indent, end_mark
+
+        def scan_plain(self):
+            # PyYAML's, except that in a flow collection '?' is a character of
+            # the scalar (YAML 1.2) and its continuation lines are indented
+            # more than the block around them
+            chunks = []
+            start_mark = self.get_mark()
+            end_mark = start_mark
+            indent = self.indent + 1
+            spaces = []
+            flow = self.flow_level
+            while True:
+                length = 0
+                if self.peek() == "#":
+                    break
+                while True:
+                    ch = self.peek(length)
+                    if ch in _BLANK_OR_END \
+                            or (ch == ":" and self.peek(length + 1) in _BLANK_OR_END
+                                + (",[]{}" if flow else "")) \
+                            or (flow and ch in ",[]{}"):
+                        break
+                    length += 1
+                if length == 0:
+                    break
+                self.allow_simple_key = False
+                chunks.extend(spaces)
+                chunks.append(self.prefix(length))
+                self.forward(length)
+                end_mark = self.get_mark()
+                line = self.line
+                spaces = self.scan_plain_spaces(indent, start_mark)
+                if not spaces or self.peek() == "#" \
+                        or (not flow and self.column < indent):
+                    break
+                if flow and self.line != line and not self.flow_line_ok(self.peek()):
+                    self.under_indented("a flow collection")
+            return ScalarToken("".join(chunks), True, start_mark, end_mark)
+
+    class StrictLoader(yaml.reader.Reader, StrictScanner, yaml.parser.Parser,
                        yaml.composer.Composer, yaml.constructor.SafeConstructor,
                        StrictResolver):
         def __init__(self, stream):
             yaml.reader.Reader.__init__(self, stream)
-            yaml.scanner.Scanner.__init__(self)
+            StrictScanner.__init__(self)
             yaml.parser.Parser.__init__(self)
             yaml.composer.Composer.__init__(self)
             yaml.constructor.SafeConstructor.__init__(self)
@@ -315,6 +478,8 @@ def _make_loader():
             if getattr(event, "anchor", None):
                 raise LoadError(f"anchor &{event.anchor} is not allowed",
                                 event.start_mark.line + 1, event.start_mark.column + 1)
+            if isinstance(event, yaml.ScalarEvent) and event.tag == "!":
+                event.implicit = (False, False)  # '! 12' is the string "12" (YAML 1.2)
             # the composer recurses once a level: stop before Python's own limit
             self._depth = getattr(self, "_depth", 0) + 1
             try:
@@ -340,6 +505,11 @@ def load_yaml(data: bytes) -> Document:
         _yaml_loader = _make_loader()
     yaml, loader_cls = _yaml_loader
     text = decode_text(data)
+    end = len(text)
+    if text and text[-1] not in "\n\r":
+        # the end of the file ends its last line: a block scalar's last line
+        # of spaces is kept as a line, as in the YAML test suite
+        text += "\n"
     loader = loader_cls(text)
     try:
         node = loader.get_single_node()
@@ -352,6 +522,8 @@ def load_yaml(data: bytes) -> Document:
         message = exc.problem or exc.context or "invalid YAML"
         if "expected a single document" in str(exc):
             message = "more than one YAML document in the file"
+        if mark and mark.index > end:  # past the line end added above
+            raise LoadError(message, *_line_col(text, end)) from None
         raise LoadError(message, mark.line + 1 if mark else None,
                         mark.column + 1 if mark else None) from None
     except yaml.YAMLError as exc:
@@ -377,6 +549,11 @@ def _construct(loader, node, path: JsonPath, lines: Dict[JsonPath, int], depth: 
         if node.tag == "tag:yaml.org,2002:int" and \
                 len(node.value.lstrip("+-")) > MAX_INT_DIGITS:
             raise LoadError("integer has too many digits", line, column)
+        forms = _TAG_FORMS.get(node.tag)
+        if forms and not any(form.match(node.value) for form in forms[2]):
+            # only an explicit tag gets here (!!int abc, !!bool yes, !!null foo)
+            raise LoadError(f"{forms[0]} {node.value[:40]!r} is not {forms[1]} "
+                            "(YAML 1.2 core schema)", line, column)
         value = loader.construct_object(node, deep=True)
         if isinstance(value, float) and not math.isfinite(value):
             raise LoadError(f"{node.value} is not allowed", line, column)

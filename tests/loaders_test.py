@@ -249,6 +249,97 @@ def test_yaml_too_deep():
     assert err.line == 1
 
 
+
+# explicit standard tags: held to the forms the same value reads as untagged
+@pytest.mark.parametrize("text, tag, column", [
+    ("!!int abc", "!!int 'abc'", 4), ("!!int ''", "!!int ''", 4),
+    ("!!float abc", "!!float 'abc'", 4), ("!!bool maybe", "!!bool 'maybe'", 4),
+    # YAML 1.1 readings PyYAML gives them: octal 8, sexagesimal 90, true, null
+    ("!!int 010", "!!int '010'", 4), ("!!int 1:30", "!!int '1:30'", 4),
+    ("!!int 1_000", "!!int '1_000'", 4), ("!!bool yes", "!!bool 'yes'", 4),
+    ("!!null foo", "!!null 'foo'", 4), ("[1, !!int x]", "!!int 'x'", 8),
+])
+def test_yaml_standard_tag_on_a_value_of_another_type(text, tag, column):
+    err = rejects(load_yaml, f"b: 1\na: {text}\n".encode())
+    assert err.message.startswith(f"{tag} is not ") and "YAML 1.2 core schema" in err.message
+    assert (err.line, err.column) == (2, column)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("!!int 7", 7), ("!!int -3", -3), ("!!int 0x1F", 31), ('!!int "12"', 12),
+    ("!!float 1.5", 1.5), ("!!float 1", 1.0), ("!!float -2", -2.0), ("!!bool true", True),
+    ("!!bool False", False), ("!!null ~", None), ("!!null ''", None), ("!!null", None),
+    ("!!str 010", "010"), ("! 12", "12"), ("! true", "true"), ("!", ""),
+])
+def test_yaml_standard_and_non_specific_tags(text, value):
+    loaded = load_yaml(f"a: {text}\n".encode()).value["a"]
+    assert loaded == value and type(loaded) is type(value)
+
+
+# yaml-test-suite error cases PyYAML accepts (each with its suite id)
+@pytest.mark.parametrize("data, message, line, column", [
+    (b"a: [1]#c\n", "a comment needs a space before '#'", 1, 7),  # 9JBA
+    (b"a: [1,#c\n  2]\n", "a comment needs a space before '#'", 1, 7),  # CVW2
+    (b'a: "v"#c\n', "a comment needs a space before '#'", 1, 7),  # SU5Z
+    (b"a: 'v'#c\n", "a comment needs a space before '#'", 1, 7),
+    (b"a: [-, x]\n", "found character '-' that cannot start any token", 1, 5),  # G5U8
+    (b"a: [-]\n", "found character '-' that cannot start any token", 1, 5),  # YJV2
+    (b"a: [- x]\n", "a '-' entry is not allowed inside a flow collection (quote it)", 1, 5),
+    (b"flow: [a,\nb]\n", "a line inside a flow collection must be indented by more "
+     "than 0 space(s), the block it is in (a tab does not indent)", 2, 1),  # 9C9N
+    (b"a: [x\ny]\n", "a line inside a flow collection must be indented", 2, 1),
+    (b"a:\n  b: {c: 1,\n  d: 2}\n", "a line inside a flow collection must be indented "
+     "by more than 2", 3, 3),
+    (b"- - [a,\n  b]\n", "a line inside a flow collection must be indented by more than 2",
+     2, 3),
+    (b'q: "a\nb"\n', "a line inside a quoted scalar must be indented", 2, 1),  # QB6E
+    (b'q: "a\n\tb"\n', "a line inside a quoted scalar must be indented", 2, 1),  # DK95-01
+    (b"q: 'a\n  b\n c\nd'\n", "a line inside a quoted scalar must be indented", 4, 1),
+    (b"s: >\n \n  \n   \n # c\n", "a leading empty line of this block scalar has 3 "
+     "spaces, more than its first line (1)", 5, 2),  # S98Z
+])
+def test_yaml_suite_errors_pyyaml_lets_through(data, message, line, column):
+    err = rejects(load_yaml, data)
+    assert err.message.startswith(message)
+    assert (err.line, err.column) == (line, column)
+
+
+@pytest.mark.parametrize("data, value", [
+    (b"[?x]\n", ["?x"]),  # HM87-01: '?' before a non-space is no key indicator
+    (b"{?x: 1, ? y: 2}\n", {"?x": 1, "y": 2}),
+    (b"[a?b, c ? d]\n", ["a?b", "c ? d"]),
+    (b"a: [-1, -x]\n", {"a": [-1, "-x"]}),
+    (b"- ! 12\n", ["12"]),  # S4JQ
+    (b"a: |\n  x\n   ", {"a": "x\n \n"}),  # L24T-01: the last line of spaces is a line
+    (b"- |+\n   ", ["\n"]),  # JEF9-02
+    (b"a: |\n  x", {"a": "x\n"}),
+    (b"a: |\n   \nb: 1\n", {"a": "", "b": 1}),  # only empty lines: no first line to exceed
+    (b"a: [1,\n  2]\nb: \"x\n  y\"\nc: 'x\n \ty'\n", {"a": [1, 2], "b": "x y", "c": "x y"}),
+    (b"[1,\n2]\n", [1, 2]),  # top level: no block to indent from
+    (b"a: b#c\n", {"a": "b#c"}),  # a '#' inside a plain scalar is no comment
+    (b"a: [\n  # a comment at any column\n# is fine\n  1]\n", {"a": [1]}),
+    # the closing bracket alone at the block's column: not YAML 1.2, kept on purpose
+    (b"a: [\n  1\n]\nb: {\n  c: 1\n}\n", {"a": [1], "b": {"c": 1}}),
+])
+def test_yaml_read_as_yaml_1_2(data, value):
+    assert load_yaml(data).value == value
+
+
+@pytest.mark.parametrize("data, line, column", [
+    (b"a: [1, 2", 1, 9), (b'a: "x', 1, 6), (b"a: 1\nb: [", 2, 5), (b"a: [1, 2\n", 2, 1),
+])
+def test_yaml_error_at_the_end_of_a_file_without_a_last_newline(data, line, column):
+    # the loader ends the last line itself: an error there stays on that line
+    assert (rejects(load_yaml, data).line, rejects(load_yaml, data).column) == (line, column)
+
+
+def test_yaml_closing_bracket_below_the_block_is_an_error():
+    err = rejects(load_yaml, b"a:\n  b: [\n    1\n]\n")
+    assert err.message.startswith("a line inside a flow collection must be indented by "
+                                  "more than 2")
+    assert (err.line, err.column) == (4, 1)
+
+
 # -- choosing a loader, printing a path -------------------------------------
 def test_load_by_name_picks_by_extension():
     assert load_by_name("x.yml", b"a: yes\n").value == {"a": "yes"}
