@@ -761,9 +761,6 @@ def unlockable_name(path: str) -> Optional[str]:
     return None
 
 
-_SUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) ([ *])(.+)$")
-
-
 def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
     """The lock's text with one more entry, in its own style and order."""
     from oracle_guard import fixture_lock, loaders, text_edit
@@ -785,6 +782,9 @@ def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
     if style == "digest":
         raise Refused(f"{lock} is a single-digest lock, which locks exactly one file: it "
                       f"cannot take {path} too (lock them in a JSON or sha256sum lock)")
+    why = fixture_lock.unexpressible(key, style)
+    if why:
+        raise Refused(f"{show_path(path)} {why}; {fixture_lock.remedy(style, key)}")
     fixtures = fixture_lock.fixture_files(entry, ws.index)
     try:
         parsed = fixture_lock.parse_lock(data, fixtures, root)
@@ -804,18 +804,19 @@ def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
         except text_edit.Unsafe as exc:
             raise unsafe(lock, str(exc)) from None
         return editor.text.encode("utf-8")
-    return _sum_lines_with(text, position, key, digest, lock).encode("utf-8")
+    return _sum_lines_with(text, position, key, digest).encode("utf-8")
 
 
-def _sum_lines_with(text: str, position: int, key: str, digest: str, lock: str) -> str:
-    if "\n" in key or "\\" in key:
-        raise unsafe(lock, f"{key!r} cannot be written on a sha256sum line")
+def _sum_lines_with(text: str, position: int, key: str, digest: str) -> str:
+    """``text`` with one more line, escaped as GNU sha256sum escapes it and in the form
+    (text, binary or tagged) of the lock's first line."""
+    from oracle_guard import fixture_lock
+
     lines = text.split("\n")
     final_newline = lines[-1] == ""
     if final_newline:
         lines.pop()
-    marks = [m.group(2) for m in map(_SUM_LINE.match, lines) if m]
-    lines.insert(position, f"{digest} {marks[0] if marks else ' '}{key}")
+    lines.insert(position, fixture_lock.sum_line(key, digest, fixture_lock.sum_form(text)))
     return "\n".join(lines) + ("\n" if final_newline or len(lines) == 1 else "")
 
 

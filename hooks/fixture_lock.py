@@ -15,9 +15,19 @@ from oracle_guard.revisions import Snapshot
 
 HOOK = "fixture-lock"
 _HEX = re.compile(r"^[0-9a-fA-F]{64}$")  # any case here; the schema then demands lowercase
-_SUM_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
+# GNU sha256sum's lines: '<hex>  <name>' (text mode), '<hex> *<name>' (-b) and
+# 'SHA256 (<name>) = <hex>' (--tag); each starts with '\' when the name holds a
+# backslash, LF or CR, written there as '\\', '\n' and '\r'. The greedy name of a
+# tagged line ends at its last ')', as GNU reads it.
+_SUM_LINE = re.compile(r"([0-9a-fA-F]{64}) ([ *])(.+)", re.DOTALL)
+_TAG_LINE = re.compile(r"SHA256 \((.+)\) = ([0-9a-fA-F]{64})", re.DOTALL)
+_OTHER_TAG = re.compile(r"([A-Za-z][A-Za-z0-9_-]*) ?\(")
+_UNESCAPE = {"\\": "\\", "n": "\n", "r": "\r"}
+_NOT_A_LINE = ("not a sha256sum line: '<sha256>  <path>', '<sha256> *<path>' or "
+               "'SHA256 (<path>) = <sha256>', with a leading '\\' when the path is escaped")
 _BAD_KEY = ("is not a normalized path relative to the lock's root (no leading '/', "
-            "no '.' or '..' parts, no '//', backslash or trailing '/')")
+            "no '.' or '..' parts, no '//' or trailing '/')")
+STDIN_NAME = "-"  # sha256sum -c reads standard input for this name, whatever the lock says
 
 
 class LockInvalid(Exception):
@@ -58,18 +68,118 @@ def pending_fixtures(entry: dict, paths: Iterable[str]) -> List[str]:
 
 
 def unlockable(entry: dict, snapshot: Snapshot) -> List[str]:
-    """Why `oracle-guard lock` cannot record some fixtures (outside the root, not a file)."""
+    """Why `oracle-guard lock` cannot record some fixtures (outside the root, not a file,
+    a name the lock's style cannot hold: see ``unexpressible``)."""
+    from oracle_guard.findings import show_path
+
     root = entry.get("root", "")
+    style = None
     problems = []
     for path in fixture_files(entry, snapshot):
         tree_entry = snapshot.entry(path)
+        key = relative_to(root, path)
         if not tree_entry.is_regular:
             kind = "a submodule" if tree_entry.mode == "160000" else "a symlink"
             problems.append(f"{path!r} is {kind}, not a regular file: replace or remove it")
-        elif relative_to(root, path) is None:
+        elif key is None:
             problems.append(f"{path!r} matches the fixture paths but lies outside the lock's "
                             f"root {root!r}: move it or fix the contract")
+        else:
+            style = style or new_lock_style(entry, snapshot)
+            why = unexpressible(key, style)
+            if why:
+                problems.append(f"{show_path(path)} {why}; {remedy(style, key)}")
     return problems
+
+
+def remedy(style: str, key: str) -> str:
+    """What to do about a name ``unexpressible`` refuses."""
+    if style == "sha256sum" and key == STDIN_NAME:
+        return "rename the file, or use a JSON lock"
+    return "rename the file"
+
+
+def unexpressible(key: str, style: str) -> Optional[str]:
+    """Why a lock of ``style`` cannot name ``key`` (None when it can). A lock is UTF-8
+    text, so no lock names a file whose name is not UTF-8; a sha256sum lock cannot name
+    '-' at its root, which ``sha256sum -c`` reads as standard input. Every other name
+    git can store fits: JSON escapes anything, a sha256sum line escapes '\\', LF and CR
+    as GNU does."""
+    try:
+        key.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not a valid UTF-8 file name: a lock (UTF-8 text) cannot name it"
+    if style == "sha256sum" and key == STDIN_NAME:
+        return ("is named '-' at the lock's root, which 'sha256sum -c' reads as standard "
+                "input: a sha256sum lock cannot name it")
+    return None
+
+
+def unescape_name(name: str) -> str:
+    """A name from a GNU escaped line ('\\\\', '\\n', '\\r'); ValueError for others."""
+    out, i = [], 0
+    while i < len(name):
+        ch = name[i]
+        if ch == "\\":
+            nxt = name[i + 1:i + 2]
+            if nxt not in _UNESCAPE:
+                raise ValueError(
+                    "the escaped path ends in a lone '\\'" if not nxt else
+                    f"'\\{nxt}' in an escaped path: sha256sum escapes only '\\\\', "
+                    "'\\n' and '\\r'")
+            out.append(_UNESCAPE[nxt])
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def escape_name(name: str) -> Tuple[str, str]:
+    """(prefix, name) as GNU sha256sum writes them: ('\\', escaped) when the name holds a
+    backslash, LF or CR, else ('', name)."""
+    if not any(ch in name for ch in "\\\n\r"):
+        return "", name
+    return "\\", name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def parse_sum_line(line: str) -> Tuple[str, str, str]:
+    """(digest, path, form) of one sha256sum line, form 'text', 'binary' or 'tag';
+    ValueError with the reason for anything else."""
+    escaped = line.startswith("\\")
+    body = line[1:] if escaped else line
+    match = _TAG_LINE.fullmatch(body)
+    if match:
+        name, digest = match.groups()
+        form = "tag"
+    else:
+        match = _SUM_LINE.fullmatch(body)
+        if not match:
+            other = _OTHER_TAG.match(body)
+            if other and other.group(1) != "SHA256" and not _HEX.match(body[:64]):
+                raise ValueError(f"a tagged {other.group(1)} line: a lock holds SHA-256 "
+                                 "digests ('SHA256 (<path>) = <sha256>')")
+            raise ValueError(_NOT_A_LINE)
+        digest, mark, name = match.groups()
+        form = "binary" if mark == "*" else "text"
+    return digest, unescape_name(name) if escaped else name, form
+
+
+def sum_line(key: str, digest: str, form: str = "text") -> str:
+    """One line as ``sha256sum`` (``-b`` for 'binary', ``--tag`` for 'tag') writes it."""
+    prefix, name = escape_name(key)
+    if form == "tag":
+        return f"{prefix}SHA256 ({name}) = {digest}"
+    return f"{prefix}{digest} {'*' if form == 'binary' else ' '}{name}"
+
+
+def sum_form(text: str) -> str:
+    """The form of a sha256sum lock's first line ('text' when it has none or is not one),
+    which `oracle-guard lock` and `lock --add` keep."""
+    try:
+        return parse_sum_line(text.split("\n", 1)[0])[2]
+    except ValueError:
+        return "text"
 
 
 def lock_style(text: str) -> str:
@@ -119,12 +229,12 @@ def parse_lock(data: bytes, fixtures: List[str], root: str, validated: bool = Fa
             if line.endswith("\r"):
                 raise LockInvalid("line ends in CR (CRLF line endings); commit the lock "
                                   "with LF endings", number)
-            match = _SUM_LINE.match(line)
-            if not match:
-                raise LockInvalid(
-                    "not a '<sha256>  <path>' line (64 hex digits, two spaces, the path)",
-                    number)
-            digest, path = match.groups()
+            # Text, binary and tagged lines may mix, as GNU reads them: each names
+            # one path and its digest whatever its form.
+            try:
+                digest, path, _ = parse_sum_line(line)
+            except ValueError as exc:
+                raise LockInvalid(str(exc), number) from None
             if path in digests:
                 raise LockInvalid(f"duplicate entry for {path!r} (first on line "
                                   f"{lines[path]})", number)
@@ -177,8 +287,15 @@ def check_entry(entry: dict, candidate: Snapshot,
         return [Finding(HOOK, "lock-invalid", lock_path,
                         f"lock file {exc} (limits.lock_bytes): not loaded")]
     except LockInvalid as exc:
-        return [Finding(HOOK, "lock-invalid", lock_path, message, line)
-                for message, line in exc.problems]
+        findings = [Finding(HOOK, "lock-invalid", lock_path, message, line)
+                    for message, line in exc.problems]
+        blockers = unlockable(entry, candidate)
+        if blockers:  # the hint's 'oracle-guard lock' would refuse: say why, and what to do
+            first = findings[0]
+            findings[0] = Finding(HOOK, first.code, first.path,
+                                  f"{first.message} ('oracle-guard lock' cannot rewrite it: "
+                                  f"{blockers[0]})", first.line)
+        return findings
 
     findings = []
     seen = set()
@@ -205,8 +322,11 @@ def check_entry(entry: dict, candidate: Snapshot,
                                     f"root {root!r}"))
             continue
         if key not in lock.digests:
+            why = unexpressible(key, lock.style)  # then 'oracle-guard lock' cannot help
             findings.append(Finding(HOOK, "fixture-unlocked", path,
-                                    f"has no entry in {lock_path}"))
+                                    f"has no entry in {lock_path}" +
+                                    (f"; it {why}; {remedy(lock.style, key)}" if why
+                                     else "")))
             continue
         actual = digests[path]
         if actual != lock.digests[key]:
@@ -227,11 +347,13 @@ def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
     return findings
 
 
-def render_lock(style: str, digests: Dict[str, str]) -> str:
+def render_lock(style: str, digests: Dict[str, str], form: str = "text") -> str:
+    """The lock's text; a sha256sum lock's lines in ``form`` ('text', 'binary' or 'tag'),
+    each escaped as GNU sha256sum escapes it, so ``sha256sum -c`` reads the same names."""
     if style == "digest" and len(digests) == 1:
         return next(iter(digests.values())) + "\n"
     if style == "sha256sum":
-        return "".join(f"{digests[k]}  {k}\n" for k in sorted(digests))
+        return "".join(sum_line(k, digests[k], form) + "\n" for k in sorted(digests))
     return json.dumps(dict(sorted(digests.items())), indent=2) + "\n"
 
 
@@ -247,21 +369,36 @@ def style_for_name(lock_path: str) -> str:
     return "json"
 
 
-def build_lock(entry: dict, snapshot: Snapshot) -> Tuple[str, int]:
-    """The lock text for ``entry`` from ``snapshot``, keeping an existing lock's style;
-    a new lock (or one that is not a text file) takes the style its name suggests."""
-    root = entry.get("root", "")
-    fixtures = fixture_files(entry, snapshot)
-    style = style_for_name(entry["lock"])
+def _existing_text(entry: dict, snapshot: Snapshot) -> Optional[str]:
     lock_entry = snapshot.entry(entry["lock"])
     if lock_entry is not None and lock_entry.is_regular:
         try:
-            style = lock_style(loaders.decode_text(snapshot.read(entry["lock"])))
+            return loaders.decode_text(snapshot.read(entry["lock"]))
         except loaders.LoadError:
             pass  # not text: rewritten in the style of its name
+    return None
+
+
+def new_lock_style(entry: dict, snapshot: Snapshot) -> str:
+    """The style `oracle-guard lock` writes ``entry``'s lock in: an existing lock's own,
+    else the one its name suggests."""
+    text = _existing_text(entry, snapshot)
+    return style_for_name(entry["lock"]) if text is None else lock_style(text)
+
+
+def build_lock(entry: dict, snapshot: Snapshot) -> Tuple[str, int]:
+    """The lock text for ``entry`` from ``snapshot``, keeping an existing lock's style
+    (and a sha256sum lock's form: text, binary or tagged, from its first line); a new
+    lock (or one that is not a text file) takes the style its name suggests. Callers
+    check ``unlockable`` first: a name the style cannot hold is not written."""
+    root = entry.get("root", "")
+    fixtures = fixture_files(entry, snapshot)
+    text = _existing_text(entry, snapshot)
+    style = style_for_name(entry["lock"]) if text is None else lock_style(text)
+    form = sum_form(text) if text is not None and style == "sha256sum" else "text"
     keys = {path: relative_to(root, path) for path in fixtures
             if snapshot.entry(path).is_regular}
     keys = {path: key for path, key in keys.items() if key is not None}
     by_path = snapshot.sha256_of(list(keys))
     digests = {key: by_path[path] for path, key in keys.items()}
-    return render_lock(style, digests), len(digests)
+    return render_lock(style, digests, form), len(digests)

@@ -163,12 +163,13 @@ LOCK_INVALID = {
     "duplicate sha256sum line": (f"{sha(A)}  a.txt\n{sha(C)}  b/c.txt\n{sha(A)}  a.txt\n",
                                  f"{LOCK}:3", "duplicate entry for 'a.txt' (first on line 1)"),
     "sha256sum line with one space": (f"{sha(A)} a.txt\n{sha(C)}  b/c.txt\n", f"{LOCK}:1",
-                                      "not a '<sha256>  <path>' line"),
+                                      "not a sha256sum line: '<sha256>  <path>'"),
     "sha256sum uppercase digest": (f"{sha(A)}  a.txt\n{sha(C).upper()}  b/c.txt\n",
                                    f"{LOCK}:2", "'b/c.txt': digest"),
     "sha256sum parent path": (f"{sha(A)}  ../inputs/a.txt\n{sha(C)}  b/c.txt\n", f"{LOCK}:1",
                               "key '../inputs/a.txt' is not a normalized path"),
-    "lone short digest": (sha(A)[:20] + "\n", f"{LOCK}:1", "not a '<sha256>  <path>' line"),
+    "lone short digest": (sha(A)[:20] + "\n", f"{LOCK}:1",
+                          "not a sha256sum line: '<sha256>  <path>'"),
     "single digest for two files": (sha(A) + "\n", f"{LOCK}:1",
                                     "a single-digest lock needs 'paths' to match exactly one "
                                     "file; they match 2 (oracle/inputs/a.txt, "
@@ -540,3 +541,125 @@ def test_lfs_pointer_to_another_object_is_a_mismatch(tmp_path, capsys):
     rc, out = check(capsys, repo)
     assert rc == 1
     assert findings(out) == ["oracle/inputs/big.bin: fixture-mismatch"]
+
+
+# -- GNU sha256sum's own lines: escaped names, -b, --tag ----------------------------
+
+# Names GNU writes plainly and names it escapes ('\\', LF, CR: the line starts '\').
+AWKWARD = {"a.txt": A, "b/c.txt": C, "back\\slash": b"1", "new\nline": b"2",
+           "car\rriage": b"3", "ends in cr\r": b"4", "p)q) = x": b"5", " lead": b"6",
+           "*star": b"7", "tab\there": b"8", "\\": b"9", "é/ü.txt": b"10", "(x": b"11",
+           "trail ": b"12", "b/\\n": b"13"}
+SUMS_CONTRACT = CONTRACT.replace("fixtures.lock.json", "SHA256SUMS")
+SUMS = "oracle/SHA256SUMS"
+
+
+def gnu_sums(root, names, *options) -> bytes:
+    """What GNU sha256sum writes for ``names``, run from ``root``."""
+    proc = subprocess.run(["sha256sum", *options, "--", *names], cwd=root,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True)
+    return proc.stdout
+
+
+def gnu_check(root, lock="../SHA256SUMS"):
+    return subprocess.run(["sha256sum", "--check", "--strict", lock], cwd=root,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.mark.parametrize("options", [(), ("-b",), ("--tag",)], ids=["text", "binary", "tag"])
+def test_gnu_sha256sum_locks_pass_for_awkward_names(tmp_path, capsys, options):
+    repo = make_repo(tmp_path, contract=SUMS_CONTRACT,
+                     files={f"oracle/inputs/{p}": d for p, d in AWKWARD.items()})
+    root = repo / "oracle" / "inputs"
+    lock = gnu_sums(root, sorted(AWKWARD), *options)
+    assert lock.count(b"\n\\") >= 5  # GNU escaped the names that need it
+    stage(repo, {SUMS: lock})
+    assert_passes(capsys, repo)
+    assert gnu_check(root).returncode == 0
+    stage(repo, {"oracle/inputs/new\nline": b"changed"})
+    rc, out = check(capsys, repo)
+    assert rc == 1 and findings(out) == ["oracle/inputs/new\\nline: fixture-mismatch"], out
+
+
+def test_text_binary_and_tagged_lines_may_mix_as_gnu_reads_them(tmp_path, capsys):
+    files = {"a.txt": A, "b/c.txt": C, "back\\slash": b"1", "new\nline": b"2"}
+    repo = make_repo(tmp_path, contract=SUMS_CONTRACT,
+                     files={f"oracle/inputs/{p}": d for p, d in files.items()})
+    root = repo / "oracle" / "inputs"
+    lock = (gnu_sums(root, ["a.txt"]) + gnu_sums(root, ["b/c.txt"], "-b")
+            + gnu_sums(root, ["back\\slash"], "--tag") + gnu_sums(root, ["new\nline"], "-b"))
+    stage(repo, {SUMS: lock})
+    assert_passes(capsys, repo)
+    assert gnu_check(root).returncode == 0
+
+
+def test_an_unescaped_backslash_is_read_literally_as_gnu_reads_it(tmp_path, capsys):
+    repo = make_repo(tmp_path, contract=SUMS_CONTRACT, files={
+        "oracle/inputs/a\\b": A, SUMS: f"{sha(A)}  a\\b\n"})
+    assert_passes(capsys, repo)
+    assert gnu_check(repo / "oracle" / "inputs").returncode == 0
+    stage(repo, {SUMS: f"{sha(A)}  a\\b\n\\{sha(A)}  a\\\\b\n"})  # the same name twice
+    rc, out = check(capsys, repo)
+    assert rc == 1 and f"{SUMS}:2: lock-invalid: duplicate entry for 'a\\\\b' (first on " \
+        "line 1)" in out, out
+
+
+@pytest.mark.parametrize("line, message", [
+    (f"\\{sha(A)}  a\\tb", "'\\t' in an escaped path: sha256sum escapes only '\\\\', '\\n' "
+                           "and '\\r'"),
+    (f"\\{sha(A)}  ab\\", "the escaped path ends in a lone '\\'"),
+    (f"MD5 (a.txt) = {sha(A)[:32]}", "a tagged MD5 line: a lock holds SHA-256 digests"),
+    (f"SHA512 (a.txt) = {sha(A)}{sha(A)}", "a tagged SHA512 line"),
+    (f"SHA256(a.txt)= {sha(A)}", "not a sha256sum line"),  # OpenSSL's form: not written
+    (f"SHA256 () = {sha(A)}", "not a sha256sum line"),
+    (f" {sha(A)}  a.txt", "not a sha256sum line"),  # GNU skips leading blanks; not written
+    ("", "not a sha256sum line"),  # GNU skips blank lines and '#' comments: a lock has none
+    ("# a comment", "not a sha256sum line"),
+    (f"{sha(A)}\ta.txt", "not a sha256sum line"),
+])
+def test_sha256sum_lines_gnu_does_not_write_are_invalid(tmp_path, capsys, line, message):
+    repo = make_repo(tmp_path, contract=SUMS_CONTRACT, files={
+        "oracle/inputs/a.txt": A, "oracle/inputs/b/c.txt": C,
+        SUMS: f"{sha(C)}  b/c.txt\n{sha(A)}  a.txt\n"})
+    assert_passes(capsys, repo)
+    stage(repo, {SUMS: f"{sha(C)}  b/c.txt\n{line}\n{sha(A)}  a.txt\n"})
+    rc, out = check(capsys, repo)
+    assert rc == 1 and findings(out) == [f"{SUMS}:2: lock-invalid"], out
+    assert message in out, out
+
+
+@pytest.mark.parametrize("key", ["a\\b", "new\nline", "cr\r", "\\", "x/\\n", "..\n", "-"])
+def test_a_json_lock_holds_any_name_git_can_store(tmp_path, capsys, key):
+    repo = make_repo(tmp_path, files={f"oracle/inputs/{key}": A,
+                                      LOCK: json_lock({key: sha(A)})})
+    assert_passes(capsys, repo)
+
+
+@pytest.mark.parametrize("key", ["x\n/../y", "x\n//y", "a/\n/..", "a\n/", "..", "a/./b"])
+def test_keys_with_a_newline_are_still_normalized_paths(tmp_path, capsys, key):
+    repo = make_repo(tmp_path)
+    stage(repo, {LOCK: json_lock({"a.txt": sha(A), "b/c.txt": sha(C), key: sha(A)})})
+    rc, out = check(capsys, repo)
+    assert rc == 1 and "is not a normalized path relative to the lock's root" in out, out
+
+
+def test_a_file_named_dash_at_the_root_cannot_be_in_a_sha256sum_lock(tmp_path, capsys):
+    """`sha256sum -c` reads '-' as standard input: the check still reads such a lock,
+    but a fixture '-' left out says why 'oracle-guard lock' cannot add it."""
+    repo = make_repo(tmp_path, contract=SUMS_CONTRACT, files={
+        "oracle/inputs/-": A, "oracle/inputs/b/-": C, SUMS: f"{sha(A)}  -\n{sha(C)}  b/-\n"})
+    assert_passes(capsys, repo)
+    stage(repo, {SUMS: f"{sha(C)}  b/-\n"})
+    rc, out = check(capsys, repo)
+    assert rc == 1 and findings(out) == ["oracle/inputs/-: fixture-unlocked"], out
+    assert ("oracle/inputs/-: fixture-unlocked: has no entry in oracle/SHA256SUMS; it is "
+            "named '-' at the lock's root, which 'sha256sum -c' reads as standard input: a "
+            "sha256sum lock cannot name it; rename the file, or use a JSON lock") in out, out
+
+
+def test_sum_lines_round_trip():
+    for key in AWKWARD:
+        for form in ("text", "binary", "tag"):
+            line = fixture_lock.sum_line(key, sha(A), form)
+            assert "\n" not in line and not line.endswith("\r")
+            assert fixture_lock.parse_sum_line(line) == (sha(A), key, form)

@@ -229,3 +229,59 @@ def test_the_printed_git_add_works_from_a_subfolder(tmp_path, capsys):
     rc, out, err = run_guard(capsys, repo / "src", "lock")
     assert rc == 0, out + err
     assert out == f"wrote {LOCK} (3 files); stage it with: git add ../{LOCK}\n"
+
+
+# -- names GNU sha256sum escapes -----------------------------------------------------
+
+def gnu_check(root):
+    return subprocess.run(["sha256sum", "--check", "--strict", "SHA256SUMS"], cwd=root,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_an_escaped_name_gets_gnus_escaped_line(tmp_path, capsys):
+    repo = example_repo(tmp_path, "harness")
+    names = ["fixtures/new\nline.json", "fixtures/back\\slash.json", "fixtures/cr\r.json"]
+    stage(repo, {name: NEW for name in names})
+    for name in names:
+        rc, out, err = lock_add(capsys, repo, name)
+        assert (rc, err) == (0, ""), out
+    text = (repo / SUMS).read_text()
+    for line in (f"\\{sha(NEW)}  new\\nline.json\n", f"\\{sha(NEW)}  back\\\\slash.json\n",
+                 f"\\{sha(NEW)}  cr\\r.json\n"):
+        assert line in text, text
+    proc = gnu_check(repo / "fixtures")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert_every_hook_passes(capsys, repo, SUMS)
+
+
+def test_a_tagged_lock_gets_a_tagged_line(tmp_path, capsys):
+    repo = example_repo(tmp_path, "harness")
+    root = repo / "fixtures"
+    tagged = subprocess.run(["sha256sum", "--tag", "exchange_example.json"], cwd=root,
+                            stdout=subprocess.PIPE, check=True).stdout
+    write(repo, {SUMS: tagged})
+    stage(repo, {"fixtures/a\\b.json": NEW})
+    rc, out, err = lock_add(capsys, repo, "fixtures/a\\b.json")
+    assert (rc, err) == (0, ""), out
+    assert (repo / SUMS).read_bytes() == \
+        f"\\SHA256 (a\\\\b.json) = {sha(NEW)}\n".encode() + tagged
+    assert gnu_check(root).returncode == 0
+    assert_every_hook_passes(capsys, repo, SUMS)
+
+
+def test_a_json_lock_gets_a_backslash_key(tmp_path, capsys):
+    repo = example_repo(tmp_path, "merge-contract")
+    stage(repo, {"oracle/inputs/a\\b\n.json": NEW})
+    rc, out, err = lock_add(capsys, repo, "oracle/inputs/a\\b\n.json")
+    assert (rc, err) == (0, ""), out
+    assert json.loads((repo / LOCK).read_text())["a\\b\n.json"] == sha(NEW)
+    assert_every_hook_passes(capsys, repo, LOCK)
+
+
+def test_a_dash_at_the_root_of_a_sha256sum_lock_is_refused(tmp_path, capsys):
+    repo = example_repo(tmp_path, "harness")
+    stage(repo, {"fixtures/-": NEW})
+    assert_refused(capsys, repo, "fixtures/-",
+                   "fixtures/- is named '-' at the lock's root, which 'sha256sum -c' reads "
+                   "as standard input: a sha256sum lock cannot name it; rename the file, or "
+                   "use a JSON lock")

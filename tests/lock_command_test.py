@@ -478,3 +478,128 @@ def test_lock_writes_a_lock_in_a_new_folder(tmp_path, capsys):
     assert json.loads((repo / "locks/fixtures.lock.json").read_text()) == {
         "a.txt": sha(A), "b/c.txt": sha(C), "z.txt": sha(Z)}
     assert [p.name for p in (repo / "locks").iterdir()] == ["fixtures.lock.json"]
+
+
+# -- names GNU sha256sum escapes, and names no lock can hold --------------------------
+
+AWKWARD = {"a.txt": A, "back\\slash": b"1", "new\nline": b"2", "car\rriage": b"3",
+           "ends in cr\r": b"4", "p)q": b"5", " lead": b"6", "*star": b"7", "\\": b"8",
+           "b/\\n/x": b"9", "é.txt": b"10", "b/-": b"11"}
+
+
+def awkward_repo(tmp_path, lock_path, lock=None):
+    contract = CONTRACT.replace(LOCK, lock_path)
+    return make_repo(tmp_path, contract=contract, lock=None,
+                     files={**{f"oracle/inputs/{p}": d for p, d in AWKWARD.items()},
+                            **({lock_path: lock} if lock is not None else {})})
+
+
+def gnu(root, *options):
+    """GNU sha256sum's own output for AWKWARD's names, in the order lock sorts them."""
+    return subprocess.run(["sha256sum", *options, "--", *sorted(AWKWARD)], cwd=root,
+                          stdout=subprocess.PIPE, check=True).stdout
+
+
+def gnu_check(root, lock):
+    return subprocess.run(["sha256sum", "--check", "--strict", lock], cwd=root,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.mark.parametrize("options", [(), ("-b",), ("--tag",)], ids=["text", "binary", "tag"])
+def test_lock_writes_what_gnu_sha256sum_writes(tmp_path, capsys, options):
+    """A new SHA256SUMS is GNU's text-mode output byte for byte, escapes included; an
+    existing one written with -b or --tag keeps its form."""
+    sums = "oracle/SHA256SUMS"
+    first = None if not options else f"{'0' * 64} *a.txt\n" if options == ("-b",) else \
+        f"SHA256 (a.txt) = {'0' * 64}\n"
+    repo = awkward_repo(tmp_path, sums, first)
+    rc, out, err = lock(capsys, repo)
+    assert (rc, err) == (0, ""), out
+    root = repo / "oracle" / "inputs"
+    assert lock_bytes(repo, sums) == gnu(root, *options)
+    assert_locked(capsys, repo, sums)
+    proc = gnu_check(root, "../SHA256SUMS")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count(b": OK\n") == len(AWKWARD)
+
+
+def test_a_json_lock_holds_backslash_newline_and_cr_names(tmp_path, capsys):
+    repo = awkward_repo(tmp_path, LOCK)
+    rc, out, err = lock(capsys, repo)
+    assert (rc, err) == (0, ""), out
+    assert json.loads(lock_bytes(repo)) == {p: sha(d) for p, d in AWKWARD.items()}
+    assert_locked(capsys, repo)
+
+
+def test_a_broken_lock_of_an_escaped_name_is_fixed_as_the_hint_says(tmp_path, capsys):
+    """The line an older lock wrote for a newline name is invalid; the hint's
+    'oracle-guard lock' now writes one that both checks verify."""
+    sums = "oracle/SHA256SUMS"
+    repo = make_repo(tmp_path, contract=CONTRACT.replace(LOCK, sums), files={
+        "oracle/inputs/new\nline": A, sums: f"{sha(A)}  new\nline\n"})
+    rc, out = hook(capsys, repo)
+    assert rc == 1 and f"{sums}:2: lock-invalid: not a sha256sum line" in out, out
+    assert "hint: regenerate it with 'oracle-guard lock'" in out
+    assert lock(capsys, repo)[0] == 0
+    assert lock_bytes(repo, sums) == f"\\{sha(A)}  new\\nline\n".encode()
+    assert_locked(capsys, repo, sums)
+    assert gnu_check(repo / "oracle" / "inputs", "../SHA256SUMS").returncode == 0
+
+
+def test_lock_refuses_a_dash_at_the_root_of_a_sha256sum_lock(tmp_path, capsys):
+    sums = "oracle/SHA256SUMS"
+    repo = make_repo(tmp_path, contract=CONTRACT.replace(LOCK, sums),
+                     files={"oracle/inputs/-": A, "oracle/inputs/b/-": C})
+    rc, out, err = lock(capsys, repo)
+    assert (rc, out) == (2, "")
+    assert err == ("oracle-guard: error: cannot lock oracle/SHA256SUMS: oracle/inputs/- is "
+                   "named '-' at the lock's root, which 'sha256sum -c' reads as standard "
+                   "input: a sha256sum lock cannot name it; rename the file, or use a JSON "
+                   "lock\n")
+    assert not (repo / sums).exists()
+    stage(repo, {sums: f"{sha(C)}  b/-\n"})  # by hand: the finding says why lock cannot
+    rc, out = hook(capsys, repo)
+    assert "oracle/inputs/-: fixture-unlocked: has no entry in oracle/SHA256SUMS; it is " \
+           "named '-'" in out
+    git(repo, "mv", "oracle/inputs/-", "oracle/inputs/dash")
+    assert lock(capsys, repo)[0] == 0
+    assert_locked(capsys, repo, sums)
+    assert gnu_check(repo / "oracle" / "inputs", "../SHA256SUMS").returncode == 0
+
+
+def test_a_json_lock_takes_a_dash(tmp_path, capsys):
+    repo = make_repo(tmp_path, files={"oracle/inputs/-": A})
+    assert lock(capsys, repo)[0] == 0
+    assert json.loads(lock_bytes(repo)) == {"-": sha(A)}
+    assert_locked(capsys, repo)
+
+
+def test_a_non_utf8_fixture_is_unlocked_and_says_why_lock_cannot_help(tmp_path, capsys):
+    import os
+
+    repo = make_repo(tmp_path, lock=json.dumps({"a.txt": sha(A)}))
+    with open(os.path.join(os.fsencode(repo), b"oracle/inputs/bad\xff"), "wb") as f:
+        f.write(A)
+    git(repo, "add", "-A")
+    rc, out = hook(capsys, repo)
+    assert rc == 1
+    assert ("oracle/inputs/bad\\xff: fixture-unlocked: has no entry in "
+            "oracle/fixtures.lock.json; it is not a valid UTF-8 file name: a lock (UTF-8 "
+            "text) cannot name it; rename the file") in out, out
+
+
+def test_an_invalid_lock_says_when_lock_cannot_rewrite_it(tmp_path, capsys):
+    """The lock-invalid hint says to run 'oracle-guard lock': where that would refuse
+    (a fixture named '-' at a sha256sum lock's root), the finding says why and what to do."""
+    sums = "oracle/SHA256SUMS"
+    repo = make_repo(tmp_path, contract=CONTRACT.replace(LOCK, sums),
+                     files={"oracle/inputs/-": A, sums: "not a line\n"})
+    rc, out = hook(capsys, repo)
+    assert rc == 1
+    assert (f"{sums}:1: lock-invalid: not a sha256sum line: '<sha256>  <path>', '<sha256> "
+            "*<path>' or 'SHA256 (<path>) = <sha256>', with a leading '\\' when the path is "
+            "escaped ('oracle-guard lock' cannot rewrite it: oracle/inputs/- is named '-' at "
+            "the lock's root, which 'sha256sum -c' reads as standard input: a sha256sum lock "
+            "cannot name it; rename the file, or use a JSON lock)") in out.splitlines(), out
+    rc, _, err = lock(capsys, repo)
+    assert rc == 2 and "oracle/inputs/- is named '-'" in err
