@@ -34,8 +34,9 @@ CODES: Dict[str, Code] = {
     "lock-invalid": Code(
         "fixture-lock", "the lock file is absent, unparsable, or has a bad entry "
         "(path not normalized or outside the root, duplicate, digest not 64 lowercase hex)",
-        "regenerate it with 'oracle-guard lock'; on a branch cut before the lock existed, "
-        "rebase it onto the target instead",
+        "regenerate it with 'oracle-guard lock' (if the finding says lock cannot rewrite it, "
+        "rename the file it names first); on a branch cut before the lock existed, rebase it "
+        "onto the target instead",
         "oracle/fixtures.lock.json: lock-invalid: lock file is missing from the index"),
     "fixture-not-regular": Code(
         "fixture-lock", "a symlink or submodule sits under the fixture paths",
