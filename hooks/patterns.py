@@ -1,196 +1,374 @@
 """gitignore-style path patterns, matched against repo-relative POSIX paths.
 
-Semantics follow gitignore(5) and git's wildmatch: a pattern with a slash at
-the start or middle is anchored to the repository root, otherwise it matches a
-name at any depth; a trailing slash matches folders only; ``**`` spans
-folders; ``*``, ``?`` and ``[...]`` never match ``/``; a path also matches
-when one of its parent folders does. A pattern git would reject (an unclosed
-``[``, a trailing ``\\``, an unknown ``[:class:]``) matches nothing, as in git.
+Semantics follow gitignore(5) and git's wildmatch (``git ls-files -i -c
+--exclude=PATTERN``), byte for byte: a pattern with a slash at the start or
+middle is anchored to the repository root, otherwise it matches a name at any
+depth; a trailing slash matches folders only; ``**`` spans folders; ``*``,
+``?`` and ``[...]`` never match ``/``; a path also matches when one of its
+parent folders does. A pattern git would reject (an unclosed ``[``, a trailing
+``\\``, an unknown ``[:class:]``) matches nothing, as in git.
 Negation (``!``) is not supported: the contract schema rejects it.
+
+Matching is on bytes, as in git: a path (a str decoded from git's bytes with
+``surrogateescape``) and a pattern are encoded back to UTF-8 first, so ``?``
+and ``[...]`` match one byte (``é`` is two, ``??``), ranges and ``[^...]``
+compare bytes, and a non-UTF-8 name matches as its raw bytes. The POSIX classes
+are ASCII only, as in git.
+
+``fold_case`` is oracle-guard's rule for names that are one file on macOS and
+Windows: on ASCII it is git's own matching with core.ignoreCase (WM_CASEFOLD;
+a class holds a letter when it holds either case, then ``[!...]`` negates);
+beyond ASCII, path and pattern are also compared in their NFC and NFD forms
+with letters folded by Unicode simple case folding ('É' is 'é', KELVIN SIGN is
+'k', 'ß' stays 'ß'). Wildcards still count bytes.
+
+Patterns become Python regexes over bytes that cannot backtrack without bound:
+in every part of a name, the text between two ``*`` is taken at its leftmost
+place and never given back, and between two ``**`` the folders are too (an
+atomic group: a glob between wildcards is best matched as early as possible).
 """
 from __future__ import annotations
 
 import functools
 import re
+import sys
 import unicodedata
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-# POSIX classes as git's wildmatch defines them (ASCII only).
-_POSIX = {
-    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "blank": " \\t", "cntrl": "\\x00-\\x1f\\x7f",
-    "digit": "0-9", "graph": "!-~", "lower": "a-z", "print": " -~",
-    "punct": "!-/:-@\\[-`{-~", "space": " \\t\\n\\r\\f\\v", "upper": "A-Z",
-    "xdigit": "0-9A-Fa-f",
+_NEVER = b"(?!)"
+_SLASH = ord("/")
+_ALL = frozenset(range(256))
+_ANY_BUT_SLASH = _ALL - {_SLASH}
+
+
+def _ascii(test) -> FrozenSet[int]:
+    return frozenset(b for b in range(128) if test(chr(b)))
+
+
+# POSIX classes as git's wildmatch defines them: ASCII bytes only, C locale.
+_POSIX: Dict[bytes, FrozenSet[int]] = {
+    b"alnum": _ascii(str.isalnum), b"alpha": _ascii(str.isalpha),
+    b"blank": frozenset(b" \t"), b"cntrl": frozenset(list(range(32)) + [127]),
+    b"digit": _ascii(str.isdigit), b"graph": frozenset(range(33, 127)),
+    b"lower": _ascii(str.islower), b"print": frozenset(range(32, 127)),
+    b"punct": frozenset(range(33, 127)) - _ascii(str.isalnum),
+    b"space": frozenset(b" \t\n\v\f\r"), b"upper": _ascii(str.isupper),
+    b"xdigit": frozenset(b"0123456789abcdefABCDEF"),
 }
-_NEVER = "(?!)"
+_SWAP = {b: b ^ 0x20 for b in range(256) if 65 <= b <= 90 or 97 <= b <= 122}
 
 
 class _Malformed(Exception):
     """git's wildmatch aborts on this pattern: it matches nothing."""
 
 
-def _class(pattern: str, start: int) -> Tuple[str, int]:
-    """Translate the ``[...]`` at ``start`` to a regex; return it and the index after ``]``."""
-    i = start + 1
-    negate = i < len(pattern) and pattern[i] in "!^"
-    if negate:
+def _encode(text: str) -> bytes:
+    """The bytes git has for ``text``: UTF-8, a surrogate escape as its byte."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate no git name decodes to
+        return b"".join(ch.encode("utf-8", "surrogateescape") if not 0xD800 <= ord(ch) < 0xDC80
+                        else ch.encode("utf-8", "surrogatepass") for ch in text)
+
+
+# -- translation: git's dowild() with WM_PATHNAME, as a regex over bytes -------
+
+def _class(pattern: bytes, i: int, fold: bool = False) -> Tuple[FrozenSet[int], int]:
+    """The bytes the ``[...]`` at ``pattern[i]`` matches, and the index after its
+    ``]``: git's wildmatch.c, step for step (before removing '/'). With ``fold``
+    a letter is in the class when either of its cases is, before ``[!...]``
+    negates it, as WM_CASEFOLD has it (``[!a]`` matches neither 'a' nor 'A')."""
+    n = len(pattern)
+    i += 1
+    if i >= n:
+        raise _Malformed("unclosed '['")
+    negated = pattern[i] in b"!^"
+    if negated:
         i += 1
-    items: List[str] = []
-    prev: Optional[str] = None  # the last single character, a possible range start
-    first = True
+    members = set()
+    prev = 0  # the last single byte, a possible range start (0: none)
     while True:
-        if i >= len(pattern):
+        if i >= n:
             raise _Malformed("unclosed '['")
         ch = pattern[i]
-        if ch == "]" and not first:
-            break
-        first = False
-        if ch == "\\":
+        if ch == 0x5C:  # '\\'
             i += 1
-            if i >= len(pattern):
+            if i >= n:
                 raise _Malformed("trailing '\\'")
             ch = pattern[i]
-            items.append(re.escape(ch))
-            prev = ch
-        elif ch == "-" and prev is not None and i + 1 < len(pattern) and pattern[i + 1] != "]":
+            members.add(ch)
+        elif ch == 0x2D and prev and i + 1 < n and pattern[i + 1] != 0x5D:  # '-', not before ']'
             i += 1
-            end = pattern[i]
-            if end == "\\":
+            ch = pattern[i]
+            if ch == 0x5C:
                 i += 1
-                if i >= len(pattern):
+                if i >= n:
                     raise _Malformed("trailing '\\'")
-                end = pattern[i]
-            if prev <= end:  # git matches the start of a reversed range only
-                items.append(re.escape(prev) + "-" + re.escape(end))
-            prev = None
-        elif ch == "[" and pattern.startswith(":", i + 1):
-            close = pattern.find("]", i + 2)
+                ch = pattern[i]
+            members.update(range(prev, ch + 1))  # reversed: nothing (its start matched already)
+            ch = 0
+        elif ch == 0x5B and pattern[i + 1:i + 2] == b":":  # '[:'
+            start = i + 2
+            close = pattern.find(b"]", start)
             if close == -1:
                 raise _Malformed("unclosed '['")
-            name = pattern[i + 2:close - 1] if pattern[close - 1] == ":" else None
-            if name is None or close - 1 < i + 2:
-                items.append(re.escape(ch))  # no ':]': a literal '['
-                prev = ch
-            elif name in _POSIX:
-                items.append(_POSIX[name])
-                prev = None
-                i = close
+            if close - start - 1 < 0 or pattern[close - 1] != 0x3A:
+                members.add(ch)  # no ':]': a literal '['
             else:
-                raise _Malformed(f"unknown character class [:{name}:]")
+                name = pattern[start:close - 1]
+                if name not in _POSIX:
+                    raise _Malformed(f"unknown character class [:{name.decode('latin-1')}:]")
+                members |= _POSIX[name]
+                i = close
+                ch = 0
         else:
-            items.append(re.escape(ch))
-            prev = ch
+            members.add(ch)
+        prev = ch
         i += 1
-    # a class never matches '/', not even through a range such as '.-0'
-    body = "".join(items)
-    if negate:
-        return "[^/" + body + "]", i + 1
-    return ("(?!/)[" + body + "]" if body else _NEVER), i + 1
+        if i >= n:
+            raise _Malformed("unclosed '['")
+        if pattern[i] == 0x5D:  # ']'
+            break
+    found = frozenset(members)
+    if fold:
+        found |= {_SWAP[b] for b in found if b in _SWAP}
+    return (_ALL - found if negated else found), i + 1
 
 
-# Tokens of the same translation, for the matcher that cannot backtrack:
-# (ONE, regex) consumes one character; STAR is [^/]*, ANYTHING is .*, and
-# FOLDERS is (?:.*/)? (the '**/' of a pattern).
-ONE, STAR, ANYTHING, FOLDERS = range(4)
-Token = Tuple[int, str]
+# Tokens: (ONE, bytes) consumes one byte of the set; STAR is '*' inside a name;
+# FOLDERS is '**/' (no folders or any number); FOLDERS1 is '**\/' (at least
+# one folder: git has no empty shortcut for an escaped slash); TAIL is a last
+# '**' (anything at all).
+ONE, STAR, FOLDERS, FOLDERS1, TAIL = range(5)
 
 
-def _segments(body: str) -> List[Tuple[str, str, List[Token]]]:
-    """Split at each '/' outside ``[...]``: (raw text, regex, tokens) per segment."""
-    segments = []
-    raw_start = 0
-    out: List[str] = []
-    tokens: List[Token] = []
-
-    def one(piece: str) -> None:
-        out.append(piece)
-        tokens.append((ONE, piece))
-
+def _tokens(body: bytes, pathname: bool, fold: bool) -> List[Tuple[int, FrozenSet[int]]]:
+    """``body`` as tokens. With ``pathname`` (git's WM_PATHNAME), a run of two or
+    more stars that makes a whole folder part is '**'; otherwise (a name
+    matched alone) every run of stars is '*'."""
+    tokens: List[Tuple[int, FrozenSet[int]]] = []
+    n = len(body)
     i = 0
-    while i < len(body):
+    while i < n:
         ch = body[i]
-        if ch == "/":
-            segments.append((body[raw_start:i], "".join(out), tokens))
-            out, tokens = [], []
-            raw_start = i + 1
-        elif ch == "\\":
-            if i + 1 >= len(body):
+        if ch == 0x5C:  # '\\'
+            if i + 1 >= n:
                 raise _Malformed("trailing '\\'")
-            one(re.escape(body[i + 1]))
+            tokens.append((ONE, frozenset((body[i + 1],))))
+            i += 2
+        elif ch == 0x3F:  # '?'
+            tokens.append((ONE, _ANY_BUT_SLASH))
             i += 1
-        elif ch == "*":
-            while i + 1 < len(body) and body[i + 1] == "*":
-                i += 1
-            out.append("[^/]*")
-            tokens.append((STAR, ""))
-        elif ch == "?":
-            one("[^/]")
-        elif ch == "[":
-            translated, i = _class(body, i)
-            one(translated)
-            continue
+        elif ch == 0x5B:  # '['
+            members, i = _class(body, i, fold)
+            tokens.append((ONE, members - {_SLASH}))
+        elif ch == 0x2A:  # '*'
+            j = i
+            while j < n and body[j] == 0x2A:
+                j += 1
+            kind = STAR
+            if pathname and j - i >= 2 and (i == 0 or body[i - 1] == _SLASH):
+                if j == n:
+                    kind = TAIL
+                elif body[j] == _SLASH:
+                    kind, j = FOLDERS, j + 1
+                elif body[j:j + 2] == b"\\/":
+                    kind, j = FOLDERS1, j + 2
+            if not (kind == STAR and tokens and tokens[-1][0] == STAR):
+                tokens.append((kind, frozenset()))
+            i = j
         else:
-            one(re.escape(ch))
-        i += 1
-    segments.append((body[raw_start:], "".join(out), tokens))
-    return segments
+            tokens.append((ONE, frozenset((ch,))))
+            i += 1
+    return tokens
 
 
-def _regex(body: str, anchored: bool) -> Tuple[str, List[Token]]:
-    """The regex for ``body`` and the same as tokens."""
-    rx = "" if anchored else "(?:.*/)?"
-    tokens: List[Token] = [] if anchored else [(FOLDERS, "")]
-    if anchored:
-        # git compares the literal text before the first wildcard on its own and
-        # wildmatches the rest, where a leading '**' starts a segment: so in git
-        # 'a**/b' matches 'ab' and 'a/x/b' (what `git check-ignore` reports).
-        k = next((i for i, ch in enumerate(body) if ch in "*?[\\"), len(body))
-        stars = len(body[k:]) - len(body[k:].lstrip("*"))
-        ends_segment = body[k + stars:k + stars + 1] in ("", "/")
-        if k > 0 and body[k - 1] != "/" and stars >= 2 and ends_segment:
-            prefix = body[:k]
-            rx, body = re.escape(prefix), body[k:]
-            tokens = [(ONE, re.escape(ch)) for ch in prefix]
-    parts = _segments(body)
-    for i, (raw, part, part_tokens) in enumerate(parts):
-        last = i == len(parts) - 1
-        if len(raw) >= 2 and raw.strip("*") == "":  # a whole segment of stars is '**'
-            rx += ".*" if last else "(?:.*/)?"
-            tokens.append((ANYTHING if last else FOLDERS, ""))
+@functools.lru_cache(maxsize=4096)
+def _byte_set(members: FrozenSet[int]) -> bytes:
+    """A regex for one byte of ``members``."""
+    if not members:
+        return _NEVER
+    if members == _ANY_BUT_SLASH:
+        return b"[^/]"
+    if len(members) == 1:
+        return re.escape(bytes(members))
+    negate = len(members) > 128
+    chosen = sorted(_ALL - members if negate else members)
+    parts = []
+    k = 0
+    while k < len(chosen):
+        end = k
+        while end + 1 < len(chosen) and chosen[end + 1] == chosen[end] + 1:
+            end += 1
+        parts.append(b"\\x%02x" % chosen[k] + (b"-\\x%02x" % chosen[end] if end > k else b""))
+        k = end + 1
+    return b"[" + (b"^" if negate else b"") + b"".join(parts) + b"]"
+
+
+if sys.version_info >= (3, 11):
+    def _atomic(rx: bytes, names: List[int]) -> bytes:
+        return b"(?>" + rx + b")"
+else:  # no atomic groups before 3.11: a lookahead is atomic, a backreference takes its text
+    def _atomic(rx: bytes, names: List[int]) -> bytes:
+        return _emulated_atomic(rx, names)
+
+
+def _emulated_atomic(rx: bytes, names: List[int]) -> bytes:
+    names[0] += 1
+    name = b"a%d" % names[0]
+    return b"(?=(?P<" + name + b">" + rx + b"))(?P=" + name + b")"
+
+
+_group_names = [0]  # a counter for the emulated atomic groups' names
+
+
+def _name_part(atoms: List[Tuple[int, FrozenSet[int]]]) -> bytes:
+    """One folder part's ONE and STAR atoms: the text between two stars at its
+    leftmost place, kept there (first and last pieces sit at the ends)."""
+    pieces: List[List[bytes]] = [[]]
+    for kind, members in atoms:
+        if kind == STAR:
+            pieces.append([])
         else:
-            rx += part + ("" if last else "/")
-            tokens.extend(part_tokens)
-            if not last:
-                tokens.append((ONE, "/"))
-    return rx, tokens
+            pieces[-1].append(_byte_set(members))
+    if len(pieces) == 1:
+        return b"".join(pieces[0])
+    rx = b"".join(pieces[0])
+    for middle in pieces[1:-1]:
+        if middle:
+            rx += _atomic(b"[^/]*?" + b"".join(middle), _group_names)
+    return rx + b"[^/]*" + b"".join(pieces[-1])
+
+
+def _block(tokens: List[Tuple[int, FrozenSet[int]]]) -> bytes:
+    """ONE and STAR tokens, split into folder parts at each literal '/'."""
+    out = []
+    atoms: List[Tuple[int, FrozenSet[int]]] = []
+    for token in tokens:
+        if token[0] == ONE and token[1] == {_SLASH}:
+            out.append(_name_part(atoms) + b"/")
+            atoms = []
+        else:
+            atoms.append(token)
+    out.append(_name_part(atoms))
+    return b"".join(out)
+
+
+def _translate(prefix: bytes, body: bytes, pathname: bool, fold: bool) -> bytes:
+    """The regex (without its end) for the literal ``prefix`` followed by the
+    wildmatch pattern ``body``."""
+    tokens = _tokens(body, pathname, fold)
+    # blocks of ONE/STAR between '**/' parts (a run of them is one)
+    blocks: List[List[Tuple[int, FrozenSet[int]]]] = [[]]
+    skips: List[int] = []
+    tail = False
+    for kind, members in tokens:
+        if kind in (FOLDERS, FOLDERS1):
+            if not blocks[-1] and skips:  # '**/**/': the same as one
+                skips[-1] = max(skips[-1], kind)
+                continue
+            skips.append(kind)
+            blocks.append([])
+        elif kind == TAIL:
+            tail = True
+        else:
+            blocks[-1].append((kind, members))
+    rx = re.escape(prefix) + _block(blocks[0])
+    for k, skip in enumerate(skips):
+        folders = b"(?:[^/]*/)*?" if skip == FOLDERS else b"(?:[^/]*/)+?"
+        part = folders + _block(blocks[k + 1])
+        # a block between two '**' matches where it first can, and stays
+        rx += _atomic(part, _group_names) if k + 1 < len(skips) else part
+    return rx + (b".*" if tail else b"")
+
+
+def _compile(text: str, fold: bool) -> Tuple[bytes, bool]:
+    """(regex source without its end, dir_only) for the pattern ``text``,
+    as dir.c reads it: one trailing '/' is folders only; a '/' anywhere else
+    anchors it at the root; an anchored pattern's text before its first
+    wildcard is compared as it is, and the rest wildmatched on its own (so a
+    '**' right after it starts a folder part: 'a**/b' matches 'ab')."""
+    body = _encode(text)
+    dir_only = body.endswith(b"/")
+    if dir_only:  # git strips one slash at either end, never more
+        body = body[:-1]
+    try:
+        if _SLASH not in body:  # a name at any depth
+            return b"(?:[^/]*/)*?" + _translate(b"", body, False, fold), dir_only
+        if body.startswith(b"/"):
+            body = body[1:]
+        k = next((i for i, ch in enumerate(body) if ch in b"*?[\\"), len(body))
+        return _translate(body[:k], body[k:], True, fold), dir_only
+    except _Malformed:
+        return _NEVER, dir_only
+
+
+def wildmatch(pattern: bytes, text: bytes, casefold: bool = False) -> bool:
+    """git's ``wildmatch(pattern, text, WM_PATHNAME [| WM_CASEFOLD])``, without
+    gitignore's rules around it (t3070's 'wildmatch' and 'iwildmatch' columns).
+    With ``casefold``, a class holds a letter when it holds either case (git
+    lowers the text but compares a class's letters as written, so its ``[A]``
+    matches nothing; here it matches 'a' and 'A')."""
+    try:
+        rx = _translate(b"", pattern, True, casefold)
+    except _Malformed:
+        return False
+    flags = re.DOTALL | (re.IGNORECASE if casefold else 0)
+    return re.match(rx + b"\\Z", text, flags) is not None
+
+
+# -- fold_case: twins on case-insensitive, normalizing file systems -----------
+
+@functools.lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    folded = ch.casefold()
+    if len(folded) == 1:
+        return folded
+    lower = ch.lower()
+    return lower if len(lower) == 1 else ch  # 'ß' stays 'ß', as in a case-insensitive regex
+
+
+def _fold(text: str) -> str:
+    """Non-ASCII letters folded (ASCII is left to the regex engine)."""
+    return "".join([ch if ch < "\x80" else _fold_char(ch) for ch in text])
+
+
+def _fold_forms(text: str) -> Tuple[str, ...]:
+    """``text`` as written, then folded as written, in NFC and in NFD (one form
+    for ASCII). The first keeps a name's bytes where folding would change its
+    length (KELVIN SIGN, three bytes, folds to 'k')."""
+    if text.isascii():
+        return (text,)
+    forms = [text, _fold(text)]
+    for form in ("NFC", "NFD"):
+        forms.append(unicodedata.normalize(form, _fold(unicodedata.normalize(form, text))))
+    return tuple(dict.fromkeys(forms))
+
+
+def _path_forms(path: str) -> Tuple[bytes, ...]:
+    return tuple(_encode(form) for form in _fold_forms(path))
+
+
+# -- patterns ------------------------------------------------------------------
+
+_FLAGS = re.DOTALL
+_FOLD_FLAGS = re.DOTALL | re.IGNORECASE
 
 
 class Pattern:
-    __slots__ = ("text", "dir_only", "_rx", "_rx_fold", "_nfa", "_nfa_fold")
+    """One pattern: ``_full`` matches a whole path, ``_reach`` a path or (the
+    only choice for a folder pattern) one of its parent folders, in one call."""
+    __slots__ = ("text", "dir_only", "_full", "_reach", "_full_fold", "_reach_fold")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        body = text
-        self.dir_only = body.endswith("/")
-        if self.dir_only:  # git strips one slash at either end, never more
-            body = body[:-1]
-        anchored = "/" in body
-        if body.startswith("/"):
-            body = body[1:]
-        try:
-            rx, tokens = _regex(body, anchored)
-            rx_fold, tokens_fold = _regex(unicodedata.normalize("NFC", body), anchored)
-        except _Malformed:
-            rx = rx_fold = _NEVER
-            tokens = tokens_fold = [(ONE, _NEVER)]
-        self._rx = re.compile(rx + r"\Z", re.DOTALL)
-        self._rx_fold = re.compile(rx_fold + r"\Z", re.DOTALL | re.IGNORECASE)
-        # Two or more unbounded parts ('a/**/b/**/c', 'a*a*b') make a regex
-        # backtrack for as long as an attacker's path is deep: those patterns
-        # run on a matcher that cannot backtrack, in time path x pattern.
-        risky = sum(kind != ONE for kind, _ in tokens) >= 2
-        self._nfa = _Nfa(tokens, 0) if risky else None
-        self._nfa_fold = _Nfa(tokens_fold, re.IGNORECASE) if risky else None
+        rx, self.dir_only = _compile(text, fold=False)
+        reach = b"(?=/)" if self.dir_only else b"(?=/|\\Z)"
+        self._full = re.compile(rx + b"\\Z", _FLAGS)
+        self._reach = re.compile(rx + reach, _FLAGS)
+        folds = [_compile(form, fold=True)[0] for form in _fold_forms(text)]
+        self._full_fold = tuple(re.compile(f + b"\\Z", _FOLD_FLAGS) for f in folds)
+        self._reach_fold = tuple(re.compile(f + reach, _FOLD_FLAGS) for f in folds)
 
     @property
     def folder(self) -> Optional[str]:
@@ -208,95 +386,15 @@ class Pattern:
         odd = "\0" in folder or any(part in ("", ".", "..") for part in folder.split("/"))
         return None if odd else folder
 
-    @property
-    def risky(self) -> bool:
-        return self._nfa is not None
-
     def matches(self, path: str, fold_case: bool = False) -> bool:
         """With ``fold_case``, compare as macOS and Windows file systems do:
         ignoring letter case and Unicode normalization (NFC vs NFD)."""
         if fold_case:
-            rx, nfa = self._rx_fold, self._nfa_fold
-            path = _nfc(path)
-        else:
-            rx, nfa = self._rx, self._nfa
-        if nfa is not None:
-            return nfa.matches(path, self.dir_only)
-        if not self.dir_only and rx.match(path):
-            return True
-        # a path also matches when one of its parent folders does
-        end = path.find("/")
-        while end != -1:
-            if rx.match(path, 0, end):
-                return True
-            end = path.find("/", end + 1)
-        return False
+            return any(rx.match(form) for form in _path_forms(path) for rx in self._reach_fold)
+        return self._reach.match(_encode(path)) is not None
 
     def __repr__(self) -> str:
         return f"Pattern({self.text!r})"
-
-
-class _Nfa:
-    """The tokens of a pattern run as a set of states over the path's
-    characters (Thompson's construction): no backtracking, and one pass tells
-    whether the path or any of its parent folders matches."""
-
-    def __init__(self, tokens: List[Token], flags: int) -> None:
-        self.kinds = [kind for kind, _ in tokens]
-        self.one = [re.compile(piece, re.DOTALL | flags) if kind == ONE else None
-                    for kind, piece in tokens]
-        self.end = len(tokens)
-
-    def _close(self, states: set) -> set:
-        """Add every state reachable without a character: skipping an
-        unbounded part. Inside-FOLDERS states are stored as -1 - index."""
-        todo = list(states)
-        while todo:
-            state = todo.pop()
-            if 0 <= state < self.end and self.kinds[state] != ONE and state + 1 not in states:
-                states.add(state + 1)
-                todo.append(state + 1)
-        return states
-
-    def _step(self, states: set, ch: str) -> set:
-        new = set()
-        for state in states:
-            if state < 0:  # inside '(?:.*/)?' of token -1 - state
-                new.add(state)
-                if ch == "/":
-                    new.add(-state)  # -1 - state + 1: the token after it
-                continue
-            if state == self.end:
-                continue
-            kind = self.kinds[state]
-            if kind == ONE:
-                if self.one[state].match(ch):
-                    new.add(state + 1)
-            elif kind == STAR:
-                if ch != "/":
-                    new.add(state)
-            elif kind == ANYTHING:
-                new.add(state)
-            else:  # FOLDERS
-                new.add(-1 - state)
-                if ch == "/":
-                    new.add(state + 1)
-        return self._close(new)
-
-    def matches(self, path: str, dir_only: bool) -> bool:
-        states = self._close({0})
-        for i, ch in enumerate(path):
-            if ch == "/" and i and self.end in states:
-                return True  # the parent folder path[:i] matches
-            states = self._step(states, ch)
-            if not states:
-                return False
-        return not dir_only and self.end in states
-
-
-def _nfc(path: str) -> str:
-    # ASCII is already in every normal form: skip the work for most paths
-    return path if path.isascii() else unicodedata.normalize("NFC", path)
 
 
 @functools.lru_cache(maxsize=None)
@@ -304,39 +402,40 @@ def compile_pattern(text: str) -> Pattern:
     return Pattern(text)
 
 
+def _union(rxs: Sequence["re.Pattern[bytes]"], flags: int) -> "re.Pattern[bytes]":
+    sources = list(dict.fromkeys(rx.pattern for rx in rxs))  # a group name once
+    return re.compile(b"|".join(b"(?:" + s + b")" for s in sources) or _NEVER, flags)
+
+
 class AnyOf:
     """Does any of ``patterns`` match? One regex call per path and parent folder,
-    instead of one per pattern: most paths match nothing, and this says so fast.
-    Patterns that would backtrack are asked one by one."""
+    instead of one per pattern: most paths match nothing, and this says so fast."""
 
     def __init__(self, patterns: Sequence[Pattern]) -> None:
-        def union(rxs) -> "re.Pattern[str]":
-            body = "|".join(f"(?:{rx.pattern})" for rx in rxs) or r"(?!)"
-            return re.compile(body, rxs[0].flags if rxs else re.DOTALL)
-
-        plain = [p for p in patterns if not p.risky]
-        self._risky = [p for p in patterns if p.risky]
+        files = [p for p in patterns if not p.dir_only]
         # does a folder or one of its parents match? paths share folders, so ask once
-        self._folders: Dict[Tuple[str, bool], bool] = {}
-        self._full = union([p._rx for p in plain if not p.dir_only])
-        self._prefix = union([p._rx for p in plain])
-        self._full_fold = union([p._rx_fold for p in plain if not p.dir_only])
-        self._prefix_fold = union([p._rx_fold for p in plain])
+        self._folders: Dict[Tuple[bytes, bool], bool] = {}
+        self._full = _union([p._full for p in files], _FLAGS)
+        self._prefix = _union([p._full for p in patterns], _FLAGS)
+        self._full_fold = _union([rx for p in files for rx in p._full_fold], _FOLD_FLAGS)
+        self._prefix_fold = _union([rx for p in patterns for rx in p._full_fold], _FOLD_FLAGS)
 
     def matches(self, path: str, fold_case: bool = False) -> bool:
-        if self._risky and any(p.matches(path, fold_case) for p in self._risky):
-            return True
         if fold_case:
             full = self._full_fold
-            path = _nfc(path)
+            forms = _path_forms(path)
         else:
             full = self._full
-        if full.match(path):
-            return True
-        folder = path.rpartition("/")[0]
-        return bool(folder) and self._folder_matches(folder, fold_case)
+            forms = (_encode(path),)
+        for raw in forms:
+            if full.match(raw):
+                return True
+            folder = raw.rpartition(b"/")[0]
+            if folder and self._folder_matches(folder, fold_case):
+                return True
+        return False
 
-    def _folder_matches(self, folder: str, fold_case: bool) -> bool:
+    def _folder_matches(self, folder: bytes, fold_case: bool) -> bool:
         """Does ``folder`` or a parent of it match? Remembered per folder."""
         prefix = self._prefix_fold if fold_case else self._prefix
         unknown = []  # from ``folder`` up to the nearest folder already asked
@@ -347,7 +446,7 @@ class AnyOf:
                 known = answer
                 break
             unknown.append(folder)
-            folder = folder.rpartition("/")[0]
+            folder = folder.rpartition(b"/")[0]
         if len(self._folders) > 100_000:
             self._folders.clear()
         for folder in reversed(unknown):  # downwards: a match above holds below
