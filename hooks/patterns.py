@@ -16,8 +16,10 @@ compare bytes, and a non-UTF-8 name matches as its raw bytes. The POSIX classes
 are ASCII only, as in git.
 
 ``fold_case`` is oracle-guard's rule for names that are one file on macOS and
-Windows: on ASCII it is git's own matching with core.ignoreCase (WM_CASEFOLD;
-a class holds a letter when it holds either case, then ``[!...]`` negates);
+Windows: a name matches when one of its case twins matches as written. On
+ASCII that is git's own matching with core.ignoreCase, except in classes: a
+class holds a letter when it holds either case, and ``[!...]`` negates before
+that (``t[!a-g]n`` matches 'tEn', so it takes 'ten' too; git's does not);
 beyond ASCII, path and pattern are also compared in their NFC and NFD forms
 with letters folded by Unicode simple case folding ('É' is 'é', KELVIN SIGN is
 'k', 'ß' stays 'ß'). Wildcards still count bytes.
@@ -73,7 +75,13 @@ def _encode(text: str) -> bytes:
 
 # -- translation: git's dowild() with WM_PATHNAME, as a regex over bytes -------
 
-def _class(pattern: bytes, i: int, fold: bool = False) -> Tuple[FrozenSet[int], int]:
+# fold_case's classes: a name is protected when any case twin of it matches as
+# written, so '[!a-g]' (which matches 'E' in 'tEn') also takes 'e' ('ten', the
+# same file on macOS); git's WM_CASEFOLD negates after folding and would not
+TWIN = "twin"
+
+
+def _class(pattern: bytes, i: int, fold=False) -> Tuple[FrozenSet[int], int]:
     """The bytes the ``[...]`` at ``pattern[i]`` matches, and the index after its
     ``]``: git's wildmatch.c, step for step (before removing '/'). With ``fold``
     a letter is in the class when either of its cases is, before ``[!...]``
@@ -130,6 +138,9 @@ def _class(pattern: bytes, i: int, fold: bool = False) -> Tuple[FrozenSet[int], 
         if pattern[i] == 0x5D:  # ']'
             break
     found = frozenset(members)
+    if fold == TWIN:  # a case twin of the name matches: negate, then take either case
+        matched = _ALL - found if negated else found
+        return matched | {_SWAP[b] for b in matched if b in _SWAP}, i + 1
     if fold:
         found |= {_SWAP[b] for b in found if b in _SWAP}
     return (_ALL - found if negated else found), i + 1
@@ -366,7 +377,7 @@ class Pattern:
         reach = b"(?=/)" if self.dir_only else b"(?=/|\\Z)"
         self._full = re.compile(rx + b"\\Z", _FLAGS)
         self._reach = re.compile(rx + reach, _FLAGS)
-        folds = [_compile(form, fold=True)[0] for form in _fold_forms(text)]
+        folds = [_compile(form, fold=TWIN)[0] for form in _fold_forms(text)]
         self._full_fold = tuple(re.compile(f + b"\\Z", _FOLD_FLAGS) for f in folds)
         self._reach_fold = tuple(re.compile(f + reach, _FOLD_FLAGS) for f in folds)
 

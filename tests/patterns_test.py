@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oracle_guard.gitio import decode_path, encode_path
-from oracle_guard.patterns import AnyOf, Pattern, PatternSet
+from oracle_guard.patterns import AnyOf, Pattern, PatternSet, compile_pattern
 from testing.bounds import property_settings
 from testing.git import init_repo
 
@@ -460,3 +460,15 @@ def test_many_stars_against_a_deep_path_take_linear_time():
         assert not Pattern(pattern).matches(deep)
         assert not Pattern(pattern).matches("a" * 3000)
         assert time.monotonic() - started < 2.0, pattern
+
+
+@pytest.mark.parametrize("pattern, path, protected", [
+    ("t[!a-g]n", "ten", True),   # 'tEn' matches as written: 'ten' is that file on macOS
+    ("t[!a-g]n", "tEn", True),
+    ("t[!a-zA-Z]n", "ten", False),  # the near miss: no case of 'e' is outside the class
+    ("[!a]x", "ax", True),       # 'Ax' matches as written
+    ("[a-g]x", "Ex", True),
+    ("[a-g]x", "hx", False),
+])
+def test_fold_case_protects_every_case_twin_of_a_class_match(pattern, path, protected):
+    assert compile_pattern(pattern).matches(path, fold_case=True) is protected
