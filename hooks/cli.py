@@ -62,7 +62,7 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
 
         result = next(r for r in results if r.hook == "write-set")
         net, per_commit, note = history.judge_with_authority(
-            contract, git, pending(), result.findings, revs.linear)
+            contract, git, pending(), result.findings, revs.linear, undone=revs.pushed)
         if per_commit or note:
             result.findings = net + [f for _, f in per_commit]
             result.note = note

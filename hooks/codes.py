@@ -139,6 +139,14 @@ CODES: Dict[str, Code] = {
         "really should go",
         "oracle-guard: refs/heads/main: ref-deleted: deleting protected refs/heads/main is "
         "not allowed"),
+    "oracle-edit-undone": Code(
+        "write-set", "a pushed commit changes a protected path that a later commit of the "
+        "push changes back (owners and owner-signed commits excepted)",
+        "drop both commits from the branch (git rebase -i), then push again: the server keeps "
+        "every commit, and a tag or branch could point at the edit",
+        "seeds/a.json: oracle-edit-undone: commit 3782a5f0c1d2 changes protected "
+        "'seeds/a.json' and a later commit undoes it: the push would record the edit in "
+        "history, where a tag or branch can point at it"),
     "ref-at-old-commit": Code(
         "pre-receive", "a non-owner's push creates a protected ref at an older commit of the "
         "default branch, whose tree was never judged as a tip",

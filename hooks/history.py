@@ -4,8 +4,9 @@ The candidate's tree says what will be recorded; its commits say how it got
 there. An oracle change rides alone in a commit of its own, and a merge
 commit changes nothing that git's clean remerge of its parents does not. An
 oracle edit that a later commit of the range undoes never reaches the tree
-that is recorded, and is not a finding of its own: a red run is made green by
-restoring the oracle.
+that is recorded, and is not a finding of its own in CI: a red run is made green
+by restoring the oracle. A push is stricter (``undone``): the server records
+every commit, and a ref can later point at the one that edited the oracle.
 """
 from __future__ import annotations
 
@@ -43,19 +44,53 @@ AUTHORIZED = "an owner signed every commit of this oracle change"
 
 
 def judge_with_authority(contract, git: Git, commits: Iterable[Commit],
-                         net: List[Finding], linear: bool = True
+                         net: List[Finding], linear: bool = True, undone: bool = False
                          ) -> Tuple[List[Finding], List[Attributed], Optional[str]]:
     """(what stands of ``net``, the change as a whole; each commit's findings;
     a note) with the owners' signed authority applied: when it holds, ``net``
-    is lifted and the note says so. ``linear``: no history is replaced."""
+    is lifted and the note says so. ``linear``: no history is replaced.
+    ``undone``: an oracle edit a later commit undoes is a finding too (a push
+    by someone who is not an owner)."""
     from oracle_guard import authority
 
     commits = list(commits)
     per_commit = judge(contract, git, commits)
+    if undone:
+        per_commit += _undone(contract, git, commits, net, per_commit)
     unsigned, authorized = authority.judge(contract, git, commits, net, linear)
     if authorized and not per_commit:
         return [], [], AUTHORIZED
     return net, per_commit + unsigned, None
+
+
+def _undone(contract, git: Git, commits: List[Commit], net: List[Finding],
+            found: List[Attributed]) -> List[Attributed]:
+    """Commits that edit an oracle file the change as a whole leaves as it was:
+    the tip is clean, but the edit stays in the history a push records, where a
+    tag or branch can point at it. An owner-signed commit may."""
+    from oracle_guard.authority import Authority
+    from oracle_guard.write_set import WriteSet
+
+    write_set = WriteSet.of(contract)
+    authority = Authority.of(contract, git)
+    shown = {f.path for f in net} | {f.path for _, f in found}
+    out: List[Attributed] = []
+    for commit in reversed(commits):  # oldest first
+        if commit.is_merge:
+            continue  # judged against a clean remerge of its parents
+        for path in commit.paths:
+            denied = write_set.finding(path)
+            if denied is None or denied.code != "write-denied" or path in shown:
+                continue
+            if authority is not None and authority.why_not(commit) is None:
+                break
+            out.append((commit.id, Finding(
+                HOOK, "oracle-edit-undone", path,
+                f"commit {commit.id[:12]} changes protected {show_path(path)!r} and a later "
+                "commit undoes it: the push would record the edit in history, where a tag "
+                "or branch can point at it")))
+            shown.add(path)
+    return out
 
 
 def _split(paths: Iterable[str], write_set) -> Tuple[List[str], List[str]]:

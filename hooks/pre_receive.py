@@ -213,7 +213,7 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
 
         linear = old_commit is None or git.is_ancestor(old_commit, new_commit)
         net, per_commit, note = history.judge_with_authority(contract, git, pending(), net,
-                                                             linear)
+                                                             linear, undone=not owner)
         notes.extend([note] if note else [])
         _check_next_contract(contract.source, candidate, now)
     findings.extend((new_commit[:12], f) for f in net)

@@ -162,7 +162,8 @@ class Revisions:
                  rules: Optional[Snapshot] = None,
                  history: Optional[Tuple[str, List[str]]] = None,
                  head: Optional[str] = None, conflicts: Sequence[str] = (),
-                 linear: bool = True, notice: Optional[str] = None) -> None:
+                 linear: bool = True, notice: Optional[str] = None,
+                 pushed: bool = False) -> None:
         self.base = base
         self.candidate = candidate
         self.base_reason = base_reason
@@ -172,6 +173,7 @@ class Revisions:
         self.conflicts = list(conflicts)
         self.linear = linear  # the base is an ancestor of the head: no history replaced
         self.notice = notice  # how this run was judged, when it is out of the ordinary
+        self.pushed = pushed  # a pre-push run: judged as the server will judge the push
 
 
 CONTRACT_BASE = "the contract's 'base'"
@@ -263,7 +265,8 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         history = (_history(head_oid, oid, rules.commit if rules else None)
                    if head_oid else None)
         linear = head_oid is None or git.is_ancestor(oid, head_oid)
-        return Revisions(base_snapshot, candidate, what, rules, history, linear=linear)
+        return Revisions(base_snapshot, candidate, what, rules, history, linear=linear,
+                         pushed=use_pre_commit and bool(env.get("PRE_COMMIT_REMOTE_NAME")))
     if env.get("CI") and head_oid is None:
         raise RevisionError(
             "CI is set but no base is named: set GITHUB_BASE_REF or "
@@ -309,11 +312,11 @@ def _unrelated_push(git: Git, env: Mapping[str, str]) -> Revisions:
                   "empty tree by its own contract, as the server judges a first push "
                   f"(if {remote} is not empty, run git fetch {remote} and push again)")
         return Revisions(empty, candidate, "the empty tree (a first push)",
-                         history=_history(head_oid), notice=notice)
+                         history=_history(head_oid), notice=notice, pushed=True)
     notice = (f"{local} shares no commit with {remote}: judged against the empty tree by "
               f"{rules.label}, as the server judges it")
     return Revisions(empty, candidate, "the empty tree (no common history)", rules,
-                     _history(head_oid, rules.commit), notice=notice)
+                     _history(head_oid, rules.commit), notice=notice, pushed=True)
 
 
 def _head(git: Git) -> Optional[Snapshot]:

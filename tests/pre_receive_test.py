@@ -1331,13 +1331,29 @@ def test_git_graft_file_in_the_hooks_environment_changes_nothing(repos, tmp_path
 
 # -- a new protected ref at an older commit of the default branch -----------------------
 def _rewrite_then_undo(repos) -> str:
-    """bob's two commits on main: a seed rewrite, then its undoing. The push is
-    accepted (the recorded tree is judged, and it is unchanged); the rewrite stays
-    in main's history. Returns the rewriting commit."""
+    """Two commits on main, a seed rewrite and its undoing, pushed by an owner
+    (for anyone else it is oracle-edit-undone): the rewrite is in main's history.
+    Returns the rewriting commit."""
     middle = commit(repos.client, {SEEDS: [1, 9]}, "rewrite a seed")
     commit(repos.client, {SEEDS: [1, 2]}, "undo it")
-    accepted(push(repos.client, "main", env=BOB))
+    accepted(push(repos.client, "main", env=ALICE))
     return middle
+
+
+def test_an_oracle_edit_a_later_pushed_commit_undoes_is_rejected(repos):
+    old = repos.tip()
+    middle = commit(repos.client, {SEEDS: [1, 9]}, "rewrite a seed")
+    commit(repos.client, {SEEDS: [1, 2]}, "undo it")
+    p = push(repos.client, "main", env=BOB)
+    rejected(p, f"{MAIN}: {SEEDS}: oracle-edit-undone")
+    assert (f"oracle-guard: {MAIN} ({middle[:12]}): {SEEDS}: oracle-edit-undone: commit "
+            f"{middle[:12]} changes protected '{SEEDS}' and a later commit undoes it") \
+        in "\n".join(p.guard)
+    assert repos.tip() == old
+    # the near miss: the same tree with the edit dropped from the history
+    git(repos.client, "reset", "-q", "--hard", old)
+    commit(repos.client, {"src/app.py": "print('v2')\n"}, "honest")
+    accepted(push(repos.client, "main", env=BOB))
 
 
 @pytest.mark.parametrize("ref", ["refs/tags/v1", "refs/heads/release"])

@@ -687,3 +687,22 @@ def test_target_for_a_commit_being_made_on_a_branch_from_before_the_contract(tmp
     assert DENIED in out.splitlines()
     rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW)
     assert rc == 0 and "nothing to check" in out, out  # the near-miss: no target, no rules
+
+
+def test_pre_push_an_oracle_edit_undone_later_is_judged_as_the_server_judges_it(tmp_path,
+                                                                               capsys):
+    """CI judges the merge (a red branch turns green by restoring the oracle); a
+    push records every commit, so pre-push, like the server, rejects the edit."""
+    repo = base_repo(tmp_path)
+    fork = rev(repo, "HEAD")
+    edit = commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
+    commit(repo, {"oracle/a.json": "1\n"}, message="undo it")
+    env = {"PRE_COMMIT_FROM_REF": fork, "PRE_COMMIT_TO_REF": "HEAD",
+           "PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/x"}
+    rc, out, _ = write_set(capsys, repo, env=env)
+    assert rc == 1, out
+    assert out.splitlines()[0].startswith(
+        f"oracle/a.json: oracle-edit-undone: commit {edit[:12]} changes protected")
+    # the near miss: a range pre-commit runs by hand (no remote) judges the net change
+    del env["PRE_COMMIT_REMOTE_NAME"], env["PRE_COMMIT_REMOTE_BRANCH"]
+    assert write_set(capsys, repo, env=env)[0] == 0
