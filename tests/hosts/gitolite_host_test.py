@@ -140,7 +140,13 @@ def test_existing_repository_app_is_guarded_by_the_common_hook(gitolite, hook_py
     pushed = site.push("bob", "HEAD:refs/heads/main")
     assert pushed.rc != 0
     assert "remote: oracle-guard: refs/heads/main (" in pushed.stderr, pushed.stderr
+    seeded = git(site.client, "rev-parse", "HEAD~1").strip()
     site.commit({SEEDS: "[1, 2]\n"}, "undo")
+    # the rewrite would still be recorded in history: dropped, the push passes
+    undone = site.push("bob", "HEAD:refs/heads/main")
+    assert undone.rc != 0 and "oracle-edit-undone" in undone.stderr, undone.stderr
+    git(site.client, "reset", "-q", "--hard", seeded)
+    site.commit({"src/app.py": "v2\n"}, "honest")
     assert site.push("bob", "HEAD:refs/heads/main").rc == 0
     assert_guarded(host, hook_python, host.repo("app"))
 
