@@ -38,7 +38,7 @@ def git(repo: Union[str, Path], *args: str, input: Optional[bytes] = None) -> st
     proc = subprocess.run(["git", "-C", str(repo), *args], input=input,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if proc.returncode != 0:
-        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode()}")
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
     return proc.stdout.decode("utf-8", "surrogateescape")
 
 

@@ -1604,3 +1604,25 @@ def test_init_with_ssh_signing_says_when_git_does_not_sign_every_commit(tmp_path
     out = follow_init(capsys, repo)
     said = "git here does not sign every commit: run git config commit.gpgsign true" in out
     assert said == (gpgsign is None), out
+
+
+def test_a_fixture_name_no_lock_can_hold_stops_init_with_one_line(tmp_path, capsys):
+    """A staged fixture whose name is not UTF-8: init writes nothing, as lock refuses."""
+    import os
+
+    repo = stripped_example(tmp_path, "merge-contract")
+    name = b"oracle/inputs/caf\xe9.json"  # Latin-1, not UTF-8
+    with open(os.path.join(os.fsencode(repo), name), "wb") as f:
+        f.write(b"{}\n")
+    git(repo, "add", "--", name.decode("utf-8", "surrogateescape"))
+    rc, out, err = init(capsys, repo)
+    assert rc == 2, out + err
+    assert "cannot lock oracle/fixtures.lock.json:" in err
+    assert "is not a valid UTF-8 file name: a lock (UTF-8 text) cannot name it" in err
+    assert not (repo / ".oracle-guard.yaml").exists()
+    # the near miss: the same fixture under a UTF-8 name is locked
+    git(repo, "rm", "-qf", "--", name.decode("utf-8", "surrogateescape"))
+    write(repo, {"oracle/inputs/café.json": "{}\n"})
+    git(repo, "add", "--", "oracle/inputs/café.json")
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
