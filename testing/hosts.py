@@ -7,6 +7,7 @@ import contextlib
 import os
 import pwd
 import secrets
+import shlex
 import shutil
 import signal
 import subprocess
@@ -203,7 +204,9 @@ class Sshd:
     def config(self) -> Path:
         return self.folder / "sshd_config"
 
-    def _argv(self, key: Path, options: Sequence[str]) -> List[str]:
+    def argv(self, key: Path, *options: str) -> List[str]:
+        """ssh to this server with ``key``; ``options`` are more -o values, passed
+        as argv (no shell), so quotes and spaces reach ssh's own parser."""
         argv = ["ssh", "-F", "/dev/null", "-i", str(key), "-p", str(self.port),
                 "-o", "IdentitiesOnly=yes", "-o", f"UserKnownHostsFile={self.folder}/known_hosts",
                 "-o", "StrictHostKeyChecking=accept-new", "-o", "BatchMode=yes",
@@ -215,7 +218,7 @@ class Sshd:
     def ssh_command(self, key: Path, *options: str) -> str:
         """A GIT_SSH_COMMAND for ``key`` to this server; ``options`` are more
         ``-o`` values (e.g. 'SetEnv=GL_USER=alice')."""
-        return " ".join(f"'{p}'" if " " in p else p for p in self._argv(key, options))
+        return " ".join(shlex.quote(p) for p in self.argv(key, *options))
 
     def url(self, account: Account, path: str) -> str:
         return f"ssh://{account.name}@127.0.0.1:{self.port}/{path.lstrip('/')}"
@@ -223,7 +226,7 @@ class Sshd:
     def ssh(self, key: Path, account: Account, command: str, *options: str,
             input: Optional[bytes] = None) -> subprocess.CompletedProcess:
         """``ssh account@127.0.0.1 command`` with ``key``; text output."""
-        argv = self._argv(key, options) + [f"{account.name}@127.0.0.1", command]
+        argv = self.argv(key, *options) + [f"{account.name}@127.0.0.1", command]
         return subprocess.run(argv, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               timeout=60)
 
@@ -652,3 +655,77 @@ def doctor_verdict(proc: subprocess.CompletedProcess, repo: Path, guarded: bool,
 def last_line(text: str) -> str:
     lines = [line for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else ""
+
+
+class SharedSshHost:
+    """README's plain-ssh recipe on a real sshd: one account, git-shell, a
+    restricted key per person; repositories in its home, hooks root's."""
+
+    def __init__(self, account, server, keys, python):
+        self.account, self.sshd, self.keys, self.python = account, server, keys, python
+
+    def env(self, user, *options, **variables):
+        return client_env(self.sshd.ssh_command(self.keys[user], *options), **variables)
+
+    def url(self, name):
+        return f"{self.account.name}@127.0.0.1:{name}.git"
+
+    def repo(self, name):
+        return self.account.home / f"{name}.git"
+
+    def server_git(self, repo):
+        return lambda *a: run_as(self.account, ["git", "--git-dir", repo, *a])
+
+    def create(self, name, *, lock_hooks=True):
+        """The admin's steps for one repository: created by the account (main as
+        HEAD, fsck on, push options advertised so their spoof is tried), its
+        hooks folder made root's, then the hook installed by root."""
+        repo = self.repo(name)
+        run_as(self.account, ["git", "init", "-q", "--bare", "-b", "main", repo], check=True)
+        for key, value in (("receive.fsckObjects", "true"),
+                           ("receive.advertisePushOptions", "true")):
+            run_as(self.account, ["git", "--git-dir", repo, "config", key, value], check=True)
+        if lock_hooks:
+            os.chown(repo / "hooks", 0, 0)
+            (repo / "hooks").chmod(0o755)
+        return repo
+
+    def install(self, repo, *args, python=None):
+        return subprocess.run([str(python or self.python), "-m", "oracle_guard",
+                               "install-pre-receive", str(repo), "--host", "ssh",
+                               "--sshd-config", str(self.sshd.config), *args],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd="/", timeout=120)
+
+    def doctor(self, repo):
+        return subprocess.run([str(self.python), "-m", "oracle_guard", "doctor", str(repo),
+                               "--sshd-config", str(self.sshd.config)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd="/", timeout=120)
+
+    def site(self, name, tmp_path):
+        repo = self.repo(name)
+        return Site(tmp_path / f"work-{name}", self.url(name), repo, self.keys, self.env,
+                    self.server_git(repo))
+
+
+# t/...: guarded by the common hook; rs/...: by gitolite's multi-hook driver
+GITOLITE_CONF = """\
+repo gitolite-admin
+    RW+     =   admin
+
+repo app
+    RW+     =   alice
+    RW      =   bob
+
+repo t/..*
+    C       =   alice
+    RW+     =   alice
+    RW      =   bob
+
+repo rs/..*
+    C       =   alice
+    RW+     =   alice
+    RW      =   bob
+    option hook.pre-receive = oracle-guard
+"""

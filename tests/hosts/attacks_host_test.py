@@ -12,41 +12,23 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import shlex
 import shutil
 import struct
 import subprocess
 import time
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 import pytest
 
 from testing import hosts as shared
 from testing.git import clean_environment, commit, git, init_repo
-from testing.hosts import (SEEDS, SIGNERS, Site, authorize, client_env, doctor_verdict,
-                           gitolite_host, gone, keygen, last_line, public, run_as, sshd,
-                           system_account, world_base)
+from testing.hosts import (GITOLITE_CONF, SEEDS, SIGNERS, SharedSshHost, Site, authorize,
+                           client_env, doctor_verdict, gitolite_host, gone, keygen, last_line,
+                           public, sshd, system_account, world_base)
 from testing.server import Push
 
 numbers = itertools.count()
-
-
-def ssh_argv(server, key: Path, *options: str) -> List[str]:
-    """ssh to ``server`` with ``key``; ``options`` are more -o values, passed as
-    argv (no shell), so quotes and spaces reach ssh's own config parser."""
-    argv = ["ssh", "-F", "/dev/null", "-i", str(key), "-p", str(server.port),
-            "-o", "IdentitiesOnly=yes", "-o", f"UserKnownHostsFile={server.folder}/known_hosts",
-            "-o", "StrictHostKeyChecking=accept-new", "-o", "BatchMode=yes",
-            "-o", "LogLevel=ERROR"]
-    for option in options:
-        argv += ["-o", option]
-    return argv
-
-
-def ssh_command(server, key: Path, *options: str) -> str:
-    """The same as a GIT_SSH_COMMAND string (each word shell-quoted)."""
-    return " ".join(shlex.quote(part) for part in ssh_argv(server, key, *options))
 
 
 def server_blob(site: Site, spec: str) -> Optional[str]:
@@ -62,45 +44,13 @@ def assert_main_unchanged(site: Site, before: str, pushed: Push) -> None:
 # ======================================================================================
 # plain ssh, one shared account (git-shell, a restricted key per person naming them)
 # ======================================================================================
-class SshHost:
-    def __init__(self, account, server, keys, python):
-        self.account, self.sshd, self.keys, self.python = account, server, keys, python
-
-    def env(self, user, *options, **variables):
-        return client_env(ssh_command(self.sshd, self.keys[user], *options), **variables)
-
-    def url(self, name):
-        return f"{self.account.name}@127.0.0.1:{name}.git"
-
-    def repo(self, name):
-        return self.account.home / f"{name}.git"
-
+class SshHost(SharedSshHost):
     def create(self, name):
-        """README "Per server", plain ssh, steps 3 and 4."""
-        repo = self.repo(name)
-        run_as(self.account, ["git", "init", "-q", "--bare", "-b", "main", repo], check=True)
-        for key, value in (("receive.fsckObjects", "true"),
-                           ("receive.advertisePushOptions", "true")):
-            run_as(self.account, ["git", "--git-dir", repo, "config", key, value], check=True)
-        os.chown(repo / "hooks", 0, 0)
-        (repo / "hooks").chmod(0o755)
-        installed = subprocess.run([str(self.python), "-m", "oracle_guard",
-                                    "install-pre-receive", str(repo), "--host", "ssh"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   cwd="/", timeout=120)
+        """README "Per server", plain ssh, steps 4 and 5: the repository, then the hook."""
+        repo = super().create(name)
+        installed = self.install(repo)
         assert installed.returncode == 0, installed.stdout + installed.stderr
         return repo
-
-    def doctor(self, repo):
-        return subprocess.run([str(self.python), "-m", "oracle_guard", "doctor", str(repo),
-                               "--sshd-config", str(self.sshd.config)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd="/", timeout=120)
-
-    def site(self, name, tmp_path):
-        repo = self.repo(name)
-        return Site(tmp_path / f"work-{name}", self.url(name), repo, self.keys, self.env,
-                    lambda *a: run_as(self.account, ["git", "--git-dir", repo, *a]))
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +126,7 @@ def test_ssh_setenv_config_gives_the_agent_no_command_on_the_git_account(ssh_hos
     option = f'SetEnv=GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=uploadpack.packObjectsHook ' \
              f'"GIT_CONFIG_VALUE_0={evil}"'
     proc = subprocess.run(["git", "-C", str(clone), "fetch", "-q", ssh_site.remote, "main"],
-                          env=client_env(ssh_command(ssh_host.sshd, ssh_host.keys["bob"],
+                          env=client_env(ssh_host.sshd.ssh_command(ssh_host.keys["bob"],
                                                      option)),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           timeout=60)
@@ -456,7 +406,7 @@ def test_a_lying_old_id_is_caught_by_gits_own_compare_and_swap(ssh_host, ssh_sit
     fake_old = git(ssh_site.client, "rev-parse", "HEAD").strip()
     ssh_site.commit({"src/app.py": "v2\n"}, "code on top")
     new = git(ssh_site.client, "rev-parse", "HEAD").strip()
-    argv = ssh_argv(ssh_host.sshd, ssh_host.keys["bob"]) + [
+    argv = ssh_host.sshd.argv(ssh_host.keys["bob"]) + [
         f"{ssh_host.account.name}@127.0.0.1", f"git-receive-pack '{ssh_site.repo.name}'"]
     said = raw_receive_pack(argv, [f"{fake_old} {new} refs/heads/main"],
                             pack_of(ssh_site.client, new, before))
@@ -474,7 +424,7 @@ def test_duplicate_commands_and_objects_the_server_lacks_are_refused(ssh_host, s
     git(ssh_site.client, "reset", "-q", "--hard", "HEAD~1")
     ssh_site.commit({"src/app.py": "v2\n"}, "code")
     good = git(ssh_site.client, "rev-parse", "HEAD").strip()
-    argv = ssh_argv(ssh_host.sshd, ssh_host.keys["bob"]) + [
+    argv = ssh_host.sshd.argv(ssh_host.keys["bob"]) + [
         f"{ssh_host.account.name}@127.0.0.1", f"git-receive-pack '{ssh_site.repo.name}'"]
     # main twice: the good update first, the bad one second
     said = raw_receive_pack(argv, [f"{before} {good} refs/heads/main",
@@ -489,21 +439,6 @@ def test_duplicate_commands_and_objects_the_server_lacks_are_refused(ssh_host, s
 # ======================================================================================
 # gitolite3 (common hook and repo-specific route), identity_env: GL_USER
 # ======================================================================================
-GL_CONF = """\
-repo gitolite-admin
-    RW+     =   admin
-
-repo t/..*
-    C       =   alice
-    RW+     =   alice
-    RW      =   bob
-
-repo rs/..*
-    C       =   alice
-    RW+     =   alice
-    RW      =   bob
-    option hook.pre-receive = oracle-guard
-"""
 
 
 @pytest.fixture(scope="module")
@@ -511,19 +446,19 @@ def gitolite(hosts_base, hook_python, tmp_path_factory):
     """README's gitolite recipe: fsckObjects, install-pre-receive --host gitolite as
     the gitolite account, repo-specific-hooks on, a compile after install."""
     with clean_environment(), gitolite_host(hosts_base, tmp_path_factory.mktemp("agl"),
-                                            conf=GL_CONF) as host:
+                                            conf=GITOLITE_CONF) as host:
         host.edit_rc("# 'repo-specific-hooks',", "'repo-specific-hooks',")
         installed = host.run(hook_python, "-m", "oracle_guard", "install-pre-receive",
                              host.repositories, "--host", "gitolite", check=False)
         assert installed.returncode == 0, installed.stdout + installed.stderr
-        host.configure(GL_CONF)
+        host.configure(GITOLITE_CONF)
         yield host
         pid = host.sshd.process.pid
     assert gone(pid)
 
 
 def gl_env(host, user, *options, **variables):
-    return client_env(ssh_command(host.sshd, host.keys[user], *options), **variables)
+    return client_env(host.sshd.ssh_command(host.keys[user], *options), **variables)
 
 
 @pytest.fixture(params=["t", "rs"], ids=["common-hook", "repo-specific-hook"])
@@ -572,7 +507,7 @@ def test_gitolite_setenv_perl_variables_give_the_agent_no_command(gitolite, gl_s
     marker = gitolite.account.home / "pwned-by-perl"
     option = ('SetEnv=PERL5OPT=-d "PERL5DB=BEGIN{open(F,q(>),q(' + str(marker) +
               '));close(F)}"')
-    proc = subprocess.run(ssh_argv(gitolite.sshd, gitolite.keys["bob"], option) + [
+    proc = subprocess.run(gitolite.sshd.argv(gitolite.keys["bob"], option) + [
         f"{gitolite.account.name}@127.0.0.1", "info"], stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert not marker.exists(), proc.stdout + proc.stderr
@@ -590,7 +525,7 @@ def test_gitolite_commands_give_the_agent_no_say_over_head_or_perms(gitolite, gl
                     "refs/heads/bob", f"D unlock {name}", f"D rm {name}",
                     f"config {name} --add gitolite-options.hook.pre-receive notify",
                     f"writable {name} off", "create t/bobs", "fork t/x t/bobs"):
-        proc = subprocess.run(ssh_argv(host.sshd, host.keys["bob"]) + [
+        proc = subprocess.run(host.sshd.argv(host.keys["bob"]) + [
             f"{host.account.name}@127.0.0.1", command], stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True, timeout=60, stdin=subprocess.DEVNULL)
         assert proc.returncode != 0, (command, proc.stdout, proc.stderr)
@@ -633,7 +568,7 @@ def test_gitolite_odd_refnames_through_the_multi_hook_driver_are_judged(gitolite
     before = gl_site.rev("refs/heads/main")
     gl_site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
     bad = git(gl_site.client, "rev-parse", "HEAD").strip()
-    argv = ssh_argv(host.sshd, host.keys["bob"]) + [
+    argv = host.sshd.argv(host.keys["bob"]) + [
         f"{host.account.name}@127.0.0.1", f"git-receive-pack '{gl_site.name}'"]
     pack = pack_of(gl_site.client, bad, before)
     for commands in ([f"{'0' * 40} {bad} refs/heads/x\\c", f"{before} {bad} refs/heads/main"],

@@ -11,29 +11,9 @@ import subprocess
 import pytest
 
 from testing.git import clean_environment, git
-from testing.hosts import (CATALOGUE, DENIED, IDENTITY_VARIABLES, SEEDS, Site, doctor_verdict,
-                           gitolite_host, gone, judge_case, spoof_rejected)
+from testing.hosts import (CATALOGUE, DENIED, GITOLITE_CONF, IDENTITY_VARIABLES, SEEDS, Site,
+                           doctor_verdict, gitolite_host, gone, judge_case, spoof_rejected)
 
-# t/...: guarded by the common hook; rs/...: by gitolite's multi-hook driver
-CONF = """\
-repo gitolite-admin
-    RW+     =   admin
-
-repo app
-    RW+     =   alice
-    RW      =   bob
-
-repo t/..*
-    C       =   alice
-    RW+     =   alice
-    RW      =   bob
-
-repo rs/..*
-    C       =   alice
-    RW+     =   alice
-    RW      =   bob
-    option hook.pre-receive = oracle-guard
-"""
 ENABLE_REPO_HOOKS = ("# 'repo-specific-hooks',", "'repo-specific-hooks',")
 numbers = itertools.count()
 
@@ -80,11 +60,11 @@ def gitolite(hosts_base, hook_python, tmp_path_factory):
     """One gitolite with both routes enabled and oracle-guard installed, for the
     module; its sshd is stopped by pid at the end."""
     with clean_environment(), gitolite_host(hosts_base, tmp_path_factory.mktemp("gl"),
-                                            conf=CONF) as host:
+                                            conf=GITOLITE_CONF) as host:
         host.edit_rc(*ENABLE_REPO_HOOKS)
         installed = install(host, hook_python)
         assert installed.returncode == 0, installed.stdout + installed.stderr
-        host.configure(CONF)  # a compile after install: rs/ repos get the driver
+        host.configure(GITOLITE_CONF)  # a compile after install: rs/ repos get the driver
         yield host, installed
         pid = host.sshd.process.pid
     assert gone(pid)
@@ -93,7 +73,7 @@ def gitolite(hosts_base, hook_python, tmp_path_factory):
 @pytest.fixture
 def fresh_gitolite(hosts_base, tmp_path):
     """A gitolite of its own for a test that changes the rc, hooks or conf."""
-    with gitolite_host(hosts_base, tmp_path / "gl", conf=CONF) as host:
+    with gitolite_host(hosts_base, tmp_path / "gl", conf=GITOLITE_CONF) as host:
         yield host
         pid = host.sshd.process.pid
     assert gone(pid)
@@ -248,7 +228,7 @@ def test_other_repo_specific_hook_drops_oracle_guard_installer_and_doctor_say_so
     site.seed("GL_USER")
     assert_guarded(host, hook_python, host.repo("app"))
 
-    host.configure(CONF.replace("    RW      =   bob\n\nrepo t/",
+    host.configure(GITOLITE_CONF.replace("    RW      =   bob\n\nrepo t/",
                                 "    RW      =   bob\n    option hook.pre-receive = notify\n\n"
                                 "repo t/", 1))
     site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
@@ -263,7 +243,7 @@ def test_other_repo_specific_hook_drops_oracle_guard_installer_and_doctor_say_so
     assert_not_guarded(host, hook_python, host.repo("app"))
 
     # listing oracle-guard beside it guards the repository again
-    host.configure(CONF.replace("    RW      =   bob\n\nrepo t/",
+    host.configure(GITOLITE_CONF.replace("    RW      =   bob\n\nrepo t/",
                                 "    RW      =   bob\n    option hook.pre-receive = "
                                 "oracle-guard notify\n\nrepo t/", 1))
     site.commit({SEEDS: "[1, 8]\n"}, "rewrite it again")
@@ -322,7 +302,7 @@ def test_hook_survives_gitolite_setup(fresh_gitolite, hook_python, tmp_path):
     site.seed("GL_USER")
     for setup in (["setup"], ["setup", "--hooks-only"]):
         host.gitolite(*setup)
-        host.configure(CONF)
+        host.configure(GITOLITE_CONF)
         site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
         pushed = site.push("bob", "HEAD:refs/heads/main")
         assert set(pushed.findings()) == {f"refs/heads/main: {SEEDS}: {code}"
@@ -344,9 +324,9 @@ def test_gitolite_admin_still_takes_configuration_after_install(gitolite):
     """The common hook guards gitolite-admin too: it holds no contract, and the
     admin's pushes must still go through."""
     host, _ = gitolite
-    said = host.configure(CONF + "\nrepo extra\n    RW+     =   alice\n")
+    said = host.configure(GITOLITE_CONF + "\nrepo extra\n    RW+     =   alice\n")
     assert "extra" in host.gitolite("list-phy-repos").stdout.split(), said
-    host.configure(CONF)
+    host.configure(GITOLITE_CONF)
 
 
 def test_bob_cannot_get_a_shell_on_the_gitolite_account(gitolite):

@@ -5,16 +5,14 @@ authorized_keys (`restrict,environment="REMOTE_USER=alice" ...`)."""
 from __future__ import annotations
 
 import itertools
-import os
-import subprocess
 import sys
 
 import pytest
 
 from testing.git import clean_environment, commit, git, init_repo
-from testing.hosts import (CATALOGUE, IDENTITY_VARIABLES, SEEDS, Site, authorize, client_env,
-                           doctor_verdict, gone, judge_case, keygen, public, run_as,
-                           spoof_rejected, sshd, system_account)
+from testing.hosts import (CATALOGUE, IDENTITY_VARIABLES, SEEDS, SharedSshHost, authorize,
+                           doctor_verdict, gone, judge_case, keygen, public, spoof_rejected, sshd,
+                           system_account)
 
 numbers = itertools.count()
 
@@ -24,53 +22,7 @@ def key_lines(keys, options="restrict,"):
             for name, key in keys.items()]
 
 
-class Host:
-    def __init__(self, account, server, keys, python):
-        self.account, self.sshd, self.keys, self.python = account, server, keys, python
 
-    def env(self, user, *options, **variables):
-        return client_env(self.sshd.ssh_command(self.keys[user], *options), **variables)
-
-    def url(self, name):
-        return f"{self.account.name}@127.0.0.1:{name}.git"
-
-    def repo(self, name):
-        return self.account.home / f"{name}.git"
-
-    def server_git(self, repo):
-        return lambda *a: run_as(self.account, ["git", "--git-dir", repo, *a])
-
-    def create(self, name, *, lock_hooks=True):
-        """The admin's steps for one repository: created by the account (main as
-        HEAD, fsck on, push options advertised so their spoof is tried), its
-        hooks folder made root's, then the hook installed by root."""
-        repo = self.repo(name)
-        run_as(self.account, ["git", "init", "-q", "--bare", "-b", "main", repo], check=True)
-        for key, value in (("receive.fsckObjects", "true"),
-                           ("receive.advertisePushOptions", "true")):
-            run_as(self.account, ["git", "--git-dir", repo, "config", key, value], check=True)
-        if lock_hooks:
-            os.chown(repo / "hooks", 0, 0)
-            (repo / "hooks").chmod(0o755)
-        return repo
-
-    def install(self, repo, *args, python=None):
-        return subprocess.run([str(python or self.python), "-m", "oracle_guard",
-                               "install-pre-receive", str(repo), "--host", "ssh",
-                               "--sshd-config", str(self.sshd.config), *args],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd="/", timeout=120)
-
-    def doctor(self, repo):
-        return subprocess.run([str(self.python), "-m", "oracle_guard", "doctor", str(repo),
-                               "--sshd-config", str(self.sshd.config)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd="/", timeout=120)
-
-    def site(self, name, tmp_path):
-        repo = self.repo(name)
-        return Site(tmp_path / f"work-{name}", self.url(name), repo, self.keys, self.env,
-                    self.server_git(repo))
 
 
 def assert_guarded(host, repo):
@@ -94,7 +46,7 @@ def host(hosts_base, hook_python, keys):
                                              base=hosts_base) as account:
         authorize(account, key_lines(keys))
         with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
-            yield Host(account, server, keys, hook_python)
+            yield SharedSshHost(account, server, keys, hook_python)
             pid = server.process.pid
     assert gone(pid)
 
@@ -106,7 +58,7 @@ def broken(hosts_base, hook_python, keys):
     with system_account("ogb", shell="/bin/sh", base=hosts_base) as account:
         authorize(account, key_lines(keys, options=""))
         with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
-            yield Host(account, server, keys, hook_python)
+            yield SharedSshHost(account, server, keys, hook_python)
             pid = server.process.pid
     assert gone(pid)
 
@@ -306,7 +258,7 @@ def unnamed_key(hosts_base, hook_python, keys):
         authorize(account, [f'restrict,environment="REMOTE_USER=alice" {public(keys["alice"])}',
                             f'restrict {public(keys["bob"])}'])
         with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
-            yield Host(account, server, keys, hook_python)
+            yield SharedSshHost(account, server, keys, hook_python)
             pid = server.process.pid
     assert gone(pid)
 
