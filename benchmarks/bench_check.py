@@ -20,7 +20,7 @@ import time
 
 def build_demo_repo(path: str) -> None:
     """The demo's baseline with its honest change staged."""
-    from oracle_guard import demo
+    from oracle_guard.commands import demo
 
     repo = demo.baseline(path)
     demo.honest_change(repo)
@@ -47,7 +47,8 @@ def main() -> int:
     checker = shutil.which("check-jsonschema", path=bindir) or shutil.which("check-jsonschema")
     if checker is None:
         raise SystemExit("check-jsonschema not found: pip install '.[bench]'")
-    from oracle_guard import demo, validation
+    from oracle_guard.commands import demo
+    from oracle_guard.parsing import validation
 
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "PRE_COMMIT_FROM_REF",
                                                              "PRE_COMMIT_TO_REF")}

@@ -382,7 +382,7 @@ def main() -> int:
     rows: List[Row] = []
 
     with tempfile.TemporaryDirectory(prefix="oracle-guard-bench-scale-") as tmp:
-        from oracle_guard import validation
+        from oracle_guard.parsing import validation
 
         # 1, 2: the demo repository
         demo = os.path.join(tmp, "demo")

@@ -241,8 +241,9 @@ def profile(server: str, base: str, tip: str, signers_file: str) -> List[str]:
     authority.Authority._judge does it, in this process, each stage's time
     summed over the commits (the median of 5 passes, each with a fresh
     cat-file); and what importing `cryptography` costs a hook run."""
-    from oracle_guard import allowed_signers, sshsig
-    from oracle_guard.gitio import Git
+    from oracle_guard.authority import allowed_signers
+    from oracle_guard.authority import sshsig
+    from oracle_guard.git.plumbing import Git
 
     commits = git("rev-list", "--reverse", f"{base}..{tip}", cwd=server).decode().split()
     with open(signers_file) as f:

@@ -94,11 +94,14 @@ def _library(module: str, dist: str) -> str:
 
 
 def _digest_files(digest: Any, folder: str, suffix: str) -> None:
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(suffix))
-    except OSError:
-        names = []
-    for name in names:
+    """Every file with this suffix under folder, subfolders included (the package's
+    layers), by its path relative to folder."""
+    names = []
+    for top, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        relative = os.path.relpath(top, folder)
+        names += [n if relative == "." else f"{relative}/{n}" for n in files if n.endswith(suffix)]
+    for name in sorted(names):
         try:
             with open(os.path.join(folder, name), "rb") as f:
                 data = f.read()
@@ -111,7 +114,8 @@ def cache_key() -> str:
     """What every verdict was made with, whatever its blob: the tool (its version,
     and its sources, which an editable install changes without a new version), its
     schemas, the YAML parser and the validator, and the Python they ran on."""
-    from oracle_guard import __version__, validation
+    from oracle_guard import __version__
+    from oracle_guard.parsing import validation
 
     digest = hashlib.sha256()
     digest.update(b"schemas\0")

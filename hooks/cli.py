@@ -10,7 +10,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from oracle_guard import __version__, clock
 from oracle_guard import contract as contract_mod
-from oracle_guard import reporters
+from oracle_guard.report import formats as reporters
 from oracle_guard.findings import HOOKS, HookResult, exit_code, inert, show_text
 from oracle_guard.judge import judge
 
@@ -58,7 +58,7 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
     if revs.candidate.commit is None and contract is not None and "write-set" in hooks:
         _staged_authority(git, contract, revs, results)
     if pending is not None:
-        from oracle_guard import history
+        from oracle_guard.authority import history
 
         result = next(r for r in results if r.hook == "write-set")
         net, per_commit, note = history.judge_with_authority(
@@ -71,7 +71,7 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
 
 def _staged_authority(git, contract, revs, results: List[HookResult]) -> None:
     """A commit being made: the owners' signing configuration, where set up."""
-    from oracle_guard import authority
+    from oracle_guard.authority import signatures as authority
     from oracle_guard.revisions import changes
 
     result = next(r for r in results if r.hook == "write-set")
@@ -95,7 +95,7 @@ def _conflicted(revs, hooks: Sequence[str]) -> List[HookResult]:
 
 
 def cmd_check(args, env: Mapping[str, str]) -> int:
-    from oracle_guard.gitio import Git
+    from oracle_guard.git.plumbing import Git
 
     now = clock.now_from(args.now, env)
     git = Git(args.C, use_cache=not args.no_cache)
@@ -115,14 +115,14 @@ def cmd_check(args, env: Mapping[str, str]) -> int:
 
 def cmd_lock(args, env: Mapping[str, str]) -> int:
     if args.add is not None:  # one new fixture (authoring.py)
-        from oracle_guard import authoring
+        from oracle_guard.commands import freeze as authoring
 
         return authoring.cmd_lock_add(args, env)
     if args.check:
         args.only, args.base, args.head = ["fixture-lock"], None, None
         return cmd_check(args, env)
-    from oracle_guard import fixture_lock
-    from oracle_guard.gitio import Git
+    from oracle_guard.checks import fixture_lock
+    from oracle_guard.git.plumbing import Git
     from oracle_guard.revisions import Snapshot
 
     git = Git(args.C, use_cache=not args.no_cache)
@@ -141,7 +141,7 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
             print("nothing to lock: the contract has no 'fixtures' section")
             return 0
         unstaged = git.unstaged_paths()
-        from oracle_guard.authoring import git_add, unlockable_name
+        from oracle_guard.commands.freeze import git_add, unlockable_name
 
         here = os.path.realpath(args.C or ".")  # the printed 'git add' works from there
         for entry in entries:
@@ -157,7 +157,7 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
                          if p]
             if problems:
                 raise UsageError(f"cannot lock {entry['lock']}: {problems[0]}")
-        from oracle_guard import worktree
+        from oracle_guard.git import worktree
 
         built = [(entry["lock"], *fixture_lock.build_lock(entry, index)) for entry in entries]
         try:  # every lock or none
@@ -173,7 +173,7 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
 
 
 def cmd_pre_receive(args, env: Mapping[str, str]) -> int:
-    from oracle_guard import pre_receive
+    from oracle_guard.commands import pre_receive
     from oracle_guard.hosts import pusher_variable
 
     return pre_receive.main(sys.stdin, sys.stderr, env,
@@ -182,8 +182,8 @@ def cmd_pre_receive(args, env: Mapping[str, str]) -> int:
 
 
 def cmd_install_pre_receive(args, env: Mapping[str, str]) -> int:
-    from oracle_guard import install
-    from oracle_guard.gitio import trust_repository_owner
+    from oracle_guard.commands import install_pre_receive as install
+    from oracle_guard.git.plumbing import trust_repository_owner
 
     trust_repository_owner()
     try:
@@ -197,21 +197,21 @@ def cmd_install_pre_receive(args, env: Mapping[str, str]) -> int:
 
 
 def cmd_doctor(args, env: Mapping[str, str]) -> int:
-    from oracle_guard import doctor
-    from oracle_guard.gitio import trust_repository_owner
+    from oracle_guard.commands import doctor
+    from oracle_guard.git.plumbing import trust_repository_owner
 
     trust_repository_owner()
     return doctor.main(args.repo, args.dir, sys.stdout, args.sshd_config)
 
 
 def cmd_demo(args, env: Mapping[str, str]) -> int:
-    from oracle_guard import demo
+    from oracle_guard.commands import demo
 
     return demo.main(keep=args.keep)
 
 
 def cmd_init(args, env: Mapping[str, str]) -> int:
-    from oracle_guard import init
+    from oracle_guard.commands import init
 
     try:
         return init.main(args, env)
@@ -220,7 +220,7 @@ def cmd_init(args, env: Mapping[str, str]) -> int:
 
 
 def cmd_explain(args, env: Mapping[str, str]) -> int:
-    from oracle_guard.codes import CODES
+    from oracle_guard.checks.codes import CODES
 
     if args.all == (args.code is not None):
         raise UsageError("'oracle-guard explain' takes a CODE or --all")
@@ -250,14 +250,14 @@ def _unknown_code(given: str, codes: Sequence[str]) -> str:
 
 
 def schema_names() -> List[str]:
-    from oracle_guard.validation import schema_dir
+    from oracle_guard.parsing.validation import schema_dir
 
     suffix = ".schema.json"
     return sorted(n[: -len(suffix)] for n in os.listdir(schema_dir()) if n.endswith(suffix))
 
 
 def cmd_schema(args, env: Mapping[str, str]) -> int:
-    from oracle_guard.validation import schema_path
+    from oracle_guard.parsing.validation import schema_path
 
     names = schema_names()
     if args.list == (args.name is not None):
@@ -320,13 +320,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="add one new, staged fixture (repo-relative) to its lock")
     lock.set_defaults(func=cmd_lock)
 
-    from oracle_guard import authoring, seeds_edit, signers_edit  # freeze, seeds, signers
+    from oracle_guard.commands import freeze as authoring
+    from oracle_guard.commands import seeds as seeds_edit
+    from oracle_guard.commands import signers as signers_edit  # freeze, seeds, signers
 
     authoring.register(sub, common)
     seeds_edit.register(sub, common)
     signers_edit.register(sub, common)
 
-    from oracle_guard import doctor as doctor_mod
+    from oracle_guard.commands import doctor as doctor_mod
     from oracle_guard.hosts import HOSTS
 
     host = argparse.ArgumentParser(add_help=False)
@@ -447,7 +449,7 @@ def main(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] 
 
 def _fail(args, exc: BaseException) -> int:
     from oracle_guard.contract import ContractError
-    from oracle_guard.gitio import GitError
+    from oracle_guard.git.plumbing import GitError
     from oracle_guard.revisions import RevisionError
 
     known = (ContractError, GitError, RevisionError, UsageError, clock.ClockError)

@@ -5,9 +5,10 @@ import copy
 import re
 from typing import Any, Dict, List, Optional, Tuple
 
-from oracle_guard import loaders, validation
+from oracle_guard.parsing import loaders
+from oracle_guard.parsing import validation
 from oracle_guard.cache import contract_key
-from oracle_guard.gitio import BlobTooLarge
+from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.revisions import Snapshot
 
 CONTRACT_PATH = ".oracle-guard.yaml"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
-from oracle_guard.codes import CODES
+from oracle_guard.checks.codes import CODES
 
 HOOKS = ("fixture-lock", "seed-append-only", "freeze-schema", "flake-budget", "write-set")
 

@@ -19,7 +19,7 @@ DIFF_HOOKS = ("seed-append-only", "write-set")
 
 
 def check_module(hook: str):
-    return importlib.import_module("oracle_guard." + hook.replace("-", "_"))
+    return importlib.import_module("oracle_guard.checks." + hook.replace("-", "_"))
 
 
 def judge(contract: Optional[Contract], base: Snapshot, candidate: Snapshot, now,

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from oracle_guard.gitio import Entry, Git
-from oracle_guard.patterns import PatternSet
+from oracle_guard.git.plumbing import Entry, Git
+from oracle_guard.parsing.patterns import PatternSet
 
 
 Change = Tuple[str, Optional[Entry], Optional[Entry]]  # path, before, after
@@ -356,7 +356,7 @@ def caught_up(git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str,
         return old
     made = set(git.differing_paths(old.commit, tree)) & set(git.differing_paths(taken, tree))
     if contract is not None and made:
-        from oracle_guard.write_set import WriteSet
+        from oracle_guard.checks.write_set import WriteSet
 
         if any(map(WriteSet.of(contract).protects, made)):
             return old

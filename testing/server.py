@@ -98,7 +98,7 @@ class Push:
     def findings(self) -> List[str]:
         """``ref: path: code`` of every finding line, without commit id and line
         number: 'refs/heads/main: seeds/a.json: seed-rewritten' ('-' for no path)."""
-        from oracle_guard.codes import CODES
+        from oracle_guard.checks.codes import CODES
 
         out = []
         for line in self.guard:

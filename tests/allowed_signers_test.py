@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from oracle_guard import allowed_signers, sshsig
-from oracle_guard.allowed_signers import AllowedSignersError, Signer
+from oracle_guard.authority import allowed_signers
+from oracle_guard.authority import sshsig
+from oracle_guard.authority.allowed_signers import AllowedSignersError, Signer
 
 SUPPORTED = ("ssh-ed25519, ecdsa-sha2-nistp256, ecdsa-sha2-nistp384, ecdsa-sha2-nistp521, "
              "ssh-rsa, sk-ssh-ed25519@openssh.com, sk-ecdsa-sha2-nistp256@openssh.com")

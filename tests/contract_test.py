@@ -3,7 +3,7 @@ import os
 import pytest
 
 from oracle_guard.contract import Contract, literal_pattern, parse
-from oracle_guard.patterns import Pattern
+from oracle_guard.parsing.patterns import Pattern
 from oracle_guard.revisions import Snapshot
 from testing.git import commit, init_repo, remove, run_guard, stage
 

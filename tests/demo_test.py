@@ -2,7 +2,7 @@ import os
 import subprocess
 import sys
 
-from oracle_guard import demo
+from oracle_guard.commands import demo
 
 
 def test_demo_passes_the_honest_change_and_rejects_every_edit(tmp_path):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.cli import main
-from oracle_guard.codes import CODES
+from oracle_guard.checks.codes import CODES
 from oracle_guard.findings import HOOKS
 from testing.git import init_repo, run_guard, stage
 

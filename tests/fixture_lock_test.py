@@ -8,9 +8,9 @@ import subprocess
 
 import pytest
 
-from oracle_guard import fixture_lock
-from oracle_guard.codes import CODES
-from oracle_guard.gitio import Git
+from oracle_guard.checks import fixture_lock
+from oracle_guard.checks.codes import CODES
+from oracle_guard.git.plumbing import Git
 from oracle_guard.revisions import Snapshot
 from testing.git import commit, git, init_repo, run_guard, stage, write
 

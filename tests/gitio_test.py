@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from oracle_guard.gitio import Git, GitError
+from oracle_guard.git.plumbing import Git, GitError
 from testing.git import git, init_repo
 
 
@@ -82,7 +82,7 @@ def test_replace_refs_cannot_swap_the_base_contract(tmp_path, capsys):
 
 
 def test_pathspec_variables_do_not_change_a_folder_listing(tmp_path, monkeypatch):
-    from oracle_guard.patterns import PatternSet
+    from oracle_guard.parsing.patterns import PatternSet
     from oracle_guard.revisions import Snapshot
     from testing.git import commit
 

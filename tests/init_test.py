@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from oracle_guard import init as init_mod
+from oracle_guard.commands import init as init_mod
 from testing.git import commit, git, init_repo, run_guard, stage, write
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -840,7 +840,7 @@ def records(n):
 
 
 def test_the_schema_line_goes_first_in_every_record_and_changes_no_data(tmp_path, capsys):
-    from oracle_guard.loaders import load_yaml
+    from oracle_guard.parsing.loaders import load_yaml
 
     repo = stripped_example(tmp_path, "replay-queue")
     files = records(7)
@@ -1163,7 +1163,7 @@ def test_freeze_add_writes_no_schema_line_when_the_neighbours_have_none(tmp_path
 
 
 # -- --ci: the CI recipe, filled in ----------------------------------------------------
-RECIPES = Path(init_mod.__file__).resolve().parent / "recipes"
+RECIPES = Path(init_mod.__file__).resolve().parents[2] / "recipes"
 GATE = ".github/workflows/oracle-guard-gate.yml"
 
 
@@ -1398,7 +1398,7 @@ def fingerprint_of(key):
 
 def test_init_with_ssh_signing_writes_authority_and_the_owners_key(tmp_path, capsys,
                                                                    monkeypatch):
-    from oracle_guard.signers_edit import HEADER
+    from oracle_guard.commands.signers import HEADER
 
     repo = stripped_example(tmp_path, "harness")
     key = ssh_signing(repo, tmp_path, monkeypatch)

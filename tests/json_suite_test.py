@@ -25,7 +25,7 @@ from typing import Dict, Tuple
 
 import pytest
 
-from oracle_guard import loaders
+from oracle_guard.parsing import loaders
 from testing.git import commit, init_repo, run_guard, stage
 
 SUITE = Path(__file__).parent / "data" / "JSONTestSuite"

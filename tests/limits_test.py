@@ -2,7 +2,7 @@
 its cap is a finding and is never loaded."""
 import pytest
 
-from oracle_guard import loaders
+from oracle_guard.parsing import loaders
 from testing.git import commit, init_repo, run_guard, stage
 
 CONTRACT = """\

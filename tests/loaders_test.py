@@ -1,8 +1,8 @@
 """Strict JSON and YAML loading: each rejection, with its line and column."""
 import pytest
 
-from oracle_guard import loaders
-from oracle_guard.loaders import LoadError, load_by_name, load_json, load_yaml
+from oracle_guard.parsing import loaders
+from oracle_guard.parsing.loaders import LoadError, load_by_name, load_json, load_yaml
 
 
 def rejects(load, data: bytes) -> LoadError:

@@ -26,7 +26,7 @@ from typing import Dict, List, Optional
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
 
-from oracle_guard import fixture_lock
+from oracle_guard.checks import fixture_lock
 from testing.bounds import property_settings
 from testing.git import git, init_repo, run_guard
 

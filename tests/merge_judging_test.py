@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracle_guard.gitio import Git
+from oracle_guard.git.plumbing import Git
 from testing.git import commit, git, init_repo, run_guard
 
 NOW = "2026-09-25"

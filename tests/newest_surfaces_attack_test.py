@@ -113,7 +113,7 @@ def test_freeze_list_json_holds_no_legacy_runner_command(tmp_path, capsys):
 def test_pre_receive_report_holds_no_legacy_runner_command(tmp_path, capsys, monkeypatch):
     """The pre-receive lines go through show_path/show_text but not inert(), so a
     pushed file name puts '##[' into the pusher's output (a bot pushing from CI)."""
-    from oracle_guard import pre_receive
+    from oracle_guard.commands import pre_receive
 
     work = example_repo(tmp_path, "harness")
     server = tmp_path / "server.git"

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle_guard.gitio import decode_path, encode_path
-from oracle_guard.patterns import AnyOf, Pattern, PatternSet, compile_pattern
+from oracle_guard.git.plumbing import decode_path, encode_path
+from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pattern
 from testing.bounds import property_settings
 from testing.git import init_repo
 
@@ -206,7 +206,7 @@ BACKTRACKERS = ["a/**/b/**/c/**/d", "a*a*a*b", "**/x/**/*.json", "*/**/[ab]?/**"
 def test_emulated_atomic_groups_agree_with_native_ones(monkeypatch, pattern):
     """Before Python 3.11 an atomic group is a lookahead and a backreference:
     the same answers."""
-    from oracle_guard import patterns
+    from oracle_guard.parsing import patterns
 
     paths = PATHS + ["a/b/c/d", "a/x/b/y/c/z/d", "a/b/c/e", "aaab", "aab", "q/x/r/s.json",
                      "x/a.json", "z/ab/q", "z/q/ab/c", "zaxbab", "x/q/y/r/z", "x/y/z"]
@@ -249,7 +249,7 @@ def test_t3070_wildmatch(glob, iglob, text, pattern):
     """WM_PATHNAME is gitignore's flag for a pattern with a slash (match_pathname
     in dir.c); without one git matches a single name, where '*' cannot meet '/'
     either. WM_CASEFOLD (core.ignoreCase) is compared with fold_case's classes."""
-    from oracle_guard.patterns import wildmatch
+    from oracle_guard.parsing.patterns import wildmatch
 
     pattern_bytes, text_bytes = pattern.encode(), text.encode()
     assert wildmatch(pattern_bytes, text_bytes) is (glob == "1")

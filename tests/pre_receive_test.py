@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.cli import main
-from oracle_guard.doctor import MARKER
+from oracle_guard.commands.doctor import MARKER
 from testing.git import commit, git
 from testing.server import (
     ZERO, fast_commits, install_hook, make_client, make_server, push, push_env, rev,

@@ -21,9 +21,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from oracle_guard import fixture_lock, seed_append_only
-from oracle_guard.gitio import Entry
-from oracle_guard.patterns import Pattern, PatternSet
+from oracle_guard.checks import fixture_lock
+from oracle_guard.checks import seed_append_only
+from oracle_guard.git.plumbing import Entry
+from oracle_guard.parsing.patterns import Pattern, PatternSet
 from oracle_guard.revisions import Snapshot
 from testing.bounds import property_settings
 from testing.git import init_repo

@@ -6,7 +6,7 @@ from pathlib import Path
 import yaml
 
 from oracle_guard.cli import build_parser
-from oracle_guard.codes import CODES
+from oracle_guard.checks.codes import CODES
 from oracle_guard.findings import HOOKS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,10 +32,11 @@ def test_every_code_in_the_readme_table_exists():
 
 def test_every_code_is_emitted_by_its_hook_module():
     for code, info in CODES.items():
-        source = (ROOT / "hooks" / (info.hook.replace("-", "_") + ".py")).read_text()
+        layer = "commands" if info.hook == "pre-receive" else "checks"
+        source = (ROOT / "hooks" / layer / (info.hook.replace("-", "_") + ".py")).read_text()
         if info.hook == "write-set":  # its rules on each commit of a range
-            source += (ROOT / "hooks" / "history.py").read_text()
-            source += (ROOT / "hooks" / "authority.py").read_text()
+            source += (ROOT / "hooks" / "authority" / "history.py").read_text()
+            source += (ROOT / "hooks" / "authority" / "signatures.py").read_text()
             source += (ROOT / "hooks" / "cli.py").read_text()  # merge-conflict
         emitted_by_shared_loader = code == "freeze-invalid" and info.hook == "freeze-schema"
         assert f'"{code}"' in source or emitted_by_shared_loader, (code, info.hook)
@@ -95,7 +96,7 @@ def test_every_variable_the_revision_model_lists_is_read_and_tested():
     sentence = readme[readme.index("The variables read are "):].split("\n", 1)[0]
     listed = re.findall(r"`([A-Z][A-Z0-9_]+)`", sentence)
     assert "CI" in listed and "PRE_COMMIT_REMOTE_NAME" in listed, listed
-    code = "".join(p.read_text() for p in (ROOT / "hooks").glob("*.py"))
+    code = "".join(p.read_text() for p in (ROOT / "hooks").rglob("*.py"))
     tests = "".join(p.read_text() for p in (ROOT / "tests").glob("*.py")
                     if p.name != "readme_test.py")
     tests += (ROOT / "testing" / "scenarios.py").read_text()

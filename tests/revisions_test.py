@@ -2,7 +2,7 @@ import subprocess
 
 import pytest
 
-from oracle_guard.gitio import Git
+from oracle_guard.git.plumbing import Git
 from oracle_guard.revisions import resolve
 from testing.git import commit, git, init_repo, run_guard, stage, write
 

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from oracle_guard import loaders
+from oracle_guard.parsing import loaders
 from testing.git import commit, git, init_repo, remove, run_guard, stage
 
 CONTRACT = """\

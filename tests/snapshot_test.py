@@ -6,8 +6,8 @@ import subprocess
 import pytest
 from hypothesis import given
 
-from oracle_guard.gitio import Git, GitError
-from oracle_guard.patterns import Pattern, PatternSet
+from oracle_guard.git.plumbing import Git, GitError
+from oracle_guard.parsing.patterns import Pattern, PatternSet
 from oracle_guard.revisions import Snapshot, changes
 from testing.bounds import property_settings
 from testing.faults import calls, logging_git, path_with

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from oracle_guard import sshsig
-from oracle_guard.sshsig import SignatureError
+from oracle_guard.authority import sshsig
+from oracle_guard.authority.sshsig import SignatureError
 from testing.git import clean_environment, git, init_repo
 from testing.signatures import (
     SK_ECDSA, SK_ED25519, armor, dearmor, ecdsa_pair, ed25519_key_blob, ed25519_private,
@@ -110,7 +110,7 @@ def signed(keys, tmp_path_factory):
 
 
 def test_importing_the_modules_does_not_import_cryptography():
-    code = ("import sys; import oracle_guard.sshsig, oracle_guard.allowed_signers; "
+    code = ("import sys; import oracle_guard.authority.sshsig, oracle_guard.authority.allowed_signers; "
             "print('cryptography' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, check=True)
     assert out.stdout.strip() == b"False"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_guard.loaders import LoadError, load_yaml
+from oracle_guard.parsing.loaders import LoadError, load_yaml
 from testing.git import init_repo, run_guard, stage
 from testing.samples import FLAKE_BUDGET_YAML
 

@@ -14,9 +14,9 @@ import subprocess
 import sys
 from typing import List, Optional, Tuple
 
-from oracle_guard import doctor
-from oracle_guard.doctor import MARKER
-from oracle_guard.gitio import Git
+from oracle_guard.commands import doctor
+from oracle_guard.commands.doctor import MARKER
+from oracle_guard.git.plumbing import Git
 from oracle_guard.hosts import HOSTS, detect
 
 BACKUP_SUFFIX = ".before-oracle-guard"

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from oracle_guard import loaders
+from oracle_guard.parsing import loaders
 from oracle_guard.contract import ContractError
 from oracle_guard.findings import Finding, show_path
-from oracle_guard.gitio import BlobTooLarge, Commit, Git
+from oracle_guard.git.plumbing import BlobTooLarge, Commit, Git
 
 HOOK = "write-set"
 NAMESPACE = "git"
@@ -28,7 +28,7 @@ class Authority:
     """The owners' keys at the rules revision, and how a commit is judged by them."""
 
     def __init__(self, contract, git: Git) -> None:
-        from oracle_guard import allowed_signers
+        from oracle_guard.authority import allowed_signers
 
         section = contract.section("authority")
         self.path: str = section["signers"]
@@ -62,7 +62,8 @@ class Authority:
     def configured_signer(self) -> Tuple[Optional[str], str]:
         """(principal, "") when git here will sign the next commit with an
         owner's key; else (None, why not)."""
-        from oracle_guard import allowed_signers, sshsig
+        from oracle_guard.authority import allowed_signers
+        from oracle_guard.authority import sshsig
 
         git = self._git
         if (git.config("gpg.format") or "openpgp") != "ssh":
@@ -89,7 +90,8 @@ class Authority:
         return self._verdicts[commit.id]
 
     def _judge(self, commit: Commit) -> Optional[str]:
-        from oracle_guard import allowed_signers, sshsig
+        from oracle_guard.authority import allowed_signers
+        from oracle_guard.authority import sshsig
 
         raw = self._git.read_commit(commit.id)
         if _signed_parents(raw) != commit.parents:
@@ -195,7 +197,7 @@ def judge_staged(contract, git: Git, changed: Iterable[str], net: List[Finding]
     authority = Authority.of(contract, git)
     if authority is None or not net:
         return net, None
-    from oracle_guard.write_set import WriteSet
+    from oracle_guard.checks.write_set import WriteSet
 
     write_set = WriteSet.of(contract)
     if any(write_set.finding(path) is None for path in changed):

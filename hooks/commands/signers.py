@@ -14,8 +14,9 @@ import hashlib
 import os
 from typing import List, Mapping, NamedTuple, Optional, Tuple
 
-from oracle_guard import allowed_signers, sshsig
-from oracle_guard.authoring import Refused, Workspace, _run
+from oracle_guard.authority import allowed_signers
+from oracle_guard.authority import sshsig
+from oracle_guard.commands.freeze import Refused, Workspace, _run
 from oracle_guard.findings import inert, show_path, show_text
 
 SIGNERS_FILE = ".oracle-guard/allowed_signers"  # where init puts it
@@ -146,7 +147,7 @@ class SignersFile:
     """The working-tree signers file the contract in the index names."""
 
     def __init__(self, ws: Workspace, must_exist: bool = True) -> None:
-        from oracle_guard import loaders
+        from oracle_guard.parsing import loaders
 
         section = ws.contract.section("authority")
         if section is None:
@@ -175,7 +176,7 @@ class SignersFile:
 
     def write(self, text: str, expected: List[Tuple], done: str) -> None:
         """Write ``text`` when it reads back as the ``expected`` signers."""
-        from oracle_guard.authority import SIGNERS_MAX_BYTES
+        from oracle_guard.authority.signatures import SIGNERS_MAX_BYTES
 
         data = text.encode("utf-8")
         if len(data) > SIGNERS_MAX_BYTES:

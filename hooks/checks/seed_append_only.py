@@ -4,11 +4,11 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from oracle_guard import loaders
+from oracle_guard.parsing import loaders
 from oracle_guard.contract import LIMITS
 from oracle_guard.findings import Finding
-from oracle_guard.gitio import BlobTooLarge
-from oracle_guard.patterns import PatternSet
+from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.revisions import Snapshot
 
 HOOK = "seed-append-only"

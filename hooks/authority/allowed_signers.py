@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from oracle_guard import sshsig
+from oracle_guard.authority import sshsig
 
 PATTERN_CHARACTERS = "*?!"
 REFUSED_OPTIONS = {

@@ -4,10 +4,10 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
-from oracle_guard import loaders
+from oracle_guard.parsing import loaders
 from oracle_guard.contract import ContractError, literal_pattern
 from oracle_guard.findings import Finding
-from oracle_guard.patterns import AnyOf, Pattern, PatternSet, compile_pattern
+from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pattern
 from oracle_guard.revisions import Snapshot, changes
 
 HOOK = "write-set"

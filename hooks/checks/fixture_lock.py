@@ -5,12 +5,13 @@ import json
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from oracle_guard import loaders, validation
+from oracle_guard.parsing import loaders
+from oracle_guard.parsing import validation
 from oracle_guard.cache import lock_key
 from oracle_guard.contract import LIMITS
 from oracle_guard.findings import Finding
-from oracle_guard.gitio import BlobTooLarge
-from oracle_guard.patterns import PatternSet
+from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.revisions import Snapshot
 
 HOOK = "fixture-lock"

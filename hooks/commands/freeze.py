@@ -22,9 +22,9 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tup
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
-from oracle_guard import worktree
+from oracle_guard.git import worktree
 from oracle_guard.findings import Finding, dump_json, finding_line, inert, show_path, show_text
-from oracle_guard.gitio import BlobTooLarge, Entry
+from oracle_guard.git.plumbing import BlobTooLarge, Entry
 from oracle_guard.revisions import Snapshot
 
 
@@ -112,7 +112,7 @@ class Workspace:
     """The repository, its index and the contract in the index."""
 
     def __init__(self, args) -> None:
-        from oracle_guard.gitio import Git
+        from oracle_guard.git.plumbing import Git
 
         self.git = Git(args.C, use_cache=not getattr(args, "no_cache", False))
         try:
@@ -165,7 +165,7 @@ class Workspace:
     def working(self, patterns: Sequence[str]) -> Overlay:
         """The index, with the files matching ``patterns`` as they stand in the
         working tree (what the next ``git add`` records)."""
-        from oracle_guard.patterns import PatternSet
+        from oracle_guard.parsing.patterns import PatternSet
 
         changed = PatternSet(patterns).select(self.git.unstaged_paths()) if patterns else []
         return Overlay(self.index, {p: self.read_worktree(p) for p in changed},
@@ -206,7 +206,7 @@ class Target(NamedTuple):
 
 
 def _freeze_sections(contract) -> List[Tuple[str, List[str]]]:
-    from oracle_guard import validation
+    from oracle_guard.parsing import validation
 
     return [(e["schema"], e["paths"]) for e in contract.section("freeze") or []
             if e["schema"] in validation.BUILTIN]
@@ -217,7 +217,8 @@ def _all_freeze_patterns(contract) -> List[str]:
 
 
 def _judge(contract, snapshot: Snapshot, now: dt.datetime) -> List[Finding]:
-    from oracle_guard import flake_budget, freeze_schema
+    from oracle_guard.checks import flake_budget
+    from oracle_guard.checks import freeze_schema
 
     findings = freeze_schema.check(contract, snapshot, snapshot, now)
     if contract.section("budget") is not None:
@@ -237,7 +238,7 @@ class FreezeCommand:
     """What freeze add, renew, remove and list share: the state before the edit."""
 
     def __init__(self, ws: Workspace, args, env: Mapping[str, str]) -> None:
-        from oracle_guard import freeze_schema
+        from oracle_guard.checks import freeze_schema
 
         self.ws, self.args = ws, args
         self.contract = ws.contract
@@ -297,7 +298,8 @@ class FreezeCommand:
         return expires
 
     def edit(self, path: str):
-        from oracle_guard import loaders, text_edit
+        from oracle_guard.parsing import loaders
+        from oracle_guard.parsing import text_edit
 
         try:
             return text_edit.editor_for(path, self.before.read(path))
@@ -354,7 +356,7 @@ def _concerns(f: Finding, path: str, ident: str) -> bool:
 
 
 def _fixture_notes(ws: "Workspace", paths: Sequence[str]) -> None:
-    from oracle_guard import fixture_lock
+    from oracle_guard.checks import fixture_lock
 
     for entry in ws.contract.section("fixtures") or []:
         for path in fixture_lock.pending_fixtures(entry, paths):
@@ -371,7 +373,7 @@ _ENTRY_FIELDS = ("seed", "command", "runs", "pass_count", "fail_count", "repro")
 
 def _add_targets(cmd: FreezeCommand) -> List[Tuple[str, Optional[str], List[str]]]:
     """(schema, file or None for a one-file-per-entry folder, patterns) to add to."""
-    from oracle_guard.patterns import PatternSet
+    from oracle_guard.parsing.patterns import PatternSet
 
     out: List[Tuple[str, Optional[str], List[str]]] = []
     for schema, patterns in _freeze_sections(cmd.contract):
@@ -392,7 +394,7 @@ def _entry_file(cmd: FreezeCommand, ident: str, patterns: List[str],
                 folder: Optional[str] = None) -> str:
     """Where a new quarantine-entry record goes: FOLDER/ID.yaml, in the folder
     the existing records share (or the one the pattern names)."""
-    from oracle_guard.patterns import PatternSet
+    from oracle_guard.parsing.patterns import PatternSet
 
     pattern_set = PatternSet(patterns)
     if not _SAFE_NAME.fullmatch(ident):
@@ -417,7 +419,7 @@ def _entry_file(cmd: FreezeCommand, ident: str, patterns: List[str],
 
 
 def _choose_add_target(cmd: FreezeCommand, ident: str) -> Target:
-    from oracle_guard.patterns import PatternSet
+    from oracle_guard.parsing.patterns import PatternSet
 
     targets = _add_targets(cmd)
     if cmd.file is not None:
@@ -461,7 +463,7 @@ def _quarantine_record(args, ident: str, owner: str, expires: str, reason: str) 
 
 
 def freeze_add(ws: Workspace, args, env: Mapping[str, str]) -> int:
-    from oracle_guard import text_edit
+    from oracle_guard.parsing import text_edit
 
     ident, owner, reason = args.id, args.owner, args.reason
     for name, text in (("the id", ident), ("--owner", owner), ("--reason", reason)):
@@ -528,7 +530,7 @@ def _set_member(editor, key: str, ident: str, value: str) -> None:
 
 def _example_entry(cmd: FreezeCommand, target: Target) -> Optional[str]:
     """An existing record's text, whose layout a new one copies."""
-    from oracle_guard.patterns import PatternSet
+    from oracle_guard.parsing.patterns import PatternSet
 
     for path in sorted(PatternSet(target.patterns).select(cmd.before.entries)):
         try:
@@ -542,7 +544,7 @@ def _neighbour_modeline(cmd: FreezeCommand, target: Target) -> str:
     """The editor schema line (``# yaml-language-server: ...``, which init puts first)
     that a record in the new one's folder starts with, so the new record has it too;
     "" when none has one. Its path is relative, so only the same folder's will do."""
-    from oracle_guard.patterns import PatternSet
+    from oracle_guard.parsing.patterns import PatternSet
 
     folder = posixpath.dirname(target.path)
     for path in sorted(PatternSet(target.patterns).select(cmd.before.entries)):
@@ -566,7 +568,7 @@ def _position(editor, schema: str, ident: str) -> int:
 
 
 def _schema_of(cmd: FreezeCommand, path: str) -> str:
-    from oracle_guard.patterns import PatternSet
+    from oracle_guard.parsing.patterns import PatternSet
 
     for schema, patterns in _freeze_sections(cmd.contract):
         if PatternSet(patterns).matches(path):
@@ -575,7 +577,7 @@ def _schema_of(cmd: FreezeCommand, path: str) -> str:
 
 
 def freeze_renew(ws: Workspace, args, env: Mapping[str, str]) -> int:
-    from oracle_guard import text_edit
+    from oracle_guard.parsing import text_edit
 
     cmd = FreezeCommand(ws, args, env)
     cmd.require_readable(everywhere=False)
@@ -609,7 +611,7 @@ def freeze_renew(ws: Workspace, args, env: Mapping[str, str]) -> int:
 
 
 def freeze_remove(ws: Workspace, args, env: Mapping[str, str]) -> int:
-    from oracle_guard import text_edit
+    from oracle_guard.parsing import text_edit
 
     cmd = FreezeCommand(ws, args, env)
     cmd.require_readable(everywhere=False)
@@ -701,7 +703,7 @@ def freeze_list(ws: Workspace, args, env: Mapping[str, str]) -> int:
 
 def _deleted_freeze_files(cmd: FreezeCommand) -> List[str]:
     """Freeze files (in --file's scope) the index holds and the working tree lacks."""
-    from oracle_guard.patterns import PatternSet
+    from oracle_guard.parsing.patterns import PatternSet
 
     patterns = PatternSet(_all_freeze_patterns(cmd.contract))
     return [p for p in sorted(cmd.ws.index.entries) if patterns.matches(p)
@@ -710,7 +712,7 @@ def _deleted_freeze_files(cmd: FreezeCommand) -> List[str]:
 
 # -- lock --add -------------------------------------------------------------------
 def lock_add(ws: Workspace, path: str) -> int:
-    from oracle_guard import fixture_lock
+    from oracle_guard.checks import fixture_lock
 
     entries = [e for e in ws.contract.section("fixtures") or []
                if fixture_lock.pending_fixtures(e, [path])]
@@ -763,7 +765,9 @@ def unlockable_name(path: str) -> Optional[str]:
 
 def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
     """The lock's text with one more entry, in its own style and order."""
-    from oracle_guard import fixture_lock, loaders, text_edit
+    from oracle_guard.checks import fixture_lock
+    from oracle_guard.parsing import loaders
+    from oracle_guard.parsing import text_edit
 
     lock, root = entry["lock"], entry.get("root", "")
     key = fixture_lock.relative_to(root, path)
@@ -810,7 +814,7 @@ def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
 def _sum_lines_with(text: str, position: int, key: str, digest: str) -> str:
     """``text`` with one more line, escaped as GNU sha256sum escapes it and in the form
     (text, binary or tagged) of the lock's first line."""
-    from oracle_guard import fixture_lock
+    from oracle_guard.checks import fixture_lock
 
     lines = text.split("\n")
     final_newline = lines[-1] == ""
@@ -823,7 +827,7 @@ def _sum_lines_with(text: str, position: int, key: str, digest: str) -> str:
 # -- command line --------------------------------------------------------------------
 def _run(action, args, env: Mapping[str, str]) -> int:
     from oracle_guard.cli import UsageError
-    from oracle_guard.text_edit import Unsafe
+    from oracle_guard.parsing.text_edit import Unsafe
 
     try:
         with Workspace(args) as ws:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Mapping, Tuple
 
-from oracle_guard import loaders
-from oracle_guard.authoring import (Overlay, Refused, Workspace, _fixture_notes, _run,
+from oracle_guard.parsing import loaders
+from oracle_guard.commands.freeze import (Overlay, Refused, Workspace, _fixture_notes, _run,
                                     describe, repo_path, unsafe)
 from oracle_guard.findings import inert, show_path, show_text
 
@@ -83,7 +83,7 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
         # added to an existing line as a rewrite of that seed
         out = data if not data or data.endswith(b"\n") else data + b"\n"
         return out + b"".join(json.dumps(v, **style).encode("utf-8") + nl for v in values)
-    from oracle_guard import text_edit
+    from oracle_guard.parsing import text_edit
 
     try:
         editor = text_edit.JsonEditor(path, loaders.decode_text(data))
@@ -95,8 +95,8 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
 
 
 def seeds_append(ws: Workspace, args, env: Mapping[str, str]) -> int:
-    from oracle_guard import seed_append_only
-    from oracle_guard.patterns import PatternSet
+    from oracle_guard.checks import seed_append_only
+    from oracle_guard.parsing.patterns import PatternSet
     from oracle_guard.revisions import Snapshot
 
     path = repo_path(args.file)

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from oracle_guard import contract as contract_mod
-from oracle_guard import fixture_lock, validation
+from oracle_guard.checks import fixture_lock
+from oracle_guard.parsing import validation
 from oracle_guard.findings import HOOKS
-from oracle_guard.patterns import PatternSet
+from oracle_guard.parsing.patterns import PatternSet
 
 LAYOUTS = ("harness", "merge-contract", "oracle-dir", "replay-queue")
 CONTRACT = contract_mod.CONTRACT_PATH
@@ -221,7 +222,7 @@ def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[s
     seed-file stems (the harness layout). Returns notes for the user."""
     if "freeze" not in data:
         return []
-    from oracle_guard import freeze_schema
+    from oracle_guard.checks import freeze_schema
     from oracle_guard.contract import Contract
 
     probe = Contract(copy.deepcopy(data), index, from_base=False)
@@ -701,7 +702,7 @@ def signing_identity(git, top: str) -> Signing:
     """git's SSH signing key (gpg.format ssh, user.signingkey: a key file or a
     ``key::`` literal, as git reads them) and the principal that names its user
     (user.email, else user.name)."""
-    from oracle_guard import signers_edit
+    from oracle_guard.commands import signers as signers_edit
 
     if (_config(git, "gpg.format") or "openpgp") != "ssh":
         return Signing(why="git here is not set up for SSH signing (gpg.format is not ssh)")
@@ -734,7 +735,9 @@ def signing_identity(git, top: str) -> Signing:
 def plan_signers(plan: "Plan", signing: Signing, top: str) -> None:
     """The allowed signers file the contract's authority names: a new one with the
     user's signing key; one that is there already is kept as it is."""
-    from oracle_guard import allowed_signers, signers_edit, worktree
+    from oracle_guard.authority import allowed_signers
+    from oracle_guard.commands import signers as signers_edit
+    from oracle_guard.git import worktree
 
     authority = plan.data.get("authority")
     if authority is None:
@@ -847,7 +850,7 @@ def choose_layout(name: Optional[str], paths: Paths) -> Tuple[str, List[Tuple[st
 
 def resolve_rev(repo: str, rev: Optional[str]) -> Tuple[str, str]:
     """(repo as written into the config, rev): a local clone gives its HEAD commit."""
-    from oracle_guard.gitio import Git
+    from oracle_guard.git.plumbing import Git
 
     if not os.path.isdir(repo):
         return repo, rev or REV_PLACEHOLDER
@@ -875,7 +878,7 @@ def make_plan(args, git, top: str) -> Plan:
     budget_notes = add_budget(data, layout, paths, index)
     signing = signing_identity(git, top)
     if signing.key is not None:
-        from oracle_guard.signers_edit import SIGNERS_FILE
+        from oracle_guard.commands.signers import SIGNERS_FILE
 
         data["authority"] = {"signers": SIGNERS_FILE}
     left_out = proposed_allow(layout, paths)[1] if args.allow is None else []
@@ -1122,7 +1125,7 @@ def plan_modelines(plan: Plan, paths: Paths, top: str) -> None:
 def modeline_edit(top: str, path: str, schema: str) -> Tuple[Optional[Planned], str]:
     """The file with the schema line first; None when it has one already, is no regular
     file, or its data would not stay the same (then a note says why)."""
-    from oracle_guard import loaders
+    from oracle_guard.parsing import loaders
 
     target = os.path.join(top, path)
     if os.path.islink(target) or not os.path.isfile(target):
@@ -1154,8 +1157,8 @@ def check_allow_file(path: Optional[str], index, top: str) -> None:
     """The allow_file the contract names holds only path prefixes, as check reads it:
     its working-tree copy (which the printed git add stages), else the index's. A
     line check would refuse stops init, which never turns it into a pattern."""
-    from oracle_guard import loaders
-    from oracle_guard.write_set import allow_file_lines
+    from oracle_guard.parsing import loaders
+    from oracle_guard.checks.write_set import allow_file_lines
 
     if path is None:
         return
@@ -1213,8 +1216,8 @@ def preflight(data: Dict[str, Any], git, now, now_arg: Optional[str], top: str,
     ``git add`` leaves it (the working-tree copies of the files it names, over the
     index): each error line, with the command that fixes it where there is one; and
     the files it names that could not be judged that way."""
-    from oracle_guard import freeze_schema
-    from oracle_guard.authoring import Overlay
+    from oracle_guard.checks import freeze_schema
+    from oracle_guard.commands.freeze import Overlay
     from oracle_guard.judge import judge
     from oracle_guard.revisions import Snapshot
 
@@ -1282,7 +1285,7 @@ def quote_all(paths: Iterable[str]) -> str:
 
 def main(args, env: Mapping[str, str]) -> int:
     from oracle_guard import clock
-    from oracle_guard.gitio import Git
+    from oracle_guard.git.plumbing import Git
 
     now = clock.now_from(args.now, env)
     git = Git(args.C, use_cache=False)
@@ -1323,7 +1326,7 @@ def main(args, env: Mapping[str, str]) -> int:
 
 def write(plan: Plan, top: str) -> None:
     """Every planned file or none, never through a symlink (worktree.write_files)."""
-    from oracle_guard import worktree
+    from oracle_guard.git import worktree
 
     try:
         worktree.write_files(top, {planned.path: planned.text.encode("utf-8")

@@ -15,9 +15,9 @@ from typing import List, Mapping, Optional, TextIO, Tuple
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
-from oracle_guard.codes import CODES
+from oracle_guard.checks.codes import CODES
 from oracle_guard.findings import HOOKS, Finding, inert, show_path, show_text
-from oracle_guard.gitio import Git, GitError
+from oracle_guard.git.plumbing import Git, GitError
 from oracle_guard.judge import judge
 from oracle_guard.revisions import Snapshot, caught_up, new_ref_base
 
@@ -209,7 +209,7 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
     net = [f for result in results if result.hook == "write-set" for f in result.findings]
     per_commit: List[Tuple[str, Finding]] = []
     if pending is not None:
-        from oracle_guard import history
+        from oracle_guard.authority import history
 
         linear = old_commit is None or git.is_ancestor(old_commit, new_commit)
         net, per_commit, note = history.judge_with_authority(contract, git, pending(), net,
@@ -231,8 +231,8 @@ def _at_old_commit(git: Git, update: RefUpdate, new_commit: str, default_tip: Op
     if default_tip is None or new_commit == default_tip \
             or not git.is_ancestor(new_commit, default_tip):
         return None
-    from oracle_guard.authority import Authority
-    from oracle_guard.gitio import Commit
+    from oracle_guard.authority.signatures import Authority
+    from oracle_guard.git.plumbing import Commit
 
     authority = Authority.of(contract, git) if contract is not None else None
     if authority is not None:
@@ -286,7 +286,7 @@ def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
     # builds the write set (allow_file), the freeze validators (schema files) and
     # the owners' keys (authority.signers)
     judge(following, candidate, candidate, now, ("freeze-schema", "write-set"))
-    from oracle_guard.authority import Authority
+    from oracle_guard.authority.signatures import Authority
 
     Authority.of(following, candidate._git)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from oracle_guard import __version__
-from oracle_guard.gitio import Git, GitError
+from oracle_guard.git.plumbing import Git, GitError
 from oracle_guard.hosts import pusher_variable
 
 MARKER = "# written by oracle-guard install-pre-receive"
@@ -235,7 +235,7 @@ def _text(path: str) -> str:
 
 # -- the repository ---------------------------------------------------------------
 def _head(git: Git, repo: str) -> List[Line]:
-    from oracle_guard.pre_receive import unresolved_head
+    from oracle_guard.commands.pre_receive import unresolved_head
 
     target = git.head_target()
     fix = f"git --git-dir={shlex.quote(repo)} symbolic-ref HEAD refs/heads/main"
@@ -253,8 +253,8 @@ def _head(git: Git, repo: str) -> List[Line]:
 def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
            hooked: bool = True) -> List[Line]:
     from oracle_guard import contract as contract_mod
-    from oracle_guard.authority import Authority
-    from oracle_guard.pre_receive import ProtocolError, rules_branch
+    from oracle_guard.authority.signatures import Authority
+    from oracle_guard.commands.pre_receive import ProtocolError, rules_branch
     from oracle_guard.revisions import Snapshot
 
     tip = git.resolve_commit("HEAD")

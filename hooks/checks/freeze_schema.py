@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from oracle_guard import clock, loaders, validation
+from oracle_guard import clock
+from oracle_guard.parsing import loaders
+from oracle_guard.parsing import validation
 from oracle_guard.cache import freeze_key
 from oracle_guard.contract import ContractError
 from oracle_guard.findings import Finding
-from oracle_guard.gitio import BlobTooLarge
-from oracle_guard.patterns import PatternSet
+from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.revisions import Snapshot
 
 HOOK = "freeze-schema"

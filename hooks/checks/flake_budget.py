@@ -5,10 +5,11 @@ import datetime as dt
 import os
 from typing import List
 
-from oracle_guard import clock, freeze_schema
+from oracle_guard import clock
+from oracle_guard.checks import freeze_schema
 from oracle_guard.contract import CONTRACT_PATH
 from oracle_guard.findings import Finding
-from oracle_guard.patterns import PatternSet
+from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.revisions import Snapshot
 
 HOOK = "flake-budget"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Iterable, List, Optional, Tuple
 
 from oracle_guard.findings import Finding, show_path
-from oracle_guard.gitio import Commit, Git
+from oracle_guard.git.plumbing import Commit, Git
 
 HOOK = "write-set"
 Attributed = Tuple[str, Finding]  # (commit id, finding)
@@ -22,7 +22,7 @@ Attributed = Tuple[str, Finding]  # (commit id, finding)
 def judge(contract, git: Git, commits: Iterable[Commit]) -> List[Attributed]:
     """Findings for ``commits`` by ``contract``'s write set, for everyone,
     owners included."""
-    from oracle_guard.write_set import WriteSet
+    from oracle_guard.checks.write_set import WriteSet
 
     write_set = WriteSet.of(contract)
     out: List[Attributed] = []
@@ -51,7 +51,7 @@ def judge_with_authority(contract, git: Git, commits: Iterable[Commit],
     is lifted and the note says so. ``linear``: no history is replaced.
     ``undone``: an oracle edit a later commit undoes is a finding too (a push
     by someone who is not an owner)."""
-    from oracle_guard import authority
+    from oracle_guard.authority import signatures as authority
 
     commits = list(commits)
     per_commit = judge(contract, git, commits)
@@ -68,8 +68,8 @@ def _undone(contract, git: Git, commits: List[Commit], net: List[Finding],
     """Commits that edit an oracle file the change as a whole leaves as it was:
     the tip is clean, but the edit stays in the history a push records, where a
     tag or branch can point at it. An owner-signed commit may."""
-    from oracle_guard.authority import Authority
-    from oracle_guard.write_set import WriteSet
+    from oracle_guard.authority.signatures import Authority
+    from oracle_guard.checks.write_set import WriteSet
 
     write_set = WriteSet.of(contract)
     authority = Authority.of(contract, git)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from oracle_guard import __version__
-from oracle_guard.codes import CODES
+from oracle_guard.checks.codes import CODES
 from oracle_guard.findings import (Finding, HookResult, dump_json, inert, render_json,
                                    render_text, show_text, summary_lines, unique_findings)
 
