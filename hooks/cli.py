@@ -72,7 +72,7 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
 def _staged_authority(git, contract, revs, results: List[HookResult]) -> None:
     """A commit being made: the owners' signing configuration, where set up."""
     from oracle_guard.authority import signatures as authority
-    from oracle_guard.revisions import changes
+    from oracle_guard.snapshot import changes
 
     result = next(r for r in results if r.hook == "write-set")
     if not result.findings or contract.section("authority") is None:
@@ -123,7 +123,7 @@ def cmd_lock(args, env: Mapping[str, str]) -> int:
         return cmd_check(args, env)
     from oracle_guard.checks import fixture_lock
     from oracle_guard.git.plumbing import Git
-    from oracle_guard.revisions import Snapshot
+    from oracle_guard.snapshot import Snapshot
 
     git = Git(args.C, use_cache=not args.no_cache)
     try:

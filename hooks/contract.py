@@ -9,7 +9,7 @@ from oracle_guard.parsing import loaders
 from oracle_guard.parsing import validation
 from oracle_guard.cache import contract_key
 from oracle_guard.git.plumbing import BlobTooLarge
-from oracle_guard.revisions import Snapshot
+from oracle_guard.snapshot import Snapshot
 
 CONTRACT_PATH = ".oracle-guard.yaml"
 CONTRACT_MAX_BYTES = 1 << 20

@@ -6,7 +6,7 @@ from typing import List, Optional, Sequence
 
 from oracle_guard.contract import CONTRACT_PATH, Contract
 from oracle_guard.findings import HOOKS, HookResult
-from oracle_guard.revisions import Snapshot
+from oracle_guard.snapshot import Snapshot
 
 SECTIONS = {
     "fixture-lock": "fixtures",

@@ -4,7 +4,7 @@ import pytest
 
 from oracle_guard.contract import Contract, literal_pattern, parse
 from oracle_guard.parsing.patterns import Pattern
-from oracle_guard.revisions import Snapshot
+from oracle_guard.snapshot import Snapshot
 from testing.git import commit, init_repo, remove, run_guard, stage
 
 NOW = "2024-06-01"

@@ -11,7 +11,7 @@ import pytest
 from oracle_guard.checks import fixture_lock
 from oracle_guard.checks.codes import CODES
 from oracle_guard.git.plumbing import Git
-from oracle_guard.revisions import Snapshot
+from oracle_guard.snapshot import Snapshot
 from testing.git import commit, git, init_repo, run_guard, stage, write
 
 CONTRACT = """\

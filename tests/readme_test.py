@@ -97,7 +97,7 @@ def test_every_variable_the_revision_model_lists_is_read_and_tested():
     listed = re.findall(r"`([A-Z][A-Z0-9_]+)`", sentence)
     assert "CI" in listed and "PRE_COMMIT_REMOTE_NAME" in listed, listed
     code = "".join(p.read_text() for p in (ROOT / "hooks").rglob("*.py"))
-    tests = "".join(p.read_text() for p in (ROOT / "tests").glob("*.py")
+    tests = "".join(p.read_text() for p in (ROOT / "tests").rglob("*.py")
                     if p.name != "readme_test.py")
     tests += (ROOT / "testing" / "scenarios.py").read_text()
     for name in listed:

@@ -8,7 +8,7 @@ from hypothesis import given
 
 from oracle_guard.git.plumbing import Git, GitError
 from oracle_guard.parsing.patterns import Pattern, PatternSet
-from oracle_guard.revisions import Snapshot, changes
+from oracle_guard.snapshot import Snapshot, changes
 from testing.bounds import property_settings
 from testing.faults import calls, logging_git, path_with
 from testing.git import commit, git, init_repo, run_guard

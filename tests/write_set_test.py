@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from oracle_guard.git.plumbing import Entry, Git
-from oracle_guard.revisions import Snapshot, changes
+from oracle_guard.snapshot import Snapshot, changes
 from testing.git import commit, git, init_repo, remove, run_guard, stage, write
 
 CONTRACT = """\

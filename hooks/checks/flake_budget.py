@@ -10,7 +10,7 @@ from oracle_guard.checks import freeze_schema
 from oracle_guard.contract import CONTRACT_PATH
 from oracle_guard.findings import Finding
 from oracle_guard.parsing.patterns import PatternSet
-from oracle_guard.revisions import Snapshot
+from oracle_guard.snapshot import Snapshot
 
 HOOK = "flake-budget"
 

@@ -9,7 +9,7 @@ from oracle_guard.contract import LIMITS
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.parsing.patterns import PatternSet
-from oracle_guard.revisions import Snapshot
+from oracle_guard.snapshot import Snapshot
 
 HOOK = "seed-append-only"
 SHOW_LIMIT = 60

@@ -8,7 +8,7 @@ from oracle_guard.parsing import loaders
 from oracle_guard.contract import ContractError, literal_pattern
 from oracle_guard.findings import Finding
 from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pattern
-from oracle_guard.revisions import Snapshot, changes
+from oracle_guard.snapshot import Snapshot, changes
 
 HOOK = "write-set"
 

@@ -255,7 +255,7 @@ def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
     from oracle_guard import contract as contract_mod
     from oracle_guard.authority.signatures import Authority
     from oracle_guard.commands.pre_receive import ProtocolError, rules_branch
-    from oracle_guard.revisions import Snapshot
+    from oracle_guard.snapshot import Snapshot
 
     tip = git.resolve_commit("HEAD")
     if tip is None:
@@ -284,7 +284,7 @@ def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
 
 def _identity(git: Git, host: str, identity_env: Optional[str]) -> List[Line]:
     from oracle_guard import contract as contract_mod
-    from oracle_guard.revisions import Snapshot
+    from oracle_guard.snapshot import Snapshot
 
     tip = git.resolve_commit("HEAD")
     if tip is None:

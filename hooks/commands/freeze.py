@@ -24,8 +24,7 @@ from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.git import worktree
 from oracle_guard.findings import Finding, dump_json, finding_line, inert, show_path, show_text
-from oracle_guard.git.plumbing import BlobTooLarge, Entry
-from oracle_guard.revisions import Snapshot
+from oracle_guard.snapshot import Overlay, Snapshot
 
 
 class Refused(Exception):
@@ -66,48 +65,6 @@ def git_add(path: str, top: Optional[str] = None, here: Optional[str] = None) ->
 
 
 # -- the state being edited ----------------------------------------------------
-class Overlay(Snapshot):
-    """A snapshot with some files replaced (bytes) or removed (None); it is
-    never cached, since its files are no git objects."""
-
-    def __init__(self, base: Snapshot, files: Mapping[str, Optional[bytes]], label: str) -> None:
-        import hashlib  # here: cli imports this module for its parser on every run
-
-        entries = dict(base.entries)
-        self._files: Dict[str, bytes] = {}
-        for path, data in files.items():
-            if data is None:
-                entries.pop(path, None)
-                continue
-            old = entries.get(path)
-            mode = old.mode if old is not None and old.is_regular else "100644"
-            entries[path] = Entry(mode, "overlay:" + hashlib.sha256(data).hexdigest())
-            self._files[path] = data
-        super().__init__(base._git, label, entries)
-        self._base = base
-
-    def read(self, path: str, limit: Optional[int] = None) -> bytes:
-        if path in self._files:
-            data = self._files[path]
-            if limit is not None and len(data) > limit:
-                raise BlobTooLarge(len(data), limit)
-            return data
-        return self._base.read(path, limit)
-
-    def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
-        import hashlib
-
-        out = {p: hashlib.sha256(self._files[p]).hexdigest() for p in paths if p in self._files}
-        out.update(self._base.sha256_of([p for p in paths if p not in self._files]))
-        return out
-
-    @property
-    def cache(self):
-        from oracle_guard.cache import Cache
-
-        return Cache(None)
-
-
 class Workspace:
     """The repository, its index and the contract in the index."""
 

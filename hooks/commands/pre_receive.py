@@ -19,7 +19,8 @@ from oracle_guard.checks.codes import CODES
 from oracle_guard.findings import HOOKS, Finding, inert, show_path, show_text
 from oracle_guard.git.plumbing import Git, GitError
 from oracle_guard.judge import judge
-from oracle_guard.revisions import Snapshot, caught_up, new_ref_base
+from oracle_guard.revisions import caught_up, new_ref_base
+from oracle_guard.snapshot import Snapshot
 
 HOOK = "pre-receive"
 DEFAULT_PROTECTED = ("refs/heads/*", "refs/tags/*")

@@ -15,8 +15,8 @@ import json
 from typing import Any, Dict, List, Mapping, Tuple
 
 from oracle_guard.parsing import loaders
-from oracle_guard.commands.freeze import (Overlay, Refused, Workspace, _fixture_notes, _run,
-                                    describe, repo_path, unsafe)
+from oracle_guard.commands.freeze import Refused, Workspace, _fixture_notes, _run, describe, repo_path, unsafe
+from oracle_guard.snapshot import Overlay
 from oracle_guard.findings import inert, show_path, show_text
 
 FORMATS = ("json-array", "jsonl")
@@ -97,7 +97,7 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
 def seeds_append(ws: Workspace, args, env: Mapping[str, str]) -> int:
     from oracle_guard.checks import seed_append_only
     from oracle_guard.parsing.patterns import PatternSet
-    from oracle_guard.revisions import Snapshot
+    from oracle_guard.snapshot import Snapshot
 
     path = repo_path(args.file)
     entries = [e for e in ws.contract.section("seeds") or []

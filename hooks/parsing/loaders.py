@@ -8,7 +8,7 @@ YAML: safe scalars only (YAML 1.2 core booleans ``true``/``false``; ``yes``,
 ``!!int``/``!!float``/``!!bool``/``!!null`` only on a value of that form), no
 anchors, aliases, merge keys or custom tags, one document per file, no
 duplicate keys; YAML 1.2 syntax errors PyYAML lets through are errors too
-(yaml-test-suite, tests/yaml_suite_test.py).
+(yaml-test-suite, tests/conformance/yaml_suite_test.py).
 """
 from __future__ import annotations
 

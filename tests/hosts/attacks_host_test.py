@@ -144,7 +144,7 @@ def test_ssh_setenv_oracle_guard_now_cannot_move_the_hooks_clock(ssh_host, tmp_p
     """A quarantine entry that has expired rejects every push until an owner renews
     it; bob's SetEnv ORACLE_GUARD_NOW=<past> turns no clock back: sshd does not take
     it, and a hook installed with --host reads the server's clock whatever its
-    environment says (tests/identity_test.py shows the second on its own)."""
+    environment says (tests/e2e/identity_test.py shows the second on its own)."""
     name = f"a{next(numbers)}"
     ssh_host.create(name)
     site = ssh_host.site(name, tmp_path)

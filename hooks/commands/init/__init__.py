@@ -868,7 +868,7 @@ def resolve_rev(repo: str, rev: Optional[str]) -> Tuple[str, str]:
 
 
 def make_plan(args, git, top: str) -> Plan:
-    from oracle_guard.revisions import Snapshot
+    from oracle_guard.snapshot import Snapshot
 
     index = Snapshot.of_index(git)
     unstaged = git.unstaged_paths()
@@ -1194,7 +1194,7 @@ def _read_text(path: str) -> Optional[str]:
 
 
 def protected_list(data: Dict[str, Any]) -> List[str]:
-    from oracle_guard.revisions import Snapshot
+    from oracle_guard.snapshot import Snapshot
 
     probe = contract_mod.Contract(data, Snapshot.empty(), from_base=False)
     out: List[str] = []
@@ -1217,9 +1217,9 @@ def preflight(data: Dict[str, Any], git, now, now_arg: Optional[str], top: str,
     index): each error line, with the command that fixes it where there is one; and
     the files it names that could not be judged that way."""
     from oracle_guard.checks import freeze_schema
-    from oracle_guard.commands.freeze import Overlay
+    from oracle_guard.snapshot import Overlay
     from oracle_guard.judge import judge
-    from oracle_guard.revisions import Snapshot
+    from oracle_guard.snapshot import Snapshot
 
     files, unchecked = added_files(data, top, to_add)
     staged = Overlay(Snapshot.of_index(git), files, "the index after the git add step")
@@ -1383,7 +1383,7 @@ def report(plan: Plan, args) -> None:
 
 def not_committed(git, paths: Sequence[str]) -> List[str]:
     """Those of ``paths`` whose staged blob is not the one in HEAD."""
-    from oracle_guard.revisions import Snapshot
+    from oracle_guard.snapshot import Snapshot
 
     head = git.resolve_commit("HEAD")
     committed = Snapshot.of_commit(git, head, "HEAD").entries if head else {}

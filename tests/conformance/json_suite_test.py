@@ -28,7 +28,7 @@ import pytest
 from oracle_guard.parsing import loaders
 from testing.git import commit, init_repo, run_guard, stage
 
-SUITE = Path(__file__).parent / "data" / "JSONTestSuite"
+SUITE = Path(__file__).resolve().parents[1] / "data" / "JSONTestSuite"
 CASES = SUITE / "test_parsing"
 FILES = sorted(os.listdir(CASES))
 

@@ -83,7 +83,7 @@ def test_replace_refs_cannot_swap_the_base_contract(tmp_path, capsys):
 
 def test_pathspec_variables_do_not_change_a_folder_listing(tmp_path, monkeypatch):
     from oracle_guard.parsing.patterns import PatternSet
-    from oracle_guard.revisions import Snapshot
+    from oracle_guard.snapshot import Snapshot
     from testing.git import commit
 
     repo = init_repo(tmp_path / "r")

@@ -13,7 +13,7 @@ import yaml
 from oracle_guard.cli import build_parser
 from testing.git import commit, git, init_repo
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CI = ROOT / "examples" / "ci"
 NOW = "2026-09-25"
 WORKFLOWS = [("github-actions.yml", "vendor.github-workflows"),

@@ -16,7 +16,7 @@ from oracle_guard.parsing.loaders import LoadError, load_yaml
 from testing.git import init_repo, run_guard, stage
 from testing.samples import FLAKE_BUDGET_YAML
 
-SUITE = Path(__file__).resolve().parent / "data" / "yaml-test-suite" / "cases.jsonl"
+SUITE = Path(__file__).resolve().parents[1] / "data" / "yaml-test-suite" / "cases.jsonl"
 CASES = [json.loads(line) for line in SUITE.read_text(encoding="utf-8").splitlines()]
 ERRORS = [case for case in CASES if case.get("fail")]
 VALID = [case for case in CASES if not case.get("fail")]

@@ -64,6 +64,6 @@ def test_example_is_red_on_a_characteristic_edit(tmp_path, capsys, name, edit, e
 
 
 def test_every_example_is_tested():
-    # examples/ci holds CI recipes, not a layout (tests/ci_recipes_test.py runs them)
+    # examples/ci holds CI recipes, not a layout (tests/e2e/ci_recipes_test.py runs them)
     layouts = sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir() and p.name != "ci")
     assert layouts == sorted(c[0] for c in CASES)

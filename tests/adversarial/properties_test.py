@@ -3,7 +3,7 @@
 CI replays a fixed seed and a bounded number of examples (testing/bounds.py,
 ``property_settings``). A longer exploratory run with a random seed:
 
-    ORACLE_GUARD_EXPLORE=1 .venv/bin/python -m pytest tests/properties_test.py
+    ORACLE_GUARD_EXPLORE=1 .venv/bin/python -m pytest tests/adversarial/properties_test.py
 
 Seed and lock properties call the pure functions on in-memory snapshots; the
 pattern properties ask git itself (tests/patterns_test.py already checks single
@@ -25,7 +25,7 @@ from oracle_guard.checks import fixture_lock
 from oracle_guard.checks import seed_append_only
 from oracle_guard.git.plumbing import Entry
 from oracle_guard.parsing.patterns import Pattern, PatternSet
-from oracle_guard.revisions import Snapshot
+from oracle_guard.snapshot import Snapshot
 from testing.bounds import property_settings
 from testing.git import init_repo
 
