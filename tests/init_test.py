@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from oracle_guard.commands import init as init_mod
+from oracle_guard.commands.init import files as init_files
+from oracle_guard.commands.init import layouts as init_layouts
 from testing.git import commit, git, init_repo, run_guard, stage, write
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -320,8 +321,8 @@ def test_a_new_pre_commit_config_is_valid_for_pre_commit(tmp_path, capsys):
     config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
     assert config["default_install_hook_types"] == ["pre-commit", "pre-push"]
     assert config["fail_fast"] is True
-    assert config["repos"] == [{"repo": init_mod.REPO_PLACEHOLDER,
-                                "rev": init_mod.REV_PLACEHOLDER,
+    assert config["repos"] == [{"repo": init_files.REPO_PLACEHOLDER,
+                                "rev": init_files.REV_PLACEHOLDER,
                                 "hooks": [{"id": "oracle-guard"}]}]
     checked = validate_config(repo)
     assert checked.returncode == 0, checked.stdout
@@ -378,7 +379,7 @@ def test_a_config_it_cannot_edit_safely_is_left_alone_and_the_snippet_printed(
     assert rc == 0, err
     assert (repo / ".pre-commit-config.yaml").read_text() == config
     assert "not edited: .pre-commit-config.yaml" in out
-    assert f"- repo: {init_mod.REPO_PLACEHOLDER}" in out and "- id: oracle-guard" in out
+    assert f"- repo: {init_files.REPO_PLACEHOLDER}" in out and "- id: oracle-guard" in out
     assert "add the oracle-guard entry above to .pre-commit-config.yaml" in out
 
 
@@ -701,7 +702,7 @@ def test_allow_proposes_the_examples_patterns_that_match_a_path(tmp_path, capsys
     assert rc == 0, err
     assert contract_of(repo)["write_set"]["allow"] == allow
     assert f"The write set allows: {', '.join(allow)} (nothing else)" in out
-    left_out = [p for p in init_mod.EXAMPLE_ALLOW[name] if p not in allow]
+    left_out = [p for p in init_layouts.EXAMPLE_ALLOW[name] if p not in allow]
     assert (f"write_set.allow leaves out {', '.join(left_out)}" in out) == bool(left_out)
 
 
@@ -1163,7 +1164,7 @@ def test_freeze_add_writes_no_schema_line_when_the_neighbours_have_none(tmp_path
 
 
 # -- --ci: the CI recipe, filled in ----------------------------------------------------
-RECIPES = Path(init_mod.__file__).resolve().parents[2] / "recipes"
+RECIPES = Path(init_files.__file__).resolve().parents[2] / "recipes"
 GATE = ".github/workflows/oracle-guard-gate.yml"
 
 

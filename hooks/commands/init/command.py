@@ -1,0 +1,81 @@
+"""init from start to end: make the plan, refuse to overwrite what differs without
+--force, report, write every file or none, then print the next steps."""
+from __future__ import annotations
+
+from typing import List, Mapping, Sequence
+
+from oracle_guard.commands.init.contract_writer import CONTRACT
+from oracle_guard.commands.init.files import InitError
+from oracle_guard.commands.init.plan import Plan, Settings, make_plan
+from oracle_guard.commands.init.preflight import preflight
+from oracle_guard.commands.init.report import next_steps, report, say, staging
+
+
+def init(settings: Settings, env: Mapping[str, str]) -> int:
+    from oracle_guard import clock
+    from oracle_guard.git.plumbing import Git
+
+    now = clock.now_from(settings.now, env)
+    git = Git(settings.directory, use_cache=False)
+    try:
+        git.check_repository()
+        top = git.toplevel()
+        if top is None:
+            raise InitError("'oracle-guard init' needs a working tree (not a bare repository)")
+        plan = make_plan(settings, git, top)
+        if not settings.force and not settings.dry_run:
+            refuse_conflicts(plan)
+        report(plan, settings.dry_run, bool(settings.layout))
+        if settings.dry_run:
+            say(f"\n{CONTRACT} as proposed:\n")
+            say(plan.contract_text, end="")
+            return 0
+        write(plan, top)
+        to_add, locks = staging(plan, set(git.unstaged_paths()))
+        findings, plan.unchecked = preflight(plan.data, git, now, plan.now_arg, top, to_add)
+        uncommitted = not_committed(git, [p.path for p in plan.files])
+    finally:
+        git.close()
+    next_steps(plan, to_add, locks, uncommitted, findings)
+    return 0
+
+
+def refuse_conflicts(plan: Plan) -> None:
+    """Stop when a file differs from what init would write, or an edit replaces a value
+    someone chose: that takes --force."""
+    conflicts = [p for p in plan.files if p.state == "differs" or p.needs_force]
+    if not conflicts:
+        return
+    first = conflicts[0]
+    locks = [e["lock"] for e in plan.data.get("fixtures", [])
+             if e["lock"] in [p.path for p in conflicts]]
+    others = [p.path for p in conflicts[1:]]
+    raise InitError(
+        f"{first.path} exists and differs from what init would write"
+        f"{' (' + first.why + ')' if first.why else ''}"
+        f"{' (and ' + ', '.join(others) + ')' if others else ''}; "
+        "nothing was written: rerun with --force to overwrite, or with --dry-run to "
+        "see the proposal"
+        + ("; to refresh only a stale fixture lock, run 'oracle-guard lock'"
+           if locks else ""))
+
+
+def write(plan: Plan, top: str) -> None:
+    """Every planned file or none, never through a symlink (worktree.write_files)."""
+    from oracle_guard.git import worktree
+
+    try:
+        worktree.write_files(top, {planned.path: planned.text.encode("utf-8")
+                                   for planned in plan.files if planned.state != "same"})
+    except worktree.WorktreeError as exc:
+        raise InitError(str(exc)) from None
+
+
+def not_committed(git, paths: Sequence[str]) -> List[str]:
+    """Those of ``paths`` whose staged blob is not the one in HEAD."""
+    from oracle_guard.snapshot import Snapshot
+
+    head = git.resolve_commit("HEAD")
+    committed = Snapshot.of_commit(git, head, "HEAD").entries if head else {}
+    staged = Snapshot.of_index(git).entries
+    return [p for p in paths if staged.get(p) != committed.get(p)]

@@ -1,0 +1,35 @@
+"""The files init writes, and what every part of it shares about them: a file
+planned, the error that stops init before it writes any, reading one back."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+SCHEMA_DIR = ".oracle-guard"
+PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+# The README's placeholders: there is no public home, so the user fills them in.
+REPO_PLACEHOLDER = "https://your.git.server/mirrors/oracle-guard"
+REV_PLACEHOLDER = "0123abc…"
+
+
+class InitError(Exception):
+    """init cannot go on (exit 2); nothing has been written."""
+
+
+@dataclass
+class Planned:
+    path: str
+    text: str
+    what: str
+    state: str = "new"  # new | same | differs | edit | retarget
+    needs_force: bool = False  # an edit that replaces a value someone chose
+    detail: str = ""  # retarget: the values it replaces
+    why: str = ""  # what differs, for the refusal without --force
+
+
+def read_text(path: str) -> Optional[str]:
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None

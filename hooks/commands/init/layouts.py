@@ -1,0 +1,223 @@
+"""The four layouts init knows: what gives each away in a repository, and the
+contract each gets, with a section only where its files exist."""
+from __future__ import annotations
+
+import copy
+import os
+import re
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from oracle_guard import contract as contract_mod
+from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, SCHEMA_DIR, InitError
+from oracle_guard.parsing.patterns import PatternSet
+
+LAYOUTS = ("harness", "merge-contract", "oracle-dir", "replay-queue")
+ALWAYS_DENIED = (SCHEMA_DIR + "/**", PRE_COMMIT_CONFIG)
+# CI configuration, denied whether or not it exists yet: a patch that edits (or adds) a
+# workflow can skip the check. Anchored: GitLab reads the root's .gitlab-ci.yml, and a
+# pattern without a folder would list the whole tree.
+CI_DENIED = (".github/workflows/**", "/.gitlab-ci.yml")
+# The write set's allow patterns of the example contracts (examples/*/.oracle-guard.yaml);
+# init proposes those that match something in the repository.
+EXAMPLE_ALLOW: Dict[str, Tuple[str, ...]] = {
+    "harness": ("src/**", "tests/**", "README.md"),
+    "oracle-dir": ("src/**", "tests/**"),
+    "replay-queue": ("src/**", "tests/**", "quarantine/proposed/**"),
+}
+DEFAULT_MAX_FROZEN = 3
+
+# What gives each layout away: gitignore-style patterns over the repository's paths.
+SIGNALS: Dict[str, Tuple[str, ...]] = {
+    "harness": ("/seeds/*.json", "/fixtures/", "/freeze.json"),
+    "merge-contract": ("/oracle/inputs/", "/oracle/flake_budget.yaml",
+                       "/oracle/flake_budget.yml", "/oracle/write_set.txt",
+                       "/oracle/*.lock.json"),
+    "oracle-dir": ("/oracle/*.jsonl", "/oracle/quarantine.json", "/oracle/seeds.toml",
+                   "/oracle/*.sha256"),
+    "replay-queue": ("/replays/*.json", "/seeds.lock", "/quarantine/"),
+}
+# The locks the layouts name: a lock is never one of the fixtures it locks.
+LOCKS = ("fixtures/SHA256SUMS", "fixtures.lock.json", "oracle/fixtures.lock.json",
+         "oracle/SHA256SUMS")
+
+
+# -- recognising the layout ------------------------------------------------
+class Paths:
+    """The repository's files as init sees them: the index plus what is not staged yet."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.all = sorted(set(paths))
+
+    def __contains__(self, path: str) -> bool:
+        return path in self.all
+
+    def match(self, pattern: str) -> List[str]:
+        return PatternSet([pattern]).select(self.all)
+
+    def first(self, candidates: Sequence[str]) -> Optional[str]:
+        return next((c for c in candidates if c in self), None)
+
+
+def recognise(paths: Paths) -> Tuple[Optional[str], Dict[str, List[Tuple[str, int]]]]:
+    """The layout with the most signals present, or None when none or a tie;
+    and, for each layout, the signals found with their number of files."""
+    evidence = {}
+    for layout, signals in SIGNALS.items():
+        found = [(s.lstrip("/"), len(signal_files(paths, s))) for s in signals]
+        evidence[layout] = [(s, n) for s, n in found if n]
+    best = max(len(found) for found in evidence.values())
+    leaders = [layout for layout, found in evidence.items() if len(found) == best]
+    if best == 0 or len(leaders) > 1:
+        return None, evidence
+    return leaders[0], evidence
+
+
+def signal_files(paths: Paths, signal: str) -> List[str]:
+    """The files that make up a signal; a folder's lock is not one of its fixtures."""
+    files = paths.match(signal)
+    return [p for p in files if p not in LOCKS] if signal.endswith("/") else files
+
+
+def describe(found: List[Tuple[str, int]]) -> str:
+    return ", ".join(f"{s} ({n} file{'s' if n != 1 else ''})" if s.endswith(("/", "*.json",
+                     "*.jsonl", "*.lock.json", "*.sha256")) else s for s, n in found)
+
+
+def choose_layout(name: Optional[str], paths: Paths) -> Tuple[str, List[Tuple[str, int]]]:
+    recognised, evidence = recognise(paths)
+    if name is not None:
+        if name not in LAYOUTS:
+            raise InitError(f"unknown layout {name!r}; choose one of {', '.join(LAYOUTS)}")
+        return name, evidence[name]
+    if recognised is None:
+        found = {layout: e for layout, e in evidence.items() if e}
+        if found:
+            what = "; ".join(f"{layout}: {describe(e)}" for layout, e in found.items())
+            raise InitError(f"the repository matches several layouts equally ({what}); "
+                            f"pass --layout NAME, one of {', '.join(LAYOUTS)}")
+        raise InitError(
+            "no known layout recognised (none of seeds/, fixtures/, freeze.json, oracle/, "
+            "replays/, seeds.lock, quarantine/ holds a tracked or new file); pass --layout "
+            f"NAME, one of {', '.join(LAYOUTS)} (README: \"Examples\"), or write the "
+            "contract by hand")
+    return recognised, evidence[recognised]
+
+
+# -- proposing a contract --------------------------------------------------
+def as_pattern(path: str) -> str:
+    """A pattern for exactly this path, written plainly when that is unambiguous."""
+    if "/" in path.rstrip("/") and not re.search(r"[*?\[\\!]", path):
+        return path
+    return contract_mod.literal_pattern(path)
+
+
+def _harness(paths: Paths, data: Dict[str, Any]) -> List[str]:
+    lock = paths.first(["fixtures/SHA256SUMS", "fixtures.lock.json"]) or "fixtures/SHA256SUMS"
+    if [p for p in paths.match("/fixtures/") if p != lock]:
+        data["fixtures"] = [{"lock": lock, "root": "fixtures", "paths": ["fixtures/**"]}]
+    if paths.match("/seeds/*.json"):
+        data["seeds"] = [{"paths": ["seeds/*.json"], "format": "json-array"}]
+    if "freeze.json" in paths:
+        data["freeze"] = [{"paths": ["/freeze.json"], "schema": "freeze"}]
+    return []
+
+
+def _merge_contract(paths: Paths, data: Dict[str, Any]) -> List[str]:
+    lock = "oracle/fixtures.lock.json"
+    if [p for p in paths.match("/oracle/inputs/") if p != lock]:
+        data["fixtures"] = [{"lock": lock, "root": "oracle/inputs",
+                             "paths": ["oracle/inputs/**"]}]
+    budget_file = paths.first(["oracle/flake_budget.yaml", "oracle/flake_budget.yml"])
+    if budget_file:
+        data["freeze"] = [{"paths": [budget_file], "schema": "flake-budget"}]
+    return ["oracle/**"]
+
+
+def _oracle_dir(paths: Paths, data: Dict[str, Any]) -> List[str]:
+    corpora = paths.match("/oracle/*.jsonl")
+    if len(corpora) == 1:  # one corpus: locked by the single digest beside it
+        pattern = as_pattern(corpora[0])
+        data["fixtures"] = [{"lock": corpora[0][: -len(".jsonl")] + ".sha256",
+                             "paths": [pattern]}]
+        data["seeds"] = [{"paths": [pattern], "format": "jsonl"}]
+    elif corpora:
+        data["fixtures"] = [{"lock": "oracle/SHA256SUMS", "root": "oracle",
+                             "paths": ["oracle/*.jsonl"]}]
+        data["seeds"] = [{"paths": ["oracle/*.jsonl"], "format": "jsonl"}]
+    if "oracle/quarantine.json" in paths:
+        data["freeze"] = [{"paths": ["oracle/quarantine.json"], "schema": "quarantine-list"}]
+    return ["oracle/**"]
+
+
+def _replay_queue(paths: Paths, data: Dict[str, Any]) -> List[str]:
+    seeds = []
+    if paths.match("/replays/*.json"):
+        seeds.append({"paths": ["replays/*.json"], "format": "immutable"})
+    if "seeds.lock" in paths:
+        seeds.append({"paths": ["/seeds.lock"], "format": "json-object"})
+    if seeds:
+        data["seeds"] = seeds
+    if paths.match("/quarantine/"):
+        data["freeze"] = [{"paths": ["quarantine/active/*.yaml"],
+                           "schema": "quarantine-entry"}]
+    return ["quarantine/active/**"]
+
+
+# Each fills in the sections whose files exist and returns the layout's own deny patterns.
+PROPOSERS = {"harness": _harness, "merge-contract": _merge_contract,
+             "oracle-dir": _oracle_dir, "replay-queue": _replay_queue}
+
+
+def propose(layout: str, paths: Paths, allow: Optional[Sequence[str]] = None
+            ) -> Dict[str, Any]:
+    """The contract's data for ``layout``; a section only where its files exist. The
+    write set allows ``allow`` (--allow), else the example's patterns that match a path."""
+    data: Dict[str, Any] = {"version": 1}
+    deny = PROPOSERS[layout](paths, data)
+    write_set: Dict[str, Any] = {}
+    if allow is None:
+        allow = proposed_allow(layout, paths)[0]
+    if allow:
+        write_set["allow"] = list(dict.fromkeys(allow))
+    if layout == "merge-contract" and "oracle/write_set.txt" in paths:
+        write_set["allow_file"] = "oracle/write_set.txt"
+    write_set["deny"] = deny + list(CI_DENIED) + list(ALWAYS_DENIED)
+    data["write_set"] = write_set
+    return data
+
+
+def proposed_allow(layout: str, paths: Paths) -> Tuple[List[str], List[str]]:
+    """The example's allow patterns that match a path here, and those left out."""
+    example = EXAMPLE_ALLOW.get(layout, ())
+    kept = [p for p in example if paths.match(p)]
+    return kept, [p for p in example if p not in kept]
+
+
+def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[str]:
+    """Put a ``budget`` before ``write_set`` when something can be frozen: a cap no
+    lower than what is frozen today, and ``known_ids`` where the frozen ids are
+    seed-file stems (the harness layout). Returns notes for the user."""
+    if "freeze" not in data:
+        return []
+    from oracle_guard.checks import freeze_schema
+    from oracle_guard.contract import Contract
+
+    probe = Contract(copy.deepcopy(data), index, from_base=False)
+    state = freeze_schema.load(probe, index)
+    frozen = len(state.entries)
+    budget: Dict[str, Any] = {"max_frozen": max(DEFAULT_MAX_FROZEN, frozen), "max_days": 14,
+                              "warn_days": 3}
+    notes = []
+    if frozen > DEFAULT_MAX_FROZEN:
+        notes.append(f"{frozen} entries are frozen today, so max_frozen is {frozen}: "
+                     "lower it as they are fixed")
+    if layout == "harness" and "seeds" in data:
+        stems = {os.path.splitext(os.path.basename(p))[0] for p in paths.match("/seeds/*.json")}
+        if all(entry.id in stems for entry in state.entries):
+            budget["known_ids"] = ["seeds/*.json"]
+        else:
+            notes.append("known_ids is not set: some frozen ids are not seed-file stems")
+    write_set = data.pop("write_set")
+    data["budget"] = budget
+    data["write_set"] = write_set
+    return notes

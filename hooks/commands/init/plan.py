@@ -1,0 +1,202 @@
+"""The plan: from what the user asked for and what the repository holds, every
+file init writes (or keeps, or cannot write) and the notes it prints; nothing is
+written here."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from oracle_guard import contract as contract_mod
+from oracle_guard.checks import fixture_lock
+from oracle_guard.commands.init.ci_recipes import plan_recipe
+from oracle_guard.commands.init.contract_writer import (CONTRACT, checked_contract,
+                                                        existing_contract, merge_contract)
+from oracle_guard.commands.init.editor_schemas import (editor_schema_text, modeline_edits,
+                                                       yaml_freeze_schemas)
+from oracle_guard.commands.init.files import (REPO_PLACEHOLDER, SCHEMA_DIR, InitError, Planned,
+                                              read_text)
+from oracle_guard.commands.init.layouts import (Paths, add_budget, choose_layout, propose,
+                                                proposed_allow)
+from oracle_guard.commands.init.precommit_config import plan_config, resolve_rev
+from oracle_guard.commands.init.signing import plan_signers, signing_identity
+from oracle_guard.parsing.patterns import PatternSet
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the user asked init for (the command line, as plain values)."""
+    directory: str = "."  # -C
+    layout: Optional[str] = None  # None: the one recognised
+    force: bool = False
+    dry_run: bool = False
+    repo: str = REPO_PLACEHOLDER
+    rev: Optional[str] = None
+    allow: Optional[Sequence[str]] = None  # None: the example's patterns that match
+    ci: Optional[str] = None  # github or gitlab
+    now: Optional[str] = None  # --now, passed on to the commands init prints
+
+
+@dataclass
+class Plan:
+    layout: str
+    evidence: List[Tuple[str, int]]
+    contract_text: str
+    data: Dict[str, Any]
+    files: List[Planned] = field(default_factory=list)
+    blocked_locks: List[Tuple[str, List[str]]] = field(default_factory=list)
+    snippet: Optional[str] = None
+    snippet_why: str = ""
+    notes: List[str] = field(default_factory=list)
+    pending_oracle: List[str] = field(default_factory=list)
+    config_text: Optional[str] = None  # .pre-commit-config.yaml as init leaves it
+    config_todo: str = ""  # a repo:/rev: change init could not make itself
+    now_arg: Optional[str] = None  # --now, passed on to the commands init prints
+    ci: Optional[str] = None  # --ci: github or gitlab
+    ci_snippet: Optional[str] = None  # the CI job to paste into a file init leaves alone
+    ci_todo: str = ""  # the install source to set in the CI file by hand
+    unchecked: List[str] = field(default_factory=list)  # files preflight could not judge
+
+
+def make_plan(settings: Settings, git, top: str) -> Plan:
+    from oracle_guard.snapshot import Snapshot
+
+    index = Snapshot.of_index(git)
+    unstaged = git.unstaged_paths()
+    paths = Paths(list(index.entries) + unstaged)
+    layout, evidence = choose_layout(settings.layout, paths)
+    data = propose(layout, paths, settings.allow)
+    budget_notes = add_budget(data, layout, paths, index)
+    signing = signing_identity(git, top)
+    if signing.key is not None:
+        from oracle_guard.commands.signers import SIGNERS_FILE
+
+        data["authority"] = {"signers": SIGNERS_FILE}
+    left_out = proposed_allow(layout, paths)[1] if settings.allow is None else []
+    kept_text, kept, problem = existing_contract(top)
+    contract = Planned(CONTRACT, "", "the contract", why=problem)
+    added: List[str] = []
+    if kept is not None:  # the human's contract: keep it, add only what it lacks
+        data, added = merge_contract(data, kept, settings.allow is not None)
+        budget_notes = budget_notes if "budget" not in kept else []
+        left_out = left_out if "write_set" not in kept else []
+        if added:
+            contract.what = f"the contract, adding {'; '.join(added)}; the rest kept"
+            contract.why = f"init would add {'; '.join(added)}; it keeps the rest"
+    contract.text = kept_text if kept is not None and not added else \
+        checked_contract(data, layout)
+    check_allow_file(data["write_set"].get("allow_file"), index, top)
+    notes = list(budget_notes)
+    if left_out and "allow" in data["write_set"]:
+        notes.append(f"write_set.allow leaves out {', '.join(left_out)} (nothing there yet): "
+                     "add it once it exists, or rerun init with --allow PATTERN")
+    plan = Plan(layout, evidence, contract.text, data, notes=notes, now_arg=settings.now,
+                ci=settings.ci)
+    plan.files.append(contract)
+    for name in ["contract"] + yaml_freeze_schemas(data):
+        plan.files.append(Planned(f"{SCHEMA_DIR}/{name}.schema.json", editor_schema_text(name),
+                                  f"the {name} schema, for your editor"))
+    plan_locks(plan, index, unstaged)
+    add(plan, plan_signers(data.get("authority"), signing, top))
+    rev = plan_pre_commit_config(plan, settings, top)
+    if settings.ci:
+        plan_ci(plan, settings, top, rev)
+    mark_existing(plan.files, top)
+    plan.pending_oracle = pending_oracle(data, index, paths, unstaged, plan.files, top)
+    add(plan, modeline_edits(data, paths.all, top))
+    return plan
+
+
+def add(plan: Plan, planned: Tuple[List[Planned], List[str]]) -> None:
+    files, notes = planned
+    plan.files.extend(files)
+    plan.notes.extend(notes)
+
+
+def plan_locks(plan: Plan, index, unstaged: Sequence[str]) -> None:
+    """Each fixture lock, as 'oracle-guard lock' would write it; a lock whose fixtures
+    are not all staged is left for after the git add."""
+    for entry in plan.data.get("fixtures", []):
+        pending = fixture_lock.pending_fixtures(entry, unstaged)
+        if pending:
+            plan.blocked_locks.append((entry["lock"], pending))
+            continue
+        problems = fixture_lock.unlockable(entry, index)
+        if problems:
+            raise InitError(f"cannot lock {entry['lock']}: {problems[0]}")
+        content, count = fixture_lock.build_lock(entry, index)
+        plan.files.append(Planned(entry["lock"], content,
+                                  f"the fixture lock, {count} file{'s' if count != 1 else ''}"))
+
+
+def plan_pre_commit_config(plan: Plan, settings: Settings, top: str) -> str:
+    """The pre-commit config with the oracle-guard entry at --repo and --rev. Returns
+    the rev."""
+    repo, rev = resolve_rev(settings.repo, settings.rev)
+    config = plan_config(top, repo, rev, settings.repo)
+    plan.config_text = config.text
+    if config.planned is not None:
+        plan.files.append(config.planned)
+    plan.snippet, plan.snippet_why = config.snippet, config.snippet_why
+    plan.config_todo = config.todo
+    plan.notes.extend(config.notes)
+    return rev
+
+
+def plan_ci(plan: Plan, settings: Settings, top: str, rev: str) -> None:
+    ci = plan_recipe(settings.ci or "", settings.repo, rev, top)
+    if ci.planned is not None:
+        plan.files.append(ci.planned)
+    plan.ci_snippet, plan.ci_todo = ci.snippet, ci.todo
+    plan.notes.extend(ci.notes)
+
+
+def mark_existing(files: Sequence[Planned], top: str) -> None:
+    """A new file that is there already is the same, or differs."""
+    for planned in files:
+        if planned.state != "new":
+            continue
+        target = os.path.join(top, planned.path)
+        if os.path.isdir(target):
+            raise InitError(f"{planned.path} is a folder; init writes a file there")
+        if os.path.lexists(target):
+            planned.state = "same" if read_text(target) == planned.text else "differs"
+
+
+def pending_oracle(data: Dict[str, Any], index, paths: Paths, unstaged: Sequence[str],
+                   files: Sequence[Planned], top: str) -> List[str]:
+    """The oracle files not staged yet that init does not write: the git add stages them."""
+    probe = contract_mod.Contract(data, index, from_base=False)
+    protected = PatternSet(probe.oracle_globs() + data["write_set"]["deny"])
+    written = {p.path for p in files}
+    return sorted(
+        p for p in set(unstaged) if p not in written and p in paths
+        and (protected.matches(p) or p in probe.oracle_files())
+        and os.path.lexists(os.path.join(top, p)))
+
+
+def check_allow_file(path: Optional[str], index, top: str) -> None:
+    """The allow_file the contract names holds only path prefixes, as check reads it:
+    its working-tree copy (which the printed git add stages), else the index's. A
+    line check would refuse stops init, which never turns it into a pattern."""
+    from oracle_guard.parsing import loaders
+    from oracle_guard.checks.write_set import allow_file_lines
+
+    if path is None:
+        return
+    full = os.path.join(top, *path.split("/"))
+    try:
+        if os.path.isfile(full) and not os.path.islink(full):
+            with open(full, "rb") as f:
+                data = f.read()
+        elif path in index:
+            data = index.read(path)
+        else:
+            return  # not there: check says it is missing from the commit
+        allow_file_lines(loaders.decode_text(data), path)
+    except OSError as exc:
+        raise InitError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except loaders.LoadError as exc:
+        raise InitError(f"{path}: {exc}; nothing was written") from None
+    except contract_mod.ContractError as exc:
+        raise InitError(f"{exc}; nothing was written") from None
