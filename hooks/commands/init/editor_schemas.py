@@ -88,7 +88,8 @@ def modeline_edits(data: Dict[str, Any], paths: Sequence[str], top: str
                    ) -> Tuple[List[Planned], List[str]]:
     """The schema line put first in each YAML freeze file without one, so editors check
     it; and notes on the files it cannot be put in."""
-    planned_files, notes = [], []
+    planned_files: List[Planned] = []
+    notes: List[str] = []
     yaml_schemas = yaml_freeze_schemas(data)
     for entry in data.get("freeze", []):
         if entry["schema"] not in yaml_schemas:
