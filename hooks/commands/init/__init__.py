@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Mapping
 
-from oracle_guard.commands import options as shared
+from oracle_guard.commands import options as shared  # run's parameter is called options
 from oracle_guard.commands.init.files import REPO_PLACEHOLDER, InitError
 
 __all__ = ["InitError", "add_parser", "main", "run"]
@@ -57,5 +57,6 @@ def run(options) -> int:
 
 
 def main(args, env: Mapping[str, str]) -> int:
-    """What cli.cmd_init calls until cli builds its parser from add_parser."""
+    """What cli.cmd_init calls until cli builds its parser from add_parser; it goes
+    then."""
     return run(argparse.Namespace(**vars(args), env=env))

@@ -59,6 +59,7 @@ class Plan:
 
 
 def make_plan(settings: Settings, git, top: str) -> Plan:
+    """What init writes in the work tree at ``top``, in the order it reports it."""
     from oracle_guard.snapshot import Snapshot
 
     index = Snapshot.of_index(git)
@@ -72,24 +73,9 @@ def make_plan(settings: Settings, git, top: str) -> Plan:
         from oracle_guard.commands.signers import SIGNERS_FILE
 
         data["authority"] = {"signers": SIGNERS_FILE}
-    left_out = proposed_allow(layout, paths)[1] if settings.allow is None else []
-    kept_text, kept, problem = existing_contract(top)
-    contract = Planned(CONTRACT, "", "the contract", why=problem)
-    added: List[str] = []
-    if kept is not None:  # the human's contract: keep it, add only what it lacks
-        data, added = merge_contract(data, kept, settings.allow is not None)
-        budget_notes = budget_notes if "budget" not in kept else []
-        left_out = left_out if "write_set" not in kept else []
-        if added:
-            contract.what = f"the contract, adding {'; '.join(added)}; the rest kept"
-            contract.why = f"init would add {'; '.join(added)}; it keeps the rest"
-    contract.text = kept_text if kept is not None and not added else \
-        checked_contract(data, layout)
+    contract, data, notes = plan_contract(data, layout, paths, top, budget_notes,
+                                          allow_given=settings.allow is not None)
     check_allow_file(data["write_set"].get("allow_file"), index, top)
-    notes = list(budget_notes)
-    if left_out and "allow" in data["write_set"]:
-        notes.append(f"write_set.allow leaves out {', '.join(left_out)} (nothing there yet): "
-                     "add it once it exists, or rerun init with --allow PATTERN")
     plan = Plan(layout, evidence, contract.text, data, notes=notes, now_arg=settings.now,
                 ci=settings.ci)
     plan.files.append(contract)
@@ -97,17 +83,42 @@ def make_plan(settings: Settings, git, top: str) -> Plan:
         plan.files.append(Planned(f"{SCHEMA_DIR}/{name}.schema.json", editor_schema_text(name),
                                   f"the {name} schema, for your editor"))
     plan_locks(plan, index, unstaged)
-    add(plan, plan_signers(data.get("authority"), signing, top))
+    add_files_and_notes(plan, plan_signers(data.get("authority"), signing, top))
     rev = plan_pre_commit_config(plan, settings, top)
     if settings.ci:
-        plan_ci(plan, settings, top, rev)
+        plan_ci(plan, settings.ci, settings.repo, rev, top)
     mark_existing(plan.files, top)
     plan.pending_oracle = pending_oracle(data, index, paths, unstaged, plan.files, top)
-    add(plan, modeline_edits(data, paths.all, top))
+    add_files_and_notes(plan, modeline_edits(data, paths.all, top))
     return plan
 
 
-def add(plan: Plan, planned: Tuple[List[Planned], List[str]]) -> None:
+def plan_contract(data: Dict[str, Any], layout: str, paths: Paths, top: str,
+                  budget_notes: List[str], allow_given: bool
+                  ) -> Tuple[Planned, Dict[str, Any], List[str]]:
+    """The contract: the proposal, or the human's contract kept with only what it
+    lacks added; the data it holds, and the notes on what the proposal left out."""
+    left_out = proposed_allow(layout, paths)[1] if not allow_given else []
+    kept_text, kept, problem = existing_contract(top)
+    contract = Planned(CONTRACT, "", "the contract", why=problem)
+    added: List[str] = []
+    if kept is not None:
+        data, added = merge_contract(data, kept, allow_given)
+        budget_notes = budget_notes if "budget" not in kept else []
+        left_out = left_out if "write_set" not in kept else []
+        if added:
+            contract.what = f"the contract, adding {'; '.join(added)}; the rest kept"
+            contract.why = f"init would add {'; '.join(added)}; it keeps the rest"
+    contract.text = kept_text if kept is not None and not added else \
+        checked_contract(data, layout)
+    notes = list(budget_notes)
+    if left_out and "allow" in data["write_set"]:
+        notes.append(f"write_set.allow leaves out {', '.join(left_out)} (nothing there yet): "
+                     "add it once it exists, or rerun init with --allow PATTERN")
+    return contract, data, notes
+
+
+def add_files_and_notes(plan: Plan, planned: Tuple[List[Planned], List[str]]) -> None:
     files, notes = planned
     plan.files.extend(files)
     plan.notes.extend(notes)
@@ -143,8 +154,9 @@ def plan_pre_commit_config(plan: Plan, settings: Settings, top: str) -> str:
     return rev
 
 
-def plan_ci(plan: Plan, settings: Settings, top: str, rev: str) -> None:
-    ci = plan_recipe(settings.ci or "", settings.repo, rev, top)
+def plan_ci(plan: Plan, ci_name: str, asked_repo: str, rev: str, top: str) -> None:
+    """--ci: the recipe, installing oracle-guard from --repo at ``rev``."""
+    ci = plan_recipe(ci_name, asked_repo, rev, top)
     if ci.planned is not None:
         plan.files.append(ci.planned)
     plan.ci_snippet, plan.ci_todo = ci.snippet, ci.todo

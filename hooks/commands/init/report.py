@@ -52,19 +52,19 @@ def report(plan: Plan, dry_run: bool, layout_asked: bool) -> None:
             say(f"  {verb} {planned.path} ({planned.what})")
     for planned in modelines[:5]:
         say(f"  {verbs['edit'][1 if dry_run else 0]} {MODELINE_WHAT} to "
-              f"{planned.path}: {planned.text.split(chr(10), 1)[0].rstrip()}")
+            f"{planned.path}: {planned.text.split(chr(10), 1)[0].rstrip()}")
     if len(modelines) > 5:
         say(f"  ... and to {len(modelines) - 5} more YAML freeze files")
     for lock, pending in plan.blocked_locks:
         say(f"  not written: {lock} (the fixtures are not all staged: {pending[0]}"
-              f"{' and more' if len(pending) > 1 else ''})")
+            f"{' and more' if len(pending) > 1 else ''})")
     if plan.snippet is not None:
         say(f"  not edited: {PRE_COMMIT_CONFIG} ({plan.snippet_why}); add this entry "
-              "first under its 'repos:' yourself:")
+            "first under its 'repos:' yourself:")
         say("\n".join("    " + ln for ln in plan.snippet.splitlines()))
     if plan.ci_snippet is not None:
         say(f"  not edited: {CI_RECIPES[plan.ci or ''][1]} (it exists); add this job to it "
-              "yourself:")
+            "yourself:")
         say("\n".join(("    " + ln).rstrip() for ln in plan.ci_snippet.splitlines()))
     if all(p.state == "same" for p in plan.files) and plan.snippet is None \
             and not plan.blocked_locks and not plan.config_todo and plan.ci_snippet is None:
@@ -192,7 +192,7 @@ def next_steps(plan: Plan, to_add: List[str], locks: List[str], uncommitted: Lis
                 say(f"    fix: {fix}")
     if plan.unchecked:
         say("Not judged before the git add (oracle-guard check judges them once staged): "
-              + ", ".join(plan.unchecked))
+            + ", ".join(plan.unchecked))
     say(CI_NEXT[plan.ci or ""])
 
 
