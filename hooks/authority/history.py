@@ -94,7 +94,8 @@ def _undone(contract, git: Git, commits: List[Commit], net: List[Finding],
 
 
 def _split(paths: Iterable[str], write_set) -> Tuple[List[str], List[str]]:
-    protected, allowed = [], []
+    protected: List[str] = []
+    allowed: List[str] = []
     for path in paths:
         (allowed if write_set.finding(path) is None else protected).append(path)
     return protected, allowed

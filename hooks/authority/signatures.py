@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from oracle_guard.parsing import loaders
 from oracle_guard.contract import ContractError
 from oracle_guard.findings import Finding, show_path
 from oracle_guard.git.plumbing import BlobTooLarge, Commit, Git
+from oracle_guard.parsing import loaders
 
 HOOK = "write-set"
 NAMESPACE = "git"
@@ -52,7 +52,7 @@ class Authority:
         self._verdicts: Dict[str, Optional[str]] = {}
 
     @classmethod
-    def of(cls, contract, git: Git) -> Optional["Authority"]:
+    def of(cls, contract, git: Git) -> Optional[Authority]:
         if contract is None or contract.section("authority") is None:
             return None
         if getattr(contract, "_authority", None) is None:
@@ -62,8 +62,7 @@ class Authority:
     def configured_signer(self) -> Tuple[Optional[str], str]:
         """(principal, "") when git here will sign the next commit with an
         owner's key; else (None, why not)."""
-        from oracle_guard.authority import allowed_signers
-        from oracle_guard.authority import sshsig
+        from oracle_guard.authority import allowed_signers, sshsig
 
         git = self._git
         if (git.config("gpg.format") or "openpgp") != "ssh":
@@ -90,8 +89,7 @@ class Authority:
         return self._verdicts[commit.id]
 
     def _judge(self, commit: Commit) -> Optional[str]:
-        from oracle_guard.authority import allowed_signers
-        from oracle_guard.authority import sshsig
+        from oracle_guard.authority import allowed_signers, sshsig
 
         raw = self._git.read_commit(commit.id)
         if _signed_parents(raw) != commit.parents:
