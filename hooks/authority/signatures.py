@@ -170,8 +170,8 @@ def judge(contract, git: Git, commits: Iterable[Commit], net: List[Finding],
             found.append((commit.id, Finding(
                 HOOK, "oracle-change-unsigned", protected,
                 f"commit {commit.id[:12]} {reason}; the change edits protected "
-                f"{show_path(protected or '')!r}, and an oracle change is made only of commits "
-                f"an owner signed (a key in {authority.path})")))
+                f"{show_path(protected or '')!r}, and an oracle change is made only of "
+                f"commits an owner signed (a key in {authority.path})")))
     if not signed:  # nothing of the range signs for the change
         return [("", Finding(
             HOOK, "oracle-change-unsigned", protected,
