@@ -21,9 +21,9 @@ from typing import Callable, Dict, List
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # testing/
 
-from testing.git import GIT_ENV, commit, git, init_repo  # noqa: E402
-from testing.hosts import gitolite_host, hook_venv, system_account, world_folder  # noqa: E402
-from testing.http_host import as_user, lighttpd, make_repo  # noqa: E402
+from testing.git import GIT_ENV, commit, git, init_repo
+from testing.hosts import gitolite_host, hook_venv, system_account, world_folder
+from testing.http_host import as_user, lighttpd, make_repo
 
 SEEDS = "seeds/a.json"
 SIGNERS = ".oracle-guard/allowed_signers"

@@ -32,8 +32,8 @@ import time
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_check  # noqa: E402  (build_demo_repo)
-import bench_pre_receive  # noqa: E402  (the push repository's fast-import stream)
+import bench_check  # build_demo_repo
+import bench_pre_receive  # the push repository's fast-import stream
 
 SEED = 20260925
 NOW = "2026-09-25"

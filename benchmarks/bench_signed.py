@@ -34,8 +34,8 @@ import time
 from typing import Callable, List, Sequence, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_scale  # noqa: E402  (measure, interleaved, header, the environment)
-from bench_scale import ENV, PUSH_ENV, Sample, blob, git  # noqa: E402
+import bench_scale  # measure, interleaved, header, the environment
+from bench_scale import ENV, PUSH_ENV, Sample, blob, git
 
 COMMITS = 1_000
 ORACLE_EVERY = 10  # every 10th commit appends a seed: 100 oracle commits
@@ -241,8 +241,7 @@ def profile(server: str, base: str, tip: str, signers_file: str) -> List[str]:
     authority.Authority._judge does it, in this process, each stage's time
     summed over the commits (the median of 5 passes, each with a fresh
     cat-file); and what importing `cryptography` costs a hook run."""
-    from oracle_guard.authority import allowed_signers
-    from oracle_guard.authority import sshsig
+    from oracle_guard.authority import allowed_signers, sshsig
     from oracle_guard.git.plumbing import Git
 
     commits = git("rev-list", "--reverse", f"{base}..{tip}", cwd=server).decode().split()

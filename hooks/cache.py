@@ -147,7 +147,7 @@ def _well_formed(entries: Any) -> bool:
         if kind == "contract" and not all(isinstance(v, dict) for v in table.values()):
             return False
         if kind == "freeze" and not all(
-                _freeze_verdict(v) and v["size"] <= int(key.fullmatch(k).group(1))
+                _freeze_verdict(v) and v["size"] <= int(key.fullmatch(k).group(1))  # type: ignore[union-attr]  # matched above
                 for k, v in table.items()):
             return False  # a verdict on more bytes than its cap lets be read: not made so
     return True
@@ -183,18 +183,18 @@ class Cache:
         self._key = ""
         if path is not None:
             self._key = cache_key()
-            self._load()
+            self._load(path)
 
-    def _load(self) -> None:
+    def _load(self, path: str) -> None:
         try:
-            with open(self.path, "rb") as f:
+            with open(path, "rb") as f:
                 doc = json.loads(f.read().decode("utf-8"))
         except (OSError, ValueError):
             return  # absent, truncated or not JSON: start empty
         if not isinstance(doc, dict) or doc.get("format") != FORMAT \
                 or doc.get("key") != self._key:
             return  # another version's or a foreign file
-        entries = doc.get("entries")
+        entries: Any = doc.get("entries")  # untrusted until _well_formed says otherwise
         if not _well_formed(entries) or doc.get("checksum") != _checksum(entries):
             return
         self._entries = entries

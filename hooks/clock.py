@@ -19,12 +19,12 @@ class ClockError(ValueError):
     pass
 
 
-def _date(match: "re.Match[str]") -> dt.date:
+def _date(match: re.Match[str]) -> dt.date:
     year, month, day = (int(g) for g in match.groups()[:3])
     return dt.date(year, month, day)
 
 
-def _datetime(match: "re.Match[str]") -> dt.datetime:
+def _datetime(match: re.Match[str]) -> dt.datetime:
     year, month, day, hour, minute = (int(g) for g in match.groups()[:5])
     second = int(match.group(6) or 0)
     micro = int((match.group(7) or "0")[:6].ljust(6, "0"))

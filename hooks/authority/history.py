@@ -34,9 +34,9 @@ def judge(contract, git: Git, commits: Iterable[Commit]) -> List[Attributed]:
         if protected and allowed:
             out.append((commit.id, Finding(
                 HOOK, "contract-mixed-commit", protected[0],
-                f"commit {commit.id[:12]} changes protected {show_path(protected[0])!r} and "
-                f"allowed {show_path(allowed[0])!r}: an oracle change rides alone in its own "
-                "commit")))
+                f"commit {commit.id[:12]} changes protected {show_path(protected[0])!r} "
+                f"and allowed {show_path(allowed[0])!r}: an oracle change rides alone in "
+                "its own commit")))
     return out
 
 
@@ -86,15 +86,16 @@ def _undone(contract, git: Git, commits: List[Commit], net: List[Finding],
                 break
             out.append((commit.id, Finding(
                 HOOK, "oracle-edit-undone", path,
-                f"commit {commit.id[:12]} changes protected {show_path(path)!r} and a later "
-                "commit undoes it: the push would record the edit in history, where a tag "
-                "or branch can point at it")))
+                f"commit {commit.id[:12]} changes protected {show_path(path)!r} and a "
+                "later commit undoes it: the push would record the edit in history, where "
+                "a tag or branch can point at it")))
             shown.add(path)
     return out
 
 
 def _split(paths: Iterable[str], write_set) -> Tuple[List[str], List[str]]:
-    protected, allowed = [], []
+    protected: List[str] = []
+    allowed: List[str] = []
     for path in paths:
         (allowed if write_set.finding(path) is None else protected).append(path)
     return protected, allowed

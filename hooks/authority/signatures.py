@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from oracle_guard.parsing import loaders
 from oracle_guard.contract import ContractError
 from oracle_guard.findings import Finding, show_path
 from oracle_guard.git.plumbing import BlobTooLarge, Commit, Git
+from oracle_guard.parsing import loaders
 
 HOOK = "write-set"
 NAMESPACE = "git"
@@ -52,7 +52,7 @@ class Authority:
         self._verdicts: Dict[str, Optional[str]] = {}
 
     @classmethod
-    def of(cls, contract, git: Git) -> Optional["Authority"]:
+    def of(cls, contract, git: Git) -> Optional[Authority]:
         if contract is None or contract.section("authority") is None:
             return None
         if getattr(contract, "_authority", None) is None:
@@ -62,8 +62,7 @@ class Authority:
     def configured_signer(self) -> Tuple[Optional[str], str]:
         """(principal, "") when git here will sign the next commit with an
         owner's key; else (None, why not)."""
-        from oracle_guard.authority import allowed_signers
-        from oracle_guard.authority import sshsig
+        from oracle_guard.authority import allowed_signers, sshsig
 
         git = self._git
         if (git.config("gpg.format") or "openpgp") != "ssh":
@@ -90,8 +89,7 @@ class Authority:
         return self._verdicts[commit.id]
 
     def _judge(self, commit: Commit) -> Optional[str]:
-        from oracle_guard.authority import allowed_signers
-        from oracle_guard.authority import sshsig
+        from oracle_guard.authority import allowed_signers, sshsig
 
         raw = self._git.read_commit(commit.id)
         if _signed_parents(raw) != commit.parents:
@@ -172,8 +170,8 @@ def judge(contract, git: Git, commits: Iterable[Commit], net: List[Finding],
             found.append((commit.id, Finding(
                 HOOK, "oracle-change-unsigned", protected,
                 f"commit {commit.id[:12]} {reason}; the change edits protected "
-                f"{show_path(protected or '')!r}, and an oracle change is made only of commits "
-                f"an owner signed (a key in {authority.path})")))
+                f"{show_path(protected or '')!r}, and an oracle change is made only of "
+                f"commits an owner signed (a key in {authority.path})")))
     if not signed:  # nothing of the range signs for the change
         return [("", Finding(
             HOOK, "oracle-change-unsigned", protected,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from typing import Any, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 
 MAGIC = b"SSHSIG"
 VERSION = 1
@@ -376,14 +376,17 @@ def _security_key_data(application: str, flags: int, counter: int, data: bytes) 
 def _hash(name: str):
     from cryptography.hazmat.primitives import hashes
 
-    return {"sha256": hashes.SHA256, "sha384": hashes.SHA384, "sha512": hashes.SHA512}[name]()
+    algorithms: Dict[str, Callable[[], hashes.HashAlgorithm]] = {
+        "sha256": hashes.SHA256, "sha384": hashes.SHA384, "sha512": hashes.SHA512}
+    return algorithms[name]()
 
 
 def _ecdsa_public(key_type: str, curve: str, point: bytes):
     from cryptography.hazmat.primitives.asymmetric import ec
 
-    curve_class = {"nistp256": ec.SECP256R1, "nistp384": ec.SECP384R1,
-                   "nistp521": ec.SECP521R1}[curve]
+    curves: Dict[str, Callable[[], ec.EllipticCurve]] = {
+        "nistp256": ec.SECP256R1, "nistp384": ec.SECP384R1, "nistp521": ec.SECP521R1}
+    curve_class = curves[curve]
     try:
         return ec.EllipticCurvePublicKey.from_encoded_point(curve_class(), point)
     except ValueError:

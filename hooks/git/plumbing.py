@@ -8,7 +8,10 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, cast
+
+if TYPE_CHECKING:
+    from oracle_guard.cache import Cache
 
 EMPTY = "empty"
 INDEX = "index"
@@ -201,8 +204,8 @@ class Git:
     def __init__(self, directory: str = ".", use_cache: bool = True) -> None:
         self.directory = directory
         self.use_cache = use_cache
-        self._cache = None
-        self._batch: Optional[subprocess.Popen] = None
+        self._cache: Optional[Cache] = None
+        self._batch: Optional[subprocess.Popen[bytes]] = None
         self._blobs: Dict[str, bytes] = {}
         self._trees: Dict[str, Dict[str, Entry]] = {}
         self._tree_objects: Dict[str, Dict[bytes, Tuple[str, str]]] = {}
@@ -256,6 +259,7 @@ class Git:
             self._cache.save()
         if self._batch is not None:
             batch, self._batch = self._batch, None
+            assert batch.stdin is not None  # made with stdin=PIPE
             try:
                 batch.stdin.close()  # flushes: the process may be gone already
             except OSError:
@@ -357,7 +361,7 @@ class Git:
         commits = [self.resolve_commit(name) for name in names]
         if None in commits:
             raise GitError("MERGE_HEAD names an object that is not a commit")
-        return commits
+        return cast(List[str], commits)
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
         return self._answer("merge-base", "--is-ancestor", ancestor, descendant) is not None
@@ -596,6 +600,7 @@ class Git:
             except OSError as exc:
                 raise GitError(f"cannot run git: {exc.strerror or exc}") from None
         proc = self._batch
+        assert proc.stdin is not None and proc.stdout is not None  # made with PIPEs
         try:
             proc.stdin.write(oid.encode() + b"\n")
             proc.stdin.flush()
@@ -642,13 +647,15 @@ class Git:
             )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        requests = proc.stdin
+        assert requests is not None and proc.stdout is not None  # made with PIPEs
         _widen_pipe(proc.stdout)
         request = b"".join(oid.encode() + b"\n" for oid in wanted)
 
         def feed() -> None:
             try:
-                proc.stdin.write(request)
-                proc.stdin.close()
+                requests.write(request)
+                requests.close()
             except OSError:  # git died; the reader reports it
                 pass
 
@@ -674,7 +681,7 @@ class Git:
             writer.join()
         return digests
 
-    def history(self, tip: str, exclude: Sequence[str]) -> Callable[[], List["Commit"]]:
+    def history(self, tip: str, exclude: Sequence[str]) -> Callable[[], List[Commit]]:
         """Each commit reachable from ``tip`` and not from ``exclude``, with its
         parents and, unless it is a merge, the paths it changes: ``rev-list
         --parents`` fed to one ``diff-tree --stdin`` whatever the number of
@@ -699,13 +706,15 @@ class Git:
             listing.kill()
             listing.wait()
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        listed, to_diff = listing.stdout, diffing.stdin
+        assert listed is not None and to_diff is not None  # made with PIPEs
         outputs: Dict[str, bytes] = {}
 
         def feed() -> None:  # keep rev-list's lines: merges print nothing in diff-tree
-            outputs["listing"] = listing.stdout.read()
+            outputs["listing"] = listed.read()
             try:
-                diffing.stdin.write(outputs["listing"])
-                diffing.stdin.close()
+                to_diff.write(outputs["listing"])
+                to_diff.close()
             except OSError:
                 pass  # diff-tree died: collect() reports its exit
 

@@ -54,7 +54,7 @@ def write_files(top: str, files: Mapping[str, Optional[bytes]]) -> None:
             if data is not None:
                 made.extend(_make_folders(os.path.dirname(full)))
                 staged.append((_temporary_copy(full, data), full, path))
-        for temporary, full, path in staged:
+        for temporary, full, path in staged:  # noqa: B007 (path: for the error below)
             os.replace(temporary, full)
         staged, replaced = [], True
         for path, data in files.items():

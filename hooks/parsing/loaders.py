@@ -16,7 +16,7 @@ import bisect
 import json
 import math
 import re
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 MAX_DEPTH = 200
 MAX_INT_DIGITS = 4000  # below CPython's own 4300-digit limit, the same on every version
@@ -97,7 +97,7 @@ class _JsonParser:
         return LoadError(message, *_line_col(self.text, pos))
 
     def skip(self, pos: int) -> int:
-        return _WS.match(self.text, pos).end()
+        return _WS.match(self.text, pos).end()  # type: ignore[union-attr]  # '*' always matches
 
     def parse(self) -> Any:
         pos = self.skip(0)
@@ -117,7 +117,7 @@ class _JsonParser:
         ch = text[pos:pos + 1]
         if ch == '"':
             try:
-                value, end = json.decoder.scanstring(text, pos + 1, True)
+                value, end = json.decoder.scanstring(text, pos + 1, True)  # type: ignore[attr-defined]
                 self.no_lone_surrogate(value, pos)
                 return value, end
             except json.JSONDecodeError as exc:
@@ -159,7 +159,7 @@ class _JsonParser:
                 raise self.fail("expected a string key", pos)
             key_pos = pos
             try:
-                key, end = json.decoder.scanstring(self.text, pos + 1, True)
+                key, end = json.decoder.scanstring(self.text, pos + 1, True)  # type: ignore[attr-defined]
                 self.no_lone_surrogate(key, pos)
                 pos = end
             except json.JSONDecodeError as exc:
@@ -180,7 +180,7 @@ class _JsonParser:
             raise self.fail("expected ',' or '}'", pos)
 
     def array(self, pos: int, path: JsonPath, depth: int) -> Tuple[Any, int]:
-        result = []
+        result: List[Any] = []
         pos = self.skip(pos)
         if self.text.startswith("]", pos):
             return result, pos + 1
@@ -295,7 +295,8 @@ _BLANK_OR_END = "\0 \t" + _BREAKS
 
 def _make_loader():
     import yaml
-    from yaml.scanner import ScannerError, ScalarToken
+    from yaml.scanner import ScannerError
+    from yaml.tokens import ScalarToken
 
     class StrictResolver(yaml.resolver.BaseResolver):
         yaml_implicit_resolvers: Dict[Any, Any] = {}
@@ -320,6 +321,17 @@ def _make_loader():
         quoted scalar are indented more than the block around them; a block
         scalar's leading empty lines hold no more spaces than its first line;
         ``?x`` in a flow collection is a plain scalar, not a key."""
+
+        # the Reader's, which StrictLoader mixes in before this class
+        buffer: str
+        pointer: int
+        index: int
+        line: int
+        column: int
+        peek: Callable[..., str]
+        prefix: Callable[..., str]
+        forward: Callable[..., None]
+        get_mark: Callable[[], Any]
 
         def no_comment_here(self) -> None:
             if self.column and self.buffer[self.pointer - 1] not in " \t":
@@ -425,11 +437,11 @@ def _make_loader():
             # PyYAML's, except that in a flow collection '?' is a character of
             # the scalar (YAML 1.2) and its continuation lines are indented
             # more than the block around them
-            chunks = []
+            chunks: List[str] = []
             start_mark = self.get_mark()
             end_mark = start_mark
             indent = self.indent + 1
-            spaces = []
+            spaces: Optional[List[str]] = []
             flow = self.flow_level
             while True:
                 length = 0
@@ -446,7 +458,7 @@ def _make_loader():
                 if length == 0:
                     break
                 self.allow_simple_key = False
-                chunks.extend(spaces)
+                chunks.extend(spaces)  # type: ignore[arg-type]  # a list: the loop goes on only while it is one
                 chunks.append(self.prefix(length))
                 self.forward(length)
                 end_mark = self.get_mark()
@@ -473,11 +485,9 @@ def _make_loader():
         def compose_node(self, parent, index):
             event = self.peek_event()
             if isinstance(event, yaml.AliasEvent):
-                raise LoadError(f"alias *{event.anchor} is not allowed",
-                                event.start_mark.line + 1, event.start_mark.column + 1)
+                raise LoadError(f"alias *{event.anchor} is not allowed", *_place(event.start_mark))
             if getattr(event, "anchor", None):
-                raise LoadError(f"anchor &{event.anchor} is not allowed",
-                                event.start_mark.line + 1, event.start_mark.column + 1)
+                raise LoadError(f"anchor &{event.anchor} is not allowed", *_place(event.start_mark))
             if isinstance(event, yaml.ScalarEvent) and event.tag == "!":
                 event.implicit = (False, False)  # '! 12' is the string "12" (YAML 1.2)
             # the composer recurses once a level: stop before Python's own limit
@@ -485,12 +495,17 @@ def _make_loader():
             try:
                 if self._depth > MAX_DEPTH:
                     raise LoadError(f"nested deeper than {MAX_DEPTH} levels",
-                                    event.start_mark.line + 1, event.start_mark.column + 1)
+                                    *_place(event.start_mark))
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
 
     return yaml, StrictLoader
+
+
+def _place(mark: Any) -> Tuple[int, int]:
+    """(line, column), from 1, of a PyYAML mark (an event the parser made has one)."""
+    return mark.line + 1, mark.column + 1
 
 
 _SCALAR_TAGS = {

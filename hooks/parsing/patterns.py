@@ -35,7 +35,7 @@ import functools
 import re
 import sys
 import unicodedata
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
 
 _NEVER = b"(?!)"
 _SLASH = ord("/")
@@ -79,9 +79,10 @@ def _encode(text: str) -> bytes:
 # written, so '[!a-g]' (which matches 'E' in 'tEn') also takes 'e' ('ten', the
 # same file on macOS); git's WM_CASEFOLD negates after folding and would not
 TWIN = "twin"
+Fold = Union[bool, str]  # False, True (WM_CASEFOLD) or TWIN
 
 
-def _class(pattern: bytes, i: int, fold=False) -> Tuple[FrozenSet[int], int]:
+def _class(pattern: bytes, i: int, fold: Fold = False) -> Tuple[FrozenSet[int], int]:
     """The bytes the ``[...]`` at ``pattern[i]`` matches, and the index after its
     ``]``: git's wildmatch.c, step for step (before removing '/'). With ``fold``
     a letter is in the class when either of its cases is, before ``[!...]``
@@ -153,7 +154,7 @@ def _class(pattern: bytes, i: int, fold=False) -> Tuple[FrozenSet[int], int]:
 ONE, STAR, FOLDERS, FOLDERS1, TAIL = range(5)
 
 
-def _tokens(body: bytes, pathname: bool, fold: bool) -> List[Tuple[int, FrozenSet[int]]]:
+def _tokens(body: bytes, pathname: bool, fold: Fold) -> List[Tuple[int, FrozenSet[int]]]:
     """``body`` as tokens. With ``pathname`` (git's WM_PATHNAME), a run of two or
     more stars that makes a whole folder part is '**'; otherwise (a name
     matched alone) every run of stars is '*'."""
@@ -265,7 +266,7 @@ def _block(tokens: List[Tuple[int, FrozenSet[int]]]) -> bytes:
     return b"".join(out)
 
 
-def _translate(prefix: bytes, body: bytes, pathname: bool, fold: bool) -> bytes:
+def _translate(prefix: bytes, body: bytes, pathname: bool, fold: Fold) -> bytes:
     """The regex (without its end) for the literal ``prefix`` followed by the
     wildmatch pattern ``body``."""
     tokens = _tokens(body, pathname, fold)
@@ -293,7 +294,7 @@ def _translate(prefix: bytes, body: bytes, pathname: bool, fold: bool) -> bytes:
     return rx + (b".*" if tail else b"")
 
 
-def _compile(text: str, fold: bool) -> Tuple[bytes, bool]:
+def _compile(text: str, fold: Fold) -> Tuple[bytes, bool]:
     """(regex source without its end, dir_only) for the pattern ``text``,
     as dir.c reads it: one trailing '/' is folders only; a '/' anywhere else
     anchors it at the root; an anchored pattern's text before its first
@@ -408,12 +409,12 @@ class Pattern:
         return f"Pattern({self.text!r})"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compile_pattern(text: str) -> Pattern:
     return Pattern(text)
 
 
-def _union(rxs: Sequence["re.Pattern[bytes]"], flags: int) -> "re.Pattern[bytes]":
+def _union(rxs: Sequence[re.Pattern[bytes]], flags: int) -> re.Pattern[bytes]:
     sources = list(dict.fromkeys(rx.pattern for rx in rxs))  # a group name once
     return re.compile(b"|".join(b"(?:" + s + b")" for s in sources) or _NEVER, flags)
 

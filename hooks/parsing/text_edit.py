@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple, Union
 
-from oracle_guard.parsing import loaders
 from oracle_guard.checks.seed_append_only import strict_key
+from oracle_guard.parsing import loaders
 
 DocPath = Tuple[Union[str, int], ...]
 
@@ -118,32 +118,36 @@ class _Span:
     start: int
     end: int = -1
     kind: str = "scalar"
-    elements: List[Tuple[Optional[str], int, int, "_Span"]] = field(default_factory=list)
+    elements: List[Tuple[Optional[str], int, int, _Span]] = field(default_factory=list)
+
+
+def _skip(text: str, pos: int) -> int:
+    return _WS.match(text, pos).end()  # type: ignore[union-attr]  # '*' always matches
 
 
 def _json_spans(text: str, pos: int) -> _Span:
     """The span of the (already strictly validated) JSON value at ``pos``, with the
     spans of its elements, one level deep (``JsonEditor._span`` descends)."""
-    pos = _WS.match(text, pos).end()
+    pos = _skip(text, pos)
     opener = text[pos]
     if opener not in "[{":
         _, end = _DECODER.raw_decode(text, pos)
         return _Span(pos, end)
     closer = "]" if opener == "[" else "}"
     span = _Span(pos, kind="array" if opener == "[" else "object")
-    pos = _WS.match(text, pos + 1).end()
+    pos = _skip(text, pos + 1)
     while text[pos] != closer:
         start = pos
         key, key_end = None, pos
         if opener == "{":
-            key, key_end = json.decoder.scanstring(text, pos + 1)
-            pos = _WS.match(text, key_end).end() + 1  # past ':'
-            pos = _WS.match(text, pos).end()
+            key, key_end = json.decoder.scanstring(text, pos + 1)  # type: ignore[attr-defined]
+            pos = _skip(text, key_end) + 1  # past ':'
+            pos = _skip(text, pos)
         _, end = _DECODER.raw_decode(text, pos)
         span.elements.append((key, start, key_end, _Span(pos, end)))
-        pos = _WS.match(text, end).end()
+        pos = _skip(text, end)
         if text[pos] == ",":
-            pos = _WS.match(text, pos + 1).end()
+            pos = _skip(text, pos + 1)
     span.end = pos + 1
     return span
 

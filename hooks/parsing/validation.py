@@ -12,12 +12,13 @@ from typing import Any, List, Optional, Tuple
 BUILTIN = ("freeze", "flake-budget", "quarantine-entry", "quarantine-list")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schema_dir() -> str:
     """Where ``schemas/`` was installed (package data ``oracle_guard.schemas``)."""
     import importlib.util
 
     spec = importlib.util.find_spec("oracle_guard.schemas")
+    assert spec is not None and spec.submodule_search_locations is not None  # a package
     return list(spec.submodule_search_locations)[0]
 
 Problem = Tuple[Tuple[Any, ...], str]
@@ -27,13 +28,13 @@ def schema_path(name: str) -> str:
     return os.path.join(schema_dir(), f"{name}.schema.json")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def builtin_schema(name: str) -> dict:
     with open(schema_path(name), encoding="utf-8") as f:
         return json.load(f)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _registry():
     from referencing import Registry, Resource
 
@@ -46,7 +47,7 @@ def _registry():
     return Registry().with_resources(resources)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _builtin_validator(name: str):
     from jsonschema import Draft202012Validator
 
