@@ -10,15 +10,13 @@ import re
 import subprocess
 from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from oracle_guard.errors import GitError
+
 EMPTY = "empty"
 INDEX = "index"
 
 MODE_SYMLINK = "120000"
 MODE_GITLINK = "160000"
-
-
-class GitError(Exception):
-    """git failed or an object could not be read: always fatal (exit 2)."""
 
 
 class BlobTooLarge(Exception):
