@@ -5,6 +5,8 @@ import datetime as dt
 import re
 from typing import Mapping, Optional
 
+from oracle_guard.errors import ClockError
+
 # ASCII digits only, whole string only (``re.fullmatch``): ``\d`` would take
 # other scripts' digits and ``$`` a trailing newline.
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
@@ -13,10 +15,6 @@ _DATETIME = re.compile(
     r"(?::([0-9]{2})(?:\.([0-9]+))?)?(Z|([+-])([0-9]{2}):([0-9]{2}))")
 _FORMS = ("a date (YYYY-MM-DD) or a date-time with offset "
           "(YYYY-MM-DDTHH:MM[:SS]Z or +HH:MM)")
-
-
-class ClockError(ValueError):
-    pass
 
 
 def _date(match: re.Match[str]) -> dt.date:

@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from oracle_guard.parsing import loaders
 from oracle_guard.parsing import validation
 from oracle_guard.cache import contract_key
+from oracle_guard.errors import ContractError
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.snapshot import Snapshot
 
@@ -20,10 +21,6 @@ LIMITS = {"freeze_bytes": 4 << 20, "seed_bytes": 32 << 20, "lock_bytes": 16 << 2
 IDENTITY_HINT = ("GL_USERNAME (GitLab), GITEA_PUSHER_NAME (Gitea, Forgejo), GL_USER "
                  "(gitolite), GITHUB_USER_LOGIN (GitHub Enterprise Server) or REMOTE_USER "
                  "(git http-backend)")
-
-
-class ContractError(Exception):
-    """The contract is unusable (exit 2)."""
 
 
 class Contract:

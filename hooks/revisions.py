@@ -3,12 +3,9 @@ from __future__ import annotations
 
 from typing import Callable, List, Mapping, Optional, Sequence, Tuple
 
+from oracle_guard.errors import RevisionError
 from oracle_guard.git.plumbing import Git
 from oracle_guard.snapshot import Snapshot
-
-
-class RevisionError(Exception):
-    """The base or candidate cannot be determined (exit 2)."""
 
 
 class Revisions:

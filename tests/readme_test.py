@@ -37,7 +37,7 @@ def test_every_code_is_emitted_by_its_hook_module():
         if info.hook == "write-set":  # its rules on each commit of a range
             source += (ROOT / "hooks" / "authority" / "history.py").read_text()
             source += (ROOT / "hooks" / "authority" / "signatures.py").read_text()
-            source += (ROOT / "hooks" / "cli.py").read_text()  # merge-conflict
+            source += (ROOT / "hooks" / "commands" / "check.py").read_text()  # merge-conflict
         emitted_by_shared_loader = code == "freeze-invalid" and info.hook == "freeze-schema"
         assert f'"{code}"' in source or emitted_by_shared_loader, (code, info.hook)
 

@@ -3,14 +3,13 @@ edits an agent might try, each judged by the real hooks."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 from typing import Callable, Dict, List, Tuple
+
+from oracle_guard.commands.options import debug_only
 
 NOW = "2026-09-25"  # fixed, so the demo prints the same every day
 
@@ -119,6 +118,8 @@ def rewrite_fixture(repo: Repo) -> None:
 
 def rewrite_fixture_and_lock(repo: Repo) -> None:
     rewrite_fixture(repo)
+    import hashlib
+
     digest = hashlib.sha256(repo.read("oracle/inputs/pricing.json").encode()).hexdigest()
     repo.write("oracle/fixtures.lock.json",
                json.dumps({"pricing.json": digest}, indent=2) + "\n")
@@ -171,18 +172,20 @@ SCENARIOS: List[Tuple[str, Callable[[Repo], None], str, int]] = [
 
 
 def judge(repo: Repo, only: str) -> Tuple[int, str]:
-    from oracle_guard.cli import main
+    """What `oracle-guard check` prints for the staged change, with its exit code."""
+    from oracle_guard.commands.check import check
+    from oracle_guard.findings import HOOKS
 
     out = io.StringIO()
-    argv = ["check", "-C", repo.path, "--now", NOW] + (["--only", only] if only else [])
+    hooks = only.split(",") if only else HOOKS
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = main(argv, env={})
+        code = check(repo.path, hooks, now=NOW, env={})
     return code, out.getvalue()
 
 
 def baseline(path: str) -> Repo:
     """A repository at ``path`` whose one commit holds the demo's oracle."""
-    from oracle_guard.cli import main
+    from oracle_guard.commands.lock import write_locks
 
     os.makedirs(path, exist_ok=True)
     repo = Repo(path)
@@ -191,14 +194,14 @@ def baseline(path: str) -> Repo:
         repo.write(name, text)
     repo.git("add", "-A")
     with contextlib.redirect_stdout(io.StringIO()):
-        if main(["lock", "-C", path], env={}) != 0:
-            raise RuntimeError("could not write the demo's fixture lock")
+        write_locks(path)
     repo.git("add", "-A")
     repo.git("commit", "-q", "-m", "baseline: the oracle, owned by humans")
     return repo
 
 
-def run(path: str, write: Callable[[str], None]) -> bool:
+def play(path: str, write: Callable[[str], None]) -> bool:
+    """Judge every scenario in a repository at ``path``; True when each did as expected."""
     repo = baseline(path)
     write(f"A repository with a merge contract (.oracle-guard.yaml), judged at {NOW}:\n"
           "locked fixtures under oracle/inputs/, append-only seeds/, a flake budget, "
@@ -223,15 +226,30 @@ def run(path: str, write: Callable[[str], None]) -> bool:
     return all_as_expected
 
 
-def main(keep: bool = False) -> int:
+def show(keep: bool = False) -> int:
+    """The demo in a temporary folder (kept with ``keep``): 0 when every scenario did
+    as expected."""
+    import shutil
     import sys
+    import tempfile
 
     path = tempfile.mkdtemp(prefix="oracle-guard-demo-")
     try:
-        ok = run(path, sys.stdout.write)
+        ok = play(path, sys.stdout.write)
     finally:
         if keep:
             print(f"(kept the demo repository at {path})")
         else:
             shutil.rmtree(path, ignore_errors=True)
     return 0 if ok else 1
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("demo", parents=[debug_only()],
+                            help="show the hooks at work in a throwaway repository")
+    parser.add_argument("--keep", action="store_true", help="keep the demo repository")
+    parser.set_defaults(run=run)
+
+
+def run(options) -> int:
+    return show(keep=options.keep)

@@ -12,11 +12,14 @@ import pwd
 import re
 import shlex
 import subprocess
+import sys
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from oracle_guard import __version__
-from oracle_guard.git.plumbing import Git, GitError
+from oracle_guard.commands.options import common
+from oracle_guard.errors import GitError, ProtocolError
+from oracle_guard.git.plumbing import Git, trust_repository_owner
 from oracle_guard.hosts import pusher_variable
 
 MARKER = "# written by oracle-guard install-pre-receive"
@@ -48,7 +51,8 @@ class Hook:
     identity_env: Optional[str] = None
 
 
-def main(repo: str, directory: Optional[str], out, sshd_config: str = SSHD_CONFIG) -> int:
+def diagnose(repo: str, directory: Optional[str], out, sshd_config: str = SSHD_CONFIG) -> int:
+    """Write the lines to ``out``: 0 guarded, 1 not."""
     git = Git(repo)
     try:
         git.check_repository()
@@ -254,7 +258,7 @@ def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
            hooked: bool = True) -> List[Line]:
     from oracle_guard import contract as contract_mod
     from oracle_guard.authority.signatures import Authority
-    from oracle_guard.commands.pre_receive import ProtocolError, rules_branch
+    from oracle_guard.commands.pre_receive import rules_branch
     from oracle_guard.snapshot import Snapshot
 
     tip = git.resolve_commit("HEAD")
@@ -490,3 +494,19 @@ def _account_name(uid: int) -> str:
     except KeyError:
         return f"uid {uid}"
 
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("doctor", parents=[common()],
+                            help="say whether a server repository is guarded (read-only)")
+    parser.add_argument("repo", metavar="REPO", help="the repository, e.g. /srv/git/app.git")
+    parser.add_argument("--dir", metavar="DIR",
+                        help="the hook is DIR/oracle-guard (as installed with --dir)")
+    parser.add_argument("--sshd-config", metavar="FILE", default=SSHD_CONFIG,
+                        help="ssh and gitolite: the configuration of the sshd that serves "
+                             "the repository, read with sshd -T (default: %(default)s)")
+    parser.set_defaults(run=run)
+
+
+def run(options) -> int:
+    trust_repository_owner()
+    return diagnose(options.repo, options.dir, sys.stdout, options.sshd_config)

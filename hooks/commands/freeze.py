@@ -1,158 +1,30 @@
-"""Authoring commands: ``freeze add | renew | remove | list`` and ``lock --add``.
+"""``oracle-guard freeze add | renew | remove | list``: the frozen entries of the
+freeze files the contract in the index names.
 
-They write the working-tree files a human would otherwise edit by hand, by the
-contract in the index (as ``oracle-guard lock`` does), and refuse (exit 2) what
-the hooks would reject. The rules are the hooks' own code: the state after the
-edit (the index, with the freeze files as they stand in the working tree, and
-the edit) is judged by freeze-schema and flake-budget, and any finding that was
-not there before the edit refuses it before a byte is written (as does an expiry
-the edit writes that fails, even when it failed the same way before). Edits keep
-the file's comments, layout and line endings (``text_edit``). Files are written
-all or none, through temporary files, and never through a symlink.
+The rules are the hooks' own code: the state after the edit (the index, with the
+freeze files as they stand in the working tree, and the edit) is judged by
+freeze-schema and flake-budget, and any finding that was not there before the
+edit refuses it before a byte is written (as does an expiry the edit writes that
+fails, even when it failed the same way before). Edits keep the file's comments,
+layout and line endings (``text_edit``); what every authoring command shares is
+in ``workspace``.
 """
 from __future__ import annotations
 
 import datetime as dt
 import math
-import os
 import posixpath
 import re
 import sys
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from oracle_guard import clock
-from oracle_guard import contract as contract_mod
-from oracle_guard.git import worktree
-from oracle_guard.findings import Finding, dump_json, finding_line, inert, show_path, show_text
+from oracle_guard.commands.options import common
+from oracle_guard.commands.workspace import (Workspace, describe, edit, fixture_notes,
+                                             new_findings, repo_path, unsafe)
+from oracle_guard.errors import Refused
+from oracle_guard.findings import Finding, dump_json, inert, show_path, show_text
 from oracle_guard.snapshot import Overlay, Snapshot
-
-
-class Refused(Exception):
-    """The command will not write what the hooks would reject (exit 2)."""
-
-
-def unsafe(path: str, reason: str) -> Refused:
-    return Refused(f"cannot edit {path} safely: {reason}; edit it by hand")
-
-
-def repo_path(text: str) -> str:
-    """A repo-relative POSIX path as the contract writes them."""
-    path = text.replace(os.sep, "/")
-    while path.startswith("./"):
-        path = path[2:]
-    return path.rstrip("/")
-
-
-def git_add(path: str, top: Optional[str] = None, here: Optional[str] = None) -> str:
-    """The ``git add`` that stages the repo-relative ``path`` when run in ``here`` (the
-    folder the command ran in, or -C DIR): the path relative to it, or ':(top)PATH'
-    when ``here`` lies outside the working tree ``top``."""
-    import shlex
-
-    magic = []
-    if top is not None and here is not None:
-        if os.path.relpath(here, top).split(os.sep)[0] == os.pardir:
-            magic.append("top")
-        else:
-            full = os.path.join(top, *path.split("/"))
-            path = os.path.relpath(full, here).replace(os.sep, "/")
-    if path.startswith(":") or re.search(r"[*?\[\\]", path):
-        magic.append("literal")  # a pathspec globs these: name this one file only
-    if magic:
-        path = f":({','.join(magic)})" + path
-    return f"git add -- {shlex.quote(path)}" if path.startswith("-") else \
-        f"git add {shlex.quote(path)}"
-
-
-# -- the state being edited ----------------------------------------------------
-class Workspace:
-    """The repository, its index and the contract in the index."""
-
-    def __init__(self, args) -> None:
-        from oracle_guard.git.plumbing import Git
-
-        self.git = Git(args.C, use_cache=not getattr(args, "no_cache", False))
-        try:
-            self.git.check_repository()
-            top = self.git.toplevel()
-            if top is None:
-                raise Refused("this command writes files: it needs a working tree "
-                              "(not a bare repository)")
-            self.top = top
-            self.here = os.path.realpath(args.C or ".")
-            self.index = Snapshot.of_index(self.git)
-            data = contract_mod.read(self.index)
-            if data is None:
-                raise Refused(f"no {contract_mod.CONTRACT_PATH} in the index: write and "
-                              "'git add' the contract first")
-            self.contract = contract_mod.Contract(data, self.index, from_base=True)
-        except BaseException:
-            self.git.close()
-            raise
-
-    def __enter__(self) -> "Workspace":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.git.close()
-
-    def git_add(self, path: str) -> str:
-        """The ``git add`` for ``path`` that works where the command ran."""
-        return git_add(path, self.top, self.here)
-
-    def full_path(self, path: str) -> str:
-        try:
-            return worktree.full_path(self.top, path)
-        except worktree.WorktreeError as exc:
-            raise Refused(str(exc)) from None
-
-    def read_worktree(self, path: str) -> Optional[bytes]:
-        """The working-tree bytes of ``path``; None when it does not exist."""
-        full = self.full_path(path)
-        if not os.path.lexists(full):
-            return None
-        if not os.path.isfile(full):
-            raise Refused(f"{show_path(path)} in the working tree is not a regular file")
-        try:
-            with open(full, "rb") as f:
-                return f.read()
-        except OSError as exc:
-            raise Refused(f"cannot read {show_path(path)}: {exc.strerror or exc}") from None
-
-    def working(self, patterns: Sequence[str]) -> Overlay:
-        """The index, with the files matching ``patterns`` as they stand in the
-        working tree (what the next ``git add`` records)."""
-        from oracle_guard.parsing.patterns import PatternSet
-
-        changed = PatternSet(patterns).select(self.git.unstaged_paths()) if patterns else []
-        return Overlay(self.index, {p: self.read_worktree(p) for p in changed},
-                       "the working tree")
-
-    def write(self, files: Mapping[str, Optional[bytes]]) -> None:
-        """Write (or, for None, delete) working-tree files, all or none."""
-        try:
-            worktree.write_files(self.top, files)
-        except worktree.WorktreeError as exc:
-            raise Refused(str(exc)) from None
-
-
-describe = finding_line  # a finding as `check` prints it
-
-
-def new_findings(before: Sequence[Finding], after: Sequence[Finding],
-                 grew: bool) -> List[Finding]:
-    """Findings of ``after`` that ``before`` lacks (the line does not count: an
-    edit moves lines). An exceeded cap is new when the count grew."""
-    seen = {(f.hook, f.code, f.path, f.message, f.severity) for f in before}
-    exceeded_before = any(f.code == "budget-exceeded" for f in before)
-    out = []
-    for f in after:
-        if f.code == "budget-exceeded":
-            if grew or not exceeded_before:
-                out.append(f)
-        elif (f.hook, f.code, f.path, f.message, f.severity) not in seen:
-            out.append(f)
-    return out
 
 
 # -- freeze: the files and their entries ----------------------------------------
@@ -194,16 +66,17 @@ def _in_scope(path: str, chosen: Optional[str]) -> bool:
 class FreezeCommand:
     """What freeze add, renew, remove and list share: the state before the edit."""
 
-    def __init__(self, ws: Workspace, args, env: Mapping[str, str]) -> None:
+    def __init__(self, ws: Workspace, now: Optional[str], env: Mapping[str, str],
+                 file: Optional[str] = None) -> None:
         from oracle_guard.checks import freeze_schema
 
-        self.ws, self.args = ws, args
+        self.ws = ws
         self.contract = ws.contract
         if not _freeze_sections(self.contract):
             raise Refused("the contract names no freeze file of a built-in schema "
                           "(its 'freeze' section)")
-        self.now = clock.now_from(args.now, env)
-        self.file = repo_path(args.file) if getattr(args, "file", None) else None
+        self.now = clock.now_from(now, env)
+        self.file = repo_path(file) if file else None
         self.before = ws.working(_all_freeze_patterns(self.contract))
         self.state = freeze_schema.load(self.contract, self.before)
 
@@ -227,13 +100,12 @@ class FreezeCommand:
                           "--file PATH")
         return hits[0]
 
-    def expiry(self) -> str:
+    def expiry(self, days: Optional[int], until: Optional[str]) -> str:
         """--until, or now + --days (default: budget.max_days) as a date; never one
         that has passed (flake-budget's budget-expired, even without a budget)."""
-        if self.args.until is not None:
-            expires = self.args.until
+        if until is not None:
+            expires = until
         else:
-            days = self.args.days
             if days is None:
                 days = (self.contract.section("budget") or {}).get("max_days")
                 if days is None:
@@ -299,7 +171,7 @@ class FreezeCommand:
         for f in after_findings:
             if f.severity == "error" and f not in fresh:
                 print(inert(f"note: still failing, not changed by this edit: {describe(f)}"))
-        _fixture_notes(self.ws, [p for p, d in files.items() if d is not None])
+        fixture_notes(self.ws, [p for p, d in files.items() if d is not None])
 
 
 # flake-budget's verdicts on an expiry: what a renew writes must pass them
@@ -310,17 +182,6 @@ def _concerns(f: Finding, path: str, ident: str) -> bool:
     """Is ``f`` about the entry ``ident`` of ``path``? (flake-budget's entry findings
     start with the id's repr)."""
     return f.path == path and f.message.startswith(f"{ident!r} ")
-
-
-def _fixture_notes(ws: "Workspace", paths: Sequence[str]) -> None:
-    from oracle_guard.checks import fixture_lock
-
-    for entry in ws.contract.section("fixtures") or []:
-        for path in fixture_lock.pending_fixtures(entry, paths):
-            print(inert(f"note: {show_path(path)} is also a fixture locked by "
-                        f"{show_path(entry['lock'])}: after '{show_text(ws.git_add(path))}', "
-                        f"run 'oracle-guard lock' and stage {show_path(entry['lock'])}"))
-
 
 
 # -- freeze add ------------------------------------------------------------------
@@ -405,24 +266,30 @@ def _choose_add_target(cmd: FreezeCommand, ident: str) -> Target:
     return Target(schema, path, patterns)
 
 
-def _quarantine_record(args, ident: str, owner: str, expires: str, reason: str) -> Dict:
+def _quarantine_record(fields: Mapping[str, Any], ident: str, owner: str, expires: str,
+                       reason: str) -> Dict:
     missing = [f"--{n.replace('_', '-')}" for n in _ENTRY_FIELDS
-               if getattr(args, n) is None and n != "runs"]
+               if fields.get(n) is None and n != "runs"]
     if missing:
         raise Refused(f"a quarantine-entry record also needs {', '.join(missing)}")
-    seed: Any = args.seed
+    seed: Any = fields["seed"]
     if re.fullmatch(r"-?(0|[1-9][0-9]{0,17})", seed):
         seed = int(seed)
-    runs = args.runs if args.runs is not None else args.pass_count + args.fail_count
-    return {"id": ident, "seed": seed, "command": args.command, "runs": runs,
-            "pass_count": args.pass_count, "fail_count": args.fail_count,
-            "expires_at": expires, "owner": owner, "repro": args.repro, "reason": reason}
+    runs = fields.get("runs")
+    if runs is None:
+        runs = fields["pass_count"] + fields["fail_count"]
+    return {"id": ident, "seed": seed, "command": fields["command"], "runs": runs,
+            "pass_count": fields["pass_count"], "fail_count": fields["fail_count"],
+            "expires_at": expires, "owner": owner, "repro": fields["repro"], "reason": reason}
 
 
-def freeze_add(ws: Workspace, args, env: Mapping[str, str]) -> int:
+def freeze_add(ws: Workspace, ident: str, owner: str, reason: str, *, now: Optional[str],
+               env: Mapping[str, str], file: Optional[str] = None, days: Optional[int] = None,
+               until: Optional[str] = None, fields: Optional[Mapping[str, Any]] = None) -> int:
+    """Freeze ``ident``; ``fields``: the quarantine-entry record's fields given (seed, command,
+    runs, pass_count, fail_count, repro), None where not given."""
     from oracle_guard.parsing import text_edit
 
-    ident, owner, reason = args.id, args.owner, args.reason
     for name, text in (("the id", ident), ("--owner", owner), ("--reason", reason)):
         try:
             text.encode("utf-8")
@@ -435,7 +302,8 @@ def freeze_add(ws: Workspace, args, env: Mapping[str, str]) -> int:
                       "budget-no-owner)")
     if not reason.strip():
         raise Refused("--reason must say why the entry is frozen")
-    cmd = FreezeCommand(ws, args, env)
+    fields = {n: (fields or {}).get(n) for n in _ENTRY_FIELDS}
+    cmd = FreezeCommand(ws, now, env, file)
     cmd.require_readable(everywhere=True)  # an unreadable file would hide entries from the cap
     for entry in cmd.state.entries:
         if entry.id == ident:
@@ -443,16 +311,16 @@ def freeze_add(ws: Workspace, args, env: Mapping[str, str]) -> int:
                           f"freeze renew {ident}' to change its expiry")
     target = _choose_add_target(cmd, ident)
     if target.schema != "quarantine-entry":
-        given = [n for n in _ENTRY_FIELDS if getattr(args, n) is not None]
+        given = [n for n in _ENTRY_FIELDS if fields[n] is not None]
         if given:
             raise Refused(f"--{given[0].replace('_', '-')} is for quarantine-entry records; "
                           f"{target.path} is a {target.schema} file")
-    expires = cmd.expiry()
+    expires = cmd.expiry(days, until)
     try:
         if target.schema == "quarantine-entry":
             if target.path in cmd.before.entries or ws.read_worktree(target.path) is not None:
                 raise Refused(f"{target.path} already exists: choose another file with --file")
-            record = _quarantine_record(args, ident, owner, expires, reason)
+            record = _quarantine_record(fields, ident, owner, expires, reason)
             example = _example_entry(cmd, target)
             nl = text_edit.newline_of(example) if example is not None else "\n"
             text = text_edit.new_yaml_mapping(record, example, nl)
@@ -533,65 +401,68 @@ def _schema_of(cmd: FreezeCommand, path: str) -> str:
     raise Refused(f"{path} is not a freeze file of a built-in schema")
 
 
-def freeze_renew(ws: Workspace, args, env: Mapping[str, str]) -> int:
+def freeze_renew(ws: Workspace, ident: str, *, now: Optional[str], env: Mapping[str, str],
+                 file: Optional[str] = None, days: Optional[int] = None,
+                 until: Optional[str] = None) -> int:
     from oracle_guard.parsing import text_edit
 
-    cmd = FreezeCommand(ws, args, env)
+    cmd = FreezeCommand(ws, now, env, file)
     cmd.require_readable(everywhere=False)
-    entry = cmd.located(args.id)
+    entry = cmd.located(ident)
     schema = _schema_of(cmd, entry.path)
-    expires = cmd.expiry()
+    expires = cmd.expiry(days, until)
     editor = cmd.edit(entry.path)
     try:
         if schema == "quarantine-entry":
             editor.set(("expires_at",), expires)
         elif schema == "freeze":
-            _set_member(editor, "expires", args.id, expires)
+            _set_member(editor, "expires", ident, expires)
         elif schema == "flake-budget":
-            editor.set(("frozen", _position(editor, schema, args.id), "expires"), expires)
+            editor.set(("frozen", _position(editor, schema, ident), "expires"), expires)
         else:
-            editor.set((_position(editor, schema, args.id), "expires"), expires)
+            editor.set((_position(editor, schema, ident), "expires"), expires)
     except text_edit.Unsafe as exc:
         raise unsafe(entry.path, str(exc)) from None
     files = {entry.path: editor.text.encode("utf-8")}
-    intent = f"renew {args.id!r} in {entry.path}"
+    intent = f"renew {ident!r} in {entry.path}"
     if entry.expires is not None and str(entry.expires) == str(expires):
-        cmd.judged(intent, files, grew=False, edited=(entry.path, args.id))
-        print(inert(f"{show_text(args.id)!r} already expires {expires} in "
+        cmd.judged(intent, files, grew=False, edited=(entry.path, ident))
+        print(inert(f"{show_text(ident)!r} already expires {expires} in "
                     f"{show_path(entry.path)}: nothing written (pass --days N or --until DATE "
                     "for another date)"))
         return 0
     was = f" (was {entry.expires})" if entry.expires else ""
-    cmd.apply(intent, f"renewed {args.id!r} until {expires}{was}", files, grew=False,
-              edited=(entry.path, args.id))
+    cmd.apply(intent, f"renewed {ident!r} until {expires}{was}", files, grew=False,
+              edited=(entry.path, ident))
     return 0
 
 
-def freeze_remove(ws: Workspace, args, env: Mapping[str, str]) -> int:
+def freeze_remove(ws: Workspace, ident: str, *, now: Optional[str], env: Mapping[str, str],
+                  file: Optional[str] = None) -> int:
     from oracle_guard.parsing import text_edit
 
-    cmd = FreezeCommand(ws, args, env)
+    cmd = FreezeCommand(ws, now, env, file)
     cmd.require_readable(everywhere=False)
-    entry = cmd.located(args.id)
+    entry = cmd.located(ident)
     schema = _schema_of(cmd, entry.path)
     if schema == "quarantine-entry":
-        cmd.apply(f"remove {entry.path}", f"unfroze {args.id!r}", {entry.path: None},
+        cmd.apply(f"remove {entry.path}", f"unfroze {ident!r}", {entry.path: None},
                   grew=False)
         return 0
     editor = cmd.edit(entry.path)
     try:
         if schema == "freeze":
-            editor.delete(("excluded_property_ids", _position(editor, schema, args.id)))
+            editor.delete(("excluded_property_ids", _position(editor, schema, ident)))
             for key in ("reason", "owner", "expires"):
-                if args.id in (editor.value.get(key) or {}):
-                    editor.delete((key, args.id))
+                if ident in (editor.value.get(key) or {}):
+                    editor.delete((key, ident))
         elif schema == "flake-budget":
-            editor.delete(("frozen", _position(editor, schema, args.id)))
+            editor.delete(("frozen", _position(editor, schema, ident)))
         else:
-            editor.delete((_position(editor, schema, args.id),))
+            editor.delete((_position(editor, schema, ident),))
     except text_edit.Unsafe as exc:
         raise unsafe(entry.path, str(exc)) from None
-    cmd.apply(f"remove {args.id!r} from {entry.path}", f"unfroze {args.id!r}",
+    cmd.apply(f"remove {ident!r} from {entry.path}", f"unfroze {ident!r}",
               {entry.path: editor.text.encode("utf-8")}, grew=False)
     return 0
 
@@ -628,8 +499,10 @@ def _left(row: Dict[str, Any]) -> str:
     return "under a day" if days == 0 else f"{days} day{'s' if days != 1 else ''}"
 
 
-def freeze_list(ws: Workspace, args, env: Mapping[str, str]) -> int:
-    cmd = FreezeCommand(ws, args, env)
+def freeze_list(ws: Workspace, *, now: Optional[str], env: Mapping[str, str],
+                file: Optional[str] = None, output: str = "text") -> int:
+    """``output``: text (a table) or json."""
+    cmd = FreezeCommand(ws, now, env, file)
     cmd.require_readable(everywhere=False)
     rows = _listing(cmd)
     gone = _deleted_freeze_files(cmd)
@@ -637,8 +510,8 @@ def freeze_list(ws: Workspace, args, env: Mapping[str, str]) -> int:
         print(inert(f"note: {show_path(path)} is deleted in the working tree but the index "
                     "still holds it: its entries are not listed (restore it with 'git "
                     f"restore', or stage the deletion)"),
-              file=sys.stderr if args.format == "json" else sys.stdout)
-    if args.format == "json":
+              file=sys.stderr if output == "json" else sys.stdout)
+    if output == "json":
         sys.stdout.write(dump_json({"now": _shown_now(cmd.now), "entries": rows}))
         return 0
     if not rows:
@@ -667,148 +540,7 @@ def _deleted_freeze_files(cmd: FreezeCommand) -> List[str]:
             and p not in cmd.before.entries and _in_scope(p, cmd.file)]
 
 
-# -- lock --add -------------------------------------------------------------------
-def lock_add(ws: Workspace, path: str) -> int:
-    from oracle_guard.checks import fixture_lock
-
-    entries = [e for e in ws.contract.section("fixtures") or []
-               if fixture_lock.pending_fixtures(e, [path])]
-    if not entries:
-        patterns = [p for e in ws.contract.section("fixtures") or [] for p in e["paths"]]
-        raise Refused(f"{show_path(path)} matches no fixtures entry of the contract "
-                      f"({', '.join(patterns) or 'no fixtures section'})")
-    problem = unlockable_name(path)
-    if problem:
-        raise Refused(problem)
-    if path not in ws.index.entries:
-        raise Refused(f"{path!r} is not tracked; the lock hashes what git will commit: run "
-                      f"'{ws.git_add(path)}' first")
-    if path in ws.git.unstaged_paths():
-        raise Refused(f"{path!r} has changes git has not staged; the lock hashes what git "
-                      f"will commit: run '{ws.git_add(path)}' first")
-    if not ws.index.entries[path].is_regular:
-        raise Refused(f"{path!r} is not a regular file (mode {ws.index.entries[path].mode}); "
-                      "locks hash bytes, not link targets")
-    digest = ws.index.sha256_of([path])[path]
-    files: Dict[str, bytes] = {}
-    for entry in entries:
-        files[entry["lock"]] = _lock_with(ws, entry, path, digest)
-    before = Overlay(ws.index, {lock: ws.read_worktree(lock) for lock in files},
-                     "the working tree")
-    after = Overlay(before, files, "the edited working tree")
-    for entry in entries:
-        limit = ws.contract.limit("lock_bytes")
-        fresh = new_findings(fixture_lock.check_entry(entry, before, limit),
-                             fixture_lock.check_entry(entry, after, limit), grew=False)
-        if fresh:
-            raise Refused(f"cannot add {path} to {entry['lock']}: {describe(fresh[0])}")
-    ws.write(files)
-    for lock in files:
-        print(inert(f"added {show_path(path)} to {show_path(lock)} (sha256 {digest[:12]}…); "
-                    f"stage it with: {show_text(ws.git_add(lock))}"))
-    return 0
-
-
-def unlockable_name(path: str) -> Optional[str]:
-    """Why no lock can name ``path`` (None when one can): a lock is UTF-8 text, so a
-    file name that is not valid UTF-8 cannot be written in it."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return (f"{show_path(path)} is not a valid UTF-8 file name: a lock (UTF-8 text) "
-                "cannot name it; rename the file")
-    return None
-
-
-def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
-    """The lock's text with one more entry, in its own style and order."""
-    from oracle_guard.checks import fixture_lock
-    from oracle_guard.parsing import loaders
-    from oracle_guard.parsing import text_edit
-
-    lock, root = entry["lock"], entry.get("root", "")
-    key = fixture_lock.relative_to(root, path)
-    if key is None:
-        raise Refused(f"{path!r} matches the fixture paths but lies outside the lock's root "
-                      f"{root!r}: move it or fix the contract")
-    data = ws.read_worktree(lock)
-    if data is None:
-        raise Refused(f"{lock} does not exist yet: run 'oracle-guard lock' to write it")
-    try:
-        text = loaders.decode_text(data)
-    except loaders.LoadError as exc:
-        raise Refused(f"{lock} is not a valid lock ({exc}): rewrite it with "
-                      "'oracle-guard lock'") from None
-    style = fixture_lock.lock_style(text)
-    if style == "digest":
-        raise Refused(f"{lock} is a single-digest lock, which locks exactly one file: it "
-                      f"cannot take {path} too (lock them in a JSON or sha256sum lock)")
-    why = fixture_lock.unexpressible(key, style)
-    if why:
-        raise Refused(f"{show_path(path)} {why}; {fixture_lock.remedy(style, key)}")
-    fixtures = fixture_lock.fixture_files(entry, ws.index)
-    try:
-        parsed = fixture_lock.parse_lock(data, fixtures, root)
-    except fixture_lock.LockInvalid as exc:
-        line = f":{exc.line}" if exc.line else ""
-        raise Refused(f"{lock}{line}: {exc.message}; fix the lock or rewrite it with "
-                      "'oracle-guard lock'") from None
-    if key in parsed.digests:
-        raise Refused(f"{path} is already locked in {lock} (key {key!r}); to record a "
-                      "changed fixture, run 'oracle-guard lock'")
-    keys = list(parsed.digests)
-    position = sum(k < key for k in keys) if keys == sorted(keys) else len(keys)
-    if style == "json":
-        editor = text_edit.JsonEditor(lock, text)
-        try:
-            editor.insert((), position, key, digest)
-        except text_edit.Unsafe as exc:
-            raise unsafe(lock, str(exc)) from None
-        return editor.text.encode("utf-8")
-    return _sum_lines_with(text, position, key, digest).encode("utf-8")
-
-
-def _sum_lines_with(text: str, position: int, key: str, digest: str) -> str:
-    """``text`` with one more line, escaped as GNU sha256sum escapes it and in the form
-    (text, binary or tagged) of the lock's first line."""
-    from oracle_guard.checks import fixture_lock
-
-    lines = text.split("\n")
-    final_newline = lines[-1] == ""
-    if final_newline:
-        lines.pop()
-    lines.insert(position, fixture_lock.sum_line(key, digest, fixture_lock.sum_form(text)))
-    return "\n".join(lines) + ("\n" if final_newline or len(lines) == 1 else "")
-
-
-# -- command line --------------------------------------------------------------------
-def _run(action, args, env: Mapping[str, str]) -> int:
-    from oracle_guard.cli import UsageError
-    from oracle_guard.parsing.text_edit import Unsafe
-
-    try:
-        with Workspace(args) as ws:
-            return action(ws, args, env)
-    except Refused as exc:
-        raise UsageError(str(exc)) from None
-    except Unsafe as exc:  # an edit not wrapped with its path: still a refusal
-        raise UsageError(f"cannot edit safely: {exc}; edit it by hand") from None
-
-
-def cmd_freeze(args, env: Mapping[str, str]) -> int:
-    actions = {"add": freeze_add, "renew": freeze_renew, "remove": freeze_remove,
-               "list": freeze_list}
-    return _run(actions[args.freeze_action], args, env)
-
-
-def cmd_lock_add(args, env: Mapping[str, str]) -> int:
-    from oracle_guard.cli import UsageError
-
-    if args.check:
-        raise UsageError("--add writes the lock and --check verifies it: use one of them")
-    return _run(lambda ws, a, e: lock_add(ws, repo_path(a.add)), args, env)
-
-
+# -- command line ---------------------------------------------------------------
 def _days(text: str) -> int:
     """ASCII digits only, as the clock reads dates (int() would also take '٣', '3_0'
     and ' 3')."""
@@ -829,8 +561,8 @@ def _count(text: str) -> int:
     raise argparse.ArgumentTypeError(f"wants a whole number (ASCII digits), not {text!r}")
 
 
-def register(sub, common) -> None:
-    """The ``freeze`` subcommands (cli.build_parser calls this)."""
+def add_parser(sub) -> None:
+    """The ``freeze`` subcommands."""
     import argparse
 
     clocked = argparse.ArgumentParser(add_help=False)
@@ -851,7 +583,7 @@ def register(sub, common) -> None:
     freeze = sub.add_parser("freeze", help="add, renew, remove or list frozen entries")
     actions = freeze.add_subparsers(dest="freeze_action", metavar="ACTION")
     actions.required = True
-    add = actions.add_parser("add", parents=[common, clocked, when],
+    add = actions.add_parser("add", parents=[common(), clocked, when],
                              help="freeze a test or property (owner, reason, expiry)")
     add.add_argument("id", metavar="ID", help="the test, property or case id to freeze")
     add.add_argument("--owner", required=True, metavar="NAME",
@@ -865,14 +597,30 @@ def register(sub, common) -> None:
     record.add_argument("--pass-count", type=_count, metavar="N")
     record.add_argument("--fail-count", type=_count, metavar="N")
     record.add_argument("--repro", metavar="TEXT")
-    renew = actions.add_parser("renew", parents=[common, clocked, when],
+    renew = actions.add_parser("renew", parents=[common(), clocked, when],
                                help="move a frozen entry's expiry")
     renew.add_argument("id", metavar="ID", help="a frozen id")
-    remove = actions.add_parser("remove", parents=[common, clocked],
+    remove = actions.add_parser("remove", parents=[common(), clocked],
                                 help="unfreeze an entry")
     remove.add_argument("id", metavar="ID", help="a frozen id")
-    listing = actions.add_parser("list", parents=[common, clocked],
+    listing = actions.add_parser("list", parents=[common(), clocked],
                                  help="frozen entries with days left, soonest expiry first")
     listing.add_argument("--format", choices=("text", "json"), default="text")
     for parser in (add, renew, remove, listing):
-        parser.set_defaults(func=cmd_freeze)
+        parser.set_defaults(run=run)
+
+
+def run(options) -> int:
+    action, ident = options.freeze_action, getattr(options, "id", None)
+    clocked = {"now": options.now, "env": options.env, "file": options.file}
+    if action == "add":
+        fields = {n: getattr(options, n) for n in _ENTRY_FIELDS}
+        return edit(lambda ws: freeze_add(ws, ident, options.owner, options.reason,
+                                          days=options.days, until=options.until,
+                                          fields=fields, **clocked), options.C)
+    if action == "renew":
+        return edit(lambda ws: freeze_renew(ws, ident, days=options.days,
+                                            until=options.until, **clocked), options.C)
+    if action == "remove":
+        return edit(lambda ws: freeze_remove(ws, ident, **clocked), options.C)
+    return edit(lambda ws: freeze_list(ws, output=options.format, **clocked), options.C)

@@ -16,7 +16,9 @@ from typing import List, Optional, Tuple
 
 from oracle_guard.commands import doctor
 from oracle_guard.commands.doctor import MARKER
-from oracle_guard.git.plumbing import Git
+from oracle_guard.commands.options import common, host as host_option
+from oracle_guard.errors import InstallError, UsageError
+from oracle_guard.git.plumbing import Git, trust_repository_owner
 from oracle_guard.hosts import HOSTS, detect
 
 BACKUP_SUFFIX = ".before-oracle-guard"
@@ -24,10 +26,6 @@ BACKUP_SUFFIX = ".before-oracle-guard"
 GITOLITE_BACKUP_DIR = "before-oracle-guard"
 GITOLITE_LOCAL_CODE = '"$ENV{HOME}/local"'
 GITOLITE_HOOK_NAME = "oracle-guard"  # the name an 'option hook.pre-receive' lists
-
-
-class InstallError(Exception):
-    """The hook cannot be installed as asked (exit 2)."""
 
 
 def hook_command(host: str, identity_env: Optional[str], python: str = sys.executable) -> str:
@@ -248,3 +246,33 @@ def _back_up_repository_hook(repo: str, common: str) -> List[str]:
     shutil.move(hook, backup)
     return [f"moved {hook} to {backup}: gitolite would have replaced it; call it from a "
             f"repo-specific hook if it must still run"]
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("install-pre-receive", parents=[common(), host_option()],
+                            help="install the pre-receive hook where your git server runs it")
+    parser.add_argument("repo", metavar="REPO",
+                        help="the repository, e.g. /srv/git/app.git (gitolite: its "
+                             "repositories folder; ghes: a clone of the hooks repository)")
+    parser.add_argument("--force", action="store_true",
+                        help="replace a pre-receive hook oracle-guard did not write (it is "
+                             "kept as pre-receive.before-oracle-guard)")
+    parser.add_argument("--dir", metavar="DIR",
+                        help="write DIR/oracle-guard instead, for servers that run every "
+                             "script of a pre-receive.d folder (relative to REPO)")
+    parser.add_argument("--sshd-config", metavar="FILE", default=doctor.SSHD_CONFIG,
+                        help="ssh and gitolite: the configuration of the sshd that serves "
+                             "the repositories (default: %(default)s)")
+    parser.set_defaults(run=run)
+
+
+def run(options) -> int:
+    trust_repository_owner()
+    try:
+        lines, code = install(options.repo, host=options.host,
+                              identity_env=options.identity_env, force=options.force,
+                              directory=options.dir, sshd_config=options.sshd_config)
+    except OSError as exc:  # a file the admin can fix: one line, not an internal error
+        raise UsageError(str(exc)) from None
+    print("\n".join(lines))
+    return code

@@ -12,17 +12,20 @@ seed-append-only against HEAD before anything is written.
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Mapping, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
-from oracle_guard.parsing import loaders
-from oracle_guard.commands.freeze import Refused, Workspace, _fixture_notes, _run, describe, repo_path, unsafe
-from oracle_guard.snapshot import Overlay
+from oracle_guard.commands.options import common
+from oracle_guard.commands.workspace import (Workspace, describe, edit, fixture_notes, repo_path,
+                                             unsafe)
+from oracle_guard.errors import Refused
 from oracle_guard.findings import inert, show_path, show_text
+from oracle_guard.parsing import loaders
+from oracle_guard.snapshot import Overlay
 
 FORMATS = ("json-array", "jsonl")
 
 
-def _values(texts: List[str]) -> List[Any]:
+def _values(texts: Sequence[str]) -> List[Any]:
     values = []
     for text in texts:
         try:
@@ -94,12 +97,13 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
     return editor.text.encode("utf-8")
 
 
-def seeds_append(ws: Workspace, args, env: Mapping[str, str]) -> int:
+def seeds_append(ws: Workspace, file: str, texts: Sequence[str]) -> int:
+    """Append the seeds ``texts`` (JSON text each) to the seed file ``file``."""
     from oracle_guard.checks import seed_append_only
     from oracle_guard.parsing.patterns import PatternSet
     from oracle_guard.snapshot import Snapshot
 
-    path = repo_path(args.file)
+    path = repo_path(file)
     entries = [e for e in ws.contract.section("seeds") or []
                if PatternSet(e["paths"]).matches(path)]
     if not entries:
@@ -113,7 +117,7 @@ def seeds_append(ws: Workspace, args, env: Mapping[str, str]) -> int:
     data = ws.read_worktree(path)
     if data is None:
         raise Refused(f"{path} does not exist in the working tree")
-    values = _values(args.values)
+    values = _values(texts)
     seen = {seed_append_only.strict_key(v): at for v, at in _existing(path, fmt, data)}
     for number, value in enumerate(values):
         key = seed_append_only.strict_key(value)
@@ -136,22 +140,22 @@ def seeds_append(ws: Workspace, args, env: Mapping[str, str]) -> int:
     count = len(values)
     print(inert(f"appended {count} seed{'s' if count != 1 else ''} to {show_path(path)}; "
                 f"stage it with: {show_text(ws.git_add(path))}"))
-    _fixture_notes(ws, [path])
+    fixture_notes(ws, [path])
     return 0
 
 
-def cmd_seeds(args, env: Mapping[str, str]) -> int:
-    return _run(seeds_append, args, env)
-
-
-def register(sub, common) -> None:
-    """The ``seeds`` subcommands (cli.build_parser calls this)."""
+def add_parser(sub) -> None:
+    """The ``seeds`` subcommands."""
     seeds = sub.add_parser("seeds", help="append seeds to a seed file")
     actions = seeds.add_subparsers(dest="seeds_action", metavar="ACTION")
     actions.required = True
-    append = actions.add_parser("append", parents=[common],
+    append = actions.add_parser("append", parents=[common()],
                                 help="append seeds to a json-array or jsonl seed file")
     append.add_argument("file", metavar="FILE", help="the seed file (repo-relative)")
     append.add_argument("values", metavar="VALUE", nargs="+",
                         help="a seed as JSON text (put '--' before values starting with '-')")
-    append.set_defaults(func=cmd_seeds)
+    append.set_defaults(run=run)
+
+
+def run(options) -> int:
+    return edit(lambda ws: seeds_append(ws, options.file, options.values), options.C)

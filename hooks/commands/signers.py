@@ -12,11 +12,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-from typing import List, Mapping, NamedTuple, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from oracle_guard.authority import allowed_signers
 from oracle_guard.authority import sshsig
-from oracle_guard.commands.freeze import Refused, Workspace, _run
+from oracle_guard.commands.options import common
+from oracle_guard.commands.workspace import Workspace, edit
+from oracle_guard.errors import Refused
 from oracle_guard.findings import inert, show_path, show_text
 
 SIGNERS_FILE = ".oracle-guard/allowed_signers"  # where init puts it
@@ -191,14 +193,15 @@ class SignersFile:
                     f"{show_text(self.ws.git_add(self.path))}"))
 
 
-def signers_add(ws: Workspace, args, env: Mapping[str, str]) -> int:
-    problem = principal_problem(args.principal)
+def signers_add(ws: Workspace, principal: str, key_text: str) -> int:
+    """Add ``key_text`` (KEYFILE or KEYTEXT) for ``principal``."""
+    problem = principal_problem(principal)
     if problem:
-        raise Refused(f"cannot add {args.principal!r}: {problem}")
+        raise Refused(f"cannot add {principal!r}: {problem}")
     try:
-        key = key_argument(args.key, ws.here)
+        key = key_argument(key_text, ws.here)
     except KeyProblem as exc:
-        raise Refused(f"cannot add {args.principal!r}: {exc}") from None
+        raise Refused(f"cannot add {principal!r}: {exc}") from None
     file = SignersFile(ws, must_exist=False)
     for signer in file.signers:
         if signer.public_key == key.blob:
@@ -206,27 +209,27 @@ def signers_add(ws: Workspace, args, env: Mapping[str, str]) -> int:
                           f"is listed already (for {', '.join(signer.principals)}); a key is "
                           "listed once")
     if not file.exists:
-        text = new_file(args.principal, key)
+        text = new_file(principal, key)
     else:
         text = file.text
         if text and not text.endswith("\n"):
             text += file.newline
-        text += key.line(args.principal) + file.newline
+        text += key.line(principal) + file.newline
     expected = [_unchanged(s) for s in file.signers] + [
-        ((args.principal,), None, key.key_type, key.blob, key.comment)]
-    others = sum(args.principal in s.principals for s in file.signers)
+        ((principal,), None, key.key_type, key.blob, key.comment)]
+    others = sum(principal in s.principals for s in file.signers)
     what = "a key" if not others else f"key {others + 1}"
     file.write(text, expected,
-               f"added {what} for {args.principal}: {key.key_type} {key.fingerprint}")
+               f"added {what} for {principal}: {key.key_type} {key.fingerprint}")
     return 0
 
 
-def signers_remove(ws: Workspace, args, env: Mapping[str, str]) -> int:
+def signers_remove(ws: Workspace, principal: str) -> int:
     file = SignersFile(ws)
-    hits = [s for s in file.signers if args.principal in s.principals]
+    hits = [s for s in file.signers if principal in s.principals]
     if not hits:
         named = sorted({p for s in file.signers for p in s.principals})
-        raise Refused(f"{show_path(file.path)} lists no key for {args.principal!r} "
+        raise Refused(f"{show_path(file.path)} lists no key for {principal!r} "
                       f"(principals: {', '.join(named) or 'none'})")
     lines = file.text.split("\n")
     dropped = []
@@ -236,7 +239,7 @@ def signers_remove(ws: Workspace, args, env: Mapping[str, str]) -> int:
         body = raw[:-1] if cr else raw
         lead = body[:len(body) - len(body.lstrip(" \t\r\n"))]
         field = body[len(lead):].split(" ", 1)[0].split("\t", 1)[0]
-        kept = [p for p in signer.principals if p != args.principal]
+        kept = [p for p in signer.principals if p != principal]
         if kept:
             lines[signer.line - 1] = lead + ",".join(kept) + body[len(lead) + len(field):] + cr
         else:
@@ -245,19 +248,19 @@ def signers_remove(ws: Workspace, args, env: Mapping[str, str]) -> int:
         del lines[number]
     expected = []
     for signer in file.signers:
-        kept = tuple(p for p in signer.principals if p != args.principal)
+        kept = tuple(p for p in signer.principals if p != principal)
         if kept:
             expected.append((kept, *_unchanged(signer)[1:]))
     count = len(hits)
     file.write("\n".join(lines), expected,
-               f"removed {args.principal}: {count} key{'s' if count != 1 else ''}")
+               f"removed {principal}: {count} key{'s' if count != 1 else ''}")
     if not expected:
         print(inert(f"note: {show_path(file.path)} lists no key now: no signed commit can "
                     "change the oracle until an owner is added"))
     return 0
 
 
-def signers_list(ws: Workspace, args, env: Mapping[str, str]) -> int:
+def signers_list(ws: Workspace) -> int:
     file = SignersFile(ws)
     rows = []
     for signer in file.signers:
@@ -278,29 +281,33 @@ def signers_list(ws: Workspace, args, env: Mapping[str, str]) -> int:
     return 0
 
 
-def cmd_signers(args, env: Mapping[str, str]) -> int:
-    actions = {"add": signers_add, "remove": signers_remove, "list": signers_list}
-    return _run(actions[args.signers_action], args, env)
-
-
-def register(sub, common) -> None:
-    """The ``signers`` subcommands (cli.build_parser calls this)."""
+def add_parser(sub) -> None:
+    """The ``signers`` subcommands."""
     signers = sub.add_parser("signers",
                              help="add, remove or list the owners' SSH keys (authority.signers)")
     actions = signers.add_subparsers(dest="signers_action", metavar="ACTION")
     actions.required = True
-    add = actions.add_parser("add", parents=[common],
+    add = actions.add_parser("add", parents=[common()],
                              help="add an owner's public key (one line a key)")
     add.add_argument("principal", metavar="PRINCIPAL",
                      help="the owner's name, e.g. an email address (no patterns)")
     add.add_argument("key", metavar="KEYFILE|KEYTEXT",
                      help="a .pub file (or a private key with its .pub beside it), or the key "
                           "itself: 'ssh-ed25519 AAAA... [comment]'")
-    remove = actions.add_parser("remove", parents=[common],
+    remove = actions.add_parser("remove", parents=[common()],
                                 help="remove a principal from every line (a line left with "
                                      "none goes)")
     remove.add_argument("principal", metavar="PRINCIPAL")
-    listing = actions.add_parser("list", parents=[common],
+    listing = actions.add_parser("list", parents=[common()],
                                  help="each principal with its key type, fingerprint and line")
     for parser in (add, remove, listing):
-        parser.set_defaults(func=cmd_signers)
+        parser.set_defaults(run=run)
+
+
+def run(options) -> int:
+    action = options.signers_action
+    if action == "add":
+        return edit(lambda ws: signers_add(ws, options.principal, options.key), options.C)
+    if action == "remove":
+        return edit(lambda ws: signers_remove(ws, options.principal), options.C)
+    return edit(signers_list, options.C)

@@ -13,15 +13,13 @@ from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Se
 if TYPE_CHECKING:
     from oracle_guard.cache import Cache
 
+from oracle_guard.errors import GitError
+
 EMPTY = "empty"
 INDEX = "index"
 
 MODE_SYMLINK = "120000"
 MODE_GITLINK = "160000"
-
-
-class GitError(Exception):
-    """git failed or an object could not be read: always fatal (exit 2)."""
 
 
 class BlobTooLarge(Exception):

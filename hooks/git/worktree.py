@@ -5,11 +5,8 @@ from __future__ import annotations
 import os
 from typing import List, Mapping, Optional, Tuple
 
+from oracle_guard.errors import WorktreeError
 from oracle_guard.findings import show_path
-
-
-class WorktreeError(Exception):
-    """A file cannot be written where it must be (exit 2)."""
 
 
 def full_path(top: str, path: str) -> str:

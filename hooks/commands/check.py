@@ -1,0 +1,135 @@
+"""``oracle-guard check``: judge a change with the hooks (all five by default): the
+index as ``git commit`` would record it, or a commit (``--head``), against the
+revision it started from."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+from oracle_guard import clock
+from oracle_guard import contract as contract_mod
+from oracle_guard.commands.options import common, judged
+from oracle_guard.findings import HOOKS, HookResult, exit_code
+from oracle_guard.judge import judge
+from oracle_guard.report import formats as reporters
+
+
+def hook_list(text: str) -> List[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in HOOKS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown hook {', '.join(unknown) or text!r}; choose from {', '.join(HOOKS)}")
+    return names
+
+
+def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[str],
+               now, env: Mapping[str, str], target: Optional[str] = None
+               ) -> Tuple[List[HookResult], Dict, List[str]]:
+    from oracle_guard import revisions
+
+    git.check_repository()
+    revs = revisions.resolve(
+        git, base, head, env,
+        contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"), target=target)
+    contract = contract_mod.choose(revs.rules, revs.candidate)
+    meta = {
+        "base": revs.base.commit or revs.base.label,
+        "base_from": revs.base_reason,
+        "candidate": revs.head or revs.candidate.label,
+        "contract_from": None if contract is None else contract.source.label,
+        "now": now.isoformat(),
+    }
+    if revs.head is not None and revs.candidate.commit != revs.head:
+        meta["merge_tree"] = revs.candidate.commit
+    if revs.notice:
+        meta["notice"] = revs.notice
+    owners = [] if contract is None else contract.owners
+    if revs.conflicts:
+        return _conflicted(revs, hooks), meta, owners
+    pending = None
+    if revs.history and contract is not None and contract.from_base and "write-set" in hooks:
+        pending = git.history(*revs.history)  # runs beside the checks
+    results = judge(contract, revs.base, revs.candidate, now, hooks)
+    if revs.candidate.commit is None and contract is not None and "write-set" in hooks:
+        _staged_authority(git, contract, revs, results)
+    if pending is not None:
+        from oracle_guard.authority import history
+
+        result = next(r for r in results if r.hook == "write-set")
+        net, per_commit, note = history.judge_with_authority(
+            contract, git, pending(), result.findings, revs.linear, undone=revs.pushed)
+        if per_commit or note:
+            result.findings = net + [f for _, f in per_commit]
+            result.note = note
+    return results, meta, owners
+
+
+def _staged_authority(git, contract, revs, results: List[HookResult]) -> None:
+    """A commit being made: the owners' signing configuration, where set up."""
+    from oracle_guard.authority import signatures as authority
+    from oracle_guard.snapshot import changes
+
+    result = next(r for r in results if r.hook == "write-set")
+    if not result.findings or contract.section("authority") is None:
+        return
+    changed = [path for path, _, _ in changes(revs.base, revs.candidate)]
+    result.findings, note = authority.judge_staged(contract, git, changed, result.findings)
+    result.note = note or result.note
+
+
+def _conflicted(revs, hooks: Sequence[str]) -> List[HookResult]:
+    """A merge that conflicts is not judged (no check reports a pass): the
+    platform cannot record it as is, and a conflicted oracle file is never
+    judged as one side."""
+    from oracle_guard.findings import Finding
+
+    return [HookResult("write-set", [Finding(
+        "write-set", "merge-conflict", path,
+        f"{revs.candidate.label} conflicts here; it is judged once it merges cleanly")
+        for path in revs.conflicts])]
+
+
+def check(directory: str = ".", hooks: Sequence[str] = HOOKS, base: Optional[str] = None,
+          head: Optional[str] = None, target: Optional[str] = None, *,
+          now: Optional[str], env: Mapping[str, str], output: str = "text",
+          color: str = "auto", use_cache: bool = True) -> int:
+    """Judge and print the verdict in ``output`` (text, json, github or sarif); the
+    exit code: 0 passed, 1 findings."""
+    from oracle_guard.git.plumbing import Git
+
+    when = clock.now_from(now, env)
+    git = Git(directory, use_cache=use_cache)
+    try:
+        results, meta, owners = run_checks(git, hooks, base, head, when, env, target)
+    finally:
+        git.close()
+    code = exit_code(results)
+    if meta.get("notice"):
+        sys.stderr.write(f"oracle-guard: note: {meta['notice']}\n")
+    colour = output == "text" and reporters.colour_wanted(color, env, sys.stdout)
+    sys.stdout.write(reporters.render(output, results, meta=meta, owners=owners,
+                                      exit_code=code, colour=colour))
+    return code
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("check", parents=[common(), judged()],
+                            help="run the hooks (all five by default)")
+    parser.add_argument("--only", type=hook_list, metavar="ID[,ID...]",
+                        help=f"run only these hooks: {', '.join(HOOKS)}")
+    parser.add_argument("--base", metavar="REV", help="the revision the change started from")
+    parser.add_argument("--head", metavar="REV",
+                        help="judge this commit instead of the index")
+    parser.add_argument("--target", metavar="BRANCH",
+                        help="the branch the change merges into: the rules come from its tip "
+                             "and, without --base, the change is compared with the merge-base "
+                             "(default: $ORACLE_GUARD_TARGET)")
+    parser.set_defaults(run=run)
+
+
+def run(options) -> int:
+    return check(options.C, options.only or HOOKS, options.base, options.head, options.target,
+                 now=options.now, env=options.env, output=options.format,
+                 color=options.color, use_cache=not options.no_cache)

@@ -1,0 +1,47 @@
+"""``oracle-guard schema NAME | --list``: print a built-in JSON Schema."""
+from __future__ import annotations
+
+import os
+import sys
+from typing import List, Optional
+
+from oracle_guard.errors import UsageError
+
+SUFFIX = ".schema.json"
+
+
+def schema_names() -> List[str]:
+    from oracle_guard.parsing.validation import schema_dir
+
+    return sorted(n[: -len(SUFFIX)] for n in os.listdir(schema_dir()) if n.endswith(SUFFIX))
+
+
+def print_schema(name: Optional[str], listing: bool = False) -> int:
+    """Print the schema ``name``, or (``listing``) every name."""
+    from oracle_guard.parsing.validation import schema_path
+
+    names = schema_names()
+    if listing == (name is not None):
+        raise UsageError("'oracle-guard schema' takes a NAME or --list")
+    if listing:
+        print("\n".join(names))
+        return 0
+    if name not in names:
+        raise UsageError(f"unknown schema {name!r}; choose from {', '.join(names)}")
+    with open(schema_path(name), encoding="utf-8") as f:
+        text = f.read()
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser("schema", help="print a built-in JSON Schema")
+    parser.add_argument("name", metavar="NAME", nargs="?",
+                        help="contract, fixtures-lock, flake-budget, freeze, quarantine-entry "
+                             "or quarantine-list")
+    parser.add_argument("--list", action="store_true", help="list the built-in schema names")
+    parser.set_defaults(run=run)
+
+
+def run(options) -> int:
+    return print_schema(options.name, options.list)
