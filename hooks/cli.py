@@ -12,66 +12,16 @@ import traceback
 from typing import Mapping, Optional, Sequence
 
 from oracle_guard import __version__
-from oracle_guard.commands import (check, demo, doctor, explain, freeze, install_pre_receive,
-                                   lock, options, pre_receive, schema, seeds, signers)
-from oracle_guard.errors import UsageError, failure
+from oracle_guard.commands import (check, demo, doctor, explain, freeze, init,
+                                   install_pre_receive, lock, pre_receive, schema, seeds,
+                                   signers)
+from oracle_guard.errors import failure
 from oracle_guard.findings import inert, show_text
-
-
-# -- init, as before: until commands/init has add_parser(sub) and run(options); then
-# -- _Init becomes init in COMMANDS and this block goes ----------------------------
-def cmd_init(args, env: Mapping[str, str]) -> int:
-    from oracle_guard.commands import init
-
-    try:
-        return init.main(args, env)
-    except init.InitError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def _run_init(args) -> int:
-    return cmd_init(args, args.env)
-
-
-def _add_init_parser(sub) -> None:
-    init = sub.add_parser("init", parents=[options.common()],
-                          help="write a contract, fixture lock and pre-commit hooks for this "
-                               "repository's layout")
-    init.add_argument("--layout", metavar="NAME",
-                      help="harness, merge-contract, oracle-dir or replay-queue "
-                           "(default: the one recognised)")
-    init.add_argument("--force", action="store_true",
-                      help="overwrite files that differ from what init would write")
-    init.add_argument("--dry-run", action="store_true",
-                      help="print what would be written; write nothing")
-    init.add_argument("--repo", metavar="URL",
-                      default="https://your.git.server/mirrors/oracle-guard",
-                      help="where pre-commit installs oracle-guard from: a URL or a local clone "
-                           "(default: a placeholder to fill in)")
-    init.add_argument("--rev", metavar="REV",
-                      help="the tag or commit of --repo to pin (default: a local clone's HEAD, "
-                           "else a placeholder)")
-    init.add_argument("--allow", metavar="PATTERN", action="append",
-                      help="a pattern the write set allows (repeat it for more; default: the "
-                           "layout example's allow patterns that match a path here)")
-    init.add_argument("--ci", choices=("github", "gitlab"),
-                      help="also write the CI recipe, installing oracle-guard from --repo at "
-                           "--rev (default: none)")
-    init.add_argument("--now", metavar="TIME",
-                      help="the clock for the budget check of what is staged "
-                           "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)")
-    init.set_defaults(run=_run_init)
-
-
-class _Init:
-    """Stands in for the init command module."""
-    add_parser = staticmethod(_add_init_parser)
-# -- end of init ---------------------------------------------------------------------
 
 
 # in the order `oracle-guard --help` lists them
 COMMANDS = (check, lock, freeze, seeds, signers, pre_receive, install_pre_receive, doctor,
-            demo, _Init, explain, schema)
+            demo, init, explain, schema)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,7 +2,8 @@
 import pytest
 
 from oracle_guard.commands.init.command import refuse_conflicts
-from oracle_guard.commands.init.files import InitError, Planned
+from oracle_guard.commands.init.files import Planned
+from oracle_guard.errors import InitError
 from oracle_guard.commands.init.plan import Plan
 
 

@@ -4,7 +4,7 @@ import pytest
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.commands.init.contract_writer import checked_contract, merge_contract
-from oracle_guard.commands.init.files import InitError
+from oracle_guard.errors import InitError
 
 KEPT = {"version": 1, "write_set": {"deny": ["oracle/**"], "allow": ["src/**"]}}
 PROPOSED = {"version": 1, "seeds": [{"paths": ["seeds/*.json"], "format": "json-array"}],

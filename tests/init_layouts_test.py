@@ -1,7 +1,7 @@
 """init's layouts: recognising one from plain paths, and the contract each proposes."""
 import pytest
 
-from oracle_guard.commands.init.files import InitError
+from oracle_guard.errors import InitError
 from oracle_guard.commands.init.layouts import Paths, choose_layout, propose, recognise
 
 

@@ -8,12 +8,12 @@ command's entry; the work is in the modules beside it, which see plain values.
 from __future__ import annotations
 
 import argparse
-from typing import Mapping
 
 from oracle_guard.commands import options as shared  # run's parameter is called options
-from oracle_guard.commands.init.files import REPO_PLACEHOLDER, InitError
+from oracle_guard.commands.init.files import REPO_PLACEHOLDER
+from oracle_guard.errors import InitError
 
-__all__ = ["InitError", "add_parser", "main", "run"]
+__all__ = ["InitError", "add_parser", "run"]
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -54,9 +54,3 @@ def run(options) -> int:
                         dry_run=options.dry_run, repo=options.repo, rev=options.rev,
                         allow=options.allow, ci=options.ci, now=options.now)
     return init(settings, options.env)
-
-
-def main(args, env: Mapping[str, str]) -> int:
-    """What cli.cmd_init calls until cli builds its parser from add_parser; it goes
-    then."""
-    return run(argparse.Namespace(**vars(args), env=env))

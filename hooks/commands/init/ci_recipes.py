@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
-from oracle_guard.commands.init.files import (PRE_COMMIT_CONFIG, REPO_PLACEHOLDER,
-                                              REV_PLACEHOLDER, InitError, Planned, read_text)
+from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, REPO_PLACEHOLDER, REV_PLACEHOLDER, Planned, read_text
+from oracle_guard.errors import InitError
 
 # --ci NAME: the recipe (examples/ci/, shipped as package data oracle_guard.recipes) and
 # where it goes. GitHub gets the gate: on pull_request_target the workflow runs as the

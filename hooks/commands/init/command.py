@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List, Mapping, Sequence
 
 from oracle_guard.commands.init.contract_writer import CONTRACT
-from oracle_guard.commands.init.files import InitError
+from oracle_guard.errors import InitError
 from oracle_guard.commands.init.plan import Plan, Settings, make_plan
 from oracle_guard.commands.init.preflight import preflight
 from oracle_guard.commands.init.report import next_steps, report, say, staging
@@ -13,15 +13,14 @@ from oracle_guard.commands.init.report import next_steps, report, say, staging
 
 def init(settings: Settings, env: Mapping[str, str]) -> int:
     from oracle_guard import clock
+    from oracle_guard.commands import workspace
     from oracle_guard.git.plumbing import Git
 
     now = clock.now_from(settings.now, env)
     git = Git(settings.directory, use_cache=False)
     try:
         git.check_repository()
-        top = git.toplevel()
-        if top is None:
-            raise InitError("'oracle-guard init' needs a working tree (not a bare repository)")
+        top = workspace.working_tree(git, "'oracle-guard init'")
         plan = make_plan(settings, git, top)
         if not settings.force and not settings.dry_run:
             refuse_conflicts(plan)
@@ -64,11 +63,8 @@ def write(plan: Plan, top: str) -> None:
     """Every planned file or none, never through a symlink (worktree.write_files)."""
     from oracle_guard.git import worktree
 
-    try:
-        worktree.write_files(top, {planned.path: planned.text.encode("utf-8")
-                                   for planned in plan.files if planned.state != "same"})
-    except worktree.WorktreeError as exc:
-        raise InitError(str(exc)) from None
+    worktree.write_files(top, {planned.path: planned.text.encode("utf-8")
+                             for planned in plan.files if planned.state != "same"})
 
 
 def not_committed(git, paths: Sequence[str]) -> List[str]:

@@ -9,8 +9,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks import fixture_lock
-from oracle_guard.commands.init.files import (PRE_COMMIT_CONFIG, SCHEMA_DIR, InitError,
-                                              read_text)
+from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, SCHEMA_DIR, read_text
+from oracle_guard.errors import InitError
 from oracle_guard.commands.init.yaml_lines import line, scalar
 
 CONTRACT = contract_mod.CONTRACT_PATH

@@ -12,10 +12,6 @@ REPO_PLACEHOLDER = "https://your.git.server/mirrors/oracle-guard"
 REV_PLACEHOLDER = "0123abc…"
 
 
-class InitError(Exception):
-    """init cannot go on (exit 2); nothing has been written."""
-
-
 @dataclass
 class Planned:
     path: str

@@ -8,7 +8,8 @@ import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from oracle_guard import contract as contract_mod
-from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, SCHEMA_DIR, InitError
+from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, SCHEMA_DIR
+from oracle_guard.errors import InitError
 from oracle_guard.parsing.patterns import PatternSet
 
 LAYOUTS = ("harness", "merge-contract", "oracle-dir", "replay-queue")

@@ -14,8 +14,8 @@ from oracle_guard.commands.init.contract_writer import (CONTRACT, checked_contra
                                                         existing_contract, merge_contract)
 from oracle_guard.commands.init.editor_schemas import (editor_schema_text, modeline_edits,
                                                        yaml_freeze_schemas)
-from oracle_guard.commands.init.files import (REPO_PLACEHOLDER, SCHEMA_DIR, InitError, Planned,
-                                              read_text)
+from oracle_guard.commands.init.files import REPO_PLACEHOLDER, SCHEMA_DIR, Planned, read_text
+from oracle_guard.errors import InitError
 from oracle_guard.commands.init.layouts import (Paths, add_budget, choose_layout, propose,
                                                 proposed_allow)
 from oracle_guard.commands.init.precommit_config import plan_config, resolve_rev

@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from oracle_guard.commands.init.files import (PRE_COMMIT_CONFIG, REPO_PLACEHOLDER,
-                                              REV_PLACEHOLDER, InitError, Planned, read_text)
+from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, REPO_PLACEHOLDER, REV_PLACEHOLDER, Planned, read_text
+from oracle_guard.errors import InitError
 from oracle_guard.commands.init.yaml_lines import line, scalar
 from oracle_guard.findings import HOOKS
 

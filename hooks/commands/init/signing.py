@@ -7,7 +7,8 @@ import shlex
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
-from oracle_guard.commands.init.files import InitError, Planned, read_text
+from oracle_guard.commands.init.files import Planned, read_text
+from oracle_guard.errors import InitError
 
 HOW_TO_SIGN = "git config gpg.format ssh; git config user.signingkey ~/.ssh/id_ed25519.pub"
 
