@@ -11,7 +11,8 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from oracle_guard import __version__, clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.report import formats as reporters
-from oracle_guard.findings import HOOKS, HookResult, exit_code, inert, show_text
+from oracle_guard.findings import HOOKS, HookResult, exit_code
+from oracle_guard.report.escaping import inert, show_text
 from oracle_guard.judge import judge
 
 class UsageError(Exception):

@@ -23,7 +23,10 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tup
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.git import worktree
-from oracle_guard.findings import Finding, dump_json, finding_line, inert, show_path, show_text
+from oracle_guard.findings import Finding
+from oracle_guard.report.escaping import inert, show_path, show_text
+from oracle_guard.report.json import dump_json
+from oracle_guard.report.text import finding_line
 from oracle_guard.snapshot import Overlay, Snapshot
 
 

@@ -16,7 +16,8 @@ from typing import List, Mapping, Optional, TextIO, Tuple
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks.codes import CODES
-from oracle_guard.findings import HOOKS, Finding, inert, show_path, show_text
+from oracle_guard.findings import HOOKS, Finding
+from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.git.plumbing import Git, GitError
 from oracle_guard.judge import judge
 from oracle_guard.revisions import caught_up, new_ref_base

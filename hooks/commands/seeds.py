@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Tuple
 from oracle_guard.parsing import loaders
 from oracle_guard.commands.freeze import Refused, Workspace, _fixture_notes, _run, describe, repo_path, unsafe
 from oracle_guard.snapshot import Overlay
-from oracle_guard.findings import inert, show_path, show_text
+from oracle_guard.report.escaping import inert, show_path, show_text
 
 FORMATS = ("json-array", "jsonl")
 

@@ -17,7 +17,7 @@ from typing import List, Mapping, NamedTuple, Optional, Tuple
 from oracle_guard.authority import allowed_signers
 from oracle_guard.authority import sshsig
 from oracle_guard.commands.freeze import Refused, Workspace, _run
-from oracle_guard.findings import inert, show_path, show_text
+from oracle_guard.report.escaping import inert, show_path, show_text
 
 SIGNERS_FILE = ".oracle-guard/allowed_signers"  # where init puts it
 ADD_AUTHORITY = f"authority: {{signers: {SIGNERS_FILE}}}"

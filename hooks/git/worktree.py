@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import List, Mapping, Optional, Tuple
 
-from oracle_guard.findings import show_path
+from oracle_guard.report.escaping import show_path
 
 
 class WorktreeError(Exception):
