@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import List, NamedTuple, Optional, Sequence
 
-HOOKS = ("fixture-lock", "seed-append-only", "freeze-schema", "flake-budget", "write-set")
+from oracle_guard.checks.registry import HOOKS
 
 
 class Finding(NamedTuple):  # not a dataclass: every hook run would import inspect
