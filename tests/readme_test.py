@@ -21,7 +21,8 @@ def test_every_hook_id_is_in_the_readme():
 def test_every_code_has_a_row_in_the_readme_table():
     # the row says what `oracle-guard explain` says: meaning and fix word for word
     for code, info in CODES.items():
-        assert f"| `{code}` | {info.hook} | {info.meaning} | {info.fix} |" in README, code
+        row = f"| `{code}` | {info.hook} | {info.meaning} | {info.fix} |"
+        assert row in README, f"README.md's findings table needs the row: {row}"
 
 
 def test_every_code_in_the_readme_table_exists():

@@ -120,6 +120,25 @@ def test_the_manifests_all_hooks_entry_counts_the_checks():
     assert everything["description"] == f"all {count} oracle-guard checks in one process"
 
 
+ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh",
+            "eighth", "ninth", "tenth", "eleventh")
+
+
+def test_every_text_that_counts_the_checks_has_the_registrys_count():
+    """Prose that says how many checks there are, which a new check must update."""
+    n, count = len(CHECKS), NUMBERS[len(CHECKS)]
+    places = [
+        ("README.md", f"{count} small, independent hooks"),
+        ("README.md", f"A {ORDINALS[n + 1]} hook id, `oracle-guard`, runs all {count} in one "
+                      "process."),
+        ("hooks/cli.py", f"run the hooks (all {count} by default)"),
+        ("hooks/commands/init/__init__.py", f"all {count} checks in one process"),
+    ]
+    missing = [f"{path}: {text!r}" for path, text in places
+               if text not in (ROOT / path).read_text(encoding="utf-8")]
+    assert not missing, "update the count of checks in:\n" + "\n".join(missing)
+
+
 # -- the judge runs the registry -------------------------------------------------------
 
 class Files:
