@@ -16,7 +16,7 @@ from oracle_guard.commands import (check, demo, doctor, explain, freeze, init,
                                    install_pre_receive, lock, pre_receive, schema, seeds,
                                    signers)
 from oracle_guard.errors import failure
-from oracle_guard.findings import inert, show_text
+from oracle_guard.report.escaping import inert, show_text
 
 
 # in the order `oracle-guard --help` lists them

@@ -1,54 +1,43 @@
 """Run the checks: one HookResult per hook, the same in every context."""
 from __future__ import annotations
 
-import importlib
+import datetime
 from typing import List, Optional, Sequence
 
+from oracle_guard.checks import registry
+from oracle_guard.checks.registry import Check
 from oracle_guard.contract import CONTRACT_PATH, Contract
-from oracle_guard.findings import HOOKS, HookResult
+from oracle_guard.findings import HookResult
 from oracle_guard.snapshot import Snapshot
 
-SECTIONS = {
-    "fixture-lock": "fixtures",
-    "seed-append-only": "seeds",
-    "freeze-schema": "freeze",
-    "flake-budget": "budget",
-    "write-set": "write_set",
-}
-DIFF_HOOKS = ("seed-append-only", "write-set")
 
-
-def check_module(hook: str):
-    return importlib.import_module("oracle_guard.checks." + hook.replace("-", "_"))
-
-
-def judge(contract: Optional[Contract], base: Snapshot, candidate: Snapshot, now,
-          hooks: Sequence[str] = HOOKS) -> List[HookResult]:
+def judge(contract: Optional[Contract], base: Snapshot, candidate: Snapshot,
+          now: datetime.datetime, hooks: Optional[Sequence[str]] = None) -> List[HookResult]:
     """``contract`` is read from the rules revision (None when neither it nor the
-    candidate has one); ``hooks`` are run in the canonical order."""
-    results = []
-    for hook in HOOKS:
-        if hook not in hooks:
-            continue
-        result = HookResult(hook)
-        section = SECTIONS[hook]
-        if contract is None:
-            result.note = f"nothing to check: no {CONTRACT_PATH} in base or candidate"
-        elif contract.section(section) is None and hook != "write-set":
-            # write-set always guards what the contract names, section or not
-            result.note = f"nothing to check: the contract has no '{section}' section"
-        elif hook in DIFF_HOOKS and not contract.from_base:
-            result.note = (f"nothing to check: the base ({contract.rules_label}) has no "
-                           "contract; this change introduces it")
-        else:
-            try:
-                result.findings = check_module(hook).check(contract, base, candidate, now)
-            except SystemExit as exc:  # a stray exit() in a hook is a bug, never a pass
-                raise RuntimeError(f"{hook} tried to exit (status {exc.code!r})") from None
-            if hook in DIFF_HOOKS and not result.findings and base.same_files(candidate):
-                result.note = (f"no change: {candidate.label} has the same files as "
-                               f"{base.label}")
-            elif contract.section(section) is None:
-                result.note = f"no '{section}' section: only what the contract names is guarded"
-        results.append(result)
-    return results
+    candidate has one); ``hooks`` (default: all) are run in the registry's order."""
+    return [run_check(check, contract, base, candidate, now) for check in registry.CHECKS
+            if hooks is None or check.id in hooks]
+
+
+def run_check(check: Check, contract: Optional[Contract], base: Snapshot,
+              candidate: Snapshot, now: datetime.datetime) -> HookResult:
+    result = HookResult(check.id)
+    section = contract.section(check.section) if contract is not None else None
+    if contract is None:
+        result.note = f"nothing to check: no {CONTRACT_PATH} in base or candidate"
+    elif section is None and check.guards_without_section is None:
+        result.note = f"nothing to check: the contract has no '{check.section}' section"
+    elif check.needs_base and not contract.from_base:
+        result.note = (f"nothing to check: the base ({contract.rules_label}) has no "
+                       "contract; this change introduces it")
+    else:
+        try:
+            result.findings = check.function()(contract, base, candidate, now)
+        except SystemExit as exc:  # a stray exit() in a hook is a bug, never a pass
+            raise RuntimeError(f"{check.id} tried to exit (status {exc.code!r})") from None
+        if check.needs_base and not result.findings and base.same_files(candidate):
+            result.note = (f"no change: {candidate.label} has the same files as "
+                           f"{base.label}")
+        elif section is None:
+            result.note = f"no '{check.section}' section: {check.guards_without_section}"
+    return result

@@ -11,7 +11,7 @@ import pytest
 
 from oracle_guard.cli import main
 from oracle_guard.checks.codes import CODES
-from oracle_guard.findings import HOOKS
+from oracle_guard.checks.registry import HOOKS
 from testing.git import init_repo, run_guard, stage
 
 ROOT = Path(__file__).resolve().parents[1]

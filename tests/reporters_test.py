@@ -17,7 +17,8 @@ import pytest
 from oracle_guard import __version__
 from oracle_guard.checks.codes import CODES
 from oracle_guard.findings import Finding, HookResult
-from oracle_guard.report.formats import colour_wanted, github_command, render_github
+from oracle_guard.report.formats import colour_wanted
+from oracle_guard.report.github import github_command, render_github
 from testing.git import GIT_ENV, REVISION_ENV, commit, init_repo, run_guard, stage
 
 ROOT = Path(__file__).resolve().parents[1]

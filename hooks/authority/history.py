@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Tuple
 
-from oracle_guard.findings import Finding, show_path
+from oracle_guard.findings import Finding
+from oracle_guard.report.escaping import show_path
 from oracle_guard.git.plumbing import Commit, Git
 
 HOOK = "write-set"

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from oracle_guard.contract import ContractError
-from oracle_guard.findings import Finding, show_path
+from oracle_guard.findings import Finding
+from oracle_guard.report.escaping import show_path
 from oracle_guard.git.plumbing import BlobTooLarge, Commit, Git
 from oracle_guard.parsing import loaders
 

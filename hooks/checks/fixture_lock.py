@@ -1,6 +1,7 @@
 """fixture-lock: do the fixture files match their SHA-256 lock?"""
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -8,7 +9,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from oracle_guard.parsing import loaders
 from oracle_guard.parsing import validation
 from oracle_guard.cache import lock_key
-from oracle_guard.contract import LIMITS
+from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.parsing.patterns import PatternSet
@@ -71,7 +72,7 @@ def pending_fixtures(entry: dict, paths: Iterable[str]) -> List[str]:
 def unlockable(entry: dict, snapshot: Snapshot) -> List[str]:
     """Why `oracle-guard lock` cannot record some fixtures (outside the root, not a file,
     a name the lock's style cannot hold: see ``unexpressible``)."""
-    from oracle_guard.findings import show_path
+    from oracle_guard.report.escaping import show_path
 
     root = entry.get("root", "")
     style = None
@@ -341,7 +342,8 @@ def check_entry(entry: dict, candidate: Snapshot,
     return findings
 
 
-def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
+def check(contract: Contract, base: Snapshot, candidate: Snapshot,
+          now: datetime.datetime) -> List[Finding]:
     findings: List[Finding] = []
     for entry in contract.section("fixtures") or []:
         findings.extend(check_entry(entry, candidate, contract.limit("lock_bytes")))

@@ -6,8 +6,8 @@ import os
 from typing import List
 
 from oracle_guard import clock
-from oracle_guard.checks import freeze_schema
-from oracle_guard.contract import CONTRACT_PATH
+from oracle_guard.checks import freeze_files
+from oracle_guard.contract import CONTRACT_PATH, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
@@ -20,9 +20,10 @@ def known_ids(patterns: List[str], snapshot: Snapshot) -> set:
             for p in snapshot.select(PatternSet(patterns))}
 
 
-def check(contract, base: Snapshot, candidate: Snapshot, now: dt.datetime) -> List[Finding]:
+def check(contract: Contract, base: Snapshot, candidate: Snapshot,
+          now: dt.datetime) -> List[Finding]:
     budget = contract.section("budget")
-    state = freeze_schema.load(contract, candidate, hook=HOOK)
+    state = freeze_files.load(contract, candidate, HOOK)
     # an unreadable file is never counted as empty: it fails this hook too
     findings = [f._replace(message=f"not counted: {f.message}")
                 for f in state.findings]

@@ -1,35 +1,20 @@
 """seed-append-only: were seed corpora only appended to?"""
 from __future__ import annotations
 
+import datetime
 import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard.parsing import loaders
-from oracle_guard.contract import LIMITS
+from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.parsing.patterns import PatternSet
+from oracle_guard.parsing.strict_equality import strict_key
 from oracle_guard.snapshot import Snapshot
 
 HOOK = "seed-append-only"
 SHOW_LIMIT = 60
-
-
-def strict_key(value: Any) -> Any:
-    """A hashable form where 0, 0.0 and false differ and key order does not matter."""
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, int):
-        return ("int", value)
-    if isinstance(value, float):
-        return ("float", repr(value))
-    if isinstance(value, str):
-        return ("str", value)
-    if value is None:
-        return ("null",)
-    if isinstance(value, list):
-        return ("list", tuple(strict_key(v) for v in value))
-    return ("object", tuple(sorted((k, strict_key(v)) for k, v in value.items())))
 
 
 def short(value: Any, limit: int = SHOW_LIMIT) -> str:
@@ -251,7 +236,8 @@ def _compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
     return _object_findings(path, old_value, new_value, new_data)
 
 
-def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
+def check(contract: Contract, base: Snapshot, candidate: Snapshot,
+          now: datetime.datetime) -> List[Finding]:
     findings: List[Finding] = []
     added: Optional[Dict[str, List[str]]] = None  # blob id -> paths new in the candidate
     for entry in contract.section("seeds") or []:

@@ -1,11 +1,12 @@
 """write-set: did the change stay inside the allowed paths and out of the protected ones?"""
 from __future__ import annotations
 
+import datetime
 import re
 from typing import Dict, List, Optional, Tuple
 
 from oracle_guard.parsing import loaders
-from oracle_guard.contract import ContractError, literal_pattern
+from oracle_guard.contract import Contract, ContractError, literal_pattern
 from oracle_guard.findings import Finding
 from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pattern
 from oracle_guard.snapshot import Snapshot, changes
@@ -61,7 +62,7 @@ def allow_file_lines(text: str, path: str) -> List[str]:
 class WriteSet:
     """The contract's write set: which paths a change may touch, and why not."""
 
-    def __init__(self, contract) -> None:
+    def __init__(self, contract: Contract) -> None:
         ws = contract.section("write_set") or {}
         allow_list = list(ws.get("allow", []))
         if "allow_file" in ws:
@@ -73,7 +74,7 @@ class WriteSet:
         self._verdicts: Dict[Tuple[str, bool], Optional[Finding]] = {}
 
     @classmethod
-    def of(cls, contract) -> "WriteSet":
+    def of(cls, contract: Contract) -> "WriteSet":
         """One per contract, so its verdicts are shared by every rule that asks."""
         if getattr(contract, "_write_set", None) is None:
             contract._write_set = cls(contract)
@@ -107,7 +108,8 @@ class WriteSet:
         return None
 
 
-def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
+def check(contract: Contract, base: Snapshot, candidate: Snapshot,
+          now: datetime.datetime) -> List[Finding]:
     write_set = WriteSet.of(contract)
     found = []
     for path, before, after in changes(base, candidate):
@@ -120,7 +122,7 @@ def check(contract, base: Snapshot, candidate: Snapshot, now) -> List[Finding]:
 Protection = Tuple[Pattern, str, str]  # pattern, what it is, why a path matching it is denied
 
 
-def _protected(contract, deny: List[str]) -> List[Protection]:
+def _protected(contract: Contract, deny: List[str]) -> List[Protection]:
     """Deny patterns first, then every file and pattern the contract names."""
     items = [(compile_pattern(p), f"deny pattern {p!r}", f"matches deny pattern {p!r}")
              for p in deny]

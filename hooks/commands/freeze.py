@@ -23,7 +23,9 @@ from oracle_guard.commands.options import common
 from oracle_guard.commands.workspace import (Workspace, describe, edit, fixture_notes,
                                              new_findings, repo_path, unsafe)
 from oracle_guard.errors import Refused
-from oracle_guard.findings import Finding, dump_json, inert, show_path, show_text
+from oracle_guard.findings import Finding
+from oracle_guard.report.escaping import inert, show_path, show_text
+from oracle_guard.report.json import dump_json
 from oracle_guard.snapshot import Overlay, Snapshot
 
 

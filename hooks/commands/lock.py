@@ -12,7 +12,7 @@ from oracle_guard.commands.options import common, judged
 from oracle_guard.commands.workspace import (Workspace, describe, edit, git_add, new_findings,
                                              repo_path, unsafe, working_tree)
 from oracle_guard.errors import Refused, UsageError
-from oracle_guard.findings import inert, show_path, show_text
+from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.snapshot import Overlay
 
 

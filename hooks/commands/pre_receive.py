@@ -19,7 +19,8 @@ from oracle_guard import contract as contract_mod
 from oracle_guard.checks.codes import CODES
 from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import GitError, ProtocolError, failure
-from oracle_guard.findings import HOOKS, Finding, inert, show_path, show_text
+from oracle_guard.findings import HOOKS, Finding
+from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.git.plumbing import Git
 from oracle_guard.judge import judge
 from oracle_guard.revisions import caught_up, new_ref_base

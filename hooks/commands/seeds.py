@@ -18,7 +18,7 @@ from oracle_guard.commands.options import common
 from oracle_guard.commands.workspace import (Workspace, describe, edit, fixture_notes, repo_path,
                                              unsafe)
 from oracle_guard.errors import Refused
-from oracle_guard.findings import inert, show_path, show_text
+from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.parsing import loaders
 from oracle_guard.snapshot import Overlay
 

@@ -19,7 +19,7 @@ from oracle_guard.authority import sshsig
 from oracle_guard.commands.options import common
 from oracle_guard.commands.workspace import Workspace, edit
 from oracle_guard.errors import Refused
-from oracle_guard.findings import inert, show_path, show_text
+from oracle_guard.report.escaping import inert, show_path, show_text
 
 SIGNERS_FILE = ".oracle-guard/allowed_signers"  # where init puts it
 ADD_AUTHORITY = f"authority: {{signers: {SIGNERS_FILE}}}"

@@ -14,7 +14,9 @@ from typing import Callable, List, Mapping, Optional, Sequence
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.errors import Refused, UsageError, WorktreeError
-from oracle_guard.findings import Finding, finding_line, inert, show_path, show_text
+from oracle_guard.findings import Finding
+from oracle_guard.report.escaping import inert, show_path, show_text
+from oracle_guard.report.text import finding_line
 from oracle_guard.git import worktree
 from oracle_guard.snapshot import Overlay, Snapshot
 

@@ -6,7 +6,7 @@ import os
 from typing import List, Mapping, Optional, Tuple
 
 from oracle_guard.errors import WorktreeError
-from oracle_guard.findings import show_path
+from oracle_guard.report.escaping import show_path
 
 
 def full_path(top: str, path: str) -> str:

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple, Union
 
-from oracle_guard.checks.seed_append_only import strict_key
 from oracle_guard.parsing import loaders
+from oracle_guard.parsing.strict_equality import strict_key
 
 DocPath = Tuple[Union[str, int], ...]
 

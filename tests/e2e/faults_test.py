@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.commands import pre_receive
-from oracle_guard.judge import check_module
+from oracle_guard.checks.registry import check_module
 from oracle_guard.findings import HOOKS
 from testing.faults import (batch_dies_after_first_object, blob_id, calls, cli_env,
                             corrupt_object, delete_object, dying_git, logging_git,

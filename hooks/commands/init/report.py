@@ -21,7 +21,7 @@ def say(*values: object, end: str = "\n") -> None:
     """print, with every line made safe to show: init prints file names, ids and
     owners from the repository, which must neither drive the terminal nor read as
     a CI runner command."""
-    from oracle_guard.findings import inert, show_text
+    from oracle_guard.report.escaping import inert, show_text
 
     text = " ".join(str(v) for v in values)
     sys.stdout.write("\n".join(inert(show_text(line)) for line in text.split("\n")) + end)
