@@ -131,8 +131,8 @@ def test_every_text_that_counts_the_checks_has_the_registrys_count():
         ("README.md", f"{count} small, independent hooks"),
         ("README.md", f"A {ORDINALS[n + 1]} hook id, `oracle-guard`, runs all {count} in one "
                       "process."),
-        ("hooks/cli.py", f"run the hooks (all {count} by default)"),
-        ("hooks/commands/init/__init__.py", f"all {count} checks in one process"),
+        ("hooks/commands/check.py", f"run the hooks (all {count} by default)"),
+        ("hooks/commands/init/precommit_config.py", f"all {count} checks in one process"),
     ]
     missing = [f"{path}: {text!r}" for path, text in places
                if text not in (ROOT / path).read_text(encoding="utf-8")]
