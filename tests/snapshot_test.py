@@ -47,14 +47,14 @@ def test_several_patterns_and_repeated_selections_agree(tree):
                      ["seeds/*.json", "/README.md"]):
         wanted = PatternSet(patterns).select(handle.tree_entries(head))
         assert snapshot.select(PatternSet(patterns)) == wanted
-    assert snapshot._entries is None  # all of it from folder listings
+    assert not snapshot.listed  # all of it from folder listings
 
 
 def test_an_unanchored_pattern_lists_the_whole_tree(tree):
     snapshot = fresh(tree)
     assert snapshot.select(PatternSet(["*.json"])) == [
         "seeds/a.json", "seeds/sub/a.json", "z/seeds/a.json"]
-    assert snapshot._entries is not None
+    assert snapshot.listed
 
 
 @pytest.mark.parametrize("path", FILES + ["a", "a/b", "a/b/c", "nope", "a/b/c/d/e", "seeds",

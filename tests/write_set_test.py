@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from oracle_guard.git.plumbing import Entry, Git
-from oracle_guard.snapshot import Snapshot, changes
+from oracle_guard.snapshot import GitSnapshot, Snapshot, changes
 from testing.git import commit, git, init_repo, remove, run_guard, stage, write
 
 CONTRACT = """\
@@ -156,11 +156,11 @@ def test_unchanged_protected_files_are_not_reported(tmp_path, capsys):
 
 
 def test_changes_lists_every_kind_of_change():
-    base = Snapshot(None, "base", {
+    base = GitSnapshot(None, "base", {
         "same": Entry("100644", "1" * 40), "modified": Entry("100644", "2" * 40),
         "deleted": Entry("100644", "3" * 40), "chmod": Entry("100644", "4" * 40),
         "typechange": Entry("100644", "5" * 40), "renamed-from": Entry("100644", "6" * 40)})
-    candidate = Snapshot(None, "candidate", {
+    candidate = GitSnapshot(None, "candidate", {
         "same": Entry("100644", "1" * 40), "modified": Entry("100644", "7" * 40),
         "chmod": Entry("100755", "4" * 40), "typechange": Entry("120000", "5" * 40),
         "renamed-to": Entry("100644", "6" * 40), "added": Entry("100644", "8" * 40)})
@@ -188,8 +188,8 @@ def test_diff_tree_and_full_listings_see_the_same_changes(tmp_path):
     old, new = (git(repo, "rev-parse", rev).strip() for rev in ("HEAD~1", "HEAD"))
     from_diff = changes(Snapshot.of_commit(handle, old, "old"),
                         Snapshot.of_commit(handle, new, "new"))
-    listed = (Snapshot(handle, "old", handle.tree_entries(old), old),
-              Snapshot(handle, "new", handle.tree_entries(new), new))
+    listed = (GitSnapshot(handle, "old", handle.tree_entries(old), old),
+              GitSnapshot(handle, "new", handle.tree_entries(new), new))
     assert from_diff == changes(*listed)
     assert [path for path, _, _ in from_diff] == [
         "a/b", "added", "chmod", "deleted", "dir", "dir/file", "file", "file/inside",
