@@ -110,111 +110,93 @@ def test_no_freeze_section_passes_with_a_note():
 
 
 # -- parse errors ------------------------------------------------------------
-def test_json_duplicate_key():
-    assert_invalid({"freeze.json": FREEZE_JSON.replace(
-        '  "reason": {', '  "reason": {"x": "y"},\n  "reason": {')},
-        "freeze.json:6: freeze-invalid: does not parse: duplicate key 'reason' (column 3)")
-
-
-def test_yaml_duplicate_key():
-    assert_invalid({"oracle/flake_budget.yaml": FLAKE_BUDGET_YAML.replace(
-        "    owner: billing\n", "    owner: billing\n    owner: platform\n")},
+# (file, its text, the finding line)
+PARSE_ERRORS = {
+    "json duplicate key": (
+        "freeze.json",
+        FREEZE_JSON.replace('  "reason": {', '  "reason": {"x": "y"},\n  "reason": {'),
+        "freeze.json:6: freeze-invalid: does not parse: duplicate key 'reason' (column 3)"),
+    "yaml duplicate key": (
+        "oracle/flake_budget.yaml",
+        FLAKE_BUDGET_YAML.replace("    owner: billing\n",
+                                  "    owner: billing\n    owner: platform\n"),
         "oracle/flake_budget.yaml:9: freeze-invalid: does not parse: "
-        "duplicate key 'owner' (column 5)")
+        "duplicate key 'owner' (column 5)"),
+    "yaml anchor and alias": (
+        "oracle/flake_budget.yaml",
+        (budget_yaml(entry()) + "  - *first\n").replace("  - id: a", "  - &first\n    id: a"),
+        "oracle/flake_budget.yaml:3: freeze-invalid: does not parse: "
+        "anchor &first is not allowed (column 5)"),
+    "yaml alias alone": (
+        "quarantine/active/a.yaml", quarantine_entry(owner="*who"),
+        "quarantine/active/a.yaml:9: freeze-invalid: does not parse: "
+        "alias *who is not allowed (column 8)"),
+    "yaml custom tag": (
+        "quarantine/active/a.yaml", quarantine_entry(seed="!seed 1729"),
+        "quarantine/active/a.yaml:2: freeze-invalid: does not parse: "
+        "tag !seed is not allowed (column 7)"),
+    "json nan": (
+        "oracle/quarantine.json", '[\n  {"test": "t", "reason": NaN}\n]\n',
+        "oracle/quarantine.json:2: freeze-invalid: does not parse: "
+        "NaN is not valid JSON (column 27)"),
+    "invalid utf8": (
+        "oracle/quarantine.json", b'[\n  {"test": "caf\xe9"}\n]\n',
+        "oracle/quarantine.json:2: freeze-invalid: does not parse: "
+        "invalid UTF-8 (byte 0xe9) (column 16)"),
+    "yaml two documents": (
+        "quarantine/active/a.yaml", quarantine_entry() + "---\n" + quarantine_entry(id="case_2"),
+        "quarantine/active/a.yaml:10: freeze-invalid: does not parse: "
+        "more than one YAML document in the file (column 1)"),
+}
 
 
-def test_yaml_anchor_and_alias():
-    text = budget_yaml(entry()) + "  - *first\n"
-    text = text.replace("  - id: a", "  - &first\n    id: a")
-    assert_invalid({"oracle/flake_budget.yaml": text},
-                   "oracle/flake_budget.yaml:3: freeze-invalid: does not parse: "
-                   "anchor &first is not allowed (column 5)")
-
-
-def test_yaml_alias_alone():
-    assert_invalid({"quarantine/active/a.yaml": quarantine_entry(owner="*who")},
-                   "quarantine/active/a.yaml:9: freeze-invalid: does not parse: "
-                   "alias *who is not allowed (column 8)")
-
-
-def test_yaml_custom_tag():
-    assert_invalid({"quarantine/active/a.yaml": quarantine_entry(seed="!seed 1729")},
-                   "quarantine/active/a.yaml:2: freeze-invalid: does not parse: "
-                   "tag !seed is not allowed (column 7)")
-
-
-def test_json_nan():
-    assert_invalid({"oracle/quarantine.json": '[\n  {"test": "t", "reason": NaN}\n]\n'},
-                   "oracle/quarantine.json:2: freeze-invalid: does not parse: "
-                   "NaN is not valid JSON (column 27)")
-
-
-def test_invalid_utf8():
-    assert_invalid({"oracle/quarantine.json": b'[\n  {"test": "caf\xe9"}\n]\n'},
-                   "oracle/quarantine.json:2: freeze-invalid: does not parse: "
-                   "invalid UTF-8 (byte 0xe9) (column 16)")
-
-
-def test_yaml_two_documents():
-    assert_invalid({"quarantine/active/a.yaml": quarantine_entry() + "---\n" +
-                    quarantine_entry(id="case_2")},
-                   "quarantine/active/a.yaml:10: freeze-invalid: does not parse: "
-                   "more than one YAML document in the file (column 1)")
+@pytest.mark.parametrize("path, text, expected", PARSE_ERRORS.values(), ids=list(PARSE_ERRORS))
+def test_a_file_that_does_not_parse_is_invalid(path, text, expected):
+    assert_invalid({path: text}, expected)
 
 
 # -- schema violations -------------------------------------------------------
-def test_missing_field():
-    text = FLAKE_BUDGET_YAML.replace('    expires: "2026-10-07"\n', "")
-    assert_invalid({"oracle/flake_budget.yaml": text},
-                   "oracle/flake_budget.yaml:7: freeze-invalid: "
-                   "$.frozen[1]: 'expires' is a required property")
-
-
-def test_missing_field_in_quarantine_entry():
-    assert_invalid({"quarantine/active/a.yaml": quarantine_entry(repro=None)},
-                   "quarantine/active/a.yaml:1: freeze-invalid: "
-                   "$: 'repro' is a required property")
-
-
-def test_wrong_type():
-    assert_invalid({"quarantine/active/a.yaml": quarantine_entry(runs='"7"')},
-                   "quarantine/active/a.yaml:4: freeze-invalid: "
-                   "$.runs: '7' is not of type 'integer'")
-
-
-def test_wrong_type_yes_is_not_a_boolean():
+SCHEMA_VIOLATIONS = {
+    "missing field": (
+        "oracle/flake_budget.yaml", FLAKE_BUDGET_YAML.replace('    expires: "2026-10-07"\n', ""),
+        "oracle/flake_budget.yaml:7: freeze-invalid: "
+        "$.frozen[1]: 'expires' is a required property"),
+    "missing field in quarantine entry": (
+        "quarantine/active/a.yaml", quarantine_entry(repro=None),
+        "quarantine/active/a.yaml:1: freeze-invalid: $: 'repro' is a required property"),
+    "wrong type": (
+        "quarantine/active/a.yaml", quarantine_entry(runs='"7"'),
+        "quarantine/active/a.yaml:4: freeze-invalid: $.runs: '7' is not of type 'integer'"),
     # `yes` stays a string, so a list is expected and a string is found
-    assert_invalid({"freeze.json": '{"excluded_property_ids": "yes", "reason": {}}'},
-                   "freeze.json:1: freeze-invalid: "
-                   "$.excluded_property_ids: 'yes' is not of type 'array'")
+    "wrong type yes is not a boolean": (
+        "freeze.json", '{"excluded_property_ids": "yes", "reason": {}}',
+        "freeze.json:1: freeze-invalid: "
+        "$.excluded_property_ids: 'yes' is not of type 'array'"),
+    "unknown key": (
+        "oracle/flake_budget.yaml",
+        FLAKE_BUDGET_YAML.replace("    owner: billing\n", "    owner: billing\n    ownr: x\n"),
+        "oracle/flake_budget.yaml:7: freeze-invalid: $.frozen[1]: "
+        "Additional properties are not allowed ('ownr' was unexpected)"),
+    "unknown key in quarantine list": (
+        "oracle/quarantine.json", '[\n  {"test": "t"},\n  {"test": "u", "tset": 1}\n]',
+        "oracle/quarantine.json:3: freeze-invalid: $[1]: "
+        "Additional properties are not allowed ('tset' was unexpected)"),
+    "quarantine list entry without test": (
+        "oracle/quarantine.json", '[\n  {"owner": "x"}\n]',
+        "oracle/quarantine.json:2: freeze-invalid: $[0]: 'test' is a required property"),
+    "date time without offset": (
+        "quarantine/active/a.yaml", quarantine_entry(expires_at="2026-10-07T00:00:00"),
+        "quarantine/active/a.yaml:7: freeze-invalid: $.expires_at: "
+        "'2026-10-07T00:00:00' does not match "
+        "'^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\\\.[0-9]+)?)?"
+        "(Z|[+-][0-9]{2}:[0-9]{2}))?$'"),
+}
 
 
-def test_unknown_key():
-    text = FLAKE_BUDGET_YAML.replace("    owner: billing\n", "    owner: billing\n    ownr: x\n")
-    assert_invalid({"oracle/flake_budget.yaml": text},
-                   "oracle/flake_budget.yaml:7: freeze-invalid: $.frozen[1]: "
-                   "Additional properties are not allowed ('ownr' was unexpected)")
-
-
-def test_unknown_key_in_quarantine_list():
-    assert_invalid({"oracle/quarantine.json": '[\n  {"test": "t"},\n  {"test": "u", "tset": 1}\n]'},
-                   "oracle/quarantine.json:3: freeze-invalid: $[1]: "
-                   "Additional properties are not allowed ('tset' was unexpected)")
-
-
-def test_quarantine_list_entry_without_test():
-    assert_invalid({"oracle/quarantine.json": '[\n  {"owner": "x"}\n]'},
-                   "oracle/quarantine.json:2: freeze-invalid: "
-                   "$[0]: 'test' is a required property")
-
-
-def test_date_time_without_offset():
-    assert_invalid({"quarantine/active/a.yaml":
-                    quarantine_entry(expires_at="2026-10-07T00:00:00")},
-                   "quarantine/active/a.yaml:7: freeze-invalid: $.expires_at: "
-                   "'2026-10-07T00:00:00' does not match "
-                   "'^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\\\.[0-9]+)?)?"
-                   "(Z|[+-][0-9]{2}:[0-9]{2}))?$'")
+@pytest.mark.parametrize("path, text, expected", SCHEMA_VIOLATIONS.values(),
+                         ids=list(SCHEMA_VIOLATIONS))
+def test_a_file_its_schema_refuses_is_invalid(path, text, expected):
+    assert_invalid({path: text}, expected)
 
 
 # -- rules beyond the schema -------------------------------------------------
