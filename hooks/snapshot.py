@@ -1,10 +1,16 @@
-"""Snapshots: a tree of files as git objects (a commit, the index, a merge
-result, or nothing), and an overlay of files being edited on top of one."""
+"""Snapshots: a tree of files as the checks and the revision model read it.
+
+``Snapshot`` is what they may ask of one; three kinds answer: ``GitSnapshot``
+(a commit, the index, a merge result, or nothing), ``Overlay`` (files being
+edited on top of another snapshot) and ``MemorySnapshot`` (files held as bytes,
+for tests and for trees no repository holds)."""
 from __future__ import annotations
 
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from abc import ABC, abstractmethod
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from oracle_guard.git.plumbing import BlobTooLarge, Entry, Git
+from oracle_guard.git.plumbing import (MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry, Git,
+                                       GitError)
 from oracle_guard.parsing.patterns import PatternSet
 
 Change = Tuple[str, Optional[Entry], Optional[Entry]]  # path, before, after
@@ -17,9 +23,9 @@ def _inside(path: str, folder: str) -> bool:
 def changes(base: Snapshot, candidate: Snapshot) -> List[Change]:
     """Each file added, deleted, modified or changed in type or mode, by path
     (a rename is both sides); between two commits from one diff-tree."""
-    git = base._git
-    if base.commit and candidate.commit and git is not None and git is candidate._git \
-            and (base._entries is None or candidate._entries is None):
+    git = base.repository
+    if base.commit and candidate.commit and git is not None \
+            and git is candidate.repository and not (base.listed and candidate.listed):
         return sorted(git.diff_trees(base.commit, candidate.commit))
     old, new = base.entries, candidate.entries
     found = [(p, old.get(p), e) for p, e in new.items() if old.get(p) != e]
@@ -27,7 +33,81 @@ def changes(base: Snapshot, candidate: Snapshot) -> List[Change]:
     return sorted(found)
 
 
-class Snapshot:
+class Snapshot(ABC):
+    """A tree of files: what a check may ask of the revision it judges.
+
+    ``label`` names it in messages; ``commit`` is the commit (or tree) id git
+    knows it by, None for the index, an overlay or a tree held in memory.
+    ``repository`` is the git repository ``commit`` is in (None when it is in
+    none), and ``listed`` says whether every entry is already at hand, so
+    ``changes`` knows when one git diff-tree is the cheaper way.
+
+    The constructors of git snapshots (``of_commit``, ``of_index``, ``of_tree``,
+    ``empty``) are here, so callers need not know the classes."""
+
+    label: str
+    commit: Optional[str]
+
+    @property
+    @abstractmethod
+    def entries(self) -> Dict[str, Entry]:
+        """Every file, by path."""
+
+    @abstractmethod
+    def read(self, path: str, limit: Optional[int] = None) -> bytes:
+        """The file's bytes (a symlink's target); BlobTooLarge above ``limit``."""
+
+    @abstractmethod
+    def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
+        """The SHA-256 of each file's bytes, by path."""
+
+    def entry(self, path: str) -> Optional[Entry]:
+        return self.entries.get(path)
+
+    def __contains__(self, path: str) -> bool:
+        return self.entry(path) is not None
+
+    def select(self, patterns: PatternSet) -> List[str]:
+        """The files any of ``patterns`` matches, sorted."""
+        return patterns.select(self.entries)
+
+    def same_files(self, other: Snapshot) -> bool:
+        return self.entries == other.entries
+
+    @property
+    def cache(self):
+        """Where verdicts on blobs are kept: here, a cache that holds nothing."""
+        from oracle_guard.cache import Cache
+
+        return Cache(None)
+
+    @property
+    def repository(self) -> Optional[Git]:
+        return None
+
+    @property
+    def listed(self) -> bool:
+        return True
+
+    @staticmethod
+    def empty(label: str = "the empty tree") -> GitSnapshot:
+        return GitSnapshot(None, label, {})
+
+    @staticmethod
+    def of_commit(git: Git, commit: str, label: str) -> GitSnapshot:
+        return GitSnapshot(git, label, None, commit=commit)
+
+    @staticmethod
+    def of_tree(git: Git, tree: str, label: str) -> GitSnapshot:
+        """A tree no commit records yet (a merge result)."""
+        return GitSnapshot(git, label, None, commit=git.known_tree(tree))
+
+    @staticmethod
+    def of_index(git: Git) -> GitSnapshot:
+        return GitSnapshot(git, "the index", git.index_entries())
+
+
+class GitSnapshot(Snapshot):
     """A tree of files as git objects: a commit, the index, or nothing.
 
     A commit's tree is listed in full only when something needs all of it: one
@@ -47,11 +127,18 @@ class Snapshot:
 
     @property
     def entries(self) -> Dict[str, Entry]:
-        """Every file, by path."""
         if self._entries is None:
             assert self._git is not None and self.commit is not None
             self._entries = self._git.tree_entries(self.commit)
         return self._entries
+
+    @property
+    def repository(self) -> Optional[Git]:
+        return self._git
+
+    @property
+    def listed(self) -> bool:
+        return self._entries is not None
 
     def entry(self, path: str) -> Optional[Entry]:
         if self._entries is not None:
@@ -66,11 +153,7 @@ class Snapshot:
             self._known[path] = found
         return found
 
-    def __contains__(self, path: str) -> bool:
-        return self.entry(path) is not None
-
     def select(self, patterns: PatternSet) -> List[str]:
-        """The files any of ``patterns`` matches, sorted."""
         folders = patterns.folders() if self._entries is None else None
         if folders is None:
             return patterns.select(self.entries)
@@ -82,8 +165,9 @@ class Snapshot:
         # every match lies in a listed folder, so what is known holds them all
         return patterns.select(self._known)
 
-    def same_files(self, other: "Snapshot") -> bool:
-        if self.commit and other.commit and self._git is other._git and self._git is not None:
+    def same_files(self, other: Snapshot) -> bool:
+        if self.commit and other.commit and self._git is not None \
+                and other.repository is self._git:
             return self._git.root_tree(self.commit) == self._git.root_tree(other.commit)
         return self.entries == other.entries
 
@@ -92,14 +176,14 @@ class Snapshot:
         return self._git.read_blob(self._entry_of(path).oid, limit)
 
     def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
-        """The SHA-256 of each file; the ones the cache lacks are hashed in one
-        streamed batch."""
+        """The ones the cache lacks are hashed in one streamed batch."""
         oids = {path: self._entry_of(path).oid for path in paths}
         known = {oid: self._digests.get(oid) or self.cache.get("sha256", oid)
                  for oid in oids.values()}
         missing = [oid for oid, digest in known.items() if digest is None]
         if missing:
-            for oid, digest in self._hash_blobs(missing, oids).items():
+            assert self._git is not None  # the empty tree has no paths to ask for
+            for oid, digest in self._git.sha256_blobs(missing).items():
                 known[oid] = self._digests[oid] = digest
                 self.cache.put("sha256", oid, digest)
         return {path: known[oid] for path, oid in oids.items()}
@@ -110,40 +194,12 @@ class Snapshot:
             raise KeyError(path)
         return entry
 
-    def _hash_blobs(self, missing: Sequence[str], oids: Dict[str, str]) -> Dict[str, str]:
-        if self._git is not None:
-            return self._git.sha256_blobs(missing)
-        import hashlib  # a snapshot not backed by git (built in memory) reads its own
-
-        wanted = set(missing)
-        return {oid: hashlib.sha256(self.read(path)).hexdigest()
-                for path, oid in oids.items() if oid in wanted}
-
     @property
     def cache(self):
         """The repository's cache; one that holds nothing for a snapshot of no repository."""
         if self._git is not None:
             return self._git.cache
-        from oracle_guard.cache import Cache
-
-        return Cache(None)
-
-    @classmethod
-    def empty(cls, label: str = "the empty tree") -> "Snapshot":
-        return cls(None, label, {})
-
-    @classmethod
-    def of_commit(cls, git: Git, commit: str, label: str) -> "Snapshot":
-        return cls(git, label, None, commit=commit)
-
-    @classmethod
-    def of_tree(cls, git: Git, tree: str, label: str) -> "Snapshot":
-        """A tree no commit records yet (a merge result)."""
-        return cls(git, label, None, commit=git.known_tree(tree))
-
-    @classmethod
-    def of_index(cls, git: Git) -> "Snapshot":
-        return cls(git, "the index", git.index_entries())
+        return super().cache
 
 
 class Overlay(Snapshot):
@@ -163,26 +219,94 @@ class Overlay(Snapshot):
             mode = old.mode if old is not None and old.is_regular else "100644"
             entries[path] = Entry(mode, "overlay:" + hashlib.sha256(data).hexdigest())
             self._files[path] = data
-        super().__init__(base._git, label, entries)
+        self._entries = entries
         self._base = base
+        self.label = label
+        self.commit: Optional[str] = None
+
+    @property
+    def entries(self) -> Dict[str, Entry]:
+        return self._entries
 
     def read(self, path: str, limit: Optional[int] = None) -> bytes:
         if path in self._files:
-            data = self._files[path]
-            if limit is not None and len(data) > limit:
-                raise BlobTooLarge(len(data), limit)
-            return data
+            return _within(self._files[path], limit)
+        if path not in self._entries:
+            raise KeyError(path)
         return self._base.read(path, limit)
 
     def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
         import hashlib
 
+        missing = [p for p in paths if p not in self._entries]
+        if missing:
+            raise KeyError(missing[0])
         out = {p: hashlib.sha256(self._files[p]).hexdigest() for p in paths if p in self._files}
         out.update(self._base.sha256_of([p for p in paths if p not in self._files]))
         return out
 
-    @property
-    def cache(self):
-        from oracle_guard.cache import Cache
 
-        return Cache(None)
+def _within(data: bytes, limit: Optional[int]) -> bytes:
+    if limit is not None and len(data) > limit:
+        raise BlobTooLarge(len(data), limit)
+    return data
+
+
+MODE_FILE = "100644"
+MODE_EXECUTABLE = "100755"
+File = Union[bytes, Tuple[str, bytes]]  # bytes: a regular file; else (mode, bytes)
+
+
+class MemorySnapshot(Snapshot):
+    """A tree of files held as bytes, as git would store them: ``files`` maps a
+    path to its bytes (a regular file) or to (mode, bytes): MODE_EXECUTABLE,
+    MODE_SYMLINK (the bytes are the target) or MODE_GITLINK (the bytes are the
+    submodule's commit id). Entries carry git's SHA-1 blob ids, so they equal
+    those of a git snapshot of the same tree."""
+
+    def __init__(self, files: Mapping[str, File], label: str = "the tree in memory",
+                 commit: Optional[str] = None) -> None:
+        self.label = label
+        self.commit = commit
+        self._entries: Dict[str, Entry] = {}
+        self._files: Dict[str, bytes] = {}
+        for path, file in files.items():
+            mode, data = (MODE_FILE, file) if isinstance(file, bytes) else file
+            self._entries[path] = _memory_entry(path, mode, data)
+            if mode != MODE_GITLINK:
+                self._files[path] = data
+        for path in self._entries:
+            _no_folder_is_a_file(path, self._entries)
+
+    @property
+    def entries(self) -> Dict[str, Entry]:
+        return self._entries
+
+    def read(self, path: str, limit: Optional[int] = None) -> bytes:
+        entry = self._entries[path]
+        if path not in self._files:
+            raise GitError(f"cannot read object {entry.oid}: a submodule's commit, not a blob")
+        return _within(self._files[path], limit)
+
+    def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
+        import hashlib
+
+        return {path: hashlib.sha256(self.read(path)).hexdigest() for path in paths}
+
+
+def _memory_entry(path: str, mode: str, data: bytes) -> Entry:
+    if mode == MODE_GITLINK:
+        return Entry(mode, data.decode("ascii"))
+    if mode not in (MODE_FILE, MODE_EXECUTABLE, MODE_SYMLINK):
+        raise ValueError(f"{path!r}: mode {mode} is none git stores for a file")
+    import hashlib
+
+    return Entry(mode, hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest())
+
+
+def _no_folder_is_a_file(path: str, entries: Mapping[str, Entry]) -> None:
+    """A tree cannot hold 'a' and 'a/b' both: git would not store it."""
+    parts = path.split("/")
+    for end in range(1, len(parts)):
+        if "/".join(parts[:end]) in entries:
+            raise ValueError(f"{path!r} lies in {'/'.join(parts[:end])!r}, which is a file")

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from testing.git import commit, init_repo, run_guard, stage
 from testing.samples import FLAKE_BUDGET_YAML, QUARANTINE_ENTRY_YAML
+from testing.trees import MemoryRepo
 
 CONTRACT = """\
 version: 1
@@ -48,10 +48,10 @@ def contract(**budget):
     return head + "budget:\n" + "\n".join(lines) + "\n"
 
 
-def run(capsys, tmp_path, files, *, now=NOW, contract_text=CONTRACT):
-    repo = init_repo(tmp_path / "repo")
-    stage(repo, {".oracle-guard.yaml": contract_text, **files})
-    rc, out, err = run_guard(capsys, repo, "check", "--only", "flake-budget", "--now", now)
+def run(files, *, now=NOW, contract_text=CONTRACT):
+    """Judge a first commit being made: ``files`` staged, no commits yet."""
+    repo = MemoryRepo({".oracle-guard.yaml": contract_text, **files})
+    rc, out, err = repo.check("flake-budget", now=now)
     assert not err or rc == 2, err
     return rc, out
 
@@ -71,25 +71,25 @@ def assert_passes(result):
 
 
 # -- the samples -------------------------------------------------------------
-def test_samples_pass(tmp_path, capsys):
+def test_samples_pass():
     # three entries: exactly at the contract's cap and at the file's own max_frozen
-    out = assert_passes(run(capsys, tmp_path, {
+    out = assert_passes(run({
         BUDGET: FLAKE_BUDGET_YAML,
         "quarantine/active/retry_budget.yaml": QUARANTINE_ENTRY_YAML}))
     assert "budget-" not in out
 
 
-def test_freeze_sample_with_owner_and_expires_maps_passes(tmp_path, capsys):
+def test_freeze_sample_with_owner_and_expires_maps_passes():
     freeze = dict(FREEZE_JSON, owner={"prop.http.retry_after_parse": "platform"},
                   expires={"prop.http.retry_after_parse": "2026-10-01"})
-    out = assert_passes(run(capsys, tmp_path, {"freeze.json": freeze}))
+    out = assert_passes(run({"freeze.json": freeze}))
     assert "budget-" not in out
 
 
-def test_file_cap_counts_entries_from_every_file(tmp_path, capsys):
+def test_file_cap_counts_entries_from_every_file():
     freeze = dict(FREEZE_JSON, owner={"prop.http.retry_after_parse": "platform"},
                   expires={"prop.http.retry_after_parse": "2026-10-01"})
-    assert_fires(run(capsys, tmp_path, {
+    assert_fires(run({
         BUDGET: FLAKE_BUDGET_YAML, "freeze.json": freeze,
         "quarantine/active/retry_budget.yaml": QUARANTINE_ENTRY_YAML},
         contract_text=contract(max_frozen=4)),
@@ -98,20 +98,20 @@ def test_file_cap_counts_entries_from_every_file(tmp_path, capsys):
 
 
 # -- budget-exceeded ---------------------------------------------------------
-def test_exceeded_contract_cap(tmp_path, capsys):
+def test_exceeded_contract_cap():
     entries = [frozen(f"t{n}") for n in range(4)]
-    assert_fires(run(capsys, tmp_path, {BUDGET: budget_file(*entries)}),
+    assert_fires(run({BUDGET: budget_file(*entries)}),
                  ".oracle-guard.yaml: budget-exceeded: 4 entries frozen, "
                  "budget.max_frozen in the contract allows 3")
 
 
-def test_exactly_at_contract_cap_passes(tmp_path, capsys):
+def test_exactly_at_contract_cap_passes():
     entries = [frozen(f"t{n}") for n in range(3)]
-    assert_passes(run(capsys, tmp_path, {BUDGET: budget_file(*entries)}))
+    assert_passes(run({BUDGET: budget_file(*entries)}))
 
 
-def test_entries_from_every_file_count_together(tmp_path, capsys):
-    assert_fires(run(capsys, tmp_path, {
+def test_entries_from_every_file_count_together():
+    assert_fires(run({
         BUDGET: FLAKE_BUDGET_YAML,
         "quarantine/active/retry_budget.yaml": QUARANTINE_ENTRY_YAML,
         "oracle/quarantine.json": [{"test": "tests/t.py::x", "owner": "qa",
@@ -120,39 +120,39 @@ def test_entries_from_every_file_count_together(tmp_path, capsys):
         "budget.max_frozen in the contract allows 3")
 
 
-def test_exceeded_file_cap_when_smaller(tmp_path, capsys):
+def test_exceeded_file_cap_when_smaller():
     entries = [frozen(f"t{n}") for n in range(3)]
-    assert_fires(run(capsys, tmp_path, {BUDGET: budget_file(*entries, max_frozen=2)}),
+    assert_fires(run({BUDGET: budget_file(*entries, max_frozen=2)}),
                  "oracle/flake_budget.yaml:1: budget-exceeded: 3 entries frozen, "
                  "max_frozen in oracle/flake_budget.yaml allows 2")
 
 
-def test_exactly_at_file_cap_passes(tmp_path, capsys):
+def test_exactly_at_file_cap_passes():
     entries = [frozen(f"t{n}") for n in range(2)]
-    assert_passes(run(capsys, tmp_path, {BUDGET: budget_file(*entries, max_frozen=2)}))
+    assert_passes(run({BUDGET: budget_file(*entries, max_frozen=2)}))
 
 
-def test_larger_file_cap_does_not_raise_the_contract_cap(tmp_path, capsys):
+def test_larger_file_cap_does_not_raise_the_contract_cap():
     entries = [frozen(f"t{n}") for n in range(4)]
-    assert_fires(run(capsys, tmp_path, {BUDGET: budget_file(*entries, max_frozen=5)}),
+    assert_fires(run({BUDGET: budget_file(*entries, max_frozen=5)}),
                  ".oracle-guard.yaml: budget-exceeded: 4 entries frozen, "
                  "budget.max_frozen in the contract allows 3")
 
 
-def test_zero_cap_with_nothing_frozen_passes(tmp_path, capsys):
-    assert_passes(run(capsys, tmp_path, {BUDGET: budget_file(max_frozen=0)},
+def test_zero_cap_with_nothing_frozen_passes():
+    assert_passes(run({BUDGET: budget_file(max_frozen=0)},
                       contract_text=contract(max_frozen=0)))
 
 
 # -- budget-no-owner ---------------------------------------------------------
 @pytest.mark.parametrize("owner", ["", "   ", "\t"])
-def test_empty_or_blank_owner(tmp_path, capsys, owner):
-    assert_fires(run(capsys, tmp_path, {BUDGET: budget_file(frozen("a"), frozen("b", owner))}),
+def test_empty_or_blank_owner(owner):
+    assert_fires(run({BUDGET: budget_file(frozen("a"), frozen("b", owner))}),
                  "oracle/flake_budget.yaml:7: budget-no-owner: 'b' has no owner")
 
 
-def test_quarantine_list_entry_without_owner(tmp_path, capsys):
-    result = run(capsys, tmp_path, {"oracle/quarantine.json": [
+def test_quarantine_list_entry_without_owner():
+    result = run({"oracle/quarantine.json": [
         {"test": "tests/t.py::x", "owner": "qa", "expires": "2026-10-01"},
         {"test": "tests/t.py::y", "expires": "2026-10-01"}]})
     assert_fires(result, "oracle/quarantine.json:7: budget-no-owner: "
@@ -160,45 +160,45 @@ def test_quarantine_list_entry_without_owner(tmp_path, capsys):
     assert "'tests/t.py::x' has no owner" not in result[1]
 
 
-def test_quarantine_list_entry_with_owner_passes(tmp_path, capsys):
-    assert_passes(run(capsys, tmp_path, {"oracle/quarantine.json": [
+def test_quarantine_list_entry_with_owner_passes():
+    assert_passes(run({"oracle/quarantine.json": [
         {"test": "tests/t.py::x", "owner": "qa", "expires": "2026-10-01"}]}))
 
 
-def test_freeze_json_without_owner_map(tmp_path, capsys):
+def test_freeze_json_without_owner_map():
     freeze = dict(FREEZE_JSON, expires={"prop.http.retry_after_parse": "2026-10-01"})
-    assert_fires(run(capsys, tmp_path, {"freeze.json": freeze}),
+    assert_fires(run({"freeze.json": freeze}),
                  "freeze.json:3: budget-no-owner: 'prop.http.retry_after_parse' has no owner")
 
 
-def test_freeze_json_with_owner_map_passes(tmp_path, capsys):
+def test_freeze_json_with_owner_map_passes():
     freeze = dict(FREEZE_JSON, owner={"prop.http.retry_after_parse": "platform"},
                   expires={"prop.http.retry_after_parse": "2026-10-01"})
-    assert_passes(run(capsys, tmp_path, {"freeze.json": freeze}))
+    assert_passes(run({"freeze.json": freeze}))
 
 
-def test_quarantine_entry_blank_owner(tmp_path, capsys):
+def test_quarantine_entry_blank_owner():
     text = QUARANTINE_ENTRY_YAML.replace("owner: humans-only", 'owner: " "')
-    assert_fires(run(capsys, tmp_path, {"quarantine/active/retry_budget.yaml": text}),
+    assert_fires(run({"quarantine/active/retry_budget.yaml": text}),
                  "quarantine/active/retry_budget.yaml:1: budget-no-owner: "
                  "'retry_budget_9c2' has no owner")
 
 
 # -- budget-no-expiry --------------------------------------------------------
-def test_quarantine_list_entry_without_expiry(tmp_path, capsys):
-    assert_fires(run(capsys, tmp_path, {"oracle/quarantine.json": [
+def test_quarantine_list_entry_without_expiry():
+    assert_fires(run({"oracle/quarantine.json": [
         {"test": "tests/t.py::x", "owner": "qa"}]}),
         "oracle/quarantine.json:2: budget-no-expiry: 'tests/t.py::x' has no expiry")
 
 
-def test_freeze_json_without_expires_map(tmp_path, capsys):
+def test_freeze_json_without_expires_map():
     freeze = dict(FREEZE_JSON, owner={"prop.http.retry_after_parse": "platform"})
-    assert_fires(run(capsys, tmp_path, {"freeze.json": freeze}),
+    assert_fires(run({"freeze.json": freeze}),
                  "freeze.json:3: budget-no-expiry: 'prop.http.retry_after_parse' has no expiry")
 
 
-def test_freeze_sample_without_maps_has_no_owner_and_no_expiry(tmp_path, capsys):
-    rc, out = run(capsys, tmp_path, {"freeze.json": FREEZE_JSON})
+def test_freeze_sample_without_maps_has_no_owner_and_no_expiry():
+    rc, out = run({"freeze.json": FREEZE_JSON})
     assert rc == 1
     assert out.splitlines()[:2] == [
         "freeze.json:3: budget-no-expiry: 'prop.http.retry_after_parse' has no expiry",
@@ -210,125 +210,122 @@ def test_freeze_sample_without_maps_has_no_owner_and_no_expiry(tmp_path, capsys)
 EXPIRES_DATE = {BUDGET: budget_file(frozen("a", expires="2026-09-30"))}
 
 
-def test_date_lasts_through_its_day(tmp_path, capsys):
-    assert_passes(run(capsys, tmp_path, EXPIRES_DATE, now="2026-09-30T23:59:59Z"))
+def test_date_lasts_through_its_day():
+    assert_passes(run(EXPIRES_DATE, now="2026-09-30T23:59:59Z"))
 
 
-def test_date_expired_the_next_day(tmp_path, capsys):
-    assert_fires(run(capsys, tmp_path, EXPIRES_DATE, now="2026-10-01T00:00:00Z"),
+def test_date_expired_the_next_day():
+    assert_fires(run(EXPIRES_DATE, now="2026-10-01T00:00:00Z"),
                  "oracle/flake_budget.yaml:3: budget-expired: 'a' expired 2026-09-30")
 
 
-def test_date_judged_in_utc_whatever_the_offset_of_now(tmp_path, capsys):
+def test_date_judged_in_utc_whatever_the_offset_of_now():
     # 2026-10-01T01:00+02:00 is still 2026-09-30 in UTC
-    assert_passes(run(capsys, tmp_path, EXPIRES_DATE, now="2026-10-01T01:00:00+02:00"))
+    assert_passes(run(EXPIRES_DATE, now="2026-10-01T01:00:00+02:00"))
 
 
-def test_date_time_with_offset_compared_exactly(tmp_path, capsys):
+def test_date_time_with_offset_compared_exactly():
     files = {BUDGET: budget_file(frozen("a", expires="2026-10-01T12:00:00+02:00"))}
-    assert_passes(run(capsys, tmp_path, files, now="2026-10-01T09:59:59Z"))
+    assert_passes(run(files, now="2026-10-01T09:59:59Z"))
 
 
-def test_date_time_with_offset_expired(tmp_path, capsys):
+def test_date_time_with_offset_expired():
     files = {BUDGET: budget_file(frozen("a", expires="2026-10-01T12:00:00+02:00"))}
-    assert_fires(run(capsys, tmp_path, files, now="2026-10-01T10:00:00Z"),
+    assert_fires(run(files, now="2026-10-01T10:00:00Z"),
                  "oracle/flake_budget.yaml:3: budget-expired: "
                  "'a' expired 2026-10-01T12:00:00+02:00")
 
 
-def test_quarantine_entry_timestamp_expired(tmp_path, capsys):
+def test_quarantine_entry_timestamp_expired():
     files = {"quarantine/active/retry_budget.yaml": QUARANTINE_ENTRY_YAML}
-    assert_passes(run(capsys, tmp_path, files, now="2026-10-06T23:59:59Z"))
-    assert_fires(run(capsys, tmp_path / "later", files, now="2026-10-07T00:00:00Z"),
+    assert_passes(run(files, now="2026-10-06T23:59:59Z"))
+    assert_fires(run(files, now="2026-10-07T00:00:00Z"),
                  "quarantine/active/retry_budget.yaml:1: budget-expired: "
                  "'retry_budget_9c2' expired 2026-10-07T00:00:00Z")
 
 
 # -- budget-too-far ----------------------------------------------------------
-def test_date_beyond_max_days(tmp_path, capsys):
+def test_date_beyond_max_days():
     # now 2026-09-25 + 14 days = 2026-10-09
     files = {BUDGET: budget_file(frozen("a", expires="2026-10-10"))}
-    assert_fires(run(capsys, tmp_path, files),
+    assert_fires(run(files),
                  "oracle/flake_budget.yaml:3: budget-too-far: "
                  "'a' expires 2026-10-10, beyond 14 days from now")
 
 
-def test_date_on_the_last_allowed_day_passes(tmp_path, capsys):
-    assert_passes(run(capsys, tmp_path, {BUDGET: budget_file(frozen("a", expires="2026-10-09"))}))
+def test_date_on_the_last_allowed_day_passes():
+    assert_passes(run({BUDGET: budget_file(frozen("a", expires="2026-10-09"))}))
 
 
-def test_date_time_beyond_max_days(tmp_path, capsys):
+def test_date_time_beyond_max_days():
     files = {BUDGET: budget_file(frozen("a", expires="2026-10-09T00:00:01Z"))}
-    assert_fires(run(capsys, tmp_path, files),
+    assert_fires(run(files),
                  "oracle/flake_budget.yaml:3: budget-too-far: "
                  "'a' expires 2026-10-09T00:00:01Z, beyond 14 days from now")
 
 
-def test_date_time_exactly_max_days_passes(tmp_path, capsys):
+def test_date_time_exactly_max_days_passes():
     files = {BUDGET: budget_file(frozen("a", expires="2026-10-09T02:00:00+02:00"))}
-    assert_passes(run(capsys, tmp_path, files))
+    assert_passes(run(files))
 
 
-def test_no_max_days_means_no_limit(tmp_path, capsys):
+def test_no_max_days_means_no_limit():
     files = {BUDGET: budget_file(frozen("a", expires="2030-01-01"))}
-    assert_passes(run(capsys, tmp_path, files, contract_text=contract(max_frozen=3)))
+    assert_passes(run(files, contract_text=contract(max_frozen=3)))
 
 
 # -- budget-unknown-id -------------------------------------------------------
 KNOWN = contract(max_frozen=3, known_ids=["seeds/*.json"])
 
 
-def test_unknown_id(tmp_path, capsys):
+def test_unknown_id():
     files = {"seeds/prop.alpha.json": [1], "seeds/prop.beta.json": [2],
              BUDGET: budget_file(frozen("prop.alpha"), frozen("prop.gamma"))}
-    assert_fires(run(capsys, tmp_path, files, contract_text=KNOWN),
+    assert_fires(run(files, contract_text=KNOWN),
                  "oracle/flake_budget.yaml:7: budget-unknown-id: "
                  "'prop.gamma' is not a known id (stems of seeds/*.json)")
 
 
-def test_known_ids_are_file_stems(tmp_path, capsys):
+def test_known_ids_are_file_stems():
     files = {"seeds/prop.alpha.json": [1], "seeds/prop.beta.json": [2],
              BUDGET: budget_file(frozen("prop.alpha"), frozen("prop.beta"))}
-    assert_passes(run(capsys, tmp_path, files, contract_text=KNOWN))
+    assert_passes(run(files, contract_text=KNOWN))
 
 
-def test_known_ids_come_from_the_candidate(tmp_path, capsys):
+def test_known_ids_come_from_the_candidate():
     """A seed file deleted in the index no longer makes its id known."""
-    repo = init_repo(tmp_path / "repo")
-    commit(repo, {".oracle-guard.yaml": KNOWN, "seeds/prop.alpha.json": [1],
-                  BUDGET: budget_file(frozen("prop.alpha"))})
-    rc, out, _ = run_guard(capsys, repo, "check", "--only", "flake-budget", "--now", NOW)
+    repo = MemoryRepo()
+    repo.commit({".oracle-guard.yaml": KNOWN, "seeds/prop.alpha.json": [1],
+                 BUDGET: budget_file(frozen("prop.alpha"))})
+    rc, out, _ = repo.check("flake-budget", now=NOW)
     assert rc == 0, out
-    (repo / "seeds/prop.alpha.json").unlink()
-    stage(repo)
-    rc, out, _ = run_guard(capsys, repo, "check", "--only", "flake-budget", "--now", NOW)
+    repo.remove("seeds/prop.alpha.json")
+    rc, out, _ = repo.check("flake-budget", now=NOW)
     assert rc == 1, out
     assert "oracle/flake_budget.yaml:3: budget-unknown-id: 'prop.alpha' is not a known id " \
            "(stems of seeds/*.json)" in out.splitlines()
 
 
 # -- budget-expiring (a warning) ---------------------------------------------
-def test_expiring_is_a_warning(tmp_path, capsys):
+def test_expiring_is_a_warning():
     # 2026-09-27 lasts until 2026-09-28T00:00Z: three days after now
-    out = assert_passes(run(capsys, tmp_path,
+    out = assert_passes(run(
                             {BUDGET: budget_file(frozen("a", expires="2026-09-27"))}))
     assert "oracle/flake_budget.yaml:3: budget-expiring (warning): " \
            "'a' expires 2026-09-27, within 3 days" in out.splitlines()
     assert "flake-budget: passed (1 warning)" in out.splitlines()
 
 
-def test_expiring_outside_warn_days_says_nothing(tmp_path, capsys):
-    out = assert_passes(run(capsys, tmp_path,
+def test_expiring_outside_warn_days_says_nothing():
+    out = assert_passes(run(
                             {BUDGET: budget_file(frozen("a", expires="2026-09-28"))}))
     assert "budget-expiring" not in out
 
 
-def test_expiring_in_json_output(tmp_path, capsys):
-    repo = init_repo(tmp_path / "repo")
-    stage(repo, {".oracle-guard.yaml": CONTRACT,
-                 BUDGET: budget_file(frozen("a", expires="2026-09-27"))})
-    rc, out, _ = run_guard(capsys, repo, "check", "--only", "flake-budget", "--now", NOW,
-                           "--format", "json")
+def test_expiring_in_json_output():
+    repo = MemoryRepo({".oracle-guard.yaml": CONTRACT,
+                       BUDGET: budget_file(frozen("a", expires="2026-09-27"))})
+    rc, out, _ = repo.check("flake-budget", now=NOW, fmt="json")
     assert rc == 0
     doc = json.loads(out)
     assert [(f["code"], f["severity"], f["path"], f["line"]) for f in doc["findings"]] == [
@@ -337,47 +334,47 @@ def test_expiring_in_json_output(tmp_path, capsys):
 
 
 # -- unreadable freeze files and absent sections -----------------------------
-def test_unparsable_freeze_file_fails_flake_budget(tmp_path, capsys):
-    rc, out = run(capsys, tmp_path, {BUDGET: FLAKE_BUDGET_YAML,
-                                     "freeze.json": '{"excluded_property_ids": [NaN]}'})
+def test_unparsable_freeze_file_fails_flake_budget():
+    rc, out = run({BUDGET: FLAKE_BUDGET_YAML,
+                   "freeze.json": '{"excluded_property_ids": [NaN]}'})
     assert rc == 1, out
     assert "freeze.json:1: freeze-invalid: not counted: does not parse: NaN is not valid JSON " \
            "(column 28)" in out.splitlines()
     assert "flake-budget: failed (1 error)" in out.splitlines()
 
 
-def test_invalid_freeze_file_is_never_counted_as_empty(tmp_path, capsys):
+def test_invalid_freeze_file_is_never_counted_as_empty():
     # The broken file would hold the fourth entry; failing on it is what matters.
     text = budget_file(frozen("a"), frozen("b"), frozen("c"), frozen("d")).replace(
         "max_frozen: 10", "max_frozen: ten")
-    rc, out = run(capsys, tmp_path, {BUDGET: text})
+    rc, out = run({BUDGET: text})
     assert rc == 1, out
     assert "oracle/flake_budget.yaml:1: freeze-invalid: not counted: $.max_frozen: " \
            "'ten' is not of type 'integer'" in out.splitlines()
 
 
-def test_no_budget_section_passes_with_a_note(tmp_path, capsys):
+def test_no_budget_section_passes_with_a_note():
     text = CONTRACT.split("budget:")[0]
-    rc, out = run(capsys, tmp_path, {BUDGET: budget_file(*[frozen(f"t{n}", owner="")
-                                                          for n in range(9)])},
+    rc, out = run({BUDGET: budget_file(*[frozen(f"t{n}", owner="")
+                                         for n in range(9)])},
                   contract_text=text)
     assert rc == 0, out
     assert out.splitlines() == [
         "flake-budget: passed (nothing to check: the contract has no 'budget' section)"]
 
 
-def test_budget_without_freeze_section_passes(tmp_path, capsys):
-    assert_passes(run(capsys, tmp_path, {}, contract_text="version: 1\nbudget:\n  max_frozen: 0\n"))
+def test_budget_without_freeze_section_passes():
+    assert_passes(run({}, contract_text="version: 1\nbudget:\n  max_frozen: 0\n"))
 
 
-def test_contract_is_read_from_the_base(tmp_path, capsys):
+def test_contract_is_read_from_the_base():
     """Raising the cap in the same change does not raise it."""
-    repo = init_repo(tmp_path / "repo")
-    commit(repo, {".oracle-guard.yaml": CONTRACT,
-                  BUDGET: budget_file(*[frozen(f"t{n}") for n in range(3)])})
-    stage(repo, {".oracle-guard.yaml": contract(max_frozen=9),
-                 BUDGET: budget_file(*[frozen(f"t{n}") for n in range(4)])})
-    rc, out, _ = run_guard(capsys, repo, "check", "--only", "flake-budget", "--now", NOW)
+    repo = MemoryRepo()
+    repo.commit({".oracle-guard.yaml": CONTRACT,
+                 BUDGET: budget_file(*[frozen(f"t{n}") for n in range(3)])})
+    repo.stage({".oracle-guard.yaml": contract(max_frozen=9),
+                BUDGET: budget_file(*[frozen(f"t{n}") for n in range(4)])})
+    rc, out, _ = repo.check("flake-budget", now=NOW)
     assert rc == 1, out
     assert ".oracle-guard.yaml: budget-exceeded: 4 entries frozen, " \
            "budget.max_frozen in the contract allows 3" in out.splitlines()

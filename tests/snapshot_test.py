@@ -1,17 +1,26 @@
 """Snapshots of commits read no more of the tree than they need: one file by
 walking trees, pattern matches by listing only the folders that can hold them.
 Each way must give exactly what the full listing gives."""
+import datetime as dt
+import hashlib
+import json
+import os
 import subprocess
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 
-from oracle_guard.git.plumbing import Git, GitError
+from oracle_guard.contract import choose
+from oracle_guard.findings import Finding
+from oracle_guard.git.plumbing import BlobTooLarge, Git, GitError
+from oracle_guard.judge import judge
 from oracle_guard.parsing.patterns import Pattern, PatternSet
-from oracle_guard.snapshot import Snapshot, changes
+from oracle_guard.snapshot import MemorySnapshot, Overlay, Snapshot, changes
 from testing.bounds import property_settings
 from testing.faults import calls, logging_git, path_with
-from testing.git import commit, git, init_repo, run_guard
+from testing.git import clean_environment, commit, git, init_repo, run_guard
+from testing.trees import MemoryRepo, content, executable, gitlink, link, memory
 from tests.patterns_test import PATHS, PATTERNS, _paths, _patterns
 
 # PATHS without the ones that are also folders of others: files that can coexist
@@ -47,14 +56,14 @@ def test_several_patterns_and_repeated_selections_agree(tree):
                      ["seeds/*.json", "/README.md"]):
         wanted = PatternSet(patterns).select(handle.tree_entries(head))
         assert snapshot.select(PatternSet(patterns)) == wanted
-    assert snapshot._entries is None  # all of it from folder listings
+    assert not snapshot.listed  # all of it from folder listings
 
 
 def test_an_unanchored_pattern_lists_the_whole_tree(tree):
     snapshot = fresh(tree)
     assert snapshot.select(PatternSet(["*.json"])) == [
         "seeds/a.json", "seeds/sub/a.json", "z/seeds/a.json"]
-    assert snapshot._entries is not None
+    assert snapshot.listed
 
 
 @pytest.mark.parametrize("path", FILES + ["a", "a/b", "a/b/c", "nope", "a/b/c/d/e", "seeds",
@@ -163,3 +172,274 @@ def test_write_set_between_two_commits_lists_no_tree(tmp_path, capsys, monkeypat
     made = calls(wrapper)
     assert any(c.startswith("diff-tree ") for c in made), made
     assert not any(c.startswith("ls-tree") for c in made), made
+
+
+# -- every kind of snapshot answers alike ---------------------------------------------
+# The git snapshot (a commit, the index), the overlay and the memory snapshot of one
+# tree agree on every question the checks ask, and the checks find the same on each.
+
+SUBMODULE = "5" * 40  # the commit a gitlink records; git need not have it
+LOCK = "oracle/fixtures.lock.json"
+ORACLE_CONTRACT = """\
+version: 1
+fixtures:
+  - {lock: oracle/fixtures.lock.json, root: oracle/inputs, paths: ["oracle/inputs/**"]}
+seeds:
+  - {paths: ["seeds/*.json"], format: json-array}
+  - {paths: ["oracle/corpus.jsonl"], format: jsonl}
+freeze:
+  - {paths: ["oracle/flake_budget.yaml"], schema: flake-budget}
+budget:
+  max_frozen: 1
+  known_ids: ["seeds/*.json"]
+write_set:
+  allow: ["src/**", "seeds/**"]
+  deny: ["oracle/**"]
+"""
+BUDGET = ("max_frozen: 1\nfrozen:\n  - id: a\n    owner: team\n    expires: \"2026-10-01\"\n"
+          "    reason: flaky\n")
+
+
+def _lock(files):
+    return "".join(f"{hashlib.sha256(d).hexdigest()}  {p}\n" for p, d in sorted(files.items()))
+
+
+_INPUTS = {"a.txt": b"alpha\n", "b/c.txt": b"gamma\n"}
+ORACLE = {".oracle-guard.yaml": ORACLE_CONTRACT, LOCK: _lock(_INPUTS),
+          **{f"oracle/inputs/{p}": d for p, d in _INPUTS.items()},
+          "seeds/a.json": "[1, 2]\n", "oracle/corpus.jsonl": b'{"id": 1}\n',
+          "oracle/flake_budget.yaml": BUDGET, "src/app.py": "print(1)\n"}
+CATALOGUE = {
+    "empty": {},
+    "regular": {"a.txt": b"alpha\n", "b/c.txt": b"gamma\n", "README.md": "# r\n"},
+    "executable": {"bin/run": executable(b"#!/bin/sh\n"), "a.txt": b"alpha\n"},
+    "symlink": {"a.txt": b"alpha\n", "link": link("a.txt"), "dir/up": link("../a.txt"),
+                "dangling": link("nowhere/at/all")},
+    "gitlink": {"vendor/sub": gitlink(SUBMODULE), "x": b""},
+    "nested": {"a/b/c/d/e.txt": b"deep\n", "a/b/x": b"", "a.b": b"dot", "a/b.c/d": b"1",
+               "z/y/x/w/v/u": b"far"},
+    "odd names": {"caf\udce9.txt": b"latin-1 name\n", "new\nline": b"n", "tab\there": b"t",
+                  "sp ace": b"s", "-dash": b"d", "\u00e9/\u00fc.txt": b"u", "back\\slash": b"b",
+                  "*star": b"*", "[x]": b"[", "trail ": b"t", "\udcff\udcfe": b"raw"},
+    "sizes": {"empty": b"", "large.bin": bytes(range(256)) * 5000, "nul": b"\0\0\0",
+              "crlf.txt": b"a\r\nb\r\n"},
+    "oracle": ORACLE,
+    "oracle edited": dict(ORACLE, **{
+        "oracle/inputs/a.txt": b"alpha, rewritten\n", "oracle/inputs/new.txt": b"new\n",
+        "oracle/inputs/link": link("a.txt"), "seeds/a.json": "[2, 1]\n",
+        "seeds/b.json": "[1]\n", "docs/guide.md": "outside\n", "src/app.py": "print(2)\n",
+        "oracle/flake_budget.yaml": BUDGET.replace("2026-10-01", "2020-01-01")}),
+    "oracle kinds": dict(ORACLE, **{"oracle/inputs/a.txt": executable(b"alpha\n"),
+                                    "seeds/c.json": link("a.json"),
+                                    "oracle/inputs/sub": gitlink(SUBMODULE)}),
+}
+PATTERNS = [["**"], ["*.txt"], ["a/**"], ["b/*.txt"], ["/a.txt"], ["vendor/**"], ["*"],
+            ["oracle/inputs/**"], ["seeds/*.json", "/README.md"], ["a/**/d"], ["*star"]]
+
+
+def _mode_and_data(value):
+    return value if isinstance(value, tuple) else ("100644", content(value))
+
+
+def _stage_tree(repo, index_file, files):
+    """Write ``files`` into an index of their own with git's plumbing (no working
+    tree: any name and mode), and commit that tree; the commit id."""
+    env = dict(os.environ, GIT_INDEX_FILE=str(index_file))
+    records = b""
+    for path, value in files.items():
+        mode, data = _mode_and_data(value)
+        oid = data.decode() if mode == "160000" else git(
+            repo, "hash-object", "-w", "--stdin", input=data).strip()
+        records += f"{mode} {oid}\t".encode() + path.encode("utf-8", "surrogateescape") + b"\0"
+    subprocess.run(["git", "-C", str(repo), "update-index", "-z", "--index-info"],
+                   input=records, env=env, check=True)
+    tree_id = subprocess.run(["git", "-C", str(repo), "write-tree"], env=env, check=True,
+                             stdout=subprocess.PIPE).stdout.decode().strip()
+    return git(repo, "commit-tree", tree_id, "-m", "tree", input=b"").strip()
+
+
+@pytest.fixture(scope="module")
+def catalogue(tmp_path_factory):
+    """Each tree of CATALOGUE as a commit of one repository, and as an index of its own."""
+    with clean_environment():
+        repo = init_repo(tmp_path_factory.mktemp("catalogue") / "r")
+        indexes = {name: repo / ".git" / f"index-{n}" for n, name in enumerate(CATALOGUE)}
+        commits = {name: _stage_tree(repo, indexes[name], files)
+                   for name, files in CATALOGUE.items()}
+        handle = Git(str(repo), use_cache=False)
+        staged = {}
+        for name in CATALOGUE:
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setenv("GIT_INDEX_FILE", str(indexes[name]))
+                staged[name] = Snapshot.of_index(handle)
+        yield handle, commits, staged
+    handle.close()
+
+
+def kinds(catalogue, name, label="the tree"):
+    """The snapshots of one tree that must agree on everything: a commit, the index,
+    an overlay that edits nothing, and the tree in memory."""
+    handle, commits, staged = catalogue
+    committed = Snapshot.of_commit(handle, commits[name], label)
+    index = staged[name]
+    index.label = label
+    return {"commit": committed, "index": index,
+            "overlay": Overlay(Snapshot.of_commit(handle, commits[name], label), {}, label),
+            "memory": memory(CATALOGUE[name], label)}
+
+
+def answers(snapshot, name):
+    """What a check can ask of a snapshot of tree ``name``, as plain data."""
+    files = CATALOGUE[name]
+    paths = sorted(files)
+    blobs = [p for p in paths if _mode_and_data(files[p])[0] != "160000"]
+    asked = paths + ["nope", "a/b", "b", "a/b/c", "oracle", "vendor/sub/x", "link/x"]
+    found = {
+        "entries": snapshot.entries,
+        "entry": {p: snapshot.entry(p) for p in asked},
+        "contains": {p: p in snapshot for p in asked},
+        "select": [snapshot.select(PatternSet(ps)) for ps in PATTERNS],
+        "read": {p: snapshot.read(p) for p in blobs},
+        "read within": {p: snapshot.read(p, len(snapshot.read(p))) for p in blobs},
+        "sha256_of": snapshot.sha256_of(blobs),
+        "label": snapshot.label,
+        "cache": snapshot.cache.get("sha256", "0" * 40),
+    }
+    for p in blobs:
+        size = len(snapshot.read(p))
+        if size:
+            with pytest.raises(BlobTooLarge):
+                snapshot.read(p, size - 1)
+    for p in paths:
+        if p not in blobs:
+            with pytest.raises(GitError):
+                snapshot.read(p)
+    with pytest.raises(KeyError):
+        snapshot.read("nope")
+    with pytest.raises(KeyError):
+        snapshot.sha256_of(["nope"])
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_every_kind_of_snapshot_answers_alike(catalogue, name):
+    found = {kind: answers(snapshot, name) for kind, snapshot in kinds(catalogue, name).items()}
+    for kind in ("index", "overlay", "memory"):
+        assert found[kind] == found["commit"], kind
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_same_files_holds_between_every_kind(catalogue, name):
+    snapshots = kinds(catalogue, name)
+    other = "regular" if name != "regular" else "nested"
+    different = kinds(catalogue, other)
+    for one in snapshots.values():
+        for two in snapshots.values():
+            assert one.same_files(two)
+        for two in different.values():
+            assert not one.same_files(two)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CATALOGUE if n != "empty"))
+def test_an_overlay_of_edited_files_reads_its_own_bytes(catalogue, name):
+    """An overlay's files are no git objects (no git ids), but every path, mode, byte and
+    digest is the tree's: the base holds other bytes and a file the overlay removes."""
+    handle, commits, _ = catalogue
+    files = CATALOGUE[name]
+    regular = {p: _mode_and_data(v)[1] for p, v in files.items()
+               if _mode_and_data(v)[0] in ("100644", "100755")}
+    other = dict(files, **{p: (_mode_and_data(files[p])[0], b"other " + d)
+                           for p, d in regular.items()}, **{"zz-extra": b"gone"})
+    base_commit = _stage_tree(handle.directory, Path(handle.directory) / ".git" / "index-x",
+                              other)
+    base = Snapshot.of_commit(handle, base_commit, "the tree")
+    overlay = Overlay(base, dict(regular, **{"zz-extra": None}), "the tree")
+    want = memory(files, "the tree")
+    assert {p: e.mode for p, e in overlay.entries.items()} == \
+        {p: e.mode for p, e in want.entries.items()}
+    got, expected = answers(overlay, name), answers(want, name)
+    for key in ("select", "read", "read within", "sha256_of", "contains", "label"):
+        assert got[key] == expected[key], key
+    (Path(handle.directory) / ".git" / "index-x").unlink()
+
+
+@pytest.mark.parametrize("name", sorted(CATALOGUE))
+def test_a_memory_snapshot_keeps_its_commit_id(name):
+    assert memory(CATALOGUE[name], "x", commit="c" * 40).commit == "c" * 40
+    assert memory(CATALOGUE[name], "x").commit is None
+
+
+def test_a_memory_tree_cannot_hold_a_file_and_a_folder_of_one_name():
+    with pytest.raises(ValueError, match="which is a file"):
+        memory({"a": b"", "a/b": b""})
+    with pytest.raises(ValueError, match="mode 040000"):
+        MemorySnapshot({"a": ("040000", b"")})
+
+
+PAIRS = [(base, candidate) for base in CATALOGUE for candidate in CATALOGUE
+         if base != candidate and ("oracle" in base or "oracle" in candidate)]
+
+
+@pytest.mark.parametrize("base, candidate", PAIRS + [("oracle", "oracle")])
+def test_changes_are_the_same_from_git_and_from_memory(catalogue, base, candidate):
+    handle, commits, staged = catalogue
+    from_diff_tree = changes(Snapshot.of_commit(handle, commits[base], "base"),
+                             Snapshot.of_commit(handle, commits[candidate], "candidate"))
+    assert changes(memory(CATALOGUE[base]), memory(CATALOGUE[candidate])) == from_diff_tree
+    assert changes(Snapshot.of_commit(handle, commits[base], "base"),
+                   staged[candidate]) == from_diff_tree
+
+
+def verdicts(base, candidate):
+    """What every check says of the change, as plain data."""
+    contract = choose(base, candidate)
+    return [(r.hook, r.status, r.note, sorted(r.findings, key=Finding.sort_key))
+            for r in judge(contract, base, candidate, NOW)]
+
+
+NOW = dt.datetime(2026, 9, 25, tzinfo=dt.timezone.utc)
+
+
+@pytest.mark.parametrize("base, candidate", PAIRS + [("oracle", "oracle")])
+def test_every_check_finds_the_same_on_memory_and_git_snapshots(catalogue, base, candidate):
+    handle, commits, staged = catalogue
+    on_git = verdicts(Snapshot.of_commit(handle, commits[base], "HEAD"),
+                      Snapshot.of_commit(handle, commits[candidate], "the candidate"))
+    on_memory = verdicts(memory(CATALOGUE[base], "HEAD"),
+                         memory(CATALOGUE[candidate], "the candidate"))
+    assert on_memory == on_git
+    staged[candidate].label = "the candidate"
+    assert verdicts(Snapshot.of_commit(handle, commits[base], "HEAD"), staged[candidate]) \
+        == on_git
+    if base == "oracle" and candidate != "oracle":
+        assert any(r[3] for r in on_git), "the pair should give the checks something to find"
+
+
+@pytest.mark.parametrize("base, candidate", [("oracle", "oracle edited"),
+                                             ("oracle", "oracle kinds"), ("oracle", "oracle"),
+                                             ("empty", "oracle edited"), ("oracle", "empty")])
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_memory_repository_reports_what_the_command_reports(tmp_path, capsys, base,
+                                                               candidate, fmt):
+    """testing.trees.MemoryRepo stands in for a repository in the check tests: its
+    report on HEAD and the index is byte for byte the command's."""
+    repo = init_repo(tmp_path / "r")
+    index = repo / ".git" / "index"
+    if base != "empty":
+        git(repo, "update-ref", "HEAD", _stage_tree(repo, index, CATALOGUE[base]))
+    index.unlink(missing_ok=True)
+    _stage_tree(repo, index, CATALOGUE[candidate])
+    memory_repo = MemoryRepo()
+    if base != "empty":
+        memory_repo.commit(CATALOGUE[base])
+    memory_repo.index = {}
+    memory_repo.stage(CATALOGUE[candidate])
+    hooks = "fixture-lock,seed-append-only,freeze-schema,flake-budget,write-set"
+    rc, out, err = run_guard(capsys, repo, "check", "--only", hooks, "--now", "2026-09-25",
+                             "--format", fmt)
+    expected = memory_repo.check(*hooks.split(","), now="2026-09-25", fmt=fmt)
+    if fmt == "json":  # the command adds what it judged (revisions, clock) to the findings
+        doc = json.loads(out)
+        out = {key: doc[key] for key in ("findings", "checks")}
+        expected = (expected[0], json.loads(expected[1]), expected[2])
+    assert (rc, out, err) == expected

@@ -289,7 +289,7 @@ def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
     judge(following, candidate, candidate, now, ("freeze-schema", "write-set"))
     from oracle_guard.authority.signatures import Authority
 
-    Authority.of(following, candidate._git)
+    Authority.of(following, candidate.repository)
 
 
 def _protected_refs(contract) -> Tuple[str, ...]:

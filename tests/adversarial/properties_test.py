@@ -23,33 +23,17 @@ from hypothesis import strategies as st
 
 from oracle_guard.checks import fixture_lock
 from oracle_guard.checks import seed_append_only
-from oracle_guard.git.plumbing import Entry
 from oracle_guard.parsing.patterns import Pattern, PatternSet
-from oracle_guard.snapshot import Snapshot
+from oracle_guard.snapshot import MemorySnapshot
 from testing.bounds import property_settings
 from testing.git import init_repo
 
 SEED_PATH = "seeds/s.json"
 
 
-def blob_id(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-
-class MemorySnapshot(Snapshot):
-    """A snapshot whose blobs come from a dict, not from git."""
-
-    def __init__(self, label: str, files: Dict[str, bytes]) -> None:
-        super().__init__(None, label, {p: Entry("100644", blob_id(d)) for p, d in files.items()})
-        self.files = files
-
-    def read(self, path: str, limit=None) -> bytes:
-        return self.files[path]
-
-
 def compare(fmt: str, old: bytes, new: bytes):
-    base = MemorySnapshot("base", {SEED_PATH: old})
-    candidate = MemorySnapshot("candidate", {SEED_PATH: new})
+    base = MemorySnapshot({SEED_PATH: old}, "base")
+    candidate = MemorySnapshot({SEED_PATH: new}, "candidate")
     return seed_append_only.compare(fmt, SEED_PATH, base, candidate)
 
 
@@ -202,7 +186,7 @@ def check_lock(files: Dict[str, bytes], lock: bytes):
     tree = {f"{ROOT}/{p}": d for p, d in files.items()}
     tree[LOCK] = lock
     return [(f.code, f.path) for f in
-            fixture_lock.check_entry(ENTRY, MemorySnapshot("the candidate", tree))]
+            fixture_lock.check_entry(ENTRY, MemorySnapshot(tree, "the candidate"))]
 
 
 @property_settings()
