@@ -1,7 +1,7 @@
 """Which revisions are judged: the candidate, the base, and their snapshots."""
 from __future__ import annotations
 
-from typing import Callable, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, List, Mapping, Optional, Sequence, Tuple, cast
 
 from oracle_guard.errors import RevisionError
 from oracle_guard.git.plumbing import Git
@@ -62,6 +62,8 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
     from_ref = env.get("PRE_COMMIT_FROM_REF") or None
     to_ref = env.get("PRE_COMMIT_TO_REF") or None
     use_pre_commit = base is None and head is None and bool(from_ref and to_ref)
+    head_oid: Optional[str]  # None: a commit being made (the index)
+    rules: Optional[Snapshot]
     if base is not None and target is not None:
         raise RevisionError(
             "--base and --target both name what the change is compared with: --target "
@@ -71,7 +73,8 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         if platform is not None:
             ref, oid, source = platform
             _agrees_with_platform(git, env, ref, oid, use_pre_commit, from_ref, to_ref)
-            head_rev = head or (to_ref if use_pre_commit else "HEAD")
+            # use_pre_commit says to_ref is set
+            head_rev = head or (cast(str, to_ref) if use_pre_commit else "HEAD")
             head_oid = _commit_or_fail(git, head_rev, "the commit to judge")
             return _merged(git, head_rev, head_oid, ref, oid, source)
     if target is None and base is None:
@@ -100,6 +103,7 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         # so a branch cut from before the contract is not judged by no rules at all
         target, target_oid = _target(git, target)
         if head_oid is not None:
+            assert head is not None  # head_oid is head's commit
             return _merged(git, head, head_oid, target, target_oid, TARGET_SOURCE)
         # a commit being made (a local hook): its change is the index against HEAD,
         # judged by the target's rules; HEAD may well be in the target already
@@ -107,13 +111,15 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         return Revisions(_head(git) or Snapshot.empty("no commits yet"), candidate,
                          "HEAD, rules from --target", rules)
     if base is not None or use_pre_commit:
-        rev, what = (base, "--base") if base is not None else (from_ref, "PRE_COMMIT_FROM_REF")
+        # use_pre_commit says from_ref is set
+        rev, what = ((base, "--base") if base is not None
+                     else (cast(str, from_ref), "PRE_COMMIT_FROM_REF"))
         oid = _commit_or_fail(git, rev, what)
         if oid == head_oid:
             raise RevisionError(
                 f"{what} {rev!r} is the candidate commit itself: nothing to compare; "
                 "name the commit the change started from")
-        base_snapshot = Snapshot.of_commit(git, oid, rev)
+        base_snapshot: Snapshot = Snapshot.of_commit(git, oid, rev)
         rules = _remote_default(git, env) if use_pre_commit else None
         if rules is not None and head_oid is not None:  # as the server will compare it
             from oracle_guard.contract import choose
@@ -233,7 +239,7 @@ def new_ref_base(git: Git, default_oid: str, new_oid: str) -> Snapshot:
     if len(bases) == 1:
         return Snapshot.of_commit(git, bases[0], "its merge-base with the default branch")
     if len(bases) == 2:
-        tree, conflicts = git.merge_tree(*bases)
+        tree, conflicts = git.merge_tree(bases[0], bases[1])
         if not conflicts:
             return Snapshot.of_tree(git, tree, "its virtual merge-base with the default "
                                                "branch (the histories cross)")
@@ -322,6 +328,7 @@ def _platform_target(git: Git, env: Mapping[str, str],
     'base' is read from the candidate, so it is used only when CI names
     nothing, must name a branch, and the contract at that branch's tip must
     name it too."""
+    wanted: Optional[str] = None  # the contract's 'base': read only when it is the source
     if env.get("GITHUB_BASE_REF"):
         named = f"GITHUB_BASE_REF={env['GITHUB_BASE_REF']}"
         source = "GITHUB_BASE_REF"
@@ -387,6 +394,7 @@ def _agrees_with_platform(git: Git, env: Mapping[str, str], ref: str, oid: str,
                 "against another branch")
     if not use_pre_commit:
         return
+    assert from_ref is not None and to_ref is not None  # use_pre_commit says both are set
     head = git.resolve_commit("HEAD")
     to_oid = _commit_or_fail(git, to_ref, "PRE_COMMIT_TO_REF")
     from_oid = _commit_or_fail(git, from_ref, "PRE_COMMIT_FROM_REF")

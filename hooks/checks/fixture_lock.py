@@ -11,7 +11,7 @@ from oracle_guard.parsing import validation
 from oracle_guard.cache import lock_key
 from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.git.plumbing import BlobTooLarge, Entry
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 
@@ -63,6 +63,13 @@ def fixture_files(entry: dict, snapshot: Snapshot) -> List[str]:
     return [p for p in snapshot.select(PatternSet(entry["paths"])) if p != entry["lock"]]
 
 
+def _listed_entry(snapshot: Snapshot, path: str) -> Entry:
+    """The entry of a path ``snapshot`` listed (a fixture file): it is there."""
+    found = snapshot.entry(path)
+    assert found is not None
+    return found
+
+
 def pending_fixtures(entry: dict, paths: Iterable[str]) -> List[str]:
     """Those of ``paths`` the entry's lock covers: matching its patterns, not the lock itself."""
     lock_path = entry["lock"]
@@ -78,7 +85,7 @@ def unlockable(entry: dict, snapshot: Snapshot) -> List[str]:
     style = None
     problems = []
     for path in fixture_files(entry, snapshot):
-        tree_entry = snapshot.entry(path)
+        tree_entry = _listed_entry(snapshot, path)
         key = relative_to(root, path)
         if not tree_entry.is_regular:
             kind = "a submodule" if tree_entry.mode == "160000" else "a symlink"
@@ -279,12 +286,12 @@ def check_entry(entry: dict, candidate: Snapshot,
     if not lock_entry.is_regular:
         return [Finding(HOOK, "lock-invalid", lock_path, "lock file is not a regular file")]
     cache = candidate.cache
-    key = lock_key(lock_entry.oid, lock_limit)  # the style comes from the bytes alone
+    cache_key = lock_key(lock_entry.oid, lock_limit)  # the style comes from the bytes alone
     try:
-        validated = cache.get("lock", key) is True
+        validated = cache.get("lock", cache_key) is True
         lock = parse_lock(candidate.read(lock_path, lock_limit), fixtures, root, validated)
         if lock.style != "digest":  # a digest lock's verdict depends on the fixtures too
-            cache.put("lock", key, True)
+            cache.put("lock", cache_key, True)
     except BlobTooLarge as exc:
         return [Finding(HOOK, "lock-invalid", lock_path,
                         f"lock file {exc} (limits.lock_bytes): not loaded")]
@@ -306,10 +313,10 @@ def check_entry(entry: dict, candidate: Snapshot,
                                 f"the digest locks no file: the fixture paths match nothing "
                                 f"in {candidate.label}", 1))
     digests = candidate.sha256_of([
-        path for path in fixtures if candidate.entry(path).is_regular
+        path for path in fixtures if _listed_entry(candidate, path).is_regular
         and relative_to(root, path) in lock.digests])
     for path in fixtures:
-        file_entry = candidate.entry(path)
+        file_entry = _listed_entry(candidate, path)
         key = relative_to(root, path)
         if key is not None:
             seen.add(key)
@@ -399,9 +406,9 @@ def build_lock(entry: dict, snapshot: Snapshot) -> Tuple[str, int]:
     text = _existing_text(entry, snapshot)
     style = style_for_name(entry["lock"]) if text is None else lock_style(text)
     form = sum_form(text) if text is not None and style == "sha256sum" else "text"
-    keys = {path: relative_to(root, path) for path in fixtures
-            if snapshot.entry(path).is_regular}
-    keys = {path: key for path, key in keys.items() if key is not None}
+    relative = {path: relative_to(root, path) for path in fixtures
+                if _listed_entry(snapshot, path).is_regular}
+    keys = {path: key for path, key in relative.items() if key is not None}
     by_path = snapshot.sha256_of(list(keys))
     digests = {key: by_path[path] for path, key in keys.items()}
     return render_lock(style, digests, form), len(digests)
