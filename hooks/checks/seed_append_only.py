@@ -180,6 +180,7 @@ def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
 def _compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
              limit: int) -> List[Finding]:
     new_entry = candidate.entry(path)
+    assert new_entry is not None  # compare's callers pass a file the candidate holds
     old_entry = base.entry(path) if base is not None else None
     if old_entry is not None and old_entry.mode != new_entry.mode:
         return [Finding(HOOK, "seed-rewritten", path,
@@ -264,7 +265,9 @@ def check(contract: Contract, base: Snapshot, candidate: Snapshot,
 
 def _deleted(path: str, base: Snapshot, candidate: Snapshot,
              added: Dict[str, List[str]]) -> Finding:
-    moved = sorted(added.get(base.entry(path).oid, []))
+    old_entry = base.entry(path)
+    assert old_entry is not None  # a path base.select listed
+    moved = sorted(added.get(old_entry.oid, []))
     renamed = f" (renamed to {moved[0]}? a rename counts as a deletion)" if moved else ""
     return Finding(HOOK, "seed-file-deleted", path,
                    f"present in {base.label}, missing from {candidate.label}{renamed}")

@@ -200,6 +200,7 @@ def _parse(path: str) -> Hook:
 def _runs(hook: Hook, repo: str) -> Line:
     """Run the hook's interpreter as the account that owns the repository (the
     one git runs hooks as): a venv made from a Python it cannot read fails here."""
+    assert hook.python is not None  # inspect reports a hook without one before this
     owner = os.stat(repo).st_uid
     try:
         proc = subprocess.run([hook.python, "-I", "-m", "oracle_guard", "--version"],
@@ -266,11 +267,13 @@ def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
         return []
     try:
         branch, tip = rules_branch(git, tip)
+        assert tip is not None  # rules_branch gives a tip for a tip
         snapshot = Snapshot.of_commit(git, tip, branch or "HEAD")
         if contract_mod.read(snapshot) is None:
             return [Line(False, f"{branch} has no {contract_mod.CONTRACT_PATH}: a push is judged "
                                 "by the rules it brings; commit the contract to it")]
         contract = contract_mod.choose(snapshot, snapshot)
+        assert contract is not None  # the snapshot has one: read() said so
         lines = [Line(True, f"rules: {contract_mod.CONTRACT_PATH} at {branch} ({tip[:12]})")]
         authority = Authority.of(contract, git)
     except (contract_mod.ContractError, ProtocolError, GitError) as exc:

@@ -1,7 +1,7 @@
 """``oracle-guard explain CODE | --all``: what a finding code means, an example, the fix."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Iterable, Optional
 
 from oracle_guard.errors import UsageError
 
@@ -18,6 +18,7 @@ def explain(code: Optional[str], every: bool = False) -> int:
         for name, info in CODES.items():
             print(f"{name:<{width}}  {info.hook:<{hook_width}}  {info.meaning}")
         return 0
+    assert code is not None  # not every, so the check above saw a code
     name = code.strip().lower()
     if name not in CODES:
         raise UsageError(_unknown_code(code, CODES))
@@ -27,7 +28,7 @@ def explain(code: Optional[str], every: bool = False) -> int:
     return 0
 
 
-def _unknown_code(given: str, codes: Sequence[str]) -> str:
+def _unknown_code(given: str, codes: Iterable[str]) -> str:
     """The message for a code that is not one: the near ones, and where the list is."""
     import difflib
 

@@ -613,16 +613,16 @@ def add_parser(sub) -> None:
 
 
 def run(options) -> int:
-    action, ident = options.freeze_action, getattr(options, "id", None)
+    action = options.freeze_action  # add, renew and remove take a positional ID
     clocked = {"now": options.now, "env": options.env, "file": options.file}
     if action == "add":
         fields = {n: getattr(options, n) for n in _ENTRY_FIELDS}
-        return edit(lambda ws: freeze_add(ws, ident, options.owner, options.reason,
+        return edit(lambda ws: freeze_add(ws, options.id, options.owner, options.reason,
                                           days=options.days, until=options.until,
                                           fields=fields, **clocked), options.C)
     if action == "renew":
-        return edit(lambda ws: freeze_renew(ws, ident, days=options.days,
+        return edit(lambda ws: freeze_renew(ws, options.id, days=options.days,
                                             until=options.until, **clocked), options.C)
     if action == "remove":
-        return edit(lambda ws: freeze_remove(ws, ident, **clocked), options.C)
+        return edit(lambda ws: freeze_remove(ws, options.id, **clocked), options.C)
     return edit(lambda ws: freeze_list(ws, output=options.format, **clocked), options.C)

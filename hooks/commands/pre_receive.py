@@ -89,7 +89,10 @@ def untrusted_identity(contract: Optional[contract_mod.Contract],
                        trusted: Optional[str]) -> Optional[str]:
     """A note when the contract names owners by a variable this host does not set."""
     named = contract.section("identity_env") if contract else None
-    if not named or trusted is None or named == trusted or not contract.owners:
+    if not named or trusted is None or named == trusted:
+        return None
+    assert contract is not None  # named came from it
+    if not contract.owners:
         return None
     return (f"identity_env {named} is not the variable this server sets for the pusher "
             f"({trusted}): nobody is an owner by variable; owners' signatures still count")
@@ -193,6 +196,7 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
         hooks.remove("write-set")
         notes.append(f"{who} is an owner: protected paths may change")
     pending = None
+    old_commit: Optional[str] = None  # read only when pending is set, which sets it
     if contract is not None and contract.from_base:
         # git lists the new commits while the hooks judge the tip; commits the
         # default branch already has were judged when they landed there
@@ -216,6 +220,7 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
         net, per_commit, note = history.judge_with_authority(contract, git, pending(), net,
                                                              linear, undone=not owner)
         notes.extend([note] if note else [])
+        assert contract is not None  # pending is set only with a contract
         _check_next_contract(contract.source, candidate, now)
     findings.extend((new_commit[:12], f) for f in net)
     findings.extend((commit[:12] or None, f) for commit, f in per_commit)
@@ -289,7 +294,9 @@ def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
     judge(following, candidate, candidate, now, ("freeze-schema", "write-set"))
     from oracle_guard.authority.signatures import Authority
 
-    Authority.of(following, candidate.repository)
+    git = candidate.repository
+    assert git is not None  # the pushed tip: a commit in this repository
+    Authority.of(following, git)
 
 
 def _protected_refs(contract) -> Tuple[str, ...]:

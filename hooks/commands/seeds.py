@@ -69,8 +69,8 @@ def _jsonl_style(data: bytes) -> Dict[str, Any]:
     for separators in ((",", ":"), (", ", ": ")):
         for sort_keys in (True, False):
             for ensure_ascii in (False, True):
-                style = {"separators": separators, "sort_keys": sort_keys,
-                         "ensure_ascii": ensure_ascii}
+                style: Dict[str, Any] = {"separators": separators, "sort_keys": sort_keys,
+                                         "ensure_ascii": ensure_ascii}
                 if parsed and all(json.dumps(v, **style).encode("utf-8") == line
                                   for line, v in parsed):
                     return style
