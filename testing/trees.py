@@ -50,7 +50,8 @@ def judged(base: Snapshot, candidate: Snapshot, hooks: Sequence[str], now: str,
     two snapshots: the contract chosen, the checks run and the report rendered
     as the command does; an error the command reports is exit 2 and one line."""
     from oracle_guard import clock, contract as contract_mod
-    from oracle_guard.findings import exit_code, inert, show_text
+    from oracle_guard.findings import exit_code
+    from oracle_guard.report.escaping import inert, show_text
     from oracle_guard.judge import judge
     from oracle_guard.report import formats
 
