@@ -20,6 +20,8 @@ from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Union
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SYSTEM_PYTHON = "/usr/bin/python3"  # the project's own Python lives under /root (0700)
 PATH = "/usr/local/bin:/usr/bin:/bin"
+# pytest-xdist's workerinput key: the folder under /var/tmp its workers share
+SHARED_HOSTS = "og_shared_hosts"
 
 
 # -- a world-traversable base folder ---------------------------------------------
@@ -176,6 +178,22 @@ def hook_venv(base: Path) -> Path:
         if proc.returncode != 0:
             raise AssertionError(f"pip install into {venv} failed:\n{proc.stdout}")
     subprocess.run(["chmod", "-R", "a+rX", str(venv)], check=True)
+    return python
+
+
+def shared_hook_venv(shared: Path) -> Path:
+    """hook_venv(shared) built by the first caller and reused by the others (the
+    workers of one xdist run, serialised by a lock file); the run removes it."""
+    import fcntl
+
+    python = Path(shared) / "venv" / "bin" / "python"
+    ready = Path(shared) / "venv.ready"
+    with open(Path(shared) / "venv.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not ready.exists():
+            shutil.rmtree(Path(shared) / "venv", ignore_errors=True)  # a half-built one
+            hook_venv(shared)
+            ready.touch()
     return python
 
 
@@ -523,6 +541,32 @@ class Site:
 
         root = git(self.client, "rev-list", "--max-parents=0", "HEAD").split()[0]
         git(self.client, "reset", "-q", "--hard", root)
+
+
+def copy_site(template: Site, repo: Path, client: Path, remote: str, server_git) -> Site:
+    """A fresh repository as ``template`` stood after its first push: the server's
+    copied by root with owners, modes and hook links kept (``cp -a``), the client's
+    with origin pointed at the copy. A test gets its own repository without paying
+    for another first push; the template's own push was judged for real."""
+    from testing.git import git
+
+    subprocess.run(["cp", "-a", "--", str(template.repo), str(repo)], check=True)
+    shutil.copytree(template.client, client, symlinks=True)
+    git(client, "remote", "set-url", "origin", remote)
+    return Site(client, remote, repo, template.keys, template.env_for, server_git)
+
+
+class Templates:
+    """One seeded Site per key, made by ``make(key)`` on first use and copied by
+    ``site(key, ...)`` for every test after (tests/hosts/ module fixtures)."""
+
+    def __init__(self, make) -> None:
+        self._make, self._made = make, {}
+
+    def site(self, key: str, repo: Path, client: Path, remote: str, server_git) -> Site:
+        if key not in self._made:
+            self._made[key] = self._make(key)
+        return copy_site(self._made[key], repo, client, remote, server_git)
 
 
 @dataclass(frozen=True)

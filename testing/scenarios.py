@@ -36,7 +36,8 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from testing import samples
 from testing.git import git, write
-from testing.server import NOW, Push, file_url, make_client, make_server, push, push_env, rev
+from testing.oracle import NOW
+from testing.server import Push, file_url, make_client, make_server, push, push_env, rev
 
 CONTEXTS = ("staged", "ci", "prepush", "push")
 PASS, REJECT, ERROR = "pass", "reject", "error"

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Union
 
 from testing.git import git, init_repo
+from testing.oracle import NOW  # the hook's clock in every push unless a test says otherwise
 
 # Variables that change how the server-side hook judges a push; a push's
 # environment never inherits them from the test process.
 SERVER_ENV = ("GL_ID", "GL_USERNAME", "GITEA_PUSHER_NAME", "GL_USER", "GITHUB_USER_LOGIN",
               "REMOTE_USER", "ORACLE_GUARD_NOW")
-NOW = "2026-09-25"  # the hook's clock in every push unless a test says otherwise
 ZERO = "0" * 40
 
 

@@ -6,8 +6,8 @@ from oracle_guard.contract import Contract, literal_pattern, parse
 from oracle_guard.parsing.patterns import Pattern
 from oracle_guard.snapshot import Snapshot
 from testing.git import commit, init_repo, remove, run_guard, stage
+from testing.oracle import NOW
 
-NOW = "2024-06-01"
 
 VALID = """\
 version: 1

@@ -5,8 +5,8 @@ import pytest
 from oracle_guard.git.plumbing import Git
 from oracle_guard.revisions import resolve
 from testing.git import commit, git, init_repo, run_guard, stage, write
+from testing.oracle import NOW
 
-NOW = "2024-06-01"
 CONTRACT = """\
 version: 1
 write_set:

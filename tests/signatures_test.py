@@ -12,13 +12,13 @@ import pytest
 
 from testing import scenarios
 from testing.git import commit, git, write
+from testing.oracle import NOW
 from testing.server import make_client, make_server, push, push_env, rev
 from testing.signatures import SIGNED_CONTRACT, SIGNERS
 
 SEEDS = "seeds/a.json"
 CONTRACT = SIGNED_CONTRACT
 CONTEXTS = ("ci", "prepush", "push")
-NOW = scenarios.NOW
 
 
 def keygen(folder: Path, name: str, kind: str = "ed25519") -> Path:

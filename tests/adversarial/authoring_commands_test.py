@@ -13,9 +13,9 @@ from pathlib import Path
 import yaml
 
 from testing.git import commit, git, run_guard, stage, write
+from testing.oracle import NOW
 from testing.samples import example_repo
 
-NOW = "2026-09-25"
 BUDGET = "oracle/flake_budget.yaml"
 
 

@@ -10,9 +10,8 @@ import shutil
 import stat
 
 from testing.git import commit, git, init_repo, run_guard, stage, write
+from testing.oracle import NOW
 from testing.samples import EXAMPLES, example_repo
-
-NOW = "2026-09-25"
 
 
 def _commands_in(text: str):

@@ -12,10 +12,10 @@ import yaml
 
 from oracle_guard.cli import build_parser
 from testing.git import commit, git, init_repo
+from testing.oracle import NOW
 
 ROOT = Path(__file__).resolve().parents[2]
 CI = ROOT / "examples" / "ci"
-NOW = "2026-09-25"
 WORKFLOWS = [("github-actions.yml", "vendor.github-workflows"),
              ("github-actions-base-branch.yml", "vendor.github-workflows"),
              ("gitlab-ci.yml", "vendor.gitlab-ci")]

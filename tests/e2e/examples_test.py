@@ -5,11 +5,8 @@ import re
 import pytest
 
 from testing.git import run_guard, stage
+from testing.oracle import NOW
 from testing.samples import EXAMPLES, example_repo
-
-NOW = "2026-09-25"
-
-
 
 
 def reorder_header_seeds(repo):

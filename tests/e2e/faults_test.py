@@ -18,8 +18,8 @@ from testing.faults import (batch_dies_after_first_object, blob_id, calls, cli_e
                             corrupt_object, delete_object, dying_git, logging_git,
                             path_with, run_cli)
 from testing.git import commit, git, init_repo, run_guard, stage
+from testing.oracle import NOW
 
-NOW = "2026-09-25"
 CONTRACT = """\
 version: 1
 fixtures:

@@ -7,17 +7,8 @@ import subprocess
 import pytest
 
 from testing.git import commit, git, init_repo
+from testing.oracle import OWNED_SEEDS as CONTRACT
 from testing.server import git_daemon, make_server, push, push_env, rev
-
-CONTRACT = """\
-version: 1
-seeds:
-  - {paths: ["seeds/*.json"], format: json-array}
-write_set:
-  allow: ["src/**"]
-  owners: [alice]
-identity_env: GL_USERNAME
-"""
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from testing.git import commit, git, run_guard
+from testing.oracle import NOW
 from testing.server import make_client, make_server, push, push_env, rev
 
 OWNERS = """\
@@ -14,7 +15,6 @@ write_set:
   allow: ["src/**"]
   owners: [alice]
 """
-NOW = "2026-09-25"
 
 
 def test_owners_without_identity_env_is_a_contract_error_naming_the_fix(tmp_path, capsys):

@@ -6,8 +6,8 @@ import pytest
 
 from oracle_guard.git.plumbing import Git
 from testing.git import commit, git, init_repo, run_guard
+from testing.oracle import NOW
 
-NOW = "2026-09-25"
 CONTRACT = """\
 version: 1
 seeds:

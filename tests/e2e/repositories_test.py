@@ -12,8 +12,8 @@ import subprocess
 import pytest
 
 from testing.git import commit, git, init_repo, run_guard, stage, write
+from testing.oracle import NOW
 
-NOW = "2026-09-25"
 CONTRACT = """\
 version: 1
 fixtures:

@@ -23,9 +23,9 @@ import pytest
 
 from testing import hosts as shared
 from testing.git import clean_environment, commit, git, init_repo
-from testing.hosts import (GITOLITE_CONF, SEEDS, SIGNERS, SharedSshHost, Site, authorize,
-                           client_env, doctor_verdict, gitolite_host, gone, keygen, last_line,
-                           public, sshd, system_account, world_base)
+from testing.hosts import (GITOLITE_CONF, SEEDS, SIGNERS, SharedSshHost, Site, Templates,
+                           authorize, client_env, doctor_verdict, gitolite_host, gone, keygen,
+                           last_line, public, sshd, system_account, world_base)
 from testing.server import Push
 
 numbers = itertools.count()
@@ -74,14 +74,28 @@ def ssh_host(hosts_base, hook_python, keys):
     assert gone(pid)
 
 
+@pytest.fixture(scope="module")
+def ssh_seeded(ssh_host, tmp_path_factory):
+    """One guarded repository, alice's first contract in (judged by the hook),
+    copied for each attack."""
+    def make(_):
+        ssh_host.create("seeded")
+        site = ssh_host.site("seeded", tmp_path_factory.mktemp("ssh-seeded"))
+        site.seed("REMOTE_USER")
+        return site
+
+    return Templates(make)
+
+
 @pytest.fixture
-def ssh_site(ssh_host, tmp_path):
-    """A fresh guarded repository, alice's first contract in; doctor says guarded
-    before the attack (so the attack is against a setup the tool calls sound)."""
+def ssh_site(ssh_host, ssh_seeded, tmp_path):
+    """A fresh guarded repository as it stands after alice's first contract; doctor
+    says guarded before the attack (so the attack is against a setup the tool calls
+    sound)."""
     name = f"a{next(numbers)}"
-    repo = ssh_host.create(name)
-    site = ssh_host.site(name, tmp_path)
-    site.seed("REMOTE_USER")
+    fresh = ssh_host.site(name, tmp_path)
+    site = ssh_seeded.site("ssh", fresh.repo, fresh.client, fresh.remote, fresh.server_git)
+    repo = site.repo
     proc = ssh_host.doctor(repo)
     assert proc.returncode == 0 and last_line(proc.stdout) == f"guarded: {repo}", proc.stdout
     return site
@@ -461,20 +475,42 @@ def gl_env(host, user, *options, **variables):
     return client_env(host.sshd.ssh_command(host.keys[user], *options), **variables)
 
 
-@pytest.fixture(params=["t", "rs"], ids=["common-hook", "repo-specific-hook"])
-def gl_site(request, gitolite, hook_python, tmp_path):
-    host = gitolite
-    name = f"{request.param}/a{next(numbers)}"
-    proc = subprocess.run(["git", "ls-remote", host.url(name)], env=gl_env(host, "alice"),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
-    assert proc.returncode == 0, proc.stderr
+def gl_site_for(host, name, client):
     repo = host.repo(name)
-    host.run("git", "--git-dir", repo, "symbolic-ref", "HEAD", "refs/heads/main")
-    site = Site(tmp_path / "work", host.url(name), repo, host.keys,
+    return Site(client, host.url(name), repo, host.keys,
                 lambda user, *o, **v: gl_env(host, user, *o, **v),
                 lambda *a: host.run("git", "--git-dir", repo, *a, check=False))
+
+
+@pytest.fixture(scope="module")
+def gl_seeded(gitolite, tmp_path_factory):
+    """Per route, one wild repository gitolite created (HEAD set to main) and
+    alice's first contract in (judged by the hook), copied for each attack."""
+    host = gitolite
+
+    def make(route):
+        name = f"{route}/seeded"
+        proc = subprocess.run(["git", "ls-remote", host.url(name)], env=gl_env(host, "alice"),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        host.run("git", "--git-dir", host.repo(name), "symbolic-ref", "HEAD", "refs/heads/main")
+        site = gl_site_for(host, name, tmp_path_factory.mktemp(f"gl-seeded-{route}") / "work")
+        site.seed("GL_USER")
+        return site
+
+    return Templates(make)
+
+
+@pytest.fixture(params=["t", "rs"], ids=["common-hook", "repo-specific-hook"])
+def gl_site(request, gitolite, gl_seeded, hook_python, tmp_path):
+    host = gitolite
+    name = f"{request.param}/a{next(numbers)}"
+    fresh = gl_site_for(host, name, tmp_path / "work")
+    site = gl_seeded.site(request.param, fresh.repo, fresh.client, fresh.remote,
+                          fresh.server_git)
+    repo = site.repo
     site.name = name
-    site.seed("GL_USER")
     proc = subprocess.run([str(hook_python), "-m", "oracle_guard", "doctor", str(repo),
                            "--sshd-config", str(host.sshd.config)], stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, cwd="/", timeout=120)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from testing.hosts import hook_venv, world_base
+from testing.hosts import SHARED_HOSTS, hook_venv, shared_hook_venv, world_base
 
 
 @pytest.fixture(scope="session")
@@ -23,7 +23,11 @@ def hosts_base():
 
 
 @pytest.fixture(scope="session")
-def hook_python(hosts_base) -> Path:
+def hook_python(request, hosts_base) -> Path:
     """The python of a venv made with /usr/bin/python3 with this project installed
-    (once a session): hooks run by other accounts cannot run /root/.pyenv's."""
+    (once a run: xdist's workers share one, tests/conftest.py): hooks run by other
+    accounts cannot run /root/.pyenv's."""
+    shared = getattr(request.config, "workerinput", {}).get(SHARED_HOSTS)
+    if shared:
+        return shared_hook_venv(Path(shared))
     return hook_venv(hosts_base)

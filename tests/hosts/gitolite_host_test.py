@@ -12,7 +12,8 @@ import pytest
 
 from testing.git import clean_environment, git
 from testing.hosts import (CATALOGUE, DENIED, GITOLITE_CONF, IDENTITY_VARIABLES, SEEDS, Site,
-                           doctor_verdict, gitolite_host, gone, judge_case, spoof_rejected)
+                           Templates, doctor_verdict, gitolite_host, gone, judge_case,
+                           spoof_rejected)
 
 ENABLE_REPO_HOOKS = ("# 'repo-specific-hooks',", "'repo-specific-hooks',")
 numbers = itertools.count()
@@ -79,17 +80,33 @@ def fresh_gitolite(hosts_base, tmp_path):
     assert gone(pid)
 
 
+@pytest.fixture(scope="module")
+def seeded(gitolite, tmp_path_factory):
+    """Per route, one wild repository gitolite created and alice's first contract
+    pushed into it (judged by the hook), copied for each test's site."""
+    host, _ = gitolite
+
+    def make(route):
+        name = f"{route}/seeded"
+        new_repo(host, name)
+        site = site_for(host, name, tmp_path_factory.mktemp(f"seeded-{route}"))
+        site.seed("GL_USER")
+        return site
+
+    return Templates(make)
+
+
 @pytest.fixture(params=["t", "rs"], ids=["common-hook", "repo-specific-hook"])
-def site(request, gitolite, hook_python, tmp_path):
-    """A fresh repository by either route, its first contract pushed by alice;
-    at teardown doctor must still call it guarded."""
+def site(request, gitolite, seeded, hook_python, tmp_path):
+    """A fresh repository by either route as it stands after alice's first
+    contract; at teardown doctor must still call it guarded."""
     host, _ = gitolite
     name = f"{request.param}/r{next(numbers)}"
-    repo = new_repo(host, name)
-    site = site_for(host, name, tmp_path)
-    site.seed("GL_USER")
+    fresh = site_for(host, name, tmp_path)
+    site = seeded.site(request.param, fresh.repo, fresh.client, fresh.remote,
+                       fresh.server_git)
     yield site
-    assert_guarded(host, hook_python, repo)
+    assert_guarded(host, hook_python, site.repo)
 
 
 # -- installation ----------------------------------------------------------------

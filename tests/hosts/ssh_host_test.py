@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from testing.git import clean_environment, commit, git, init_repo
-from testing.hosts import (CATALOGUE, IDENTITY_VARIABLES, SEEDS, SharedSshHost, authorize,
-                           doctor_verdict, gone, judge_case, keygen, public, spoof_rejected, sshd,
-                           system_account)
+from testing.hosts import (CATALOGUE, IDENTITY_VARIABLES, SEEDS, SharedSshHost, Templates,
+                           authorize, doctor_verdict, gone, judge_case, keygen, public,
+                           spoof_rejected, sshd, system_account)
 
 numbers = itertools.count()
 
@@ -63,18 +63,30 @@ def broken(hosts_base, hook_python, keys):
     assert gone(pid)
 
 
+@pytest.fixture(scope="module")
+def seeded(host, tmp_path_factory):
+    """One guarded repository, its contract pushed by alice (judged by the hook),
+    copied for each test's site."""
+    def make(_):
+        repo = host.create("seeded")
+        installed = host.install(repo)
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+        site = host.site("seeded", tmp_path_factory.mktemp("seeded"))
+        site.seed("REMOTE_USER")
+        return site
+
+    return Templates(make)
+
+
 @pytest.fixture
-def site(host, tmp_path):
-    """A fresh guarded repository, its contract pushed by alice; doctor must
-    still call it guarded at teardown."""
+def site(host, seeded, tmp_path):
+    """A fresh guarded repository as it stands after alice's first contract;
+    doctor must still call it guarded at teardown."""
     name = f"r{next(numbers)}"
-    repo = host.create(name)
-    installed = host.install(repo)
-    assert installed.returncode == 0, installed.stdout + installed.stderr
-    site = host.site(name, tmp_path)
-    site.seed("REMOTE_USER")
+    fresh = host.site(name, tmp_path)
+    site = seeded.site("ssh", fresh.repo, fresh.client, fresh.remote, fresh.server_git)
     yield site
-    assert_guarded(host, repo)
+    assert_guarded(host, site.repo)
 
 
 # -- installation --------------------------------------------------------------

@@ -1,0 +1,16 @@
+"""What many test files share of an oracle: the clock every check and push is
+judged at, and the contract of a repository whose seeds only an owner extends."""
+from __future__ import annotations
+
+NOW = "2026-09-25"  # tests that need another moment pass their own --now
+
+# seeds append-only, src/ the write set, alice an owner by GitLab's pusher variable
+OWNED_SEEDS = """\
+version: 1
+seeds:
+  - {paths: ["seeds/*.json"], format: json-array}
+write_set:
+  allow: ["src/**"]
+  owners: [alice]
+identity_env: GL_USERNAME
+"""
