@@ -39,7 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.reconfigure(errors="backslashreplace")
+            # a TextIOWrapper's; a test harness's stand-in may lack it (caught)
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
         except AttributeError:  # replaced by a test harness
             pass
     parsed = build_parser().parse_args(argv)

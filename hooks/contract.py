@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from oracle_guard.parsing import loaders
 from oracle_guard.parsing import validation
@@ -11,6 +11,9 @@ from oracle_guard.cache import contract_key
 from oracle_guard.errors import ContractError
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from oracle_guard.checks.write_set import WriteSet
 
 CONTRACT_PATH = ".oracle-guard.yaml"
 CONTRACT_MAX_BYTES = 1 << 20
@@ -24,6 +27,8 @@ IDENTITY_HINT = ("GL_USERNAME (GitLab), GITEA_PUSHER_NAME (Gitea, Forgejo), GL_U
 
 
 class Contract:
+    _write_set: WriteSet  # absent until WriteSet.of sets it (no class default)
+
     def __init__(self, data: Dict[str, Any], source: Snapshot, from_base: bool) -> None:
         self.data = data
         self.source = source  # the revision the rules (and repo schema files) come from
@@ -103,9 +108,9 @@ def _line_of_problem(doc: loaders.Document, path: Tuple[Any, ...],
     if unexpected:
         names = re.findall(r"'([^'\\]*)'", unexpected.group(1))
         lines = [doc.line_of(tuple(path) + (name,)) for name in names]
-        lines = [n for n in lines if n is not None]
-        if lines:
-            return min(lines)
+        known = [n for n in lines if n is not None]
+        if known:
+            return min(known)
     return doc.line_of(path)
 
 

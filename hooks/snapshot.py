@@ -28,7 +28,7 @@ def changes(base: Snapshot, candidate: Snapshot) -> List[Change]:
             and git is candidate.repository and not (base.listed and candidate.listed):
         return sorted(git.diff_trees(base.commit, candidate.commit))
     old, new = base.entries, candidate.entries
-    found = [(p, old.get(p), e) for p, e in new.items() if old.get(p) != e]
+    found: List[Change] = [(p, old.get(p), e) for p, e in new.items() if old.get(p) != e]
     found.extend((p, e, None) for p, e in old.items() if p not in new)
     return sorted(found)
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from typing import List
+from typing import Any, List, Optional, Tuple
 
 from oracle_guard import clock
 from oracle_guard.checks import freeze_files
@@ -29,7 +29,8 @@ def check(contract: Contract, base: Snapshot, candidate: Snapshot,
                 for f in state.findings]
 
     # The smallest cap wins; the finding points at the line that states it.
-    caps = [(CONTRACT_PATH, budget["max_frozen"], None, "budget.max_frozen in the contract")]
+    caps: List[Tuple[str, Any, Optional[int], str]] = [
+        (CONTRACT_PATH, budget["max_frozen"], None, "budget.max_frozen in the contract")]
     caps += [(path, cap, line, f"max_frozen in {path}") for path, cap, line in state.caps]
     path, cap, line, where = min(caps, key=lambda c: c[1])
     if len(state.entries) > cap:

@@ -200,7 +200,7 @@ def baseline(path: str) -> Repo:
     return repo
 
 
-def play(path: str, write: Callable[[str], None]) -> bool:
+def play(path: str, write: Callable[[str], object]) -> bool:
     """Judge every scenario in a repository at ``path``; True when each did as expected."""
     repo = baseline(path)
     write(f"A repository with a merge contract (.oracle-guard.yaml), judged at {NOW}:\n"

@@ -248,9 +248,9 @@ def signers_remove(ws: Workspace, principal: str) -> int:
         del lines[number]
     expected = []
     for signer in file.signers:
-        kept = tuple(p for p in signer.principals if p != principal)
-        if kept:
-            expected.append((kept, *_unchanged(signer)[1:]))
+        remaining = tuple(p for p in signer.principals if p != principal)
+        if remaining:
+            expected.append((remaining, *_unchanged(signer)[1:]))
     count = len(hits)
     file.write("\n".join(lines), expected,
                f"removed {principal}: {count} key{'s' if count != 1 else ''}")

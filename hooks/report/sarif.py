@@ -2,7 +2,7 @@
 result at a location."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from oracle_guard import __version__
 from oracle_guard.checks.codes import CODES
@@ -45,7 +45,7 @@ def sarif_result(f: Finding, rule_index: Dict[str, int]) -> Dict:
         "uriBaseId": "%SRCROOT%"}}
     if f.line:
         physical["region"] = {"startLine": f.line}
-    result = {
+    result: Dict[str, Any] = {
         "ruleId": f.code,
         "level": "error" if f.severity == "error" else "warning",
         "message": {"text": printable(f.message)},

@@ -33,6 +33,8 @@ def recipe_text(name: str) -> str:
     import importlib.util
 
     spec = importlib.util.find_spec("oracle_guard.recipes")
+    # shipped with the package: a missing one is a broken install
+    assert spec is not None and spec.submodule_search_locations is not None
     folder = list(spec.submodule_search_locations)[0]
     with open(os.path.join(folder, name), "rb") as f:
         return f.read().decode("utf-8")

@@ -55,6 +55,7 @@ def editor_schema(name: str) -> Dict[str, Any]:
     body = convert(source, name)
     from oracle_guard import __version__
 
+    schema: Dict[str, Any]
     schema = {"$schema": "http://json-schema.org/draft-07/schema#",
               "$comment": f"oracle-guard {__version__}: the built-in '{name}' schema as draft-07 "
                           "for editors; the hooks use the built-in. Rewrite it with "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks import fixture_lock
@@ -109,7 +109,8 @@ def plan_contract(data: Dict[str, Any], layout: str, paths: Paths, top: str,
         if added:
             contract.what = f"the contract, adding {'; '.join(added)}; the rest kept"
             contract.why = f"init would add {'; '.join(added)}; it keeps the rest"
-    contract.text = kept_text if kept is not None and not added else \
+    # existing_contract gives the text whenever it gives the data
+    contract.text = cast(str, kept_text) if kept is not None and not added else \
         checked_contract(data, layout)
     notes = list(budget_notes)
     if left_out and "allow" in data["write_set"]:
