@@ -6,8 +6,8 @@ from oracle_guard import __version__
 from oracle_guard.cli import main
 from oracle_guard.findings import HOOKS
 from testing.git import commit, git, init_repo, run_guard, stage
+from testing.oracle import NOW
 
-NOW = "2024-06-01"
 CONTRACT = """\
 version: 1
 seeds:
@@ -151,7 +151,7 @@ def test_json_output_keeps_findings_and_checks(tmp_path, capsys):
     assert doc["checks"]["fixture-lock"]["note"] == (
         "nothing to check: the contract has no 'fixtures' section")
     assert (doc["base_from"], doc["candidate"], doc["contract_from"], doc["now"]) == (
-        "HEAD", "the index", "HEAD", "2024-06-01T00:00:00+00:00")
+        "HEAD", "the index", "HEAD", f"{NOW}T00:00:00+00:00")
     assert doc["base"] == git(repo, "rev-parse", "HEAD").strip()
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from testing.samples import FLAKE_BUDGET_YAML, QUARANTINE_ENTRY_YAML
 from testing.trees import MemoryRepo
+from testing.oracle import NOW
 
 CONTRACT = """\
 version: 1
@@ -19,7 +20,6 @@ budget:
   warn_days: 3
 """
 BUDGET = "oracle/flake_budget.yaml"
-NOW = "2026-09-25"
 
 FREEZE_JSON = {
     "excluded_property_ids": ["prop.http.retry_after_parse"],

@@ -8,6 +8,7 @@ from testing.git import init_repo, run_guard, stage
 from testing.samples import (FLAKE_BUDGET_YAML, FREEZE_JSON, QUARANTINE_ENTRY_YAML,
                               QUARANTINE_LIST_JSON)
 from testing.trees import MemoryRepo, link
+from testing.oracle import NOW
 
 CONTRACT = """\
 version: 1
@@ -24,7 +25,6 @@ SAMPLES = {
     "quarantine/active/retry_budget.yaml": QUARANTINE_ENTRY_YAML,
     "oracle/quarantine.json": QUARANTINE_LIST_JSON,
 }
-NOW = "2026-09-25"
 
 
 def check(repo):

@@ -11,8 +11,8 @@ import pytest
 
 from testing.samples import EXAMPLES, example_repo
 from testing.git import commit, git, init_repo, run_guard, write
+from testing.oracle import NOW
 
-NOW = "2026-09-25"
 FOUR = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
 BUDGET = "oracle/flake_budget.yaml"
 RECORD = ["--seed", "1729", "--command", "pytest tests/test_parse.py -q",

@@ -14,9 +14,9 @@ import yaml
 from oracle_guard.commands.init import files as init_files
 from oracle_guard.commands.init import layouts as init_layouts
 from testing.git import commit, git, init_repo, run_guard, stage, write
+from testing.oracle import NOW
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-NOW = "2026-09-25"
 # What each example ships that init writes itself.
 WRITTEN_BY_INIT = {
     "harness": [".oracle-guard.yaml", "fixtures/SHA256SUMS"],

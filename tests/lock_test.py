@@ -14,6 +14,7 @@ import pytest
 
 from testing.git import commit, git, init_repo, run_guard, stage, write
 from testing.samples import EXAMPLES, example_repo
+from testing.oracle import NOW
 
 CONTRACT = """\
 version: 1
@@ -612,7 +613,6 @@ def test_an_invalid_lock_says_when_lock_cannot_rewrite_it(tmp_path, capsys):
 
 
 # -- lock --add ------------------------------------------------------------------------
-NOW = "2026-09-25"
 SUMS = "fixtures/SHA256SUMS"
 NEW = b'{"sku": "new", "cents": 250}\n'
 

@@ -21,9 +21,11 @@ from oracle_guard.checks.registry import CHECKS, HOOKS, Check, CodeDoc, check_mo
 from oracle_guard.contract import Contract
 from oracle_guard.findings import Finding
 from oracle_guard.snapshot import Snapshot
+from oracle_guard import clock
+from testing import oracle
 
 ROOT = Path(__file__).resolve().parents[1]
-NOW = datetime.datetime(2026, 9, 25, tzinfo=datetime.timezone.utc)
+NOW = clock.now_from(oracle.NOW, {})  # the suite's clock, as the checks take it
 # every section a check reads, so that each check runs
 ALL_SECTIONS = {check.section: {} for check in CHECKS}
 NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",

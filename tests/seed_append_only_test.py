@@ -5,6 +5,7 @@ import pytest
 from oracle_guard.parsing import loaders
 from testing.git import commit, git, init_repo, run_guard, stage
 from testing.trees import MemoryRepo, link
+from testing.oracle import NOW
 
 CONTRACT = """\
 version: 1
@@ -24,7 +25,6 @@ BASE_FILES = {
     "replays/r1.json": {"replay": 1},
 }
 SUMMARY = "seed-append-only:"
-NOW = "2024-05-01"  # seeds have no dates; the command takes the clock
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ import pytest
 
 from testing.samples import EXAMPLES, example_repo
 from testing.git import commit, git, run_guard, write
+from testing.oracle import NOW
 
-NOW = "2026-09-25"
 FOUR = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
 HEADER = "seeds/header_name.json"
 CORPUS = "oracle/corpus.jsonl"

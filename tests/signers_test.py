@@ -14,9 +14,9 @@ import pytest
 from oracle_guard.commands.signers import ADD_AUTHORITY, HEADER
 from testing.git import commit, git, init_repo, run_guard, write
 from testing.signatures import SIGNED_CONTRACT, SIGNERS
+from testing.oracle import NOW
 
 CONTRACT = SIGNED_CONTRACT
-NOW = "2026-09-25"
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,6 @@
 """Snapshots of commits read no more of the tree than they need: one file by
 walking trees, pattern matches by listing only the folders that can hold them.
 Each way must give exactly what the full listing gives."""
-import datetime as dt
 import hashlib
 import json
 import os
@@ -22,6 +21,8 @@ from testing.faults import calls, logging_git, path_with
 from testing.git import clean_environment, commit, git, init_repo, run_guard
 from testing.trees import MemoryRepo, content, executable, gitlink, link, memory
 from tests.patterns_test import PATHS, PATTERNS, _paths, _patterns
+from oracle_guard import clock
+from testing import oracle
 
 # PATHS without the ones that are also folders of others: files that can coexist
 FILES = sorted(p for p in PATHS if not any(q.startswith(p + "/") for q in PATHS))
@@ -397,7 +398,7 @@ def verdicts(base, candidate):
             for r in judge(contract, base, candidate, NOW)]
 
 
-NOW = dt.datetime(2026, 9, 25, tzinfo=dt.timezone.utc)
+NOW = clock.now_from(oracle.NOW, {})  # the suite's clock, as the checks take it
 
 
 @pytest.mark.parametrize("base, candidate", PAIRS + [("oracle", "oracle")])

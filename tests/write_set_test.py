@@ -8,6 +8,7 @@ from oracle_guard.git.plumbing import MODE_GITLINK, Entry, Git
 from oracle_guard.snapshot import GitSnapshot, Snapshot, changes
 from testing.git import commit, git, init_repo, run_guard, stage, write
 from testing.trees import MemoryRepo, gitlink, memory
+from testing.oracle import NOW
 
 CONTRACT = """\
 version: 1
@@ -20,7 +21,6 @@ write_set:
 identity_env: GL_USERNAME
 """
 
-NOW = "2024-05-01"  # the write set has no dates; the command takes the clock
 BASE_FILES = {
     ".oracle-guard.yaml": CONTRACT,
     "src/app.py": "print('hi')\n",
