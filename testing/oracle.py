@@ -14,3 +14,33 @@ write_set:
   owners: [alice]
 identity_env: GL_USERNAME
 """
+
+# the fixtures under oracle/inputs/, locked in oracle/fixtures.lock.json
+LOCKED_FIXTURES = """\
+version: 1
+fixtures:
+  - lock: oracle/fixtures.lock.json
+    root: oracle/inputs
+    paths: ["oracle/inputs/**"]
+"""
+
+# seeds append-only; src/, tests/ and README.md writable, oracle/ denied; alice an owner
+GUARDED_SEEDS = """\
+version: 1
+seeds:
+  - {paths: ["seeds/*.json"], format: json-array}
+write_set:
+  allow: ["src/**", "tests/**", "README.md"]
+  deny: ["oracle/**", ".pre-commit-config.yaml"]
+  owners: [alice]
+identity_env: GL_USERNAME
+"""
+
+# seeds append-only and src/ writable, with no owner: nobody may change the oracle
+OWNERLESS_SEEDS = """\
+version: 1
+seeds:
+  - {paths: ["seeds/*.json"], format: json-array}
+write_set:
+  allow: ["src/**"]
+"""

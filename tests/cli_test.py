@@ -7,17 +7,9 @@ from oracle_guard.cli import main
 from oracle_guard.findings import HOOKS
 from testing.git import commit, git, init_repo, run_guard, stage
 from testing.oracle import NOW
+from testing import oracle
 
-CONTRACT = """\
-version: 1
-seeds:
-  - {paths: ["seeds/*.json"], format: json-array}
-write_set:
-  allow: ["src/**", "tests/**", "README.md"]
-  deny: ["oracle/**", ".pre-commit-config.yaml"]
-  owners: [alice]
-identity_env: GL_USERNAME
-"""
+CONTRACT = oracle.GUARDED_SEEDS
 
 
 def guarded_repo(tmp_path):

@@ -12,14 +12,9 @@ import pytest
 
 from testing.git import commit, git, run_guard
 from testing.server import install_hook, make_client, make_server, push, push_env
+from testing import oracle
 
-CONTRACT = """\
-version: 1
-seeds:
-  - {paths: ["seeds/*.json"], format: json-array}
-write_set:
-  allow: ["src/**"]
-"""
+CONTRACT = oracle.OWNERLESS_SEEDS
 OWNERS = CONTRACT + "  owners: [alice]\nidentity_env: REMOTE_USER\n"
 
 

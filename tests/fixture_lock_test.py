@@ -11,14 +11,9 @@ from oracle_guard.checks import fixture_lock
 from oracle_guard.checks.codes import CODES
 from testing.git import commit, git, init_repo, run_guard, stage, write
 from testing.trees import MemoryRepo, executable, gitlink, link, memory
+from testing import oracle
 
-CONTRACT = """\
-version: 1
-fixtures:
-  - lock: oracle/fixtures.lock.json
-    root: oracle/inputs
-    paths: ["oracle/inputs/**"]
-"""
+CONTRACT = oracle.LOCKED_FIXTURES
 LOCK = "oracle/fixtures.lock.json"
 HEAD_ID = "1" * 40  # the commit a submodule records
 A = b"alpha\n"

@@ -15,14 +15,9 @@ import pytest
 from testing.git import commit, git, init_repo, run_guard, stage, write
 from testing.samples import EXAMPLES, example_repo
 from testing.oracle import NOW
+from testing import oracle
 
-CONTRACT = """\
-version: 1
-fixtures:
-  - lock: oracle/fixtures.lock.json
-    root: oracle/inputs
-    paths: ["oracle/inputs/**"]
-"""
+CONTRACT = oracle.LOCKED_FIXTURES
 LOCK = "oracle/fixtures.lock.json"
 A = b"alpha\n"
 C = b"gamma\n"

@@ -9,17 +9,9 @@ from oracle_guard.snapshot import GitSnapshot, Snapshot, changes
 from testing.git import commit, git, init_repo, run_guard, stage, write
 from testing.trees import MemoryRepo, gitlink, memory
 from testing.oracle import NOW
+from testing import oracle
 
-CONTRACT = """\
-version: 1
-seeds:
-  - {paths: ["seeds/*.json"], format: json-array}
-write_set:
-  allow: ["src/**", "tests/**", "README.md"]
-  deny: ["oracle/**", ".pre-commit-config.yaml"]
-  owners: [alice]
-identity_env: GL_USERNAME
-"""
+CONTRACT = oracle.GUARDED_SEEDS
 
 BASE_FILES = {
     ".oracle-guard.yaml": CONTRACT,

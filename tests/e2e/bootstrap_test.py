@@ -7,14 +7,9 @@ from pathlib import Path
 from testing.git import commit, git
 from testing.server import make_client, make_server, push, push_env, rev
 from testing.signatures import SIGNED_CONTRACT, SIGNERS
+from testing import oracle
 
-OWNERLESS = """\
-version: 1
-seeds:
-  - {paths: ["seeds/*.json"], format: json-array}
-write_set:
-  allow: ["src/**"]
-"""
+OWNERLESS = oracle.OWNERLESS_SEEDS
 
 
 def owner_key(folder: Path) -> Path:
