@@ -5,6 +5,7 @@
 
 Needs the `bench` extra (check-jsonschema) in the same environment.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,7 @@ def build_demo_repo(path: str) -> None:
 
 def timed(cmd, cwd, env) -> float:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE)
+    proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()[-300:]}")
@@ -50,8 +50,11 @@ def main() -> int:
     from oracle_guard.commands import demo
     from oracle_guard.parsing import validation
 
-    env = {k: v for k, v in os.environ.items() if k not in ("CI", "PRE_COMMIT_FROM_REF",
-                                                             "PRE_COMMIT_TO_REF")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CI", "PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF")
+    }
     env.update(demo.GIT_ENV)
     with tempfile.TemporaryDirectory(prefix="oracle-guard-bench-") as tmp:
         repo = os.path.join(tmp, "repo")
@@ -62,7 +65,11 @@ def main() -> int:
         jobs = {
             "oracle-guard check (all five, demo repo)": [guard, "check", "--now", demo.NOW],
             "check-jsonschema, one small file": [
-                checker, "--schemafile", validation.schema_path("freeze"), small],
+                checker,
+                "--schemafile",
+                validation.schema_path("freeze"),
+                small,
+            ],
         }
         samples = {name: [] for name in jobs}
         for cmd in jobs.values():
@@ -73,8 +80,10 @@ def main() -> int:
     medians = {name: statistics.median(s) for name, s in samples.items()}
     ours, reference = medians.values()
     ratio = ours / reference
-    print(f"{time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, {args.runs} runs each, medians")
+    print(
+        f"{time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, {args.runs} runs each, medians"
+    )
     for name, value in medians.items():
         print(f"  {name:45s} {value * 1000:7.1f} ms")
     verdict = "meets" if ratio <= 1.0 else "MISSES"

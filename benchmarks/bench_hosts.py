@@ -7,6 +7,7 @@ cache) is not counted. Needs root: it creates and removes Unix accounts.
 
     python benchmarks/bench_hosts.py [--runs N] [--http-only]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -55,21 +56,35 @@ class Target:
     """One repository on a server and a client that pushes to it; push() commits
     one src/ change and returns the wall time of `git push`."""
 
-    def __init__(self, client: Path, url: str, env_for: Callable[[str], Dict[str, str]],
-                 identity_env: str, hooked: bool) -> None:
+    def __init__(
+        self,
+        client: Path,
+        url: str,
+        env_for: Callable[[str], Dict[str, str]],
+        identity_env: str,
+        hooked: bool,
+    ) -> None:
         self.client, self.env_for, self.hooked, self.n = client, env_for, hooked, 0
         init_repo(client)
         git(client, "remote", "add", "origin", url)
-        commit(client, {".oracle-guard.yaml": contract(identity_env), SEEDS: "[1, 2]\n",
-                        "src/app.py": "v0\n"}, "the oracle")
+        commit(
+            client,
+            {".oracle-guard.yaml": contract(identity_env), SEEDS: "[1, 2]\n", "src/app.py": "v0\n"},
+            "the oracle",
+        )
         self._push("alice")  # the first contract
         self.push()  # the first judged push: cold cache, not counted
 
     def _push(self, user: str) -> float:
         start = time.perf_counter()
-        proc = subprocess.run(["git", "-C", str(self.client), "push", "origin", "main"],
-                              env=self.env_for(user), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, timeout=120)
+        proc = subprocess.run(
+            ["git", "-C", str(self.client), "push", "origin", "main"],
+            env=self.env_for(user),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
         elapsed = time.perf_counter() - start
         if proc.returncode != 0:
             raise SystemExit(f"push failed:\n{proc.stderr}")
@@ -101,8 +116,13 @@ def http_pair(base: Path, python: Path, runs: int) -> Dict[str, List[float]]:
             for name, hooked in (("no hook", False), ("hook", True)):
                 repo_name = f"{name.replace(' ', '-')}.git"
                 make_repo(host, repo_name, python if hooked else None)
-                pair[name] = Target(base / f"client-http-{repo_name}", host.url(repo_name),
-                                    lambda user: as_user(host, user), "REMOTE_USER", hooked)
+                pair[name] = Target(
+                    base / f"client-http-{repo_name}",
+                    host.url(repo_name),
+                    lambda user: as_user(host, user),
+                    "REMOTE_USER",
+                    hooked,
+                )
             return measure(pair, runs)
 
 
@@ -110,19 +130,35 @@ def gitolite_pair(base: Path, python: Path, runs: int) -> Dict[str, List[float]]
     pair = {}
     for keys in ("keys-plain", "keys-hooked"):
         (base / keys).mkdir(mode=0o700)
-    with gitolite_host(base, base / "keys-plain", conf=GITOLITE_CONF) as plain, \
-            gitolite_host(base, base / "keys-hooked", conf=GITOLITE_CONF) as hooked:
-        done = hooked.run(python, "-m", "oracle_guard", "install-pre-receive",
-                          hooked.repositories, "--host", "gitolite", check=False)
+    with (
+        gitolite_host(base, base / "keys-plain", conf=GITOLITE_CONF) as plain,
+        gitolite_host(base, base / "keys-hooked", conf=GITOLITE_CONF) as hooked,
+    ):
+        done = hooked.run(
+            python,
+            "-m",
+            "oracle_guard",
+            "install-pre-receive",
+            hooked.repositories,
+            "--host",
+            "gitolite",
+            check=False,
+        )
         if done.returncode != 0:
-            raise SystemExit(f"install-pre-receive --host gitolite failed:\n"
-                             f"{done.stdout}{done.stderr}")
+            raise SystemExit(
+                f"install-pre-receive --host gitolite failed:\n{done.stdout}{done.stderr}"
+            )
         for name, host in (("no hook", plain), ("hook", hooked)):
-            host.run("git", "--git-dir", host.repo("bench"), "symbolic-ref", "HEAD",
-                     "refs/heads/main")
-            pair[name] = Target(base / f"client-gitolite-{name.replace(' ', '-')}",
-                                host.url("bench"), lambda user, h=host: h.env(user), "GL_USER",
-                                name == "hook")
+            host.run(
+                "git", "--git-dir", host.repo("bench"), "symbolic-ref", "HEAD", "refs/heads/main"
+            )
+            pair[name] = Target(
+                base / f"client-gitolite-{name.replace(' ', '-')}",
+                host.url("bench"),
+                lambda user, h=host: h.env(user),
+                "GL_USER",
+                name == "hook",
+            )
         return measure(pair, runs)
 
 
@@ -139,29 +175,44 @@ def main() -> int:
     if os.geteuid() != 0:
         raise SystemExit("bench_hosts.py needs root: it creates Unix accounts and servers")
     os.environ.update(GIT_ENV)
-    for name in ("CI", "GL_ID", "GL_USERNAME", "GL_USER", "REMOTE_USER", "GITHUB_USER_LOGIN",
-                 "GITEA_PUSHER_NAME", "ORACLE_GUARD_NOW"):
+    for name in (
+        "CI",
+        "GL_ID",
+        "GL_USERNAME",
+        "GL_USER",
+        "REMOTE_USER",
+        "GITHUB_USER_LOGIN",
+        "GITEA_PUSHER_NAME",
+        "ORACLE_GUARD_NOW",
+    ):
         os.environ.pop(name, None)
 
     with world_folder("og-bench-hosts-") as base:
         python = hook_venv(base)
-        hook_version = subprocess.run([str(python), "-c", "import platform; "
-                                       "print(platform.python_version())"],
-                                      stdout=subprocess.PIPE, text=True).stdout.strip()
+        hook_version = subprocess.run(
+            [str(python), "-c", "import platform; print(platform.python_version())"],
+            stdout=subprocess.PIPE,
+            text=True,
+        ).stdout.strip()
         results = {"HTTP (lighttpd, git http-backend)": http_pair(base, python, args.runs)}
         if not args.http_only:
             results["ssh (sshd, gitolite3)"] = gitolite_pair(base, python, args.runs)
-    git_version = subprocess.run(["git", "--version"], stdout=subprocess.PIPE,
-                                 text=True).stdout.split()[-1]
-    print(f"{time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} cores, "
-          f"hook Python {hook_version} (/usr/bin/python3 venv), git {git_version}; "
-          f"{args.runs} interleaved pushes each, medians (p25-p75), warm cache")
+    git_version = subprocess.run(
+        ["git", "--version"], stdout=subprocess.PIPE, text=True
+    ).stdout.split()[-1]
+    print(
+        f"{time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} cores, "
+        f"hook Python {hook_version} (/usr/bin/python3 venv), git {git_version}; "
+        f"{args.runs} interleaved pushes each, medians (p25-p75), warm cache"
+    )
     print(f"  {'path':36} {'no hook ms':>16} {'hook ms':>16} {'added ms':>9} {'ratio':>6}")
     for path, samples in results.items():
         plain, hooked = (statistics.median(samples[k]) for k in ("no hook", "hook"))
-        print(f"  {path:36} {plain * 1000:6.1f} ({spread(samples['no hook']):>7}) "
-              f"{hooked * 1000:6.1f} ({spread(samples['hook']):>7}) "
-              f"{(hooked - plain) * 1000:9.1f} {hooked / plain:5.2f}x")
+        print(
+            f"  {path:36} {plain * 1000:6.1f} ({spread(samples['no hook']):>7}) "
+            f"{hooked * 1000:6.1f} ({spread(samples['hook']):>7}) "
+            f"{(hooked - plain) * 1000:9.1f} {hooked / plain:5.2f}x"
+        )
     return 0
 
 

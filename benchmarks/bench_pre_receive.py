@@ -5,6 +5,7 @@ without it, beside `git log --raw -z` over the pushed range; plus a typical
 
     python benchmarks/bench_pre_receive.py [--runs N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,16 +33,28 @@ write_set:
   allow: ["src/**"]
   deny: ["oracle/**"]
 """
-ENV = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
-           GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid",
-           ORACLE_GUARD_NOW="2026-09-25")
+ENV = dict(
+    os.environ,
+    GIT_AUTHOR_NAME="bench",
+    GIT_AUTHOR_EMAIL="bench@example.invalid",
+    GIT_COMMITTER_NAME="bench",
+    GIT_COMMITTER_EMAIL="bench@example.invalid",
+    ORACLE_GUARD_NOW="2026-09-25",
+)
 for name in ("CI", "GL_ID", "GL_USERNAME", "REMOTE_USER", "GITHUB_USER_LOGIN"):
     ENV.pop(name, None)
 
 
 def git(*args, cwd=None, stdin=None) -> bytes:
-    return subprocess.run(["git", *args], cwd=cwd, env=ENV, input=stdin, check=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE).stdout
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env=ENV,
+        input=stdin,
+        check=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ).stdout
 
 
 def blob(data: bytes) -> bytes:
@@ -53,9 +66,12 @@ def fast_import_stream() -> bytes:
     on refs/heads/big and 10 on refs/heads/small, built without a process each."""
     import hashlib
 
-    out = [b"commit refs/heads/main\nmark :1\n",
-           b"committer bench <bench@example.invalid> 1758800000 +0000\n",
-           blob(b"base"), b"deleteall\n"]
+    out = [
+        b"commit refs/heads/main\nmark :1\n",
+        b"committer bench <bench@example.invalid> 1758800000 +0000\n",
+        blob(b"base"),
+        b"deleteall\n",
+    ]
     lock = []
     for i in range(FILES - 101):
         out.append(b"M 100644 inline src/m%03d/f%05d.py\n" % (i % 100, i))
@@ -73,8 +89,7 @@ def fast_import_stream() -> bytes:
         for c in range(count):
             mark = b":%d" % (first_mark + c)
             out.append(b"commit refs/heads/%s\nmark %s\n" % (branch, mark))
-            out.append(b"committer bench <bench@example.invalid> %d +0000\n"
-                       % (1758800001 + c))
+            out.append(b"committer bench <bench@example.invalid> %d +0000\n" % (1758800001 + c))
             out.append(blob(b"change %d" % c))
             out.append(b"from %s\n" % parent)
             for t in range(TOUCHED_PER_COMMIT):
@@ -105,15 +120,24 @@ def main() -> int:
             shutil.rmtree(path)
             git("clone", "-q", "--bare", "--no-local", seed, path)
             if hooked:
-                subprocess.run([guard_python, "-m", "oracle_guard", "install-pre-receive",
-                                path], check=True, stdout=subprocess.DEVNULL, env=ENV)
+                subprocess.run(
+                    [guard_python, "-m", "oracle_guard", "install-pre-receive", path],
+                    check=True,
+                    stdout=subprocess.DEVNULL,
+                    env=ENV,
+                )
             return path
 
         def push(branch: str, hooked: bool) -> float:
             path = server(hooked)
             start = time.perf_counter()
-            proc = subprocess.run(["git", "push", "-q", path, f"{branch}:main"], cwd=client,
-                                  env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            proc = subprocess.run(
+                ["git", "push", "-q", path, f"{branch}:main"],
+                cwd=client,
+                env=ENV,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
             elapsed = time.perf_counter() - start
             if proc.returncode != 0:
                 raise SystemExit(f"push of {branch} failed:\n{proc.stderr.decode()}")
@@ -135,17 +159,25 @@ def main() -> int:
     med = {k: statistics.median(v) for k, v in samples.items()}
     added = med["hook"] - med["no hook"]
     ratio = added / med["log"]
-    print(f"{time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, {args.runs} runs each, medians")
-    print(f"  repository: {FILES} files; push: {COMMITS} commits touching "
-          f"{COMMITS * TOUCHED_PER_COMMIT} files")
+    print(
+        f"{time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, {args.runs} runs each, medians"
+    )
+    print(
+        f"  repository: {FILES} files; push: {COMMITS} commits touching "
+        f"{COMMITS * TOUCHED_PER_COMMIT} files"
+    )
     print(f"  push with the oracle-guard hook       {med['hook'] * 1000:8.1f} ms")
     print(f"  push with no hook                     {med['no hook'] * 1000:8.1f} ms")
     print(f"  git log --raw -z over the pushed range {med['log'] * 1000:7.1f} ms")
-    print(f"  added by the hook: {added * 1000:.1f} ms = {ratio:.2f}x git log --raw "
-          f"(goal < 2.0x): {'meets' if ratio < 2.0 else 'MISSES'} the goal")
-    print(f"  a 10-commit push with the hook        {med['small hook'] * 1000:8.1f} ms "
-          f"(goal: well inside 5 s): {'meets' if med['small hook'] < 2.5 else 'MISSES'}")
+    print(
+        f"  added by the hook: {added * 1000:.1f} ms = {ratio:.2f}x git log --raw "
+        f"(goal < 2.0x): {'meets' if ratio < 2.0 else 'MISSES'} the goal"
+    )
+    print(
+        f"  a 10-commit push with the hook        {med['small hook'] * 1000:8.1f} ms "
+        f"(goal: well inside 5 s): {'meets' if med['small hook'] < 2.5 else 'MISSES'}"
+    )
     return 0
 
 

@@ -16,6 +16,7 @@ The full run writes about 2.2 GiB (1 GiB of random fixtures in a checkout and
 again in git objects) to a temporary folder it deletes at the end, and takes
 about 3 minutes on 2 cores; --quick shrinks every size 10x for a smoke run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,12 +42,29 @@ MEMORY_GOAL_MIB = 200
 BINDIR = os.path.dirname(sys.executable)
 GUARD = os.path.join(BINDIR, "oracle-guard")
 # variables through which a CI system, pre-commit or a git server names revisions
-_NOT_INHERITED = ("CI", "GITHUB_", "GITLAB_", "GL_", "BUILDKITE", "JENKINS", "TRAVIS",
-                  "TF_BUILD", "PRE_COMMIT", "GIT_", "ORACLE_GUARD_", "REMOTE_USER")
+_NOT_INHERITED = (
+    "CI",
+    "GITHUB_",
+    "GITLAB_",
+    "GL_",
+    "BUILDKITE",
+    "JENKINS",
+    "TRAVIS",
+    "TF_BUILD",
+    "PRE_COMMIT",
+    "GIT_",
+    "ORACLE_GUARD_",
+    "REMOTE_USER",
+)
 ENV = {k: v for k, v in os.environ.items() if not k.startswith(_NOT_INHERITED)}
-ENV.update(GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="bench@example.invalid",
-           GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="bench@example.invalid",
-           GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+ENV.update(
+    GIT_AUTHOR_NAME="bench",
+    GIT_AUTHOR_EMAIL="bench@example.invalid",
+    GIT_COMMITTER_NAME="bench",
+    GIT_COMMITTER_EMAIL="bench@example.invalid",
+    GIT_CONFIG_NOSYSTEM="1",
+    GIT_CONFIG_GLOBAL=os.devnull,
+)
 # the pre-receive hook has no --now flag: its clock comes from the environment
 PUSH_ENV = dict(ENV, ORACLE_GUARD_NOW=NOW)
 
@@ -72,8 +90,9 @@ def _gnu_time() -> Optional[str]:
     forked from this benchmark would count the benchmark's memory as its own."""
     path = "/usr/bin/time"
     try:
-        proc = subprocess.run([path, "-f", "%M", "true"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)
+        proc = subprocess.run(
+            [path, "-f", "%M", "true"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
     except OSError:
         return None
     return path if proc.returncode == 0 and proc.stderr.strip().isdigit() else None
@@ -85,28 +104,36 @@ GNU_TIME = _gnu_time()
 def measure(cmd: Sequence[str], cwd: str, env: Dict[str, str], stdin: bytes = b"") -> Sample:
     """Wall time and peak memory of one command and its children; output goes to
     a real file, so no tool can notice /dev/null and skip its work."""
-    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out, \
-            tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile() as rss:
+    with (
+        tempfile.TemporaryFile() as given,
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile() as rss,
+    ):
         given.write(stdin)
         given.seek(0)
         wrapped = [GNU_TIME, "-f", "%M", "-o", rss.name, *cmd] if GNU_TIME else list(cmd)
         start = time.perf_counter()
-        code = subprocess.run(wrapped, cwd=cwd, env=env, stdin=given, stdout=out,
-                              stderr=err).returncode
+        code = subprocess.run(
+            wrapped, cwd=cwd, env=env, stdin=given, stdout=out, stderr=err
+        ).returncode
         elapsed = time.perf_counter() - start
         if code != 0:
             out.seek(0)
             err.seek(0)
-            raise SystemExit(f"{' '.join(cmd)} (in {cwd}) exited {code}:\n"
-                             f"{out.read()[-600:].decode(errors='replace')}"
-                             f"{err.read()[-600:].decode(errors='replace')}")
+            raise SystemExit(
+                f"{' '.join(cmd)} (in {cwd}) exited {code}:\n"
+                f"{out.read()[-600:].decode(errors='replace')}"
+                f"{err.read()[-600:].decode(errors='replace')}"
+            )
         # the last line: GNU time puts "Command exited with non-zero status" before it
         kib = rss.read().split()[-1] if GNU_TIME else b"nan"
     return Sample(elapsed, float(kib) / 1024)
 
 
-def command(cmd: Sequence[str], cwd: str, env: Dict[str, str] = ENV,
-            stdin: bytes = b"") -> Callable[[], Sample]:
+def command(
+    cmd: Sequence[str], cwd: str, env: Dict[str, str] = ENV, stdin: bytes = b""
+) -> Callable[[], Sample]:
     return lambda: measure(cmd, cwd, env, stdin)
 
 
@@ -132,8 +159,15 @@ def peak(samples: Sequence[Sample]) -> float:
 
 # -- building ------------------------------------------------------------------
 def git(*args: str, cwd: Optional[str] = None, stdin: Optional[bytes] = None) -> bytes:
-    return subprocess.run(["git", *args], cwd=cwd, env=ENV, input=stdin, check=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE).stdout
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env=ENV,
+        input=stdin,
+        check=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ).stdout
 
 
 def blob(data: bytes) -> bytes:
@@ -141,16 +175,21 @@ def blob(data: bytes) -> bytes:
 
 
 def commit_header(ref: str, mark: int, when: int, parent: Optional[int] = None) -> bytes:
-    head = (b"commit %s\nmark :%d\ncommitter bench <bench@example.invalid> %d +0000\n%s"
-            % (ref.encode(), mark, when, blob(b"commit %d" % mark)))
+    head = b"commit %s\nmark :%d\ncommitter bench <bench@example.invalid> %d +0000\n%s" % (
+        ref.encode(),
+        mark,
+        when,
+        blob(b"commit %d" % mark),
+    )
     return head + (b"from :%d\n" % parent if parent else b"")
 
 
 def fast_import(repo: str, chunks: Iterable[bytes]) -> None:
     """A new repository filled from a fast-import stream written as it is made."""
     git("init", "-q", "-b", "main", repo)
-    proc = subprocess.Popen(["git", "fast-import", "--quiet"], cwd=repo, env=ENV,
-                            stdin=subprocess.PIPE)
+    proc = subprocess.Popen(
+        ["git", "fast-import", "--quiet"], cwd=repo, env=ENV, stdin=subprocess.PIPE
+    )
     assert proc.stdin is not None
     with proc.stdin:
         for chunk in chunks:
@@ -160,8 +199,7 @@ def fast_import(repo: str, chunks: Iterable[bytes]) -> None:
 
 
 def tags(names: Dict[str, int]) -> bytes:
-    return b"".join(b"reset refs/tags/%s\nfrom :%d\n\n" % (n.encode(), m)
-                    for n, m in names.items())
+    return b"".join(b"reset refs/tags/%s\nfrom :%d\n\n" % (n.encode(), m) for n, m in names.items())
 
 
 FIXTURE_CONTRACT = b"""\
@@ -176,6 +214,7 @@ fixtures:
 def build_fixtures(repo: str, sizes: Sizes, rng: random.Random) -> None:
     """One commit of random (incompressible) fixture files and their sha256sum-style
     lock; the same bytes are written to the checkout for `sha256sum -c`."""
+
     def stream() -> Iterable[bytes]:
         yield commit_header("refs/heads/main", 1, 1758800000)
         each, extra = divmod(sizes.fixture_bytes, sizes.fixture_files)
@@ -210,6 +249,7 @@ seeds:
 
 def build_corpus(repo: str, sizes: Sizes, rng: random.Random) -> int:
     """Tag A: corpus.jsonl of N lines; tag B: the same with lines appended."""
+
     def line(i: int) -> bytes:
         return b'{"id":%d,"seed":"%08x"}\n' % (i, rng.getrandbits(32))
 
@@ -218,14 +258,23 @@ def build_corpus(repo: str, sizes: Sizes, rng: random.Random) -> int:
     if len(new) > 32 << 20:  # the default limits.seed_bytes: stay a passing check
         raise SystemExit(f"corpus of {len(new)} bytes exceeds the default seed cap")
     contract = b"M 100644 inline .oracle-guard.yaml\n" + blob(SEED_CONTRACT)
-    fast_import(repo, [
-        commit_header("refs/heads/main", 1, 1758800000), contract,
-        b"M 100644 inline src/app.py\n", blob(b"x = 1\n"),
-        b"M 100644 inline oracle/corpus.jsonl\n", blob(old), b"\n",
-        commit_header("refs/heads/main", 2, 1758800001, parent=1),
-        b"M 100644 inline oracle/corpus.jsonl\n", blob(new), b"\n",
-        tags({"A": 1, "B": 2}),
-    ])
+    fast_import(
+        repo,
+        [
+            commit_header("refs/heads/main", 1, 1758800000),
+            contract,
+            b"M 100644 inline src/app.py\n",
+            blob(b"x = 1\n"),
+            b"M 100644 inline oracle/corpus.jsonl\n",
+            blob(old),
+            b"\n",
+            commit_header("refs/heads/main", 2, 1758800001, parent=1),
+            b"M 100644 inline oracle/corpus.jsonl\n",
+            blob(new),
+            b"\n",
+            tags({"A": 1, "B": 2}),
+        ],
+    )
     return len(old)
 
 
@@ -239,6 +288,7 @@ write_set:
 
 def build_write_set(repo: str, sizes: Sizes) -> None:
     """Tag A: N source files; tag B: every one of them changed (a mass reformat)."""
+
     def files(suffix: bytes) -> Iterable[bytes]:
         for i in range(sizes.changed_paths):
             yield b"M 100644 inline src/m%03d/f%06d.py\n" % (i % 1000, i)
@@ -282,22 +332,45 @@ def verdict(ok: bool) -> str:
 
 def print_row(row: Row) -> None:
     print(f"{row.number}. {row.title}")
-    print(f"     {row.ours:62s} {row.ours_seconds * 1000:9.1f} ms   "
-          f"max RSS {row.rss_mib:7.1f} MiB")
-    print(f"     {row.reference:62s} {row.reference_seconds * 1000:9.1f} ms   "
-          f"max RSS {row.reference_rss_mib:7.1f} MiB")
+    print(f"     {row.ours:62s} {row.ours_seconds * 1000:9.1f} ms   max RSS {row.rss_mib:7.1f} MiB")
+    print(
+        f"     {row.reference:62s} {row.reference_seconds * 1000:9.1f} ms   "
+        f"max RSS {row.reference_rss_mib:7.1f} MiB"
+    )
     for note in row.notes:
         print(f"     {note}")
-    print(f"     ratio {row.ratio:.3f}x (goal <= {row.goal}x): {verdict(row.ratio <= row.goal)};"
-          f" memory {row.rss_mib:.1f} MiB (goal <= {MEMORY_GOAL_MIB} MiB): "
-          f"{verdict(row.rss_mib <= MEMORY_GOAL_MIB)}", flush=True)
+    print(
+        f"     ratio {row.ratio:.3f}x (goal <= {row.goal}x): {verdict(row.ratio <= row.goal)};"
+        f" memory {row.rss_mib:.1f} MiB (goal <= {MEMORY_GOAL_MIB} MiB): "
+        f"{verdict(row.rss_mib <= MEMORY_GOAL_MIB)}",
+        flush=True,
+    )
 
 
-def pair(number: int, title: str, goal: float, ours: str, ours_job, reference: str,
-         reference_job, runs: int, notes: Sequence[str] = ()) -> Row:
+def pair(
+    number: int,
+    title: str,
+    goal: float,
+    ours: str,
+    ours_job,
+    reference: str,
+    reference_job,
+    runs: int,
+    notes: Sequence[str] = (),
+) -> Row:
     mine, theirs = interleaved([ours_job, reference_job], runs)
-    row = Row(number, title, ours, median(mine), reference, median(theirs), goal,
-              peak(mine), peak(theirs), list(notes))
+    row = Row(
+        number,
+        title,
+        ours,
+        median(mine),
+        reference,
+        median(theirs),
+        goal,
+        peak(mine),
+        peak(theirs),
+        list(notes),
+    )
     print_row(row)
     return row
 
@@ -310,8 +383,9 @@ def find_tool(name: str, install: str) -> str:
 
 
 def has_no_cache_flag() -> bool:
-    out = subprocess.run([GUARD, "check", "--help"], env=ENV, stdout=subprocess.PIPE,
-                         check=True).stdout
+    out = subprocess.run(
+        [GUARD, "check", "--help"], env=ENV, stdout=subprocess.PIPE, check=True
+    ).stdout
     return b"--no-cache" in out
 
 
@@ -319,17 +393,18 @@ def header(runs: int, quick: bool) -> str:
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
-            cpu = next(line.split(":", 1)[1].strip() for line in f
-                       if line.startswith("model name"))
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
     from oracle_guard import __version__
 
     version = git("--version").decode().strip().replace("git version ", "")
-    return (f"{time.strftime('%Y-%m-%d')}, {platform.machine()} ({cpu}), "
-            f"{os.cpu_count()} cores, Python {platform.python_version()}, git {version}, "
-            f"oracle-guard {__version__}; {runs} runs each after a warm-up, medians"
-            f"{'; --quick: every size 1/10' if quick else ''}")
+    return (
+        f"{time.strftime('%Y-%m-%d')}, {platform.machine()} ({cpu}), "
+        f"{os.cpu_count()} cores, Python {platform.python_version()}, git {version}, "
+        f"oracle-guard {__version__}; {runs} runs each after a warm-up, medians"
+        f"{'; --quick: every size 1/10' if quick else ''}"
+    )
 
 
 class GitDirState:
@@ -360,8 +435,7 @@ def folder_bytes_of(folder: str, names: Sequence[str]) -> int:
 
 
 def folder_bytes(path: str) -> int:
-    return sum(os.lstat(os.path.join(d, f)).st_size
-               for d, _, names in os.walk(path) for f in names)
+    return sum(os.lstat(os.path.join(d, f)).st_size for d, _, names in os.walk(path) for f in names)
 
 
 def main() -> int:
@@ -390,28 +464,46 @@ def main() -> int:
         small_json = os.path.join(tmp, "freeze.json")
         with open(small_json, "w") as f:
             f.write('{"excluded_property_ids": ["a"], "reason": {"a": "flaky"}}\n')
-        rows.append(pair(
-            1, "oracle-guard check, all five hooks, on the demo repository", 1.0,
-            "oracle-guard check", command(guard, demo),
-            "check-jsonschema --schemafile freeze.schema.json, one file",
-            command([checker, "--schemafile", validation.schema_path("freeze"), small_json],
-                    tmp), args.runs))
-        rows.append(pair(
-            2, "one hook alone (fixture-lock) on the demo repository", 2.0,
-            "oracle-guard check --only fixture-lock",
-            command(guard + ["--only", "fixture-lock"], demo),
-            "check-yaml (pre-commit-hooks) on .oracle-guard.yaml",
-            command([check_yaml, ".oracle-guard.yaml"], demo), args.runs))
+        rows.append(
+            pair(
+                1,
+                "oracle-guard check, all five hooks, on the demo repository",
+                1.0,
+                "oracle-guard check",
+                command(guard, demo),
+                "check-jsonschema --schemafile freeze.schema.json, one file",
+                command(
+                    [checker, "--schemafile", validation.schema_path("freeze"), small_json], tmp
+                ),
+                args.runs,
+            )
+        )
+        rows.append(
+            pair(
+                2,
+                "one hook alone (fixture-lock) on the demo repository",
+                2.0,
+                "oracle-guard check --only fixture-lock",
+                command(guard + ["--only", "fixture-lock"], demo),
+                "check-yaml (pre-commit-hooks) on .oracle-guard.yaml",
+                command([check_yaml, ".oracle-guard.yaml"], demo),
+                args.runs,
+            )
+        )
 
         # 3, 4: fixture-lock at size, from git objects
         started = time.perf_counter()
         fixtures = os.path.join(tmp, "fixtures")
         build_fixtures(fixtures, sizes, rng)
-        built = (f"built in {time.perf_counter() - started:.0f} s; "
-                 f"{folder_bytes(fixtures) / (1 << 30):.2f} GiB on disk with the checkout")
+        built = (
+            f"built in {time.perf_counter() - started:.0f} s; "
+            f"{folder_bytes(fixtures) / (1 << 30):.2f} GiB on disk with the checkout"
+        )
         lock_cmd = guard + ["--only", "fixture-lock", "--head", "HEAD"]
-        size_text = (f"{sizes.fixture_files:,} files, "
-                     f"{sizes.fixture_bytes / (1 << 30):.2f} GiB of random bytes")
+        size_text = (
+            f"{sizes.fixture_files:,} files, "
+            f"{sizes.fixture_bytes / (1 << 30):.2f} GiB of random bytes"
+        )
         built_state = GitDirState(fixtures)
 
         def cold() -> Sample:
@@ -419,24 +511,46 @@ def main() -> int:
                 built_state.wipe()
             return measure(lock_cmd + no_cache, fixtures, ENV)
 
-        rows.append(pair(
-            3, f"fixture-lock, cold cache, {size_text}, judged from git objects", 0.6,
-            " ".join(["oracle-guard check --only fixture-lock --head HEAD", *no_cache]), cold,
-            "sha256sum -c SHA256SUMS of the same files in the checkout",
-            command(["sha256sum", "-c", "SHA256SUMS"], os.path.join(fixtures, "fixtures")),
-            args.runs, [built, "cold: --no-cache" if no_cache else
-                        "cold: no --no-cache flag, so what earlier runs added to the git "
-                        "directory is removed before each run"]))
+        rows.append(
+            pair(
+                3,
+                f"fixture-lock, cold cache, {size_text}, judged from git objects",
+                0.6,
+                " ".join(["oracle-guard check --only fixture-lock --head HEAD", *no_cache]),
+                cold,
+                "sha256sum -c SHA256SUMS of the same files in the checkout",
+                command(["sha256sum", "-c", "SHA256SUMS"], os.path.join(fixtures, "fixtures")),
+                args.runs,
+                [
+                    built,
+                    "cold: --no-cache"
+                    if no_cache
+                    else "cold: no --no-cache flag, so what earlier runs added to the git "
+                    "directory is removed before each run",
+                ],
+            )
+        )
         warm = command(lock_cmd, fixtures)
         mine, theirs = interleaved([warm, cold], args.runs)
         left = built_state.added()
-        cache_note = (f"the cache: {', '.join(left)} in the git directory, "
-                      f"{folder_bytes_of(built_state.dir, left) / 1024:.0f} KiB"
-                      if left else "no cache yet: nothing was written to the git directory")
-        row = Row(4, f"fixture-lock, warm cache, the same {sizes.fixture_files:,} files "
-                     "unchanged", "oracle-guard check --only fixture-lock --head HEAD (warm)",
-                  median(mine), "the same hook cold", median(theirs), 0.05, peak(mine),
-                  peak(theirs), [cache_note])
+        cache_note = (
+            f"the cache: {', '.join(left)} in the git directory, "
+            f"{folder_bytes_of(built_state.dir, left) / 1024:.0f} KiB"
+            if left
+            else "no cache yet: nothing was written to the git directory"
+        )
+        row = Row(
+            4,
+            f"fixture-lock, warm cache, the same {sizes.fixture_files:,} files unchanged",
+            "oracle-guard check --only fixture-lock --head HEAD (warm)",
+            median(mine),
+            "the same hook cold",
+            median(theirs),
+            0.05,
+            peak(mine),
+            peak(theirs),
+            [cache_note],
+        )
         print_row(row)
         rows.append(row)
         shutil.rmtree(fixtures)  # 2 GiB: gone before the next repository is built
@@ -444,36 +558,53 @@ def main() -> int:
         # 5: seed-append-only on a large corpus
         corpus = os.path.join(tmp, "corpus")
         corpus_bytes = build_corpus(corpus, sizes, rng)
-        rows.append(pair(
-            5, f"seed-append-only, {sizes.corpus_lines:,}-line corpus.jsonl "
-               f"({corpus_bytes / (1 << 20):.1f} MiB), {sizes.appended_lines:,} lines appended",
-            2.0, "oracle-guard check --only seed-append-only --base A --head B",
-            command(guard + ["--only", "seed-append-only", "--base", "A", "--head", "B"],
-                    corpus),
-            "git diff --stat A B", command(["git", "diff", "--stat", "A", "B"], corpus),
-            args.runs))
+        rows.append(
+            pair(
+                5,
+                f"seed-append-only, {sizes.corpus_lines:,}-line corpus.jsonl "
+                f"({corpus_bytes / (1 << 20):.1f} MiB), {sizes.appended_lines:,} lines appended",
+                2.0,
+                "oracle-guard check --only seed-append-only --base A --head B",
+                command(
+                    guard + ["--only", "seed-append-only", "--base", "A", "--head", "B"], corpus
+                ),
+                "git diff --stat A B",
+                command(["git", "diff", "--stat", "A", "B"], corpus),
+                args.runs,
+            )
+        )
 
         # 6: write-set over a change of many paths
         paths = os.path.join(tmp, "write-set")
         build_write_set(paths, sizes)
-        rows.append(pair(
-            6, f"write-set over a change of {sizes.changed_paths:,} paths", 2.0,
-            "oracle-guard check --only write-set --base A --head B",
-            command(guard + ["--only", "write-set", "--base", "A", "--head", "B"], paths),
-            "git diff --name-only -z A B",
-            command(["git", "diff", "--name-only", "-z", "A", "B"], paths), args.runs))
+        rows.append(
+            pair(
+                6,
+                f"write-set over a change of {sizes.changed_paths:,} paths",
+                2.0,
+                "oracle-guard check --only write-set --base A --head B",
+                command(guard + ["--only", "write-set", "--base", "A", "--head", "B"], paths),
+                "git diff --name-only -z A B",
+                command(["git", "diff", "--name-only", "-z", "A", "B"], paths),
+                args.runs,
+            )
+        )
 
         # 7: pre-receive on a large push
         rows.append(push_row(tmp, sizes, args.runs))
         used = folder_bytes(tmp)
 
-    print(f"total {time.perf_counter() - began:.0f} s; the temporary folder held "
-          f"{used / (1 << 20):.0f} MiB at the end (removed)")
+    print(
+        f"total {time.perf_counter() - began:.0f} s; the temporary folder held "
+        f"{used / (1 << 20):.0f} MiB at the end (removed)"
+    )
     print("summary:")
     for row in rows:
-        print(f"  {row.number}. {row.ratio:8.3f}x (goal <= {row.goal:4}x) "
-              f"{verdict(row.ratio <= row.goal):6s}  {row.rss_mib:7.1f} MiB "
-              f"{verdict(row.rss_mib <= MEMORY_GOAL_MIB):6s}  {row.title}")
+        print(
+            f"  {row.number}. {row.ratio:8.3f}x (goal <= {row.goal:4}x) "
+            f"{verdict(row.ratio <= row.goal):6s}  {row.rss_mib:7.1f} MiB "
+            f"{verdict(row.rss_mib <= MEMORY_GOAL_MIB):6s}  {row.title}"
+        )
     return 0
 
 
@@ -500,8 +631,12 @@ def push_row(tmp: str, sizes: Sizes, runs: int) -> Row:
         shutil.rmtree(path)
         git("clone", "-q", "--bare", "--no-local", seed, path)
         if hooked:
-            subprocess.run([sys.executable, "-m", "oracle_guard", "install-pre-receive", path],
-                           check=True, stdout=subprocess.DEVNULL, env=PUSH_ENV)
+            subprocess.run(
+                [sys.executable, "-m", "oracle_guard", "install-pre-receive", path],
+                check=True,
+                stdout=subprocess.DEVNULL,
+                env=PUSH_ENV,
+            )
         return path
 
     def push(hooked: bool) -> Callable[[], Sample]:
@@ -511,27 +646,45 @@ def push_row(tmp: str, sizes: Sizes, runs: int) -> Row:
                 return measure(["git", "push", "-q", path, "big:main"], client, PUSH_ENV)
             finally:
                 shutil.rmtree(path)
+
         return job
 
     hooked, bare, log = interleaved(
-        [push(True), push(False),
-         command(["git", "log", "--raw", "-z", "main..big"], client)], runs)
+        [push(True), push(False), command(["git", "log", "--raw", "-z", "main..big"], client)], runs
+    )
     reached = server(False)
     git("push", "-q", reached, "big:main", cwd=client)
-    alone = interleaved([command([sys.executable, "-I", "-m", "oracle_guard", "pre-receive"],
-                                 reached, PUSH_ENV, f"{old} {new} refs/heads/main\n".encode())],
-                        runs)[0]
+    alone = interleaved(
+        [
+            command(
+                [sys.executable, "-I", "-m", "oracle_guard", "pre-receive"],
+                reached,
+                PUSH_ENV,
+                f"{old} {new} refs/heads/main\n".encode(),
+            )
+        ],
+        runs,
+    )[0]
     shutil.rmtree(reached)
     added = median(hooked) - median(bare)
-    row = Row(7, f"pre-receive, a {sizes.push_commits:,}-commit push touching {touched:,} "
-                 f"files (repository of {sizes.push_repo_files:,} files)",
-              "added by the hook (push with it minus push without)", added,
-              "git log --raw -z over the pushed range", median(log), 2.0,
-              peak(alone), peak(log),
-              [f"push with the hook {median(hooked) * 1000:.1f} ms (max RSS of the push's "
-               f"processes {peak(hooked):.1f} MiB), without {median(bare) * 1000:.1f} ms",
-               f"the hook run alone on the pushed server: {median(alone) * 1000:.1f} ms, "
-               f"max RSS {peak(alone):.1f} MiB (the memory judged below)"])
+    row = Row(
+        7,
+        f"pre-receive, a {sizes.push_commits:,}-commit push touching {touched:,} "
+        f"files (repository of {sizes.push_repo_files:,} files)",
+        "added by the hook (push with it minus push without)",
+        added,
+        "git log --raw -z over the pushed range",
+        median(log),
+        2.0,
+        peak(alone),
+        peak(log),
+        [
+            f"push with the hook {median(hooked) * 1000:.1f} ms (max RSS of the push's "
+            f"processes {peak(hooked):.1f} MiB), without {median(bare) * 1000:.1f} ms",
+            f"the hook run alone on the pushed server: {median(alone) * 1000:.1f} ms, "
+            f"max RSS {peak(alone):.1f} MiB (the memory judged below)",
+        ],
+    )
     print_row(row)
     return row
 

@@ -19,6 +19,7 @@ same work less the signatures. The hook runs directly in each bare
 repository, as git runs it, on the `<old> <new> refs/heads/main` line of the
 push; after one untimed warm-up its cache is warm in both.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -70,8 +71,11 @@ class Signer:
         from cryptography.hazmat.primitives.serialization import load_ssh_private_key
 
         self.path = os.path.join(folder, "owner")
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "owner",
-                        "-f", self.path], check=True, env=ENV)
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "owner", "-f", self.path],
+            check=True,
+            env=ENV,
+        )
         with open(self.path, "rb") as f:
             self._key = load_ssh_private_key(f.read(), password=None)
         with open(self.path + ".pub") as f:
@@ -80,22 +84,37 @@ class Signer:
 
     def armored(self, message: bytes) -> bytes:
         digest = hashlib.sha512(message).digest()
-        signed = (b"SSHSIG" + _string(b"git") + _string(b"") + _string(b"sha512")
-                  + _string(digest))
+        signed = b"SSHSIG" + _string(b"git") + _string(b"") + _string(b"sha512") + _string(digest)
         inner = _string(b"ssh-ed25519") + _string(self._key.sign(signed))
-        sshsig = (b"SSHSIG" + (1).to_bytes(4, "big") + _string(self.public_blob)
-                  + _string(b"git") + _string(b"") + _string(b"sha512") + _string(inner))
+        sshsig = (
+            b"SSHSIG"
+            + (1).to_bytes(4, "big")
+            + _string(self.public_blob)
+            + _string(b"git")
+            + _string(b"")
+            + _string(b"sha512")
+            + _string(inner)
+        )
         encoded = base64.b64encode(sshsig)
-        lines = [encoded[i:i + 70] for i in range(0, len(encoded), 70)]  # as ssh-keygen
-        return (b"-----BEGIN SSH SIGNATURE-----\n" + b"\n".join(lines)
-                + b"\n-----END SSH SIGNATURE-----\n")
+        lines = [encoded[i : i + 70] for i in range(0, len(encoded), 70)]  # as ssh-keygen
+        return (
+            b"-----BEGIN SSH SIGNATURE-----\n"
+            + b"\n".join(lines)
+            + b"\n-----END SSH SIGNATURE-----\n"
+        )
 
 
 def signed_commit(signer: Signer, tree: str, parent: str, when: int, message: bytes) -> bytes:
     """A commit object as `git commit -S` writes it: the signature of the
     unsigned object in a gpgsig header at the end of the header block."""
-    header = (b"tree %s\nparent %s\nauthor %s %d +0000\ncommitter %s %d +0000\n"
-              % (tree.encode(), parent.encode(), IDENTITY, when, IDENTITY, when))
+    header = b"tree %s\nparent %s\nauthor %s %d +0000\ncommitter %s %d +0000\n" % (
+        tree.encode(),
+        parent.encode(),
+        IDENTITY,
+        when,
+        IDENTITY,
+        when,
+    )
     body = b"\n" + message
     lines = signer.armored(header + body).splitlines()
     signature = b"gpgsig " + b"\n ".join(lines) + b"\n"
@@ -111,25 +130,36 @@ def history_stream(contract: str, signers_line: str) -> bytes:
     """The base commit on main; then COMMITS unsigned commits on refs/heads/draft,
     whose trees the signed commits take: every ORACLE_EVERY-th appends a line
     to the seed corpus, the others each change one source file."""
-    out = [b"commit refs/heads/main\nmark :1\n",
-           b"committer %s %d +0000\n" % (IDENTITY, WHEN), blob(b"the oracle\n"),
-           b"M 100644 inline .oracle-guard.yaml\n", blob(contract.encode()),
-           b"M 100644 inline %s\n" % SIGNERS.encode(), blob(signers_line.encode() + b"\n"),
-           b"M 100644 inline %s\n" % SEEDS.encode(), blob(b'{"seed": 0}\n')]
+    out = [
+        b"commit refs/heads/main\nmark :1\n",
+        b"committer %s %d +0000\n" % (IDENTITY, WHEN),
+        blob(b"the oracle\n"),
+        b"M 100644 inline .oracle-guard.yaml\n",
+        blob(contract.encode()),
+        b"M 100644 inline %s\n" % SIGNERS.encode(),
+        blob(signers_line.encode() + b"\n"),
+        b"M 100644 inline %s\n" % SEEDS.encode(),
+        blob(b'{"seed": 0}\n'),
+    ]
     for i in range(SOURCE_FILES):
         out += [b"M 100644 inline src/m%02d/f%03d.py\n" % (i % 10, i), blob(b"x = %d\n" % i)]
     corpus = b'{"seed": 0}\n'
     for c in range(COMMITS):
-        out += [b"commit refs/heads/draft\nmark :%d\n" % (c + 2),
-                b"committer %s %d +0000\n" % (IDENTITY, WHEN + 1 + c),
-                blob(b"change %d\n" % c), b"from :%d\n" % (c + 1)]
+        out += [
+            b"commit refs/heads/draft\nmark :%d\n" % (c + 2),
+            b"committer %s %d +0000\n" % (IDENTITY, WHEN + 1 + c),
+            blob(b"change %d\n" % c),
+            b"from :%d\n" % (c + 1),
+        ]
         if c % ORACLE_EVERY == ORACLE_EVERY - 1:
             corpus += b'{"seed": %d}\n' % (c + 1)
             out += [b"M 100644 inline %s\n" % SEEDS.encode(), blob(corpus)]
         else:
             n = c % SOURCE_FILES
-            out += [b"M 100644 inline src/m%02d/f%03d.py\n" % (n % 10, n),
-                    blob(b"x = %d  # change %d\n" % (n, c))]
+            out += [
+                b"M 100644 inline src/m%02d/f%03d.py\n" % (n % 10, n),
+                blob(b"x = %d  # change %d\n" % (n, c)),
+            ]
     return b"".join(out)
 
 
@@ -137,8 +167,12 @@ def build_client(path: str, contract: str, signer: Signer) -> Tuple[str, str]:
     """A client whose main is the base commit and whose refs/heads/signed is
     COMMITS owner-signed commits on it; returns (base, signed tip)."""
     git("init", "-q", "-b", "main", path)
-    git("fast-import", "--quiet", cwd=path,
-        stdin=history_stream(contract, f"alice {signer.public_line}"))
+    git(
+        "fast-import",
+        "--quiet",
+        cwd=path,
+        stdin=history_stream(contract, f"alice {signer.public_line}"),
+    )
     base = git("rev-parse", "main", cwd=path).decode().strip()
     trees = git("log", "--reverse", "--format=%T", "main..draft", cwd=path).decode().split()
     assert len(trees) == COMMITS
@@ -153,8 +187,19 @@ def build_client(path: str, contract: str, signer: Signer) -> Tuple[str, str]:
         with open(names[-1], "wb") as f:
             f.write(raw)
     # one process writes them all; git checks each is a well-formed commit
-    written = git("hash-object", "-t", "commit", "-w", "--stdin-paths", cwd=path,
-                  stdin="".join(n + "\n" for n in names).encode()).decode().split()
+    written = (
+        git(
+            "hash-object",
+            "-t",
+            "commit",
+            "-w",
+            "--stdin-paths",
+            cwd=path,
+            stdin="".join(n + "\n" for n in names).encode(),
+        )
+        .decode()
+        .split()
+    )
     if written != ids:
         raise SystemExit("git hash-object gave other ids than the commits' own")
     shutil.rmtree(folder)
@@ -163,8 +208,9 @@ def build_client(path: str, contract: str, signer: Signer) -> Tuple[str, str]:
     return base, parent
 
 
-def build_server(tmp: str, name: str, authority: bool, signer: Signer
-                 ) -> Tuple[Tuple[str, str, str], float]:
+def build_server(
+    tmp: str, name: str, authority: bool, signer: Signer
+) -> Tuple[Tuple[str, str, str], float]:
     """((bare repository, base, signed tip), seconds the push of the signed
     commits took): a client's base pushed to the bare
     repository, the hook installed, then the signed commits pushed. With the
@@ -176,12 +222,21 @@ def build_server(tmp: str, name: str, authority: bool, signer: Signer
     server = os.path.join(tmp, f"{name}.git")
     git("init", "-q", "--bare", "-b", "main", server)
     git("push", "-q", server, "main", cwd=client)
-    subprocess.run([sys.executable, "-m", "oracle_guard", "install-pre-receive", server],
-                   check=True, stdout=subprocess.DEVNULL, env=PUSH_ENV)
+    subprocess.run(
+        [sys.executable, "-m", "oracle_guard", "install-pre-receive", server],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env=PUSH_ENV,
+    )
     target = "signed:main" if authority else "signed:refs/pushed/signed"
     start = time.perf_counter()
-    proc = subprocess.run(["git", "push", server, target], cwd=client, env=PUSH_ENV,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.run(
+        ["git", "push", server, target],
+        cwd=client,
+        env=PUSH_ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     took = time.perf_counter() - start
     said = proc.stderr.decode(errors="replace")
     if proc.returncode != 0 or (authority and "push accepted" not in said):
@@ -200,36 +255,61 @@ def hook_command() -> List[str]:
 
 def expect_verdicts(signed: Tuple[str, str, str], plain: Tuple[str, str, str]) -> None:
     for (server, base, tip), accepted in ((signed, True), (plain, False)):
-        proc = subprocess.run(hook_command(), cwd=server, env=PUSH_ENV,
-                              input=f"{base} {tip} refs/heads/main\n".encode(),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.run(
+            hook_command(),
+            cwd=server,
+            env=PUSH_ENV,
+            input=f"{base} {tip} refs/heads/main\n".encode(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         said = proc.stderr.decode(errors="replace")
         if accepted:
             ok = proc.returncode == 0 and "an owner signed every commit" in said
         else:  # rejected for the seed appends only: nothing per commit, no signature
-            codes = {line.split(": ")[3] for line in said.splitlines()
-                     if line.count(": ") >= 4 and "fix:" not in line}
+            codes = {
+                line.split(": ")[3]
+                for line in said.splitlines()
+                if line.count(": ") >= 4 and "fix:" not in line
+            }
             ok = proc.returncode == 1 and codes == {"write-denied"}
         if not ok:
-            raise SystemExit(f"pre-receive in {server} exited {proc.returncode}, not as "
-                             f"expected:\n{said}")
+            raise SystemExit(
+                f"pre-receive in {server} exited {proc.returncode}, not as expected:\n{said}"
+            )
 
 
 def reference_command(signers_file: str, base: str, tip: str) -> List[str]:
-    return ["git", "-c", f"gpg.ssh.allowedSignersFile={signers_file}", "log",
-            "--format=%G?", f"{base}..{tip}"]
+    return [
+        "git",
+        "-c",
+        f"gpg.ssh.allowedSignersFile={signers_file}",
+        "log",
+        "--format=%G?",
+        f"{base}..{tip}",
+    ]
 
 
 def expect_good(server: str, signers_file: str, base: str, tip: str) -> None:
-    out = subprocess.run(reference_command(signers_file, base, tip), cwd=server, env=ENV,
-                         stdout=subprocess.PIPE, check=True).stdout.split()
+    out = subprocess.run(
+        reference_command(signers_file, base, tip),
+        cwd=server,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        check=True,
+    ).stdout.split()
     if out != [b"G"] * COMMITS:
-        raise SystemExit(f"git log %G? did not report {COMMITS} good signatures: "
-                         f"{sorted(set(out))}")
+        raise SystemExit(
+            f"git log %G? did not report {COMMITS} good signatures: {sorted(set(out))}"
+        )
     for commit in (base, tip):  # the base is unsigned; the tip must verify
-        code = subprocess.run(["git", "-c", f"gpg.ssh.allowedSignersFile={signers_file}",
-                               "verify-commit", commit], cwd=server, env=ENV,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        code = subprocess.run(
+            ["git", "-c", f"gpg.ssh.allowedSignersFile={signers_file}", "verify-commit", commit],
+            cwd=server,
+            env=ENV,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ).returncode
         if (code == 0) != (commit == tip):
             raise SystemExit(f"git verify-commit {commit} exited {code}")
 
@@ -247,9 +327,13 @@ def profile(server: str, base: str, tip: str, signers_file: str) -> List[str]:
     commits = git("rev-list", "--reverse", f"{base}..{tip}", cwd=server).decode().split()
     with open(signers_file) as f:
         signers = allowed_signers.parse(f.read())
-    names = ("read the commit (cat-file --batch round trip)", "split payload and signature",
-             "parse the SSHSIG armor and blob", "verify (ed25519, cryptography)",
-             "allowed-signers lookup")
+    names = (
+        "read the commit (cat-file --batch round trip)",
+        "split payload and signature",
+        "parse the SSHSIG armor and blob",
+        "verify (ed25519, cryptography)",
+        "allowed-signers lookup",
+    )
     passes: List[List[float]] = []
     clock = time.perf_counter
     for _ in range(5):
@@ -276,27 +360,47 @@ def profile(server: str, base: str, tip: str, signers_file: str) -> List[str]:
         finally:
             repo.close()
         passes.append(spent)
-    importing = statistics.median(float(subprocess.run(
-        [sys.executable, "-I", "-c",
-         "import time; t = time.perf_counter(); "
-         "from cryptography.hazmat.primitives.asymmetric import ed25519; "
-         "from cryptography.exceptions import InvalidSignature; "
-         "print(time.perf_counter() - t)"],
-        stdout=subprocess.PIPE, check=True, env=ENV).stdout) for _ in range(5))
+    importing = statistics.median(
+        float(
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-I",
+                    "-c",
+                    "import time; t = time.perf_counter(); "
+                    "from cryptography.hazmat.primitives.asymmetric import ed25519; "
+                    "from cryptography.exceptions import InvalidSignature; "
+                    "print(time.perf_counter() - t)",
+                ],
+                stdout=subprocess.PIPE,
+                check=True,
+                env=ENV,
+            ).stdout
+        )
+        for _ in range(5)
+    )
     totals = [sum(p) for p in passes]
-    lines = [f"profile of the verification, in-process, {len(commits):,} commits oldest first "
-             f"(median of {len(passes)} passes; range of the sum over passes):"]
+    lines = [
+        f"profile of the verification, in-process, {len(commits):,} commits oldest first "
+        f"(median of {len(passes)} passes; range of the sum over passes):"
+    ]
     median_total = statistics.median(totals)
     for i, name in enumerate(names):
         seconds = statistics.median(p[i] for p in passes)
-        lines.append(f"  {name:48s} {seconds * 1000:7.1f} ms  "
-                     f"{seconds / len(commits) * 1e6:6.1f} us a commit  "
-                     f"{seconds / median_total * 100:4.0f}%  ({spread([p[i] for p in passes])})")
-    lines.append(f"  {'sum':48s} {median_total * 1000:7.1f} ms  "
-                 f"{median_total / len(commits) * 1e6:6.1f} us a commit        "
-                 f"({spread(totals)})")
-    lines.append(f"  importing cryptography's ed25519, once a hook run (median of 5): "
-                 f"{importing * 1000:.1f} ms")
+        lines.append(
+            f"  {name:48s} {seconds * 1000:7.1f} ms  "
+            f"{seconds / len(commits) * 1e6:6.1f} us a commit  "
+            f"{seconds / median_total * 100:4.0f}%  ({spread([p[i] for p in passes])})"
+        )
+    lines.append(
+        f"  {'sum':48s} {median_total * 1000:7.1f} ms  "
+        f"{median_total / len(commits) * 1e6:6.1f} us a commit        "
+        f"({spread(totals)})"
+    )
+    lines.append(
+        f"  importing cryptography's ed25519, once a hook run (median of 5): "
+        f"{importing * 1000:.1f} ms"
+    )
     return lines
 
 
@@ -308,8 +412,11 @@ def spread(values: Sequence[float], scale: float = 1000.0, digits: int = 1) -> s
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="timed runs per job (default 7)")
-    parser.add_argument("--no-profile", action="store_true",
-                        help="skip the stage-by-stage profile of the verification")
+    parser.add_argument(
+        "--no-profile",
+        action="store_true",
+        help="skip the stage-by-stage profile of the verification",
+    )
     args = parser.parse_args()
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -325,10 +432,13 @@ def main() -> int:
         plain, _ = build_server(tmp, "plain", False, signer)
         expect_verdicts(signed, plain)
         expect_good(signed[0], signers_file, signed[1], signed[2])
-        print(f"setup: {COMMITS:,} signed commits ({COMMITS // ORACLE_EVERY} seed appends) "
-              f"in each of two bare repositories, in {time.perf_counter() - began:.1f} s; "
-              f"git log %G? reports all {COMMITS:,} 'G'; the real push to main through the "
-              f"hook was accepted in {pushed * 1000:.0f} ms (once, cold cache)", flush=True)
+        print(
+            f"setup: {COMMITS:,} signed commits ({COMMITS // ORACLE_EVERY} seed appends) "
+            f"in each of two bare repositories, in {time.perf_counter() - began:.1f} s; "
+            f"git log %G? reports all {COMMITS:,} 'G'; the real push to main through the "
+            f"hook was accepted in {pushed * 1000:.0f} ms (once, cold cache)",
+            flush=True,
+        )
 
         def hook(server: str, base: str, tip: str) -> Callable[[], Sample]:
             stdin = f"{base} {tip} refs/heads/main\n".encode()
@@ -338,12 +448,16 @@ def main() -> int:
             """The baseline exits 1 (rejected), which bench_scale.measure refuses:
             timed here the same way."""
             stdin = f"{plain[1]} {plain[2]} refs/heads/main\n".encode()
-            wrapped = ([bench_scale.GNU_TIME, "-f", "%M", "-o", os.path.join(tmp, "rss")]
-                       if bench_scale.GNU_TIME else []) + hook_command()
+            wrapped = (
+                [bench_scale.GNU_TIME, "-f", "%M", "-o", os.path.join(tmp, "rss")]
+                if bench_scale.GNU_TIME
+                else []
+            ) + hook_command()
             with tempfile.TemporaryFile() as out:
                 start = time.perf_counter()
-                code = subprocess.run(wrapped, cwd=plain[0], env=PUSH_ENV, input=stdin,
-                                      stdout=out, stderr=out).returncode
+                code = subprocess.run(
+                    wrapped, cwd=plain[0], env=PUSH_ENV, input=stdin, stdout=out, stderr=out
+                ).returncode
                 elapsed = time.perf_counter() - start
             if code != 1:
                 raise SystemExit(f"the baseline hook exited {code}, not 1")
@@ -354,34 +468,53 @@ def main() -> int:
             return Sample(elapsed, rss)
 
         with_sigs, without, reference = bench_scale.interleaved(
-            [hook(*signed), plain_hook,
-             bench_scale.command(reference_command(signers_file, signed[1], signed[2]),
-                                 signed[0])],
-            args.runs)
+            [
+                hook(*signed),
+                plain_hook,
+                bench_scale.command(
+                    reference_command(signers_file, signed[1], signed[2]), signed[0]
+                ),
+            ],
+            args.runs,
+        )
         profiled = [] if args.no_profile else profile(*signed, signers_file)
 
-    seconds = {name: [s.seconds for s in samples] for name, samples in
-               (("with", with_sigs), ("without", without), ("reference", reference))}
+    seconds = {
+        name: [s.seconds for s in samples]
+        for name, samples in (("with", with_sigs), ("without", without), ("reference", reference))
+    }
     med = {name: statistics.median(values) for name, values in seconds.items()}
     added = med["with"] - med["without"]
     ratio = added / med["reference"]
     # the same quantities run by run (each run is one of each, back to back)
     added_runs = [a - b for a, b in zip(seconds["with"], seconds["without"])]
     ratio_runs = [a / r for a, r in zip(added_runs, seconds["reference"])]
-    print(f"pre-receive on a push of {COMMITS:,} owner-signed commits "
-          f"({COMMITS // ORACLE_EVERY} seed appends); medians, and the range over the runs:")
-    print(f"  {'the hook, authority section (accepted)':52s} {med['with'] * 1000:8.1f} ms  "
-          f"({spread(seconds['with'])})   max RSS {bench_scale.peak(with_sigs):5.1f} MiB")
-    print(f"  {'the hook, no authority section (rejected)':52s} "
-          f"{med['without'] * 1000:8.1f} ms  ({spread(seconds['without'])})   "
-          f"max RSS {bench_scale.peak(without):5.1f} MiB")
-    print(f"  {'added by verifying the signatures':52s} {added * 1000:8.1f} ms  "
-          f"({spread(added_runs)} run by run) = {added / COMMITS * 1e6:.0f} us a commit")
-    print(f"  {'git log --format=%G? over the range (ssh-keygen)':52s} "
-          f"{med['reference'] * 1000:8.1f} ms  ({spread(seconds['reference'])}) = "
-          f"{med['reference'] / COMMITS * 1e3:.2f} ms a commit")
-    print(f"  ratio {ratio:.3f}x ({spread(ratio_runs, 1, 3)}x run by run) "
-          f"(goal <= {GOAL}x): {bench_scale.verdict(ratio <= GOAL)} the goal")
+    print(
+        f"pre-receive on a push of {COMMITS:,} owner-signed commits "
+        f"({COMMITS // ORACLE_EVERY} seed appends); medians, and the range over the runs:"
+    )
+    print(
+        f"  {'the hook, authority section (accepted)':52s} {med['with'] * 1000:8.1f} ms  "
+        f"({spread(seconds['with'])})   max RSS {bench_scale.peak(with_sigs):5.1f} MiB"
+    )
+    print(
+        f"  {'the hook, no authority section (rejected)':52s} "
+        f"{med['without'] * 1000:8.1f} ms  ({spread(seconds['without'])})   "
+        f"max RSS {bench_scale.peak(without):5.1f} MiB"
+    )
+    print(
+        f"  {'added by verifying the signatures':52s} {added * 1000:8.1f} ms  "
+        f"({spread(added_runs)} run by run) = {added / COMMITS * 1e6:.0f} us a commit"
+    )
+    print(
+        f"  {'git log --format=%G? over the range (ssh-keygen)':52s} "
+        f"{med['reference'] * 1000:8.1f} ms  ({spread(seconds['reference'])}) = "
+        f"{med['reference'] / COMMITS * 1e3:.2f} ms a commit"
+    )
+    print(
+        f"  ratio {ratio:.3f}x ({spread(ratio_runs, 1, 3)}x run by run) "
+        f"(goal <= {GOAL}x): {bench_scale.verdict(ratio <= GOAL)} the goal"
+    )
     for line in profiled:
         print(line)
     print(f"total {time.perf_counter() - began:.0f} s (temporary folders removed)")

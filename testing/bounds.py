@@ -10,6 +10,7 @@ fixed seed and a bounded example count so CI replays the same inputs, or, with
 ORACLE_GUARD_EXPLORE=1 in the environment, a random seed and many more
 examples (hypothesis prints the seed of any failure it finds).
 """
+
 from __future__ import annotations
 
 import os
@@ -27,14 +28,20 @@ TIME_LIMIT = 5.0  # seconds of wall time
 MEMORY_LIMIT = 256 * 2**20  # bytes of address space, per process
 
 # What a child says when the address-space cap, not the input, stopped it.
-_OUT_OF_MEMORY = ("MemoryError", "Cannot allocate memory", "out of memory",
-                  "cannot allocate", "failed to allocate")
+_OUT_OF_MEMORY = (
+    "MemoryError",
+    "Cannot allocate memory",
+    "out of memory",
+    "cannot allocate",
+    "failed to allocate",
+)
 
 
 @dataclass
 class Bounded:
     """One bounded run: exit code, output, wall seconds, peak resident memory
     (bytes, the largest of the child and the processes it waited for)."""
+
     returncode: int
     stdout: str
     stderr: str
@@ -45,19 +52,32 @@ class Bounded:
 def _limit_memory(limit: int) -> Callable[[], None]:
     def apply() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
     return apply
 
 
-def run_bounded(args: Sequence[str], *, cwd: Union[str, Path, None] = None,
-                env: Optional[Dict[str, str]] = None, time_limit: float = TIME_LIMIT,
-                memory_limit: int = MEMORY_LIMIT) -> Bounded:
+def run_bounded(
+    args: Sequence[str],
+    *,
+    cwd: Union[str, Path, None] = None,
+    env: Optional[Dict[str, str]] = None,
+    time_limit: float = TIME_LIMIT,
+    memory_limit: int = MEMORY_LIMIT,
+) -> Bounded:
     """Run ``args`` under both bounds; AssertionError when either is broken."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
         # files, not pipes: a child writing a lot never blocks on a full pipe
-        proc = subprocess.Popen(list(args), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=err, start_new_session=True,
-                                preexec_fn=_limit_memory(memory_limit))
+        proc = subprocess.Popen(
+            list(args),
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+            preexec_fn=_limit_memory(memory_limit),
+        )
         status, usage = _wait(proc, start + time_limit)
         seconds = time.monotonic() - start
         out.seek(0)
@@ -70,11 +90,14 @@ def run_bounded(args: Sequence[str], *, cwd: Union[str, Path, None] = None,
     proc.returncode = returncode
     max_rss = usage.ru_maxrss * 1024  # Linux reports KiB
     if returncode < 0:
-        raise AssertionError(f"{_show(args)} died of signal {-returncode} "
-                             f"(peak RSS {max_rss >> 20} MiB); stderr: {stderr[-500:]}")
+        raise AssertionError(
+            f"{_show(args)} died of signal {-returncode} "
+            f"(peak RSS {max_rss >> 20} MiB); stderr: {stderr[-500:]}"
+        )
     if any(sign in stderr for sign in _OUT_OF_MEMORY):
-        raise AssertionError(f"{_show(args)} ran out of its {memory_limit >> 20} MiB "
-                             f"address space: {stderr[-500:]}")
+        raise AssertionError(
+            f"{_show(args)} ran out of its {memory_limit >> 20} MiB address space: {stderr[-500:]}"
+        )
     if max_rss > memory_limit:
         raise AssertionError(f"{_show(args)} peaked at {max_rss >> 20} MiB resident")
     return Bounded(returncode, stdout, stderr, seconds, max_rss)
@@ -124,14 +147,23 @@ def property_settings(max_examples: int = 100) -> Callable[[F], F]:
     """Replayable by default; random and 20x longer under ORACLE_GUARD_EXPLORE=1."""
     from hypothesis import HealthCheck, seed, settings
 
-    checks = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-              HealthCheck.data_too_large]
+    checks = [HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large]
     if EXPLORE:
-        return settings(max_examples=max_examples * 20, deadline=None, database=None,
-                        suppress_health_check=checks)
-    profile = settings(max_examples=max_examples, deadline=None, database=None,
-                       derandomize=True, suppress_health_check=checks)
+        return settings(
+            max_examples=max_examples * 20,
+            deadline=None,
+            database=None,
+            suppress_health_check=checks,
+        )
+    profile = settings(
+        max_examples=max_examples,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        suppress_health_check=checks,
+    )
 
     def apply(test: F) -> F:
         return seed(SEED)(profile(test))
+
     return apply

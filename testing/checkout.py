@@ -1,4 +1,5 @@
 """This checkout as a committed git repository, for pre-commit to install from."""
+
 from __future__ import annotations
 
 import shutil
@@ -17,8 +18,10 @@ def snapshot_checkout(dest: Path) -> tuple:
     pre-commit installs hooks from a commit, and the checkout under test may
     have uncommitted changes, so the tests install from this snapshot."""
     listing = subprocess.run(
-        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others",
-         "--exclude-standard"], stdout=subprocess.PIPE, check=True).stdout
+        ["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        stdout=subprocess.PIPE,
+        check=True,
+    ).stdout
     init_repo(dest)
     for raw in filter(None, listing.split(b"\0")):
         source = ROOT / raw.decode()

@@ -1,5 +1,6 @@
 """Real fault injection for tests: a ``git`` that dies, a ``git`` that is not
 there, object files that are gone or garbage, and the CLI run as a process."""
+
 from __future__ import annotations
 
 import os
@@ -29,29 +30,33 @@ def _counter(folder: Path) -> str:
     diff-tree beside the hooks), and a count read while another writes it is lost."""
     count, log = shlex.quote(str(folder / "count")), shlex.quote(str(folder / "calls"))
     lock = shlex.quote(str(folder / "lock"))
-    return (f"exec 9>>{lock}\nflock 9\n"
-            f"n=$(( $(cat {count} 2>/dev/null || echo 0) + 1 ))\n"
-            f"echo $n > {count}\n"
-            f"echo \"$*\" >> {log}\n"
-            "exec 9>&-\n")
+    return (
+        f"exec 9>>{lock}\nflock 9\n"
+        f"n=$(( $(cat {count} 2>/dev/null || echo 0) + 1 ))\n"
+        f"echo $n > {count}\n"
+        f'echo "$*" >> {log}\n'
+        "exec 9>&-\n"
+    )
 
 
-def dying_git(folder: Path, after: int, how: str = "kill",
-              deaths: Optional[int] = None) -> Path:
+def dying_git(folder: Path, after: int, how: str = "kill", deaths: Optional[int] = None) -> Path:
     """A folder whose ``git`` runs the real git for its first ``after`` invocations,
     then dies: ``kill`` sends itself SIGKILL, ``exit`` exits 128 (git's fatal code)
     without a word. With ``deaths`` only that many invocations die (a transient
     fault); later ones are the real git again. Put the folder first on PATH."""
     death = {"kill": "kill -9 $$\n", "exit": "exit 128\n"}[how]
-    last = after + deaths if deaths is not None else 10 ** 9
-    return _write_script(folder, _counter(folder)
-                         + f"if [ $n -gt {after} ] && [ $n -le {last} ]; then {death}fi\n"
-                         + f"exec {shlex.quote(REAL_GIT)} \"$@\"\n")
+    last = after + deaths if deaths is not None else 10**9
+    return _write_script(
+        folder,
+        _counter(folder)
+        + f"if [ $n -gt {after} ] && [ $n -le {last} ]; then {death}fi\n"
+        + f'exec {shlex.quote(REAL_GIT)} "$@"\n',
+    )
 
 
 def logging_git(folder: Path) -> Path:
     """A ``git`` that runs the real one and logs each invocation's arguments."""
-    return dying_git(folder, after=10 ** 6)
+    return dying_git(folder, after=10**6)
 
 
 def calls(folder: Path) -> List[str]:
@@ -75,13 +80,16 @@ def batch_dies_after_first_object(folder: Path) -> Path:
     request pipe before the answer goes out, so the next request always meets
     a closed pipe (EPIPE), not a race."""
     real = shlex.quote(REAL_GIT)
-    return _write_script(folder, _counter(folder)
-                         + "for arg in \"$@\"; do [ \"$arg\" = --batch ] && batch=1; done\n"
-                         + "if [ -n \"$batch\" ]; then\n"
-                         + "  read -r request; exec 0<&-\n"
-                         + f"  printf '%s\\n' \"$request\" | {real} \"$@\"; exit 0\n"
-                         + "fi\n"
-                         + f"exec {real} \"$@\"\n")
+    return _write_script(
+        folder,
+        _counter(folder)
+        + 'for arg in "$@"; do [ "$arg" = --batch ] && batch=1; done\n'
+        + 'if [ -n "$batch" ]; then\n'
+        + "  read -r request; exec 0<&-\n"
+        + f'  printf \'%s\\n\' "$request" | {real} "$@"; exit 0\n'
+        + "fi\n"
+        + f'exec {real} "$@"\n',
+    )
 
 
 def path_with(folder: Path) -> str:
@@ -123,11 +131,17 @@ def cli_env(path: Optional[str] = None, **more: str) -> Dict[str, str]:
     return env
 
 
-def run_cli(args: Sequence[str], env: Dict[str, str],
-            cwd: Optional[Union[str, Path]] = None) -> subprocess.CompletedProcess:
+def run_cli(
+    args: Sequence[str], env: Dict[str, str], cwd: Optional[Union[str, Path]] = None
+) -> subprocess.CompletedProcess:
     """``python -m oracle_guard ARGS`` as its own process (the interpreter by
     absolute path, so an empty PATH still starts it); text output."""
-    return subprocess.run([sys.executable, "-m", "oracle_guard", *args], env=env,
-                          cwd=None if cwd is None else str(cwd),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "oracle_guard", *args],
+        env=env,
+        cwd=None if cwd is None else str(cwd),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )

@@ -1,4 +1,5 @@
 """Real git repositories for tests (no mocks)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -16,8 +17,14 @@ GIT_ENV = {
 }
 
 # Variables that change which revisions oracle-guard judges; tests set them explicitly.
-REVISION_ENV = ("CI", "GITHUB_BASE_REF", "CI_MERGE_REQUEST_DIFF_BASE_SHA",
-                "PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "ORACLE_GUARD_NOW")
+REVISION_ENV = (
+    "CI",
+    "GITHUB_BASE_REF",
+    "CI_MERGE_REQUEST_DIFF_BASE_SHA",
+    "PRE_COMMIT_FROM_REF",
+    "PRE_COMMIT_TO_REF",
+    "ORACLE_GUARD_NOW",
+)
 
 
 @contextlib.contextmanager
@@ -35,8 +42,9 @@ def clean_environment() -> Iterator[None]:
 
 
 def git(repo: Union[str, Path], *args: str, input: Optional[bytes] = None) -> str:
-    proc = subprocess.run(["git", "-C", str(repo), *args], input=input,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.run(
+        ["git", "-C", str(repo), *args], input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     if proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr.decode(errors='replace')}")
     return proc.stdout.decode("utf-8", "surrogateescape")
@@ -68,8 +76,7 @@ def stage(repo: Path, files: Optional[Mapping[str, Any]] = None) -> None:
     git(repo, "add", "-A")
 
 
-def commit(repo: Path, files: Optional[Mapping[str, Any]] = None,
-           message: str = "change") -> str:
+def commit(repo: Path, files: Optional[Mapping[str, Any]] = None, message: str = "change") -> str:
     """Write and stage ``files`` (all changes), commit, return the commit id."""
     stage(repo, files)
     git(repo, "commit", "-q", "--allow-empty", "-m", message)
@@ -80,8 +87,9 @@ def remove(repo: Path, *paths: str) -> None:
     git(repo, "rm", "-q", "-r", "--", *paths)
 
 
-def run_guard(capsys, repo: Path, command: str, *args: str,
-              env: Optional[Dict[str, str]] = None) -> Tuple[int, str, str]:
+def run_guard(
+    capsys, repo: Path, command: str, *args: str, env: Optional[Dict[str, str]] = None
+) -> Tuple[int, str, str]:
     """Run ``oracle-guard COMMAND -C REPO ARGS`` in-process with an explicit
     environment (the revision variables of the test process are never read);
     returns (exit code, stdout, stderr)."""

@@ -1,6 +1,7 @@
 """Real hosts for tests: Unix accounts, a hook venv other accounts can run, an
 sshd of our own on 127.0.0.1, gitolite3 behind it. Everything is started and
 stopped by the tests, each process by its own pid. Needs root."""
+
 from __future__ import annotations
 
 import contextlib
@@ -89,8 +90,9 @@ def kill_processes_of(uid: int, wait_s: float = 5.0) -> List[int]:
 
 
 @contextlib.contextmanager
-def system_account(prefix: str, shell: str = "/bin/sh",
-                   base: Optional[Path] = None) -> Iterator[Account]:
+def system_account(
+    prefix: str, shell: str = "/bin/sh", base: Optional[Path] = None
+) -> Iterator[Account]:
     """A Unix account ``<prefix><hex>`` whose home (0755, owned by it) lies in a
     0755 folder (``base``, or a fresh one under /var/tmp); on exit every process
     it still owns is killed and it is removed with ``userdel -r``. Its password
@@ -99,9 +101,23 @@ def system_account(prefix: str, shell: str = "/bin/sh",
     own_base = base is None
     parent = world_base() if own_base else Path(base)
     home = parent / name
-    subprocess.run(["useradd", "--create-home", "--home-dir", str(home), "--shell", shell,
-                    "--user-group", "--password", "*", name],
-                   check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    subprocess.run(
+        [
+            "useradd",
+            "--create-home",
+            "--home-dir",
+            str(home),
+            "--shell",
+            shell,
+            "--user-group",
+            "--password",
+            "*",
+            name,
+        ],
+        check=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         entry = pwd.getpwnam(name)
         home.chmod(0o755)
@@ -110,8 +126,9 @@ def system_account(prefix: str, shell: str = "/bin/sh",
         with contextlib.suppress(KeyError):
             uid = pwd.getpwnam(name).pw_uid
             kill_processes_of(uid)
-            subprocess.run(["userdel", "-r", name], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE)  # -r warns about the mail spool
+            subprocess.run(
+                ["userdel", "-r", name], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )  # -r warns about the mail spool
         shutil.rmtree(home, ignore_errors=True)
         if own_base:
             shutil.rmtree(parent, ignore_errors=True)
@@ -122,27 +139,48 @@ def system_account(prefix: str, shell: str = "/bin/sh",
 
 def account_env(account: Account, env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
     """A login-like environment for ``account``: nothing of root's but the locale."""
-    out = {"HOME": str(account.home), "USER": account.name, "LOGNAME": account.name,
-           "PATH": PATH, "LANG": "C.UTF-8"}
+    out = {
+        "HOME": str(account.home),
+        "USER": account.name,
+        "LOGNAME": account.name,
+        "PATH": PATH,
+        "LANG": "C.UTF-8",
+    }
     out.update(env or {})
     return out
 
 
-def run_as(account: Account, argv: Sequence[Union[str, Path]], *,
-           env: Optional[Mapping[str, str]] = None, input: Optional[Union[str, bytes]] = None,
-           cwd: Optional[Union[str, Path]] = None, check: bool = False,
-           timeout: float = 120) -> subprocess.CompletedProcess:
+def run_as(
+    account: Account,
+    argv: Sequence[Union[str, Path]],
+    *,
+    env: Optional[Mapping[str, str]] = None,
+    input: Optional[Union[str, bytes]] = None,
+    cwd: Optional[Union[str, Path]] = None,
+    check: bool = False,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess:
     """Run ``argv`` as ``account`` (its uid, gid and no other group), in its home
     unless ``cwd``, with account_env(account, env). Text output, like the CLI
     prints it. ``check`` raises with both streams on a non-zero exit."""
-    proc = subprocess.run([str(a) for a in argv], user=account.uid, group=account.gid,
-                          extra_groups=[], env=account_env(account, env),
-                          cwd=str(cwd or account.home), input=input,
-                          text=not isinstance(input, bytes), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=timeout)
+    proc = subprocess.run(
+        [str(a) for a in argv],
+        user=account.uid,
+        group=account.gid,
+        extra_groups=[],
+        env=account_env(account, env),
+        cwd=str(cwd or account.home),
+        input=input,
+        text=not isinstance(input, bytes),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=timeout,
+    )
     if check and proc.returncode != 0:
-        raise AssertionError(f"{' '.join(map(str, argv))} as {account.name} exited "
-                             f"{proc.returncode}:\n{proc.stdout}{proc.stderr}")
+        raise AssertionError(
+            f"{' '.join(map(str, argv))} as {account.name} exited "
+            f"{proc.returncode}:\n{proc.stdout}{proc.stderr}"
+        )
     return proc
 
 
@@ -150,9 +188,24 @@ def run_as(account: Account, argv: Sequence[Union[str, Path]], *,
 def source_copy(target: Path) -> Path:
     """The work tree's files (tracked and new, not ignored) copied to ``target``:
     pip builds in the source folder, and the work tree is not ours to write."""
-    names = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z", "--cached",
-                            "--others", "--exclude-standard"], check=True,
-                           stdout=subprocess.PIPE).stdout.decode().split("\0")
+    names = (
+        subprocess.run(
+            [
+                "git",
+                "-C",
+                str(REPO_ROOT),
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+            ],
+            check=True,
+            stdout=subprocess.PIPE,
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, names):
         src = REPO_ROOT / name
         if src.is_file():
@@ -172,9 +225,12 @@ def hook_venv(base: Path) -> Path:
     python = venv / "bin" / "python"
     with tempfile.TemporaryDirectory(prefix="og-src-") as scratch:
         src = source_copy(Path(scratch) / "oracle-guard")
-        proc = subprocess.run([str(python), "-m", "pip", "install", "-q",
-                               "--disable-pip-version-check", str(src)],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(src)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         if proc.returncode != 0:
             raise AssertionError(f"pip install into {venv} failed:\n{proc.stdout}")
     subprocess.run(["chmod", "-R", "a+rX", str(venv)], check=True)
@@ -201,8 +257,9 @@ def shared_hook_venv(shared: Path) -> Path:
 def keygen(folder: Path, name: str) -> Path:
     """An ed25519 key pair ``folder/name`` (+ ``.pub``), no passphrase."""
     key = Path(folder) / name
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)],
-                   check=True)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True
+    )
     return key
 
 
@@ -225,10 +282,25 @@ class Sshd:
     def argv(self, key: Path, *options: str) -> List[str]:
         """ssh to this server with ``key``; ``options`` are more -o values, passed
         as argv (no shell), so quotes and spaces reach ssh's own parser."""
-        argv = ["ssh", "-F", "/dev/null", "-i", str(key), "-p", str(self.port),
-                "-o", "IdentitiesOnly=yes", "-o", f"UserKnownHostsFile={self.folder}/known_hosts",
-                "-o", "StrictHostKeyChecking=accept-new", "-o", "BatchMode=yes",
-                "-o", "LogLevel=ERROR"]
+        argv = [
+            "ssh",
+            "-F",
+            "/dev/null",
+            "-i",
+            str(key),
+            "-p",
+            str(self.port),
+            "-o",
+            "IdentitiesOnly=yes",
+            "-o",
+            f"UserKnownHostsFile={self.folder}/known_hosts",
+            "-o",
+            "StrictHostKeyChecking=accept-new",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "LogLevel=ERROR",
+        ]
         for option in options:
             argv += ["-o", option]
         return argv
@@ -241,12 +313,19 @@ class Sshd:
     def url(self, account: Account, path: str) -> str:
         return f"ssh://{account.name}@127.0.0.1:{self.port}/{path.lstrip('/')}"
 
-    def ssh(self, key: Path, account: Account, command: str, *options: str,
-            input: Optional[bytes] = None) -> subprocess.CompletedProcess:
+    def ssh(
+        self,
+        key: Path,
+        account: Account,
+        command: str,
+        *options: str,
+        input: Optional[bytes] = None,
+    ) -> subprocess.CompletedProcess:
         """``ssh account@127.0.0.1 command`` with ``key``; text output."""
         argv = self.argv(key, *options) + [f"{account.name}@127.0.0.1", command]
-        return subprocess.run(argv, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              timeout=60)
+        return subprocess.run(
+            argv, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60
+        )
 
 
 # LANG LC_* is Debian's default; the rest names every host's pusher variable
@@ -273,8 +352,9 @@ LogLevel VERBOSE
 
 
 @contextlib.contextmanager
-def sshd(folder: Path, users: Sequence[str], *, wait_s: float = 10.0,
-         accept_env: str = ACCEPT_ENV) -> Iterator[Sshd]:
+def sshd(
+    folder: Path, users: Sequence[str], *, wait_s: float = 10.0, accept_env: str = ACCEPT_ENV
+) -> Iterator[Sshd]:
     """``/usr/sbin/sshd -D -e`` with its own config and host key in ``folder``, on
     127.0.0.1 at a free port, letting in only ``users`` and the client variables
     ``accept_env`` names. Stopped by its pid on exit (its session children with
@@ -284,19 +364,28 @@ def sshd(folder: Path, users: Sequence[str], *, wait_s: float = 10.0,
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # privilege separation dir
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
-                    str(folder / "host_ed25519")], check=True)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(folder / "host_ed25519")],
+        check=True,
+    )
     log = folder / "sshd.log"
     for _attempt in range(3):  # another process may take the port first
         port = free_port()
         config = folder / "sshd_config"
-        config.write_text(SSHD_CONFIG.format(port=port, folder=folder, users=" ".join(users),
-                                             accept_env=accept_env))
+        config.write_text(
+            SSHD_CONFIG.format(
+                port=port, folder=folder, users=" ".join(users), accept_env=accept_env
+            )
+        )
         subprocess.run(["/usr/sbin/sshd", "-t", "-f", str(config)], check=True)
         with open(log, "ab") as sink:
-            process = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(config)],
-                                       stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
-                                       start_new_session=True)
+            process = subprocess.Popen(
+                ["/usr/sbin/sshd", "-D", "-e", "-f", str(config)],
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=sink,
+                start_new_session=True,
+            )
         try:
             if listening(process, port, wait_s, "sshd", log):
                 yield Sshd(process, port, folder, log)
@@ -365,6 +454,7 @@ def client_env(ssh_command: str, **variables: str) -> Dict[str, str]:
 class Gitolite:
     """gitolite3 for ``account`` behind ``sshd``; ``keys`` by gitolite user name
     (admin, alice, bob); ``admin_clone`` is root's clone of gitolite-admin."""
+
     account: Account
     sshd: Sshd
     keys: Dict[str, Path]
@@ -390,8 +480,9 @@ class Gitolite:
         ``options`` are more ssh -o values (e.g. 'SetEnv=GL_USER=alice')."""
         return client_env(self.sshd.ssh_command(self.keys[user], *options), **variables)
 
-    def run(self, *argv: Union[str, Path], check: bool = True,
-            env: Optional[Mapping[str, str]] = None) -> subprocess.CompletedProcess:
+    def run(
+        self, *argv: Union[str, Path], check: bool = True, env: Optional[Mapping[str, str]] = None
+    ) -> subprocess.CompletedProcess:
         """``argv`` as the gitolite account, in its home."""
         return run_as(self.account, argv, check=check, env=env)
 
@@ -406,9 +497,14 @@ class Gitolite:
         (self.admin_clone / "conf" / "gitolite.conf").write_text(conf)
         git(self.admin_clone, "add", "-A")
         git(self.admin_clone, "commit", "-q", "--allow-empty", "-m", "conf")
-        proc = subprocess.run(["git", "-C", str(self.admin_clone), "push", "-q", "origin",
-                               "HEAD:master"], env=self.env("admin"), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, timeout=120)
+        proc = subprocess.run(
+            ["git", "-C", str(self.admin_clone), "push", "-q", "origin", "HEAD:master"],
+            env=self.env("admin"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
         if proc.returncode != 0:
             raise AssertionError(f"gitolite-admin push failed:\n{proc.stderr}")
         return proc.stderr
@@ -425,8 +521,13 @@ class Gitolite:
 
 
 @contextlib.contextmanager
-def gitolite_host(base: Path, keys_folder: Path, *, users: Sequence[str] = ("alice", "bob"),
-                  conf: str = GITOLITE_CONF) -> Iterator[Gitolite]:
+def gitolite_host(
+    base: Path,
+    keys_folder: Path,
+    *,
+    users: Sequence[str] = ("alice", "bob"),
+    conf: str = GITOLITE_CONF,
+) -> Iterator[Gitolite]:
     """A gitolite account in ``base`` (``gitolite setup -pk admin.pub``), an sshd
     for it, and ``users``' keys and ``conf`` pushed through gitolite-admin."""
     from testing.git import git
@@ -439,19 +540,28 @@ def gitolite_host(base: Path, keys_folder: Path, *, users: Sequence[str] = ("ali
         os.chown(pub, account.uid, account.gid)
         run_as(account, ["gitolite", "setup", "-pk", pub], check=True)
         # push options reach hooks only when advertised (a spoofing route to test)
-        run_as(account, ["git", "config", "--global", "receive.advertisePushOptions", "true"],
-               check=True)
+        run_as(
+            account,
+            ["git", "config", "--global", "receive.advertisePushOptions", "true"],
+            check=True,
+        )
         # the admin's step: git refuses malformed objects for every repository
         run_as(account, ["git", "config", "--global", "receive.fsckObjects", "true"], check=True)
         with sshd(base / f"sshd-{account.name}", [account.name]) as server:
             clone = keys_folder / "gitolite-admin"
             host = Gitolite(account, server, keys, clone)
-            proc = subprocess.run(["git", "clone", "-q", host.url("gitolite-admin"), str(clone)],
-                                  env=host.env("admin"), stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, timeout=60)
+            proc = subprocess.run(
+                ["git", "clone", "-q", host.url("gitolite-admin"), str(clone)],
+                env=host.env("admin"),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                timeout=60,
+            )
             if proc.returncode != 0:
-                raise AssertionError(f"cloning gitolite-admin failed:\n{proc.stderr}\n"
-                                     f"{server.log.read_text()}")
+                raise AssertionError(
+                    f"cloning gitolite-admin failed:\n{proc.stderr}\n{server.log.read_text()}"
+                )
             for name in users:
                 shutil.copy(f"{keys[name]}.pub", clone / "keydir" / f"{name}.pub")
             git(clone, "config", "user.name", "Admin")
@@ -463,8 +573,13 @@ def gitolite_host(base: Path, keys_folder: Path, *, users: Sequence[str] = ("ali
 # -- the catalogue every host runs ----------------------------------------------
 SIGNERS = ".oracle-guard/allowed_signers"
 SEEDS = "seeds/a.json"
-IDENTITY_VARIABLES = ("GL_USER", "GL_USERNAME", "GITEA_PUSHER_NAME", "GITHUB_USER_LOGIN",
-                      "REMOTE_USER")
+IDENTITY_VARIABLES = (
+    "GL_USER",
+    "GL_USERNAME",
+    "GITEA_PUSHER_NAME",
+    "GITHUB_USER_LOGIN",
+    "REMOTE_USER",
+)
 
 
 def host_contract(identity_env: str) -> str:
@@ -489,8 +604,9 @@ class Site:
     *ssh_options)`` is the environment of a push by ``user``'s key; ``server_git``
     runs git in the server's repository as the account that owns it."""
 
-    def __init__(self, client: Path, remote: str, repo: Path, keys: Mapping[str, Path],
-                 env_for, server_git) -> None:
+    def __init__(
+        self, client: Path, remote: str, repo: Path, keys: Mapping[str, Path], env_for, server_git
+    ) -> None:
         self.client, self.remote, self.repo, self.keys = client, remote, repo, keys
         self.env_for, self.server_git = env_for, server_git
 
@@ -501,9 +617,16 @@ class Site:
 
         init_repo(self.client)
         git(self.client, "remote", "add", "origin", self.remote)
-        commit(self.client, {".oracle-guard.yaml": host_contract(identity_env),
-                             SIGNERS: f"alice {public(self.keys['alice'])}\n",
-                             SEEDS: "[1, 2]\n", "src/app.py": "v1\n"}, "the oracle")
+        commit(
+            self.client,
+            {
+                ".oracle-guard.yaml": host_contract(identity_env),
+                SIGNERS: f"alice {public(self.keys['alice'])}\n",
+                SEEDS: "[1, 2]\n",
+                "src/app.py": "v1\n",
+            },
+            "the oracle",
+        )
         pushed = self.push(push_as, "main", "main:refs/heads/scratch/x")
         assert pushed.rc == 0, pushed.stderr
 
@@ -511,14 +634,24 @@ class Site:
         proc = self.server_git("rev-parse", "--verify", "--quiet", ref)
         return proc.stdout.strip() or None
 
-    def push(self, user: str, *args: str, ssh_options: Sequence[str] = (),
-             git_options: Sequence[str] = (), **variables: str):
+    def push(
+        self,
+        user: str,
+        *args: str,
+        ssh_options: Sequence[str] = (),
+        git_options: Sequence[str] = (),
+        **variables: str,
+    ):
         """``git push origin ARGS`` by ``user``'s key; a testing.server.Push."""
         from testing.server import Push
 
-        proc = subprocess.run(["git", "-C", str(self.client), *git_options, "push", "origin",
-                               *args], env=self.env_for(user, *ssh_options, **variables),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        proc = subprocess.run(
+            ["git", "-C", str(self.client), *git_options, "push", "origin", *args],
+            env=self.env_for(user, *ssh_options, **variables),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            timeout=120,
+        )
         return Push(proc.returncode, proc.stderr.decode("utf-8", "replace"))
 
     def commit(self, files: Mapping[str, str], message: str = "change") -> str:
@@ -532,8 +665,18 @@ class Site:
 
         write(self.client, files)
         git(self.client, "add", "-A")
-        git(self.client, "-c", "gpg.format=ssh", "-c", f"user.signingkey={self.keys[signer]}",
-            "commit", "-q", "-S", "-m", message)
+        git(
+            self.client,
+            "-c",
+            "gpg.format=ssh",
+            "-c",
+            f"user.signingkey={self.keys[signer]}",
+            "commit",
+            "-q",
+            "-S",
+            "-m",
+            message,
+        )
         return git(self.client, "rev-parse", "HEAD").strip()
 
     def reset_to_root(self) -> None:
@@ -573,6 +716,7 @@ class Templates:
 class Case:
     """A push by ``pusher`` of what ``make`` commits; ``codes`` the findings a
     rejection names (None: accepted)."""
+
     name: str
     pusher: str
     make: object
@@ -631,23 +775,46 @@ def _nothing(site: Site) -> None:
 DENIED = frozenset({"write-denied", "oracle-change-unsigned"})
 CATALOGUE = (
     Case("agent_code_change_is_accepted", "bob", _src, None),
-    Case("agent_seed_rewrite_is_rejected", "bob", _seed_rewrite,
-         DENIED | {"seed-rewritten"}),
+    Case("agent_seed_rewrite_is_rejected", "bob", _seed_rewrite, DENIED | {"seed-rewritten"}),
     Case("agent_seed_append_is_rejected", "bob", _seed_append, DENIED),
     Case("owner_seed_append_by_identity_is_accepted", "alice", _seed_append, None),
     Case("owner_signed_seed_append_pushed_by_agent_is_accepted", "bob", _signed_append, None),
     Case("seed_append_signed_by_agent_key_is_rejected", "bob", _agent_signed_append, DENIED),
-    Case("owner_mixed_oracle_and_code_commit_is_rejected", "alice", _mixed,
-         frozenset({"contract-mixed-commit"})),
+    Case(
+        "owner_mixed_oracle_and_code_commit_is_rejected",
+        "alice",
+        _mixed,
+        frozenset({"contract-mixed-commit"}),
+    ),
     Case("owner_oracle_and_code_in_separate_commits_is_accepted", "alice", _split, None),
-    Case("deleting_protected_branch_is_rejected", "alice", _nothing,
-         frozenset({"ref-deleted"}), (":refs/heads/main",)),
-    Case("deleting_deletable_scratch_branch_is_accepted", "alice", _nothing, None,
-         (":refs/heads/scratch/x",)),
-    Case("owner_force_push_rewriting_seeds_is_rejected", "alice", _rewrite_history_of_seeds,
-         frozenset({"seed-reordered"}), ("+HEAD:refs/heads/main",)),
-    Case("owner_force_push_rewriting_only_code_is_accepted", "alice", _rewrite_history_of_src,
-         None, ("+HEAD:refs/heads/main",)),
+    Case(
+        "deleting_protected_branch_is_rejected",
+        "alice",
+        _nothing,
+        frozenset({"ref-deleted"}),
+        (":refs/heads/main",),
+    ),
+    Case(
+        "deleting_deletable_scratch_branch_is_accepted",
+        "alice",
+        _nothing,
+        None,
+        (":refs/heads/scratch/x",),
+    ),
+    Case(
+        "owner_force_push_rewriting_seeds_is_rejected",
+        "alice",
+        _rewrite_history_of_seeds,
+        frozenset({"seed-reordered"}),
+        ("+HEAD:refs/heads/main",),
+    ),
+    Case(
+        "owner_force_push_rewriting_only_code_is_accepted",
+        "alice",
+        _rewrite_history_of_src,
+        None,
+        ("+HEAD:refs/heads/main",),
+    ),
 )
 
 
@@ -660,15 +827,17 @@ def judge_case(site: Site, case: Case) -> None:
     pushed = site.push(case.pusher, *case.refspecs)
     if case.codes is None:
         assert pushed.rc == 0, pushed.stderr
-        assert any(line.startswith("oracle-guard: push accepted") for line in pushed.guard), \
+        assert any(line.startswith("oracle-guard: push accepted") for line in pushed.guard), (
             pushed.stderr
+        )
         return
     assert pushed.rc != 0, pushed.stderr
     assert "(pre-receive hook declined)" in pushed.stderr, pushed.stderr
     got = frozenset(finding.split(": ")[-1] for finding in pushed.findings())
     assert got == case.codes, pushed.stderr
-    assert any(line.startswith("oracle-guard: push rejected") for line in pushed.guard), \
+    assert any(line.startswith("oracle-guard: push rejected") for line in pushed.guard), (
         pushed.stderr
+    )
     assert {ref: site.rev(ref) for ref in refs} == before
 
 
@@ -676,12 +845,14 @@ def spoof_rejected(site: Site, pushed) -> None:
     """bob's seed append with a spoofed identity: rejected as write-denied, main
     not moved."""
     assert pushed.rc != 0, pushed.stderr
-    assert set(pushed.findings()) == {f"refs/heads/main: {SEEDS}: {code}" for code in DENIED}, \
+    assert set(pushed.findings()) == {f"refs/heads/main: {SEEDS}: {code}" for code in DENIED}, (
         pushed.stderr
+    )
 
 
-def doctor_verdict(proc: subprocess.CompletedProcess, repo: Path, guarded: bool,
-                   *problems: str) -> List[str]:
+def doctor_verdict(
+    proc: subprocess.CompletedProcess, repo: Path, guarded: bool, *problems: str
+) -> List[str]:
     """``oracle-guard doctor REPO``'s output: the repository called guarded, or not
     guarded with each of ``problems`` named. Returns its problem lines."""
     said = [line for line in proc.stdout.splitlines() if line.startswith("problem: ")]
@@ -726,8 +897,10 @@ class SharedSshHost:
         hooks folder made root's, then the hook installed by root."""
         repo = self.repo(name)
         run_as(self.account, ["git", "init", "-q", "--bare", "-b", "main", repo], check=True)
-        for key, value in (("receive.fsckObjects", "true"),
-                           ("receive.advertisePushOptions", "true")):
+        for key, value in (
+            ("receive.fsckObjects", "true"),
+            ("receive.advertisePushOptions", "true"),
+        ):
             run_as(self.account, ["git", "--git-dir", repo, "config", key, value], check=True)
         if lock_hooks:
             os.chown(repo / "hooks", 0, 0)
@@ -735,22 +908,54 @@ class SharedSshHost:
         return repo
 
     def install(self, repo, *args, python=None):
-        return subprocess.run([str(python or self.python), "-m", "oracle_guard",
-                               "install-pre-receive", str(repo), "--host", "ssh",
-                               "--sshd-config", str(self.sshd.config), *args],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd="/", timeout=120)
+        return subprocess.run(
+            [
+                str(python or self.python),
+                "-m",
+                "oracle_guard",
+                "install-pre-receive",
+                str(repo),
+                "--host",
+                "ssh",
+                "--sshd-config",
+                str(self.sshd.config),
+                *args,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd="/",
+            timeout=120,
+        )
 
     def doctor(self, repo):
-        return subprocess.run([str(self.python), "-m", "oracle_guard", "doctor", str(repo),
-                               "--sshd-config", str(self.sshd.config)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd="/", timeout=120)
+        return subprocess.run(
+            [
+                str(self.python),
+                "-m",
+                "oracle_guard",
+                "doctor",
+                str(repo),
+                "--sshd-config",
+                str(self.sshd.config),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd="/",
+            timeout=120,
+        )
 
     def site(self, name, tmp_path):
         repo = self.repo(name)
-        return Site(tmp_path / f"work-{name}", self.url(name), repo, self.keys, self.env,
-                    self.server_git(repo))
+        return Site(
+            tmp_path / f"work-{name}",
+            self.url(name),
+            repo,
+            self.keys,
+            self.env,
+            self.server_git(repo),
+        )
 
 
 # t/...: guarded by the common hook; rs/...: by gitolite's multi-hook driver

@@ -2,6 +2,7 @@
 auth from an htpasswd file makes REMOTE_USER the authenticated user, which is the
 pusher the hook sees. lighttpd starts as root, drops to its own Unix account
 (server.username), and is stopped by its own pid. Needs root."""
+
 from __future__ import annotations
 
 import contextlib
@@ -24,8 +25,9 @@ PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
 def backend() -> str:
-    exec_path = subprocess.run(["git", "--exec-path"], stdout=subprocess.PIPE, check=True,
-                               text=True).stdout.strip()
+    exec_path = subprocess.run(
+        ["git", "--exec-path"], stdout=subprocess.PIPE, check=True, text=True
+    ).stdout.strip()
     return os.path.join(exec_path, "git-http-backend")
 
 
@@ -55,7 +57,7 @@ $HTTP["url"] =~ "^/git/" {{
 class HttpHost:
     process: subprocess.Popen
     port: int
-    folder: Path    # config, htpasswd, logs
+    folder: Path  # config, htpasswd, logs
     projects: Path  # GIT_PROJECT_ROOT, owned by the account
     account: Account
 
@@ -78,15 +80,20 @@ class HttpHost:
 def write_htpasswd(path: Path, users: Mapping[str, str], account: Account) -> None:
     """bcrypt entries by apache2-utils' htpasswd; root's, readable by the account only."""
     for i, (user, password) in enumerate(users.items()):
-        subprocess.run([HTPASSWD, "-b", "-B", *(["-c"] if i == 0 else []), str(path), user,
-                        password], check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        subprocess.run(
+            [HTPASSWD, "-b", "-B", *(["-c"] if i == 0 else []), str(path), user, password],
+            check=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
     os.chown(path, 0, account.gid)
     path.chmod(0o640)
 
 
 @contextlib.contextmanager
-def lighttpd(account: Account, folder: Path, users: Mapping[str, str] = USERS, *,
-             wait_s: float = 10.0) -> Iterator[HttpHost]:
+def lighttpd(
+    account: Account, folder: Path, users: Mapping[str, str] = USERS, *, wait_s: float = 10.0
+) -> Iterator[HttpHost]:
     """lighttpd serving git http-backend from ``folder/repos`` as ``account``;
     ``folder`` must be traversable by the account (testing.hosts.world_base()).
     Stopped by its pid on exit whatever happens."""
@@ -102,14 +109,32 @@ def lighttpd(account: Account, folder: Path, users: Mapping[str, str] = USERS, *
     console = folder / "console.log"  # what lighttpd says before its error log is open
     for _attempt in range(3):  # another process may take the port first
         port = free_port()
-        conf.write_text(CONFIG.format(
-            port=port, user=account.name, group=grp.getgrgid(account.gid).gr_name,
-            htdocs=htdocs, logs=logs, backend=backend(), htpasswd=htpasswd, projects=projects))
-        subprocess.run([LIGHTTPD, "-tt", "-f", str(conf)], check=True, stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE)
+        conf.write_text(
+            CONFIG.format(
+                port=port,
+                user=account.name,
+                group=grp.getgrgid(account.gid).gr_name,
+                htdocs=htdocs,
+                logs=logs,
+                backend=backend(),
+                htpasswd=htpasswd,
+                projects=projects,
+            )
+        )
+        subprocess.run(
+            [LIGHTTPD, "-tt", "-f", str(conf)],
+            check=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         with open(console, "wb") as sink:
-            process = subprocess.Popen([LIGHTTPD, "-D", "-f", str(conf)], env={"PATH": PATH},
-                                       stdin=subprocess.DEVNULL, stdout=sink, stderr=sink)
+            process = subprocess.Popen(
+                [LIGHTTPD, "-D", "-f", str(conf)],
+                env={"PATH": PATH},
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=sink,
+            )
         try:
             if listening(process, port, wait_s, "lighttpd", console):
                 yield HttpHost(process, port, folder, projects, account)
@@ -132,10 +157,18 @@ def root_git_env(repo: Path, env: Optional[Mapping[str, str]] = None) -> Dict[st
     """Root's environment for git itself in a repository another account owns: git
     refuses it ('dubious ownership') unless safe.directory names it; this is
     `git -c safe.directory=REPO` without touching root's ~/.gitconfig."""
-    out = {k: v for k, v in os.environ.items()
-           if k not in SERVER_ENV and not k.startswith("GIT_CONFIG_")}
-    out.update({"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "safe.directory",
-                "GIT_CONFIG_VALUE_0": str(repo)})
+    out = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in SERVER_ENV and not k.startswith("GIT_CONFIG_")
+    }
+    out.update(
+        {
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "safe.directory",
+            "GIT_CONFIG_VALUE_0": str(repo),
+        }
+    )
     out.update(env or {})
     return out
 
@@ -148,14 +181,33 @@ def admin_env() -> Dict[str, str]:
 
 def install_hook(repo: Path, python: Path, *args: str) -> subprocess.CompletedProcess:
     """As root: ``PY -I -m oracle_guard install-pre-receive REPO --host http ARGS``."""
-    return subprocess.run([str(python), "-I", "-m", "oracle_guard", "install-pre-receive",
-                           str(repo), "--host", "http", *args], env=admin_env(),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    return subprocess.run(
+        [
+            str(python),
+            "-I",
+            "-m",
+            "oracle_guard",
+            "install-pre-receive",
+            str(repo),
+            "--host",
+            "http",
+            *args,
+        ],
+        env=admin_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )
 
 
-def make_repo(host: HttpHost, name: str, python: Optional[Path], *,
-              config: Sequence[str] = ("receive.fsckObjects=true",
-                                       "receive.advertisePushOptions=true")) -> Path:
+def make_repo(
+    host: HttpHost,
+    name: str,
+    python: Optional[Path],
+    *,
+    config: Sequence[str] = ("receive.fsckObjects=true", "receive.advertisePushOptions=true"),
+) -> Path:
     """A bare repository under GIT_PROJECT_ROOT, created by the web account (so it
     owns objects and refs), with ``config`` set; then, as root, its hooks folder
     made root's (the account git runs as cannot edit the hook) and the hook
@@ -172,16 +224,23 @@ def make_repo(host: HttpHost, name: str, python: Optional[Path], *,
     if python is not None:
         done = install_hook(repo, python)
         if done.returncode != 0:
-            raise AssertionError(f"install-pre-receive {repo} --host http exited "
-                                 f"{done.returncode}:\n{done.stdout}{done.stderr}")
+            raise AssertionError(
+                f"install-pre-receive {repo} --host http exited "
+                f"{done.returncode}:\n{done.stdout}{done.stderr}"
+            )
     return repo
 
 
 def doctor(repo: Path, python: Path) -> subprocess.CompletedProcess:
     """As root, read-only: ``PY -I -m oracle_guard doctor REPO``."""
-    return subprocess.run([str(python), "-I", "-m", "oracle_guard", "doctor", str(repo)],
-                          env=admin_env(), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, timeout=60)
+    return subprocess.run(
+        [str(python), "-I", "-m", "oracle_guard", "doctor", str(repo)],
+        env=admin_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )
 
 
 def remove_repo(repo: Path) -> None:
@@ -192,30 +251,53 @@ def remove_repo(repo: Path) -> None:
 def client_env(**variables: str) -> Dict[str, str]:
     """The test process's environment without server variables; git never prompts
     for a password (a 401 fails at once) and reads no credential helper's."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in SERVER_ENV and k not in ("GIT_ASKPASS", "SSH_ASKPASS")}
-    env.update({"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_COUNT": "1",
-                "GIT_CONFIG_KEY_0": "credential.helper", "GIT_CONFIG_VALUE_0": ""})
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in SERVER_ENV and k not in ("GIT_ASKPASS", "SSH_ASKPASS")
+    }
+    env.update(
+        {
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "credential.helper",
+            "GIT_CONFIG_VALUE_0": "",
+        }
+    )
     env.update(variables)
     return env
 
 
-def http_push(client: Path, remote: str, *args: str, config: Sequence[str] = (),
-              env: Optional[Dict[str, str]] = None) -> Push:
+def http_push(
+    client: Path,
+    remote: str,
+    *args: str,
+    config: Sequence[str] = (),
+    env: Optional[Dict[str, str]] = None,
+) -> Push:
     """``git [-c CONFIG]... push REMOTE ARGS`` from ``client``."""
     options = [part for item in config for part in ("-c", item)]
-    proc = subprocess.run(["git", *options, "-C", str(client), "push", remote, *args],
-                          env=env if env is not None else client_env(),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    proc = subprocess.run(
+        ["git", *options, "-C", str(client), "push", remote, *args],
+        env=env if env is not None else client_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        timeout=60,
+    )
     return Push(proc.returncode, proc.stderr.decode("utf-8", "replace"))
 
 
-def as_user(host: HttpHost, user: str, password: Optional[str] = None,
-            **variables: str) -> Dict[str, str]:
+def as_user(
+    host: HttpHost, user: str, password: Optional[str] = None, **variables: str
+) -> Dict[str, str]:
     """client_env() in which every URL of ``host`` carries ``user``'s credentials
     (url.<with credentials>.insteadOf), so one remote serves every user."""
     env = client_env(**variables)
-    env.update({"GIT_CONFIG_COUNT": "2",
-                "GIT_CONFIG_KEY_1": f"url.{host.base(user, password)}.insteadOf",
-                "GIT_CONFIG_VALUE_1": host.base()})
+    env.update(
+        {
+            "GIT_CONFIG_COUNT": "2",
+            "GIT_CONFIG_KEY_1": f"url.{host.base(user, password)}.insteadOf",
+            "GIT_CONFIG_VALUE_1": host.base(),
+        }
+    )
     return env

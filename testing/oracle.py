@@ -1,5 +1,6 @@
 """What many test files share of an oracle: the clock every check and push is
 judged at, and the contract of a repository whose seeds only an owner extends."""
+
 from __future__ import annotations
 
 NOW = "2026-09-25"  # tests that need another moment pass their own --now

@@ -1,5 +1,6 @@
 """Processes a test run left behind: every server the tests start is stopped by
 its pid, and the suite checks that nothing naming its folders still runs."""
+
 from __future__ import annotations
 
 import os

@@ -1,5 +1,6 @@
 """Real-shaped oracle files, one per built-in freeze format, as users keep them,
 and the example layouts of examples/ as committed repositories."""
+
 import shutil
 from pathlib import Path
 

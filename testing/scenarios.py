@@ -22,6 +22,7 @@ each context:
 
 Findings are compared as ``path: code`` ('-' when a finding names no path).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -73,8 +74,11 @@ identity_env: GL_USERNAME
 C = ".oracle-guard.yaml"
 FIX, FIX2 = "oracle/inputs/prices.json", "oracle/inputs/rates.csv"
 LOCK = "oracle/fixtures.lock.json"
-SEED, SEED_R, SEED_U = ("seeds/parse_header.json", "seeds/retry_budget.json",
-                        "seeds/unicode_hyphen.json")
+SEED, SEED_R, SEED_U = (
+    "seeds/parse_header.json",
+    "seeds/retry_budget.json",
+    "seeds/unicode_hyphen.json",
+)
 CORPUS = "oracle/corpus.jsonl"
 SLOCK = "seeds.lock"
 REPLAY = "replays/case_001.json"
@@ -82,8 +86,12 @@ FREEZE = "freeze.json"
 BUDGET = "oracle/flake_budget.yaml"
 QUAR = "quarantine/active/retry_budget.yaml"
 PCC = ".pre-commit-config.yaml"
-APP, SETTINGS, TEST, GOLDEN = ("src/app.py", "src/r\u00e9glages.py", "tests/test_app.py",
-                               "tests/golden/expected.txt")
+APP, SETTINGS, TEST, GOLDEN = (
+    "src/app.py",
+    "src/r\u00e9glages.py",
+    "tests/test_app.py",
+    "tests/golden/expected.txt",
+)
 EXPECTED = "tests/expected_totals.txt"  # allowed; an owner moves it into oracle/golden/
 MOVED = "oracle/golden/expected_totals.txt"
 EXPECTED_TEXT = "".join(f"total {n} = {n * 3}\n" for n in range(1, 11))
@@ -97,28 +105,38 @@ def lock_text(fixtures: Dict[str, bytes]) -> str:
     return json.dumps(dict(sorted(digests.items())), indent=2) + "\n"
 
 
-def budget_yaml(expires: str = "2026-10-05", owner: str = "platform", *,
-                max_frozen: int = 3, more: str = "") -> str:
-    return (f"max_frozen: {max_frozen}\nfrozen:\n"
-            f"  - id: unicode_hyphen\n    owner: {json.dumps(owner)}\n"
-            f"    expires: {json.dumps(expires)}\n"
-            '    reason: "locale-dependent hyphen folding on the CI image"\n' + more)
+def budget_yaml(
+    expires: str = "2026-10-05", owner: str = "platform", *, max_frozen: int = 3, more: str = ""
+) -> str:
+    return (
+        f"max_frozen: {max_frozen}\nfrozen:\n"
+        f"  - id: unicode_hyphen\n    owner: {json.dumps(owner)}\n"
+        f"    expires: {json.dumps(expires)}\n"
+        '    reason: "locale-dependent hyphen folding on the CI image"\n' + more
+    )
 
 
 def freeze_json(ids: Iterable[str] = ("parse_header",), expires: str = "2026-10-01") -> dict:
     ids = list(ids)
-    return {"excluded_property_ids": ids,
-            "reason": {i: "intermittent under parallel workers" for i in ids},
-            "owner": {i: "http-team" for i in ids},
-            "expires": {i: expires for i in ids}}
+    return {
+        "excluded_property_ids": ids,
+        "reason": {i: "intermittent under parallel workers" for i in ids},
+        "owner": {i: "http-team" for i in ids},
+        "expires": {i: expires for i in ids},
+    }
 
 
-def quarantine_yaml(ident: str = "retry_budget", *, owner: str = "humans-only",
-                    expires_at: str = "2026-10-07T00:00:00Z") -> str:
-    return (samples.QUARANTINE_ENTRY_YAML
-            .replace("retry_budget_9c2", ident)
-            .replace("2026-10-07T00:00:00Z", expires_at)
-            .replace("owner: humans-only", f"owner: {owner}"))
+def quarantine_yaml(
+    ident: str = "retry_budget",
+    *,
+    owner: str = "humans-only",
+    expires_at: str = "2026-10-07T00:00:00Z",
+) -> str:
+    return (
+        samples.QUARANTINE_ENTRY_YAML.replace("retry_budget_9c2", ident)
+        .replace("2026-10-07T00:00:00Z", expires_at)
+        .replace("owner: humans-only", f"owner: {owner}")
+    )
 
 
 BASE_FILES = {
@@ -171,7 +189,7 @@ class Work:
         self.base_commit = rev(self.client, "HEAD")
 
     @classmethod
-    def copy(cls, baseline: Path, dest: Path) -> "Work":
+    def copy(cls, baseline: Path, dest: Path) -> Work:
         shutil.copytree(baseline, dest, symlinks=True)
         work = cls(dest)
         work.git("remote", "set-url", "origin", file_url(work.server))
@@ -224,13 +242,13 @@ def symlink(path: str, target: str) -> Step:
         full.parent.mkdir(parents=True, exist_ok=True)
         os.symlink(target, full)
         w.git("add", "--", path)
+
     return edit
 
 
 def gitlink(path: str) -> Step:
     """A submodule entry (mode 160000) at ``path``, pointing at the baseline commit."""
-    return lambda w: w.git("update-index", "--add", "--cacheinfo",
-                           f"160000,{w.base_commit},{path}")
+    return lambda w: w.git("update-index", "--add", "--cacheinfo", f"160000,{w.base_commit},{path}")
 
 
 def append_line(path: str, line: str) -> Step:
@@ -239,15 +257,18 @@ def append_line(path: str, line: str) -> Step:
 
 def together(*steps: Step) -> Step:
     """Several edits in one commit."""
+
     def edit(w: Work) -> None:
         for step in steps:
             step(w)
+
     return edit
 
 
 def merge_side(side: Dict[str, object], *then: Step) -> Step:
     """Commit ``side`` on a branch of its own, merge it with --no-commit, apply
     ``then`` to the merge result: the runner's commit concludes the merge."""
+
     def edit(w: Work) -> None:
         w.git("checkout", "-q", "-b", "side")
         w.put(side)
@@ -256,6 +277,7 @@ def merge_side(side: Dict[str, object], *then: Step) -> Step:
         w.git("merge", "-q", "--no-ff", "--no-commit", "side")
         for step in then:
             step(w)
+
     return edit
 
 
@@ -264,6 +286,7 @@ def duplicate_tree_entry(path: str, shadow: bytes) -> Step:
     blob last (git fsck: duplicateEntries; git commit cannot make it, so the
     step commits by plumbing). ``git show REV:path`` and web views read the
     first entry; checkout and read-tree keep the last."""
+
     def edit(w: Work) -> bool:
         folder, name = path.rsplit("/", 1)
         shadow_oid = git(w.client, "hash-object", "-w", "--stdin", input=shadow).strip()
@@ -277,22 +300,28 @@ def duplicate_tree_entry(path: str, shadow: bytes) -> Step:
             if entry_name == name:
                 raw += f"100644 {name}".encode() + b"\0" + bytes.fromhex(shadow_oid)
             raw += record
-        subtree = git(w.client, "hash-object", "-t", "tree", "--literally", "-w", "--stdin",
-                      input=raw).strip()
+        subtree = git(
+            w.client, "hash-object", "-t", "tree", "--literally", "-w", "--stdin", input=raw
+        ).strip()
         root = [line for line in w.git("ls-tree", "-z", "HEAD").split("\0") if line]
-        root = [f"040000 tree {subtree}\t{folder}" if line.endswith(f"\t{folder}") else line
-                for line in root]
+        root = [
+            f"040000 tree {subtree}\t{folder}" if line.endswith(f"\t{folder}") else line
+            for line in root
+        ]
         tree = git(w.client, "mktree", "-z", input=("\0".join(root) + "\0").encode()).strip()
-        made = git(w.client, "commit-tree", tree, "-p", "HEAD", "-m", "duplicate entry",
-                   input=b"").strip()
+        made = git(
+            w.client, "commit-tree", tree, "-p", "HEAD", "-m", "duplicate entry", input=b""
+        ).strip()
         w.git("reset", "-q", "--soft", made)
         w.git("read-tree", made)  # what a checkout's index gets: the last entry
         return True
+
     return edit
 
 
 def owner_pushes(*steps: Step) -> Callable[[Work], None]:
     """Before the change: an owner commits ``steps`` on main and pushes them."""
+
     def prepare(w: Work) -> None:
         for step in steps:
             step(w)
@@ -301,6 +330,7 @@ def owner_pushes(*steps: Step) -> Callable[[Work], None]:
         if p.rc != 0:
             raise AssertionError(f"the owner's push was rejected:\n{p.stderr}")
         w.git("fetch", "-q", "origin")
+
     return prepare
 
 
@@ -311,23 +341,27 @@ def push_to(ref: str) -> Callable[[Work, str], Push]:
 def via_unprotected_ref(ref: str) -> Callable[[Work, str], Push]:
     """Context (c): the commits first land on a ref the hook does not judge
     (accepted), then main is fast-forwarded to them."""
+
     def run(w: Work, pusher: str) -> Push:
         first = w.push(f"HEAD:{ref}", pusher=pusher)
         if first.rc != 0:
             raise AssertionError(f"the push to unprotected {ref} was rejected:\n{first.stderr}")
         return w.push("HEAD:refs/heads/main", pusher=pusher)
+
     return run
 
 
 def force_push_from_baseline(*steps: Step) -> Callable[[Work, str], Push]:
     """Context (c) of the force push: a history cut from the baseline, without
     what main gained since, force-pushed over main."""
+
     def run(w: Work, pusher: str) -> Push:
         w.git("checkout", "-q", "-b", "rewrite", w.base_commit)
         for step in steps:
             step(w)
         w.commit("rewrite")
         return w.push("+HEAD:refs/heads/main", pusher=pusher)
+
     return run
 
 
@@ -339,10 +373,12 @@ def from_baseline() -> Step:
 def merge_main(*keep: str) -> Step:
     """Merge origin/main into the change branch; ``keep``: paths the merge commit
     takes from the branch's side instead of git's merge (an evil merge)."""
+
     def edit(w: Work) -> None:
         w.git("merge", "-q", "--no-ff", "--no-commit", "refs/remotes/origin/main")
         if keep:
             w.git("checkout", "HEAD", "--", *keep)
+
     return edit
 
 
@@ -350,6 +386,7 @@ def criss_cross(*keep: str) -> Step:
     """A branch X (a src edit) from the baseline; main merges X while X merges
     main's earlier tip, so the two have two merge-bases. ``keep``: paths the
     branch's merge takes from X instead of git's merge."""
+
     def edit(w: Work) -> None:
         main_before = w.git("rev-parse", "refs/remotes/origin/main").strip()
         w.git("reset", "-q", "--hard", w.base_commit)
@@ -365,16 +402,19 @@ def criss_cross(*keep: str) -> Step:
         w.git("merge", "-q", "--no-ff", "--no-commit", main_before)
         if keep:
             w.git("checkout", "HEAD", "--", *keep)
+
     return edit
 
 
 def platform_merge() -> Callable[[Work, str], Push]:
     """Context (c) where the branch itself is harmless: the merge the platform
     records (git merge --no-ff into main), pushed to main."""
+
     def run(w: Work, pusher: str) -> Push:
         w.git("checkout", "-q", "-f", "-B", "landing", "refs/remotes/origin/main")
         w.git("merge", "-q", "--no-ff", "-m", "merge the change", "change")
         return w.push("HEAD:refs/heads/main", pusher=pusher)
+
     return run
 
 
@@ -386,8 +426,9 @@ def owner_moves_expected_into_the_oracle(w: Work) -> None:
 
 
 TIGHTER_CONTRACT = CONTRACT.replace('"src/réglages.py"]', '"src/réglages.py", "src/legacy/**"]')
-ALLOW_FILE_CONTRACT = CONTRACT.replace('  allow: ["src/**", "tests/**"]\n',
-                                       "  allow_file: oracle/write_set.txt\n")
+ALLOW_FILE_CONTRACT = CONTRACT.replace(
+    '  allow: ["src/**", "tests/**"]\n', "  allow_file: oracle/write_set.txt\n"
+)
 
 
 # -- expected outcomes --------------------------------------------------------------------
@@ -406,16 +447,14 @@ def outcome(codes: Iterable[str]) -> Outcome:
     return Outcome(REJECT if codes else PASS, codes)
 
 
-def expect(*codes: str, staged=None, ci=None, prepush=None, push=None
-           ) -> Dict[str, Outcome]:
+def expect(*codes: str, staged=None, ci=None, prepush=None, push=None) -> Dict[str, Outcome]:
     """The same codes in every context, unless a context is named: its own
     codes (an iterable) or an Outcome such as ERROR_OUTCOME. A pre-push judges
     the same commits as CI, locally, where owners are not known: unless named,
     it expects what CI does."""
     same = outcome(codes)
     out = {}
-    for context, override in (("staged", staged), ("ci", ci), ("prepush", prepush),
-                              ("push", push)):
+    for context, override in (("staged", staged), ("ci", ci), ("prepush", prepush), ("push", push)):
         if override is None:
             override = out["ci"] if context == "prepush" else same
         out[context] = override if isinstance(override, Outcome) else outcome(override)
@@ -450,14 +489,16 @@ def guard(repo: Path, *args: str, env: Dict[str, str]) -> Outcome:
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        rc = main(["check", "-C", str(repo), "--format", "json", "--now", NOW, *args],
-                  env=dict(env))
+        rc = main(
+            ["check", "-C", str(repo), "--format", "json", "--now", NOW, *args], env=dict(env)
+        )
     detail = out.getvalue() + err.getvalue()
     if rc == 2:
         return Outcome(ERROR, frozenset(), detail)
     doc = json.loads(out.getvalue())
-    codes = frozenset(f"{f['path'] or '-'}: {f['code']}" for f in doc["findings"]
-                      if f["severity"] == "error")
+    codes = frozenset(
+        f"{f['path'] or '-'}: {f['code']}" for f in doc["findings"] if f["severity"] == "error"
+    )
     verdict = {0: PASS, 1: REJECT}[rc]
     if (verdict == REJECT) != bool(codes):
         raise AssertionError(f"exit {rc} does not agree with the findings:\n{detail}")
@@ -505,12 +546,19 @@ def run(scenario: Scenario, context: str, w: Work) -> Outcome:
     if context == "prepush":
         # pre-commit's from-ref for a new remote branch: the parent of the first
         # commit no remote branch has
-        first = w.git("rev-list", "HEAD", "--topo-order", "--reverse", "--not",
-                      "--remotes=origin").split()[0]
+        first = w.git(
+            "rev-list", "HEAD", "--topo-order", "--reverse", "--not", "--remotes=origin"
+        ).split()[0]
         fork = w.git("rev-parse", f"{first}^1").strip()
-        return guard(w.client, env={
-            "PRE_COMMIT_FROM_REF": fork, "PRE_COMMIT_TO_REF": w.git("rev-parse", "HEAD").strip(),
-            "PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/topic"})
+        return guard(
+            w.client,
+            env={
+                "PRE_COMMIT_FROM_REF": fork,
+                "PRE_COMMIT_TO_REF": w.git("rev-parse", "HEAD").strip(),
+                "PRE_COMMIT_REMOTE_NAME": "origin",
+                "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/topic",
+            },
+        )
     main_before = rev(w.server, "refs/heads/main")  # steps may have moved it (an owner's merge)
     pushed = (scenario.push or push_to("refs/heads/main"))(w, scenario.pusher)
     got = judge_push(w, pushed)
@@ -530,11 +578,16 @@ def _corpus(text: str) -> Step:
 
 
 CHANGED_FIXTURE = b'{"apple": 3, "pear": 4}\n'
-LOOSE_CONTRACT = CONTRACT.replace(
-    '  - {paths: ["seeds/*.json"], format: json-array}\n', "").replace(
-    '  deny: ["oracle/**", "seeds/**", ".pre-commit-config.yaml", "tests/golden/**",\n'
-    '         "src/réglages.py"]\n', "").replace('  known_ids: ["seeds/*.json"]\n', "").replace(
-    '  allow: ["src/**", "tests/**"]', '  allow: ["**"]')
+LOOSE_CONTRACT = (
+    CONTRACT.replace('  - {paths: ["seeds/*.json"], format: json-array}\n', "")
+    .replace(
+        '  deny: ["oracle/**", "seeds/**", ".pre-commit-config.yaml", "tests/golden/**",\n'
+        '         "src/réglages.py"]\n',
+        "",
+    )
+    .replace('  known_ids: ["seeds/*.json"]\n', "")
+    .replace('  allow: ["src/**", "tests/**"]', '  allow: ["**"]')
+)
 ALIAS_BUDGET = """\
 max_frozen: 3
 frozen:
@@ -546,382 +599,833 @@ frozen:
   - *entry
 """
 DUPLICATE_KEY_QUARANTINE = quarantine_yaml() + "expires_at: 2027-12-31T00:00:00Z\n"
-DUPLICATE_KEY_FREEZE = ('{"excluded_property_ids": ["parse_header"], '
-                        '"reason": {"parse_header": "flaky"}, "owner": {"parse_header": "x"}, '
-                        '"expires": {"parse_header": "2026-10-01"}, '
-                        '"excluded_property_ids": []}\n')
+DUPLICATE_KEY_FREEZE = (
+    '{"excluded_property_ids": ["parse_header"], '
+    '"reason": {"parse_header": "flaky"}, "owner": {"parse_header": "x"}, '
+    '"expires": {"parse_header": "2026-10-01"}, '
+    '"excluded_property_ids": []}\n'
+)
 PYTHON_TAG_BUDGET = budget_yaml() + "extra: !!python/object/apply:os.system ['true']\n"
 NEW_QUARANTINE = "quarantine/active/parse_header.yaml"
 
 ATTACKS: List[Scenario] = [
     # fixtures
-    Scenario("fixture-rewritten", True, "edit a locked fixture so a wrong result matches it",
-             (put({FIX: CHANGED_FIXTURE}),),
-             expect(f"{FIX}: fixture-mismatch", *wd(FIX))),
-    Scenario("fixture-and-lock-rewritten", True,
-             "edit a fixture and regenerate its lock in the same commit: the lock agrees, "
-             "the write set does not",
-             (put({FIX: CHANGED_FIXTURE,
-                   LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))}),),
-             expect(*wd(FIX, LOCK))),
-    Scenario("fixture-added-unlocked", True, "slip an extra fixture under the fixture paths",
-             (put({"oracle/inputs/extra.json": b"{}\n"}),),
-             expect("oracle/inputs/extra.json: fixture-unlocked",
-                    *wd("oracle/inputs/extra.json"))),
-    Scenario("fixture-and-entry-deleted", True, "delete a fixture and its lock entry together",
-             (together(drop(FIX2),
-                       put({LOCK: lock_text({"prices.json": FIXTURES["prices.json"]})})),),
-             expect(*wd(FIX2, LOCK))),
-    Scenario("lock-deleted", True, "delete the lock so nothing is compared",
-             (drop(LOCK),), expect(f"{LOCK}: lock-invalid", *wd(LOCK))),
-    Scenario("fixture-made-executable", True, "chmod +x on an oracle file (bytes unchanged)",
-             (make_executable(FIX),), expect(*wd(FIX))),
+    Scenario(
+        "fixture-rewritten",
+        True,
+        "edit a locked fixture so a wrong result matches it",
+        (put({FIX: CHANGED_FIXTURE}),),
+        expect(f"{FIX}: fixture-mismatch", *wd(FIX)),
+    ),
+    Scenario(
+        "fixture-and-lock-rewritten",
+        True,
+        "edit a fixture and regenerate its lock in the same commit: the lock agrees, "
+        "the write set does not",
+        (
+            put(
+                {
+                    FIX: CHANGED_FIXTURE,
+                    LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE})),
+                }
+            ),
+        ),
+        expect(*wd(FIX, LOCK)),
+    ),
+    Scenario(
+        "fixture-added-unlocked",
+        True,
+        "slip an extra fixture under the fixture paths",
+        (put({"oracle/inputs/extra.json": b"{}\n"}),),
+        expect("oracle/inputs/extra.json: fixture-unlocked", *wd("oracle/inputs/extra.json")),
+    ),
+    Scenario(
+        "fixture-and-entry-deleted",
+        True,
+        "delete a fixture and its lock entry together",
+        (together(drop(FIX2), put({LOCK: lock_text({"prices.json": FIXTURES["prices.json"]})})),),
+        expect(*wd(FIX2, LOCK)),
+    ),
+    Scenario(
+        "lock-deleted",
+        True,
+        "delete the lock so nothing is compared",
+        (drop(LOCK),),
+        expect(f"{LOCK}: lock-invalid", *wd(LOCK)),
+    ),
+    Scenario(
+        "fixture-made-executable",
+        True,
+        "chmod +x on an oracle file (bytes unchanged)",
+        (make_executable(FIX),),
+        expect(*wd(FIX)),
+    ),
     # json-array seeds
-    Scenario("seeds-reordered", True, "reorder seeds so a failing one is never reached first",
-             (_seed(2, 1, 3),), expect(f"{SEED}: seed-reordered", *wd(SEED))),
-    Scenario("seed-deleted", True, "drop the seed that fails",
-             (_seed(1, 2),), expect(f"{SEED}: seed-removed", *wd(SEED))),
-    Scenario("seeds-emptied", True, "empty a seed file",
-             (_seed(),), expect(f"{SEED}: oracle-incomplete", *wd(SEED))),
-    Scenario("seed-type-rewritten", True, "rewrite a seed's type, 1 -> true (equal in Python)",
-             (_seed(True, 2, 3),), expect(f"{SEED}: seed-rewritten", *wd(SEED))),
-    Scenario("seed-int-to-float", True, "rewrite a seed 1 -> 1.0 (equal in Python)",
-             (_seed(1.0, 2, 3),), expect(f"{SEED}: seed-rewritten", *wd(SEED))),
-    Scenario("seed-file-deleted", True, "delete a whole seed file",
-             (drop(SEED_R),),
-             expect(f"{SEED_R}: seed-file-deleted", *wd(SEED_R),
-                    f"{QUAR}: budget-unknown-id")),
-    Scenario("seed-file-renamed", True, "rename a seed file (its old seeds no longer judged)",
-             (move(SEED_U, "seeds/unicode_hyphen_v2.json"),),
-             expect(f"{SEED_U}: seed-file-deleted", *wd(SEED_U, "seeds/unicode_hyphen_v2.json"),
-                    f"{BUDGET}: budget-unknown-id")),
-    Scenario("seed-folder-deleted", True, "delete every seed file: missing seeds never pass",
-             (drop("seeds"),),
-             expect(*(f"{p}: seed-file-deleted" for p in (SEED, SEED_R, SEED_U)),
-                    *wd(SEED, SEED_R, SEED_U), "-: oracle-incomplete",
-                    f"{FREEZE}: budget-unknown-id", f"{BUDGET}: budget-unknown-id",
-                    f"{QUAR}: budget-unknown-id")),
-    Scenario("seed-replaced-by-symlink", True,
-             "replace a seed file with a symlink to a file the patch controls",
-             (together(put({"src/seeds.json": [1, 2, 3]}), symlink(SEED, "../src/seeds.json")),),
-             expect(f"{SEED}: seed-rewritten", *wd(SEED),
-                          f"{SEED}: contract-mixed-commit",
-                    staged=(f"{SEED}: seed-rewritten", *wd(SEED)))),
+    Scenario(
+        "seeds-reordered",
+        True,
+        "reorder seeds so a failing one is never reached first",
+        (_seed(2, 1, 3),),
+        expect(f"{SEED}: seed-reordered", *wd(SEED)),
+    ),
+    Scenario(
+        "seed-deleted",
+        True,
+        "drop the seed that fails",
+        (_seed(1, 2),),
+        expect(f"{SEED}: seed-removed", *wd(SEED)),
+    ),
+    Scenario(
+        "seeds-emptied",
+        True,
+        "empty a seed file",
+        (_seed(),),
+        expect(f"{SEED}: oracle-incomplete", *wd(SEED)),
+    ),
+    Scenario(
+        "seed-type-rewritten",
+        True,
+        "rewrite a seed's type, 1 -> true (equal in Python)",
+        (_seed(True, 2, 3),),
+        expect(f"{SEED}: seed-rewritten", *wd(SEED)),
+    ),
+    Scenario(
+        "seed-int-to-float",
+        True,
+        "rewrite a seed 1 -> 1.0 (equal in Python)",
+        (_seed(1.0, 2, 3),),
+        expect(f"{SEED}: seed-rewritten", *wd(SEED)),
+    ),
+    Scenario(
+        "seed-file-deleted",
+        True,
+        "delete a whole seed file",
+        (drop(SEED_R),),
+        expect(f"{SEED_R}: seed-file-deleted", *wd(SEED_R), f"{QUAR}: budget-unknown-id"),
+    ),
+    Scenario(
+        "seed-file-renamed",
+        True,
+        "rename a seed file (its old seeds no longer judged)",
+        (move(SEED_U, "seeds/unicode_hyphen_v2.json"),),
+        expect(
+            f"{SEED_U}: seed-file-deleted",
+            *wd(SEED_U, "seeds/unicode_hyphen_v2.json"),
+            f"{BUDGET}: budget-unknown-id",
+        ),
+    ),
+    Scenario(
+        "seed-folder-deleted",
+        True,
+        "delete every seed file: missing seeds never pass",
+        (drop("seeds"),),
+        expect(
+            *(f"{p}: seed-file-deleted" for p in (SEED, SEED_R, SEED_U)),
+            *wd(SEED, SEED_R, SEED_U),
+            "-: oracle-incomplete",
+            f"{FREEZE}: budget-unknown-id",
+            f"{BUDGET}: budget-unknown-id",
+            f"{QUAR}: budget-unknown-id",
+        ),
+    ),
+    Scenario(
+        "seed-replaced-by-symlink",
+        True,
+        "replace a seed file with a symlink to a file the patch controls",
+        (together(put({"src/seeds.json": [1, 2, 3]}), symlink(SEED, "../src/seeds.json")),),
+        expect(
+            f"{SEED}: seed-rewritten",
+            *wd(SEED),
+            f"{SEED}: contract-mixed-commit",
+            staged=(f"{SEED}: seed-rewritten", *wd(SEED)),
+        ),
+    ),
     # jsonl, json-object, immutable
-    Scenario("corpus-line-extended", True, "append to an existing jsonl line instead of adding one",
-             (_corpus('{"input": "a"}\n{"input": "b", "skip": true}\n'),),
-             expect(f"{CORPUS}: seed-rewritten", *wd(CORPUS))),
-    Scenario("corpus-line-removed", True, "remove the first corpus line",
-             (_corpus('{"input": "b"}\n'),),
-             expect(f"{CORPUS}: seed-removed", *wd(CORPUS))),
-    Scenario("seeds-lock-value-changed", True, "change a case's pinned seed in seeds.lock",
-             (put({SLOCK: {"case_001": 1730, "case_002": 42}}),),
-             expect(f"{SLOCK}: seed-rewritten", *wd(SLOCK))),
-    Scenario("seeds-lock-key-removed", True, "remove a case from seeds.lock",
-             (put({SLOCK: {"case_002": 42}}),),
-             expect(f"{SLOCK}: seed-removed", *wd(SLOCK))),
-    Scenario("replay-edited", True, "edit an immutable replay's expected value",
-             (put({REPLAY: {"input": "x", "expected": 2}}),),
-             expect(f"{REPLAY}: seed-rewritten", *wd(REPLAY))),
-    Scenario("replay-made-executable", True, "chmod +x on an immutable replay",
-             (make_executable(REPLAY),), expect(f"{REPLAY}: seed-rewritten", *wd(REPLAY))),
+    Scenario(
+        "corpus-line-extended",
+        True,
+        "append to an existing jsonl line instead of adding one",
+        (_corpus('{"input": "a"}\n{"input": "b", "skip": true}\n'),),
+        expect(f"{CORPUS}: seed-rewritten", *wd(CORPUS)),
+    ),
+    Scenario(
+        "corpus-line-removed",
+        True,
+        "remove the first corpus line",
+        (_corpus('{"input": "b"}\n'),),
+        expect(f"{CORPUS}: seed-removed", *wd(CORPUS)),
+    ),
+    Scenario(
+        "seeds-lock-value-changed",
+        True,
+        "change a case's pinned seed in seeds.lock",
+        (put({SLOCK: {"case_001": 1730, "case_002": 42}}),),
+        expect(f"{SLOCK}: seed-rewritten", *wd(SLOCK)),
+    ),
+    Scenario(
+        "seeds-lock-key-removed",
+        True,
+        "remove a case from seeds.lock",
+        (put({SLOCK: {"case_002": 42}}),),
+        expect(f"{SLOCK}: seed-removed", *wd(SLOCK)),
+    ),
+    Scenario(
+        "replay-edited",
+        True,
+        "edit an immutable replay's expected value",
+        (put({REPLAY: {"input": "x", "expected": 2}}),),
+        expect(f"{REPLAY}: seed-rewritten", *wd(REPLAY)),
+    ),
+    Scenario(
+        "replay-made-executable",
+        True,
+        "chmod +x on an immutable replay",
+        (make_executable(REPLAY),),
+        expect(f"{REPLAY}: seed-rewritten", *wd(REPLAY)),
+    ),
     # the contract
-    Scenario("contract-loosened-with-oracle-edit", True,
-             "drop the seeds rule and the deny list in the same change that reorders seeds",
-             (together(put({C: LOOSE_CONTRACT}), _seed(3, 2, 1)),),
-             expect(f"{SEED}: seed-reordered", *wd(C, SEED))),
-    Scenario("contract-deleted-with-oracle-edit", True,
-             "delete the contract in the same change that reorders seeds",
-             (together(drop(C), _seed(3, 2, 1)),),
-             expect(f"{SEED}: seed-reordered", *wd(C, SEED))),
-    Scenario("contract-made-unloadable", True,
-             "replace the contract with one that does not load (a YAML alias); the push "
-             "is refused outright (exit 2), since the next push would be judged by it",
-             (put({C: "version: &v 1\nother: *v\n"}),),
-             expect(*wd(C), push=ERROR_OUTCOME)),
-    Scenario("contract-case-twin", True,
-             "add '.Oracle-Guard.yaml' (the contract on macOS and Windows checkouts)",
-             (put({".Oracle-Guard.yaml": LOOSE_CONTRACT}),), expect(*wd(".Oracle-Guard.yaml"))),
-    Scenario("two-step-loosen-then-edit", True,
-             "commit 1 loosens the contract, commit 2 reorders seeds. Staged: each commit "
-             "is judged by HEAD's contract, so commit 2 passes under the loosened rules and "
-             "only commit 1 fails; a range is judged by the rules it started from",
-             (put({C: LOOSE_CONTRACT}), _seed(3, 2, 1)),
-             expect(f"{SEED}: seed-reordered", *wd(C, SEED), staged=wd(C))),
+    Scenario(
+        "contract-loosened-with-oracle-edit",
+        True,
+        "drop the seeds rule and the deny list in the same change that reorders seeds",
+        (together(put({C: LOOSE_CONTRACT}), _seed(3, 2, 1)),),
+        expect(f"{SEED}: seed-reordered", *wd(C, SEED)),
+    ),
+    Scenario(
+        "contract-deleted-with-oracle-edit",
+        True,
+        "delete the contract in the same change that reorders seeds",
+        (together(drop(C), _seed(3, 2, 1)),),
+        expect(f"{SEED}: seed-reordered", *wd(C, SEED)),
+    ),
+    Scenario(
+        "contract-made-unloadable",
+        True,
+        "replace the contract with one that does not load (a YAML alias); the push "
+        "is refused outright (exit 2), since the next push would be judged by it",
+        (put({C: "version: &v 1\nother: *v\n"}),),
+        expect(*wd(C), push=ERROR_OUTCOME),
+    ),
+    Scenario(
+        "contract-case-twin",
+        True,
+        "add '.Oracle-Guard.yaml' (the contract on macOS and Windows checkouts)",
+        (put({".Oracle-Guard.yaml": LOOSE_CONTRACT}),),
+        expect(*wd(".Oracle-Guard.yaml")),
+    ),
+    Scenario(
+        "two-step-loosen-then-edit",
+        True,
+        "commit 1 loosens the contract, commit 2 reorders seeds. Staged: each commit "
+        "is judged by HEAD's contract, so commit 2 passes under the loosened rules and "
+        "only commit 1 fails; a range is judged by the rules it started from",
+        (put({C: LOOSE_CONTRACT}), _seed(3, 2, 1)),
+        expect(f"{SEED}: seed-reordered", *wd(C, SEED), staged=wd(C)),
+    ),
     # freeze, budget, quarantine
-    Scenario("quarantine-over-cap", True, "quarantine one more failing case beyond max_frozen",
-             (put({NEW_QUARANTINE: quarantine_yaml("parse_header")}),),
-             expect(f"{C}: budget-exceeded", *wd(NEW_QUARANTINE))),
-    Scenario("cap-raised-in-budget-file", True,
-             "raise the budget file's own max_frozen and freeze one more (the contract's "
-             "cap still holds)",
-             (put({BUDGET: budget_yaml(max_frozen=10, more=(
-                 "  - id: parse_header\n    owner: platform\n    expires: \"2026-10-01\"\n"
-                 "    reason: \"flaky\"\n"))}),),
-             expect(f"{C}: budget-exceeded", *wd(BUDGET))),
-    Scenario("expiry-stretched", True, "extend an expiry beyond max_days",
-             (put({BUDGET: budget_yaml(expires="2026-12-31")}),),
-             expect(f"{BUDGET}: budget-too-far", *wd(BUDGET))),
-    Scenario("entry-expired", True, "an entry whose expiry has passed",
-             (put({FREEZE: freeze_json(expires="2026-09-24")}),),
-             expect(f"{FREEZE}: budget-expired", *wd(FREEZE))),
-    Scenario("entry-without-owner", True, "an entry with an empty owner",
-             (put({BUDGET: budget_yaml(owner="")}),),
-             expect(f"{BUDGET}: budget-no-owner", *wd(BUDGET))),
-    Scenario("unknown-frozen-id", True, "freeze an id that names no property",
-             (put({FREEZE: freeze_json(["parse_headr"])}),),
-             expect(f"{FREEZE}: budget-unknown-id", *wd(FREEZE))),
-    Scenario("yaml-alias-in-budget", True, "a YAML alias that doubles an entry",
-             (put({BUDGET: ALIAS_BUDGET}),), expect(f"{BUDGET}: freeze-invalid", *wd(BUDGET))),
-    Scenario("yaml-python-tag-in-budget", True, "a python tag in a budget file",
-             (put({BUDGET: PYTHON_TAG_BUDGET}),),
-             expect(f"{BUDGET}: freeze-invalid", *wd(BUDGET))),
-    Scenario("yaml-duplicate-key-in-quarantine", True,
-             "a second expires_at that a lax loader would take",
-             (put({QUAR: DUPLICATE_KEY_QUARANTINE}),),
-             expect(f"{QUAR}: freeze-invalid", *wd(QUAR))),
-    Scenario("json-duplicate-key-in-freeze", True,
-             "a second excluded_property_ids that hides the first",
-             (put({FREEZE: DUPLICATE_KEY_FREEZE}),),
-             expect(f"{FREEZE}: freeze-invalid", *wd(FREEZE))),
+    Scenario(
+        "quarantine-over-cap",
+        True,
+        "quarantine one more failing case beyond max_frozen",
+        (put({NEW_QUARANTINE: quarantine_yaml("parse_header")}),),
+        expect(f"{C}: budget-exceeded", *wd(NEW_QUARANTINE)),
+    ),
+    Scenario(
+        "cap-raised-in-budget-file",
+        True,
+        "raise the budget file's own max_frozen and freeze one more (the contract's "
+        "cap still holds)",
+        (
+            put(
+                {
+                    BUDGET: budget_yaml(
+                        max_frozen=10,
+                        more=(
+                            '  - id: parse_header\n    owner: platform\n    expires: "2026-10-01"\n'
+                            '    reason: "flaky"\n'
+                        ),
+                    )
+                }
+            ),
+        ),
+        expect(f"{C}: budget-exceeded", *wd(BUDGET)),
+    ),
+    Scenario(
+        "expiry-stretched",
+        True,
+        "extend an expiry beyond max_days",
+        (put({BUDGET: budget_yaml(expires="2026-12-31")}),),
+        expect(f"{BUDGET}: budget-too-far", *wd(BUDGET)),
+    ),
+    Scenario(
+        "entry-expired",
+        True,
+        "an entry whose expiry has passed",
+        (put({FREEZE: freeze_json(expires="2026-09-24")}),),
+        expect(f"{FREEZE}: budget-expired", *wd(FREEZE)),
+    ),
+    Scenario(
+        "entry-without-owner",
+        True,
+        "an entry with an empty owner",
+        (put({BUDGET: budget_yaml(owner="")}),),
+        expect(f"{BUDGET}: budget-no-owner", *wd(BUDGET)),
+    ),
+    Scenario(
+        "unknown-frozen-id",
+        True,
+        "freeze an id that names no property",
+        (put({FREEZE: freeze_json(["parse_headr"])}),),
+        expect(f"{FREEZE}: budget-unknown-id", *wd(FREEZE)),
+    ),
+    Scenario(
+        "yaml-alias-in-budget",
+        True,
+        "a YAML alias that doubles an entry",
+        (put({BUDGET: ALIAS_BUDGET}),),
+        expect(f"{BUDGET}: freeze-invalid", *wd(BUDGET)),
+    ),
+    Scenario(
+        "yaml-python-tag-in-budget",
+        True,
+        "a python tag in a budget file",
+        (put({BUDGET: PYTHON_TAG_BUDGET}),),
+        expect(f"{BUDGET}: freeze-invalid", *wd(BUDGET)),
+    ),
+    Scenario(
+        "yaml-duplicate-key-in-quarantine",
+        True,
+        "a second expires_at that a lax loader would take",
+        (put({QUAR: DUPLICATE_KEY_QUARANTINE}),),
+        expect(f"{QUAR}: freeze-invalid", *wd(QUAR)),
+    ),
+    Scenario(
+        "json-duplicate-key-in-freeze",
+        True,
+        "a second excluded_property_ids that hides the first",
+        (put({FREEZE: DUPLICATE_KEY_FREEZE}),),
+        expect(f"{FREEZE}: freeze-invalid", *wd(FREEZE)),
+    ),
     # git objects: modes, links, submodules, merges
-    Scenario("merge-carrying-oracle-edit", True,
-             "an evil merge: an honest side branch merged, the merge commit also reorders "
-             "seeds",
-             (merge_side({"src/feature.py": "X = 1\n"}, _seed(3, 2, 1)),),
-             expect(f"{SEED}: seed-reordered", *wd(SEED), f"{SEED}: merge-edits-oracle",
-                    staged=(f"{SEED}: seed-reordered", *wd(SEED)))),
-    Scenario("submodule-under-fixtures", True, "a gitlink under the fixture paths",
-             (gitlink("oracle/inputs/vendor"),),
-             expect("oracle/inputs/vendor: fixture-not-regular", *wd("oracle/inputs/vendor"))),
-    Scenario("submodule-replacing-replays", True,
-             "replace the replays folder with a submodule git lists nothing behind",
-             (together(drop("replays"), gitlink("replays")),),
-             expect(f"{REPLAY}: seed-file-deleted", "-: oracle-incomplete",
-                    *wd(REPLAY, "replays"))),
-    Scenario("symlink-fixture", True, "replace a fixture with a symlink to a patch-owned file",
-             (together(put({"src/prices.json": CHANGED_FIXTURE}),
-                       symlink(FIX, "../../src/prices.json")),),
-             expect(f"{FIX}: fixture-not-regular", *wd(FIX),
-                          f"{FIX}: contract-mixed-commit",
-                    staged=(f"{FIX}: fixture-not-regular", *wd(FIX)))),
-    Scenario("symlink-quarantine-folder", True,
-             "replace quarantine/active with a symlink to a folder the patch controls",
-             (together(drop(QUAR), put({"src/q/retry_budget.yaml": quarantine_yaml()}),
-                       symlink("quarantine/active", "../src/q")),),
-             expect(*wd(QUAR, "quarantine/active"),
-                          "quarantine/active: contract-mixed-commit",
-                    staged=wd(QUAR, "quarantine/active"))),
+    Scenario(
+        "merge-carrying-oracle-edit",
+        True,
+        "an evil merge: an honest side branch merged, the merge commit also reorders seeds",
+        (merge_side({"src/feature.py": "X = 1\n"}, _seed(3, 2, 1)),),
+        expect(
+            f"{SEED}: seed-reordered",
+            *wd(SEED),
+            f"{SEED}: merge-edits-oracle",
+            staged=(f"{SEED}: seed-reordered", *wd(SEED)),
+        ),
+    ),
+    Scenario(
+        "submodule-under-fixtures",
+        True,
+        "a gitlink under the fixture paths",
+        (gitlink("oracle/inputs/vendor"),),
+        expect("oracle/inputs/vendor: fixture-not-regular", *wd("oracle/inputs/vendor")),
+    ),
+    Scenario(
+        "submodule-replacing-replays",
+        True,
+        "replace the replays folder with a submodule git lists nothing behind",
+        (together(drop("replays"), gitlink("replays")),),
+        expect(f"{REPLAY}: seed-file-deleted", "-: oracle-incomplete", *wd(REPLAY, "replays")),
+    ),
+    Scenario(
+        "symlink-fixture",
+        True,
+        "replace a fixture with a symlink to a patch-owned file",
+        (
+            together(
+                put({"src/prices.json": CHANGED_FIXTURE}), symlink(FIX, "../../src/prices.json")
+            ),
+        ),
+        expect(
+            f"{FIX}: fixture-not-regular",
+            *wd(FIX),
+            f"{FIX}: contract-mixed-commit",
+            staged=(f"{FIX}: fixture-not-regular", *wd(FIX)),
+        ),
+    ),
+    Scenario(
+        "symlink-quarantine-folder",
+        True,
+        "replace quarantine/active with a symlink to a folder the patch controls",
+        (
+            together(
+                drop(QUAR),
+                put({"src/q/retry_budget.yaml": quarantine_yaml()}),
+                symlink("quarantine/active", "../src/q"),
+            ),
+        ),
+        expect(
+            *wd(QUAR, "quarantine/active"),
+            "quarantine/active: contract-mixed-commit",
+            staged=wd(QUAR, "quarantine/active"),
+        ),
+    ),
     # paths that are the same file elsewhere
-    Scenario("case-fold-twin", True, "tests/GOLDEN/ is tests/golden/ on macOS and Windows",
-             (put({"tests/GOLDEN/expected.txt": "4\n"}),),
-             expect(*wd("tests/GOLDEN/expected.txt"))),
-    Scenario("nfd-twin", True, "the NFD spelling of the protected src/r\u00e9glages.py",
-             (put({"src/re\u0301glages.py": "ROUNDING = 'up'\n"}),),
-             expect(*wd("src/re\u0301glages.py"))),
-    Scenario("gitattributes-eol", True, "a .gitattributes that changes the fixtures' eol",
-             (put({".gitattributes": "oracle/inputs/** eol=crlf\n"}),),
-             expect(*wd(".gitattributes"))),
-    Scenario("gitattributes-nested", True, "a .gitattributes in an allowed folder",
-             (put({"src/.gitattributes": "* -text\n"}),), expect(*wd("src/.gitattributes"))),
+    Scenario(
+        "case-fold-twin",
+        True,
+        "tests/GOLDEN/ is tests/golden/ on macOS and Windows",
+        (put({"tests/GOLDEN/expected.txt": "4\n"}),),
+        expect(*wd("tests/GOLDEN/expected.txt")),
+    ),
+    Scenario(
+        "nfd-twin",
+        True,
+        "the NFD spelling of the protected src/r\u00e9glages.py",
+        (put({"src/re\u0301glages.py": "ROUNDING = 'up'\n"}),),
+        expect(*wd("src/re\u0301glages.py")),
+    ),
+    Scenario(
+        "gitattributes-eol",
+        True,
+        "a .gitattributes that changes the fixtures' eol",
+        (put({".gitattributes": "oracle/inputs/** eol=crlf\n"}),),
+        expect(*wd(".gitattributes")),
+    ),
+    Scenario(
+        "gitattributes-nested",
+        True,
+        "a .gitattributes in an allowed folder",
+        (put({"src/.gitattributes": "* -text\n"}),),
+        expect(*wd("src/.gitattributes")),
+    ),
     # the write set
-    Scenario("pre-commit-config-edited", True, "disable the local hooks",
-             (put({PCC: "repos: []\n"}),), expect(*wd(PCC))),
-    Scenario("outside-write-set", True, "edit a file the task did not ask for",
-             (put({"Makefile": "test:\n\ttrue\n"}),), expect("Makefile: write-outside-set")),
-    Scenario("seed-appended-by-non-owner", True, "append a seed that makes the patch's test pass",
-             (_seed(1, 2, 3, 4),), expect(*wd(SEED))),
-    Scenario("oracle-and-src-one-commit", True,
-             "a non-owner commit touching oracle and src together: where commits are "
-             "judged (CI, the server), also contract-mixed-commit",
-             (together(_seed(1, 2, 3, 4), put({APP: "X = 2\n"})),),
-             expect(*wd(SEED), f"{SEED}: contract-mixed-commit",
-                    staged=wd(SEED))),
-    Scenario("owner-mixed-commit", True,
-             "an owner's commit touching oracle and src together. Local hooks and CI "
-             "cannot tell owners: write-denied; the server skips write-set for the owner; "
-             "CI and the server reject the mixed commit",
-             (together(_seed(1, 2, 3, 4), put({APP: "X = 2\n"})),),
-             expect(*wd(SEED), staged=wd(SEED), ci=(*wd(SEED), f"{SEED}: contract-mixed-commit"),
-                    push=(f"{SEED}: contract-mixed-commit",)), pusher=OWNER),
-    Scenario("owner-evil-merge", True,
-             "an owner's merge commit that brings in src work and carries an oracle edit "
-             "(the seed append rides inside the merge). CI and the server: the merge "
-             "records a seed file its parents do not merge to, owners included",
-             (merge_side({"src/feature.py": "X = 1\n"}, _seed(1, 2, 3, 4)),),
-             expect(*wd(SEED), staged=wd(SEED), ci=(*wd(SEED), f"{SEED}: merge-edits-oracle"),
-                    push=(f"{SEED}: merge-edits-oracle",)), pusher=OWNER),
-    Scenario("two-step-fixture-then-lock", True,
-             "commit 1 edits a fixture, commit 2 regenerates the lock",
-             (put({FIX: CHANGED_FIXTURE}),
-              put({LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))})),
-             expect(*wd(FIX, LOCK), staged=(f"{FIX}: fixture-mismatch", *wd(FIX, LOCK)))),
-    Scenario("two-step-delete-then-readd", True,
-             "commit 1 deletes a seed file, commit 2 adds it back reordered. Staged: commit 2 "
-             "is a new file against HEAD, so only the write set sees it",
-             (drop(SEED), _seed(3, 2, 1)),
-             expect(f"{SEED}: seed-reordered", *wd(SEED),
-                    staged=(f"{SEED}: seed-file-deleted", f"{FREEZE}: budget-unknown-id",
-                            *wd(SEED)))),
-    Scenario("force-push-drops-seed", True,
-             "main gained an owner's seed; a history cut before it is force-pushed over "
-             "main. Staged and CI model it as a commit on main's tip that removes the seed "
-             "(a pull request merges, it cannot overwrite); in CI that commit is mixed too",
-             (together(_seed(1, 2, 3), put({APP: "X = 3\n"})),),
-             expect(f"{SEED}: seed-removed", *wd(SEED),
-                    ci=(f"{SEED}: seed-removed", *wd(SEED), f"{SEED}: contract-mixed-commit")),
-             prepare=owner_pushes(_seed(1, 2, 3, 4)),
-             push=force_push_from_baseline(put({APP: "X = 3\n"}))),
-    Scenario("oracle-edit-to-new-branch", True,
-             "push the seed reorder to a new branch instead of main",
-             (_seed(3, 2, 1),), expect(f"{SEED}: seed-reordered", *wd(SEED)),
-             push=push_to("refs/heads/topic")),
-    Scenario("oracle-edit-parked-on-unprotected-ref", True,
-             "push the seed reorder to refs/scratch/x (not judged), then fast-forward main "
-             "to it: main's old tip is still the base",
-             (_seed(3, 2, 1),), expect(f"{SEED}: seed-reordered", *wd(SEED)),
-             push=via_unprotected_ref("refs/scratch/x")),
-    Scenario("self-promoted-owner", True,
-             "add yourself to write_set.owners in the change that appends a seed",
-             (together(put({C: CONTRACT.replace("owners: [alice]", "owners: [alice, bob]")}),
-                       _seed(1, 2, 3, 4)),), expect(*wd(C, SEED))),
-    Scenario("owner-reorders-seeds", True,
-             "an owner's oracle-only commit that reorders seeds: the server skips write-set "
-             "for owners but not seed-append-only",
-             (_seed(3, 2, 1),), expect(f"{SEED}: seed-reordered", *wd(SEED),
-                                       push=(f"{SEED}: seed-reordered",)), pusher=OWNER),
-    Scenario("owner-fixture-without-lock", True,
-             "an owner's commit that edits a fixture but not its lock",
-             (put({FIX: CHANGED_FIXTURE}),), expect(f"{FIX}: fixture-mismatch", *wd(FIX),
-                                                    push=(f"{FIX}: fixture-mismatch",)),
-             pusher=OWNER),
-    Scenario("duplicate-tree-entry", True,
-             "a crafted tree listing seeds/parse_header.json twice, reordered first and "
-             "original last: 'git show', archives and web views read the first. The "
-             "server must refuse a tree git fsck calls broken (duplicateEntries), and so do "
-             "a local run whose base is such a commit and CI, which judges the commits",
-             (duplicate_tree_entry(SEED, b"[3, 2, 1]\n"),),
-             expect(staged=ERROR_OUTCOME, ci=ERROR_OUTCOME, push=ERROR_OUTCOME)),
+    Scenario(
+        "pre-commit-config-edited",
+        True,
+        "disable the local hooks",
+        (put({PCC: "repos: []\n"}),),
+        expect(*wd(PCC)),
+    ),
+    Scenario(
+        "outside-write-set",
+        True,
+        "edit a file the task did not ask for",
+        (put({"Makefile": "test:\n\ttrue\n"}),),
+        expect("Makefile: write-outside-set"),
+    ),
+    Scenario(
+        "seed-appended-by-non-owner",
+        True,
+        "append a seed that makes the patch's test pass",
+        (_seed(1, 2, 3, 4),),
+        expect(*wd(SEED)),
+    ),
+    Scenario(
+        "oracle-and-src-one-commit",
+        True,
+        "a non-owner commit touching oracle and src together: where commits are "
+        "judged (CI, the server), also contract-mixed-commit",
+        (together(_seed(1, 2, 3, 4), put({APP: "X = 2\n"})),),
+        expect(*wd(SEED), f"{SEED}: contract-mixed-commit", staged=wd(SEED)),
+    ),
+    Scenario(
+        "owner-mixed-commit",
+        True,
+        "an owner's commit touching oracle and src together. Local hooks and CI "
+        "cannot tell owners: write-denied; the server skips write-set for the owner; "
+        "CI and the server reject the mixed commit",
+        (together(_seed(1, 2, 3, 4), put({APP: "X = 2\n"})),),
+        expect(
+            *wd(SEED),
+            staged=wd(SEED),
+            ci=(*wd(SEED), f"{SEED}: contract-mixed-commit"),
+            push=(f"{SEED}: contract-mixed-commit",),
+        ),
+        pusher=OWNER,
+    ),
+    Scenario(
+        "owner-evil-merge",
+        True,
+        "an owner's merge commit that brings in src work and carries an oracle edit "
+        "(the seed append rides inside the merge). CI and the server: the merge "
+        "records a seed file its parents do not merge to, owners included",
+        (merge_side({"src/feature.py": "X = 1\n"}, _seed(1, 2, 3, 4)),),
+        expect(
+            *wd(SEED),
+            staged=wd(SEED),
+            ci=(*wd(SEED), f"{SEED}: merge-edits-oracle"),
+            push=(f"{SEED}: merge-edits-oracle",),
+        ),
+        pusher=OWNER,
+    ),
+    Scenario(
+        "two-step-fixture-then-lock",
+        True,
+        "commit 1 edits a fixture, commit 2 regenerates the lock",
+        (
+            put({FIX: CHANGED_FIXTURE}),
+            put({LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))}),
+        ),
+        expect(*wd(FIX, LOCK), staged=(f"{FIX}: fixture-mismatch", *wd(FIX, LOCK))),
+    ),
+    Scenario(
+        "two-step-delete-then-readd",
+        True,
+        "commit 1 deletes a seed file, commit 2 adds it back reordered. Staged: commit 2 "
+        "is a new file against HEAD, so only the write set sees it",
+        (drop(SEED), _seed(3, 2, 1)),
+        expect(
+            f"{SEED}: seed-reordered",
+            *wd(SEED),
+            staged=(f"{SEED}: seed-file-deleted", f"{FREEZE}: budget-unknown-id", *wd(SEED)),
+        ),
+    ),
+    Scenario(
+        "force-push-drops-seed",
+        True,
+        "main gained an owner's seed; a history cut before it is force-pushed over "
+        "main. Staged and CI model it as a commit on main's tip that removes the seed "
+        "(a pull request merges, it cannot overwrite); in CI that commit is mixed too",
+        (together(_seed(1, 2, 3), put({APP: "X = 3\n"})),),
+        expect(
+            f"{SEED}: seed-removed",
+            *wd(SEED),
+            ci=(f"{SEED}: seed-removed", *wd(SEED), f"{SEED}: contract-mixed-commit"),
+        ),
+        prepare=owner_pushes(_seed(1, 2, 3, 4)),
+        push=force_push_from_baseline(put({APP: "X = 3\n"})),
+    ),
+    Scenario(
+        "oracle-edit-to-new-branch",
+        True,
+        "push the seed reorder to a new branch instead of main",
+        (_seed(3, 2, 1),),
+        expect(f"{SEED}: seed-reordered", *wd(SEED)),
+        push=push_to("refs/heads/topic"),
+    ),
+    Scenario(
+        "oracle-edit-parked-on-unprotected-ref",
+        True,
+        "push the seed reorder to refs/scratch/x (not judged), then fast-forward main "
+        "to it: main's old tip is still the base",
+        (_seed(3, 2, 1),),
+        expect(f"{SEED}: seed-reordered", *wd(SEED)),
+        push=via_unprotected_ref("refs/scratch/x"),
+    ),
+    Scenario(
+        "self-promoted-owner",
+        True,
+        "add yourself to write_set.owners in the change that appends a seed",
+        (
+            together(
+                put({C: CONTRACT.replace("owners: [alice]", "owners: [alice, bob]")}),
+                _seed(1, 2, 3, 4),
+            ),
+        ),
+        expect(*wd(C, SEED)),
+    ),
+    Scenario(
+        "owner-reorders-seeds",
+        True,
+        "an owner's oracle-only commit that reorders seeds: the server skips write-set "
+        "for owners but not seed-append-only",
+        (_seed(3, 2, 1),),
+        expect(f"{SEED}: seed-reordered", *wd(SEED), push=(f"{SEED}: seed-reordered",)),
+        pusher=OWNER,
+    ),
+    Scenario(
+        "owner-fixture-without-lock",
+        True,
+        "an owner's commit that edits a fixture but not its lock",
+        (put({FIX: CHANGED_FIXTURE}),),
+        expect(f"{FIX}: fixture-mismatch", *wd(FIX), push=(f"{FIX}: fixture-mismatch",)),
+        pusher=OWNER,
+    ),
+    Scenario(
+        "duplicate-tree-entry",
+        True,
+        "a crafted tree listing seeds/parse_header.json twice, reordered first and "
+        "original last: 'git show', archives and web views read the first. The "
+        "server must refuse a tree git fsck calls broken (duplicateEntries), and so do "
+        "a local run whose base is such a commit and CI, which judges the commits",
+        (duplicate_tree_entry(SEED, b"[3, 2, 1]\n"),),
+        expect(staged=ERROR_OUTCOME, ci=ERROR_OUTCOME, push=ERROR_OUTCOME),
+    ),
     # what the platform records: the merge, not the branch
-    Scenario("criss-cross-evil-merge", True,
-             "after main merged the branch's X and X merged main's earlier tip (two "
-             "merge-bases), the branch's merge keeps X's copy of the seeds: against one "
-             "printed merge-base nothing changed, but merging into main drops the seed an "
-             "owner appended",
-             (criss_cross(SEED),),
-             expect(f"{SEED}: seed-removed", *wd(SEED), f"{SEED}: merge-edits-oracle",
-                    staged=(f"{SEED}: seed-removed", *wd(SEED))),
-             prepare=owner_pushes(_seed(1, 2, 3, 4)), push=platform_merge()),
-    Scenario("rename-carries-edit-into-oracle", True,
-             "an owner moved tests/expected_totals.txt into oracle/golden/; a branch cut "
-             "earlier edits the old, allowed path, and the merge follows the rename into "
-             "the protected file. The branch alone (staged, pre-push) touches only the "
-             "allowed path",
-             (together(from_baseline(), put({EXPECTED: EXPECTED_TEXT.replace("= 9", "= 8")})),),
-             expect(*wd(MOVED), staged=(), prepush=()),
-             prepare=owner_moves_expected_into_the_oracle, unseen=("staged", "prepush"),
-             push=platform_merge()),
-    Scenario("owner-merge-takes-one-side", True,
-             "main gained an owner's new fixture and lock; merging main into an agent's "
-             "branch, the merge commit keeps the branch's old fixture and lock, silently "
-             "reverting main's (diff-tree -c shows nothing). Rejected for owners too",
-             (together(from_baseline(), put({APP: "X = 5\n"})), merge_main(FIX, LOCK)),
-             expect(*wd(FIX, LOCK), f"{FIX}: merge-edits-oracle", f"{LOCK}: merge-edits-oracle",
-                    staged=wd(FIX, LOCK),
-                    push=(f"{FIX}: merge-edits-oracle", f"{LOCK}: merge-edits-oracle")),
-             prepare=owner_pushes(put({FIX: CHANGED_FIXTURE, LOCK: lock_text(
-                 dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))})), pusher=OWNER),
-    Scenario("new-branch-at-old-commit", True,
-             "main's contract now denies src/legacy/**; a new branch cut from before that "
-             "edits it, so its own older contract would allow it. A local commit on that "
-             "branch is judged by the branch's HEAD",
-             (together(from_baseline(), put({"src/legacy/x.py": "L = 1\n"})),),
-             expect(*wd("src/legacy/x.py"), staged=()),
-             prepare=owner_pushes(put({C: TIGHTER_CONTRACT})), unseen=("staged",),
-             push=push_to("refs/heads/topic")),
-    Scenario("allow-file-prefix-is-anchored", True,
-             "the allow file lists src/; a conftest under tests/src/ is not under the "
-             "root's src/ (a conftest can deselect the oracle's tests)",
-             (put({"tests/src/conftest.py": "collect_ignore = ['test_app.py']\n"}),),
-             expect("tests/src/conftest.py: write-outside-set"),
-             prepare=owner_pushes(put({C: ALLOW_FILE_CONTRACT, "oracle/write_set.txt": "src/\n"}))),
-    Scenario("oracle-edit-as-tag", True, "push the fixture rewrite as a tag",
-             (put({FIX: CHANGED_FIXTURE}),),
-             expect(f"{FIX}: fixture-mismatch", *wd(FIX)), push=push_to("refs/tags/v9")),
+    Scenario(
+        "criss-cross-evil-merge",
+        True,
+        "after main merged the branch's X and X merged main's earlier tip (two "
+        "merge-bases), the branch's merge keeps X's copy of the seeds: against one "
+        "printed merge-base nothing changed, but merging into main drops the seed an "
+        "owner appended",
+        (criss_cross(SEED),),
+        expect(
+            f"{SEED}: seed-removed",
+            *wd(SEED),
+            f"{SEED}: merge-edits-oracle",
+            staged=(f"{SEED}: seed-removed", *wd(SEED)),
+        ),
+        prepare=owner_pushes(_seed(1, 2, 3, 4)),
+        push=platform_merge(),
+    ),
+    Scenario(
+        "rename-carries-edit-into-oracle",
+        True,
+        "an owner moved tests/expected_totals.txt into oracle/golden/; a branch cut "
+        "earlier edits the old, allowed path, and the merge follows the rename into "
+        "the protected file. The branch alone (staged, pre-push) touches only the "
+        "allowed path",
+        (together(from_baseline(), put({EXPECTED: EXPECTED_TEXT.replace("= 9", "= 8")})),),
+        expect(*wd(MOVED), staged=(), prepush=()),
+        prepare=owner_moves_expected_into_the_oracle,
+        unseen=("staged", "prepush"),
+        push=platform_merge(),
+    ),
+    Scenario(
+        "owner-merge-takes-one-side",
+        True,
+        "main gained an owner's new fixture and lock; merging main into an agent's "
+        "branch, the merge commit keeps the branch's old fixture and lock, silently "
+        "reverting main's (diff-tree -c shows nothing). Rejected for owners too",
+        (together(from_baseline(), put({APP: "X = 5\n"})), merge_main(FIX, LOCK)),
+        expect(
+            *wd(FIX, LOCK),
+            f"{FIX}: merge-edits-oracle",
+            f"{LOCK}: merge-edits-oracle",
+            staged=wd(FIX, LOCK),
+            push=(f"{FIX}: merge-edits-oracle", f"{LOCK}: merge-edits-oracle"),
+        ),
+        prepare=owner_pushes(
+            put(
+                {
+                    FIX: CHANGED_FIXTURE,
+                    LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE})),
+                }
+            )
+        ),
+        pusher=OWNER,
+    ),
+    Scenario(
+        "new-branch-at-old-commit",
+        True,
+        "main's contract now denies src/legacy/**; a new branch cut from before that "
+        "edits it, so its own older contract would allow it. A local commit on that "
+        "branch is judged by the branch's HEAD",
+        (together(from_baseline(), put({"src/legacy/x.py": "L = 1\n"})),),
+        expect(*wd("src/legacy/x.py"), staged=()),
+        prepare=owner_pushes(put({C: TIGHTER_CONTRACT})),
+        unseen=("staged",),
+        push=push_to("refs/heads/topic"),
+    ),
+    Scenario(
+        "allow-file-prefix-is-anchored",
+        True,
+        "the allow file lists src/; a conftest under tests/src/ is not under the "
+        "root's src/ (a conftest can deselect the oracle's tests)",
+        (put({"tests/src/conftest.py": "collect_ignore = ['test_app.py']\n"}),),
+        expect("tests/src/conftest.py: write-outside-set"),
+        prepare=owner_pushes(put({C: ALLOW_FILE_CONTRACT, "oracle/write_set.txt": "src/\n"})),
+    ),
+    Scenario(
+        "oracle-edit-as-tag",
+        True,
+        "push the fixture rewrite as a tag",
+        (put({FIX: CHANGED_FIXTURE}),),
+        expect(f"{FIX}: fixture-mismatch", *wd(FIX)),
+        push=push_to("refs/tags/v9"),
+    ),
 ]
 
 LEGITIMATE: List[Scenario] = [
-    Scenario("honest-src-change", False, "the patch does what it was asked",
-             (put({APP: "def total(xs):\n    return sum(xs, 0)\n"}),), expect()),
-    Scenario("test-added", False, "a new test under tests/",
-             (put({"tests/test_more.py": "def test_more():\n    assert True\n"}),), expect()),
-    Scenario("src-renamed-and-deleted", False, "move and delete files under src/",
-             (together(move(APP, "src/application.py"), put({"src/old.py": "Y = 1\n"})),
-              drop("src/old.py")), expect()),
-    Scenario("src-executable-and-symlink", False, "a script made executable, a symlink in src/",
-             (together(put({"src/run.sh": "#!/bin/sh\n"}), make_executable("src/run.sh"),
-                       symlink("src/current.py", "app.py")),), expect()),
-    Scenario("near-miss-names", False,
-             "names close to protected ones: src/reglages.py (no accent), tests/golden_ratio/, "
-             "a name with a space and non-ASCII letters",
-             (put({"src/reglages.py": "A = 1\n", "tests/golden_ratio/t.txt": "1\n",
-                   "src/na\u00efve file.py": "B = 2\n"}),), expect()),
-    Scenario("honest-merge", False, "a side branch of src work merged",
-             (merge_side({"src/feature.py": "X = 1\n"}),), expect()),
-    Scenario("honest-two-commits", False, "src then tests, two commits",
-             (put({APP: "Z = 1\n"}), put({"tests/test_z.py": "def test_z():\n    pass\n"})),
-             expect()),
-    Scenario("honest-new-branch", False, "an honest change pushed to a new branch",
-             (put({APP: "W = 1\n"}),), expect(), push=push_to("refs/heads/topic")),
-    Scenario("honest-change-after-owner-append", False,
-             "main gained an owner's seed; an honest change on top of it",
-             (put({APP: "V = 1\n"}),), expect(), prepare=owner_pushes(_seed(1, 2, 3, 4))),
-    Scenario("criss-cross-honest-merge", False,
-             "the criss-cross history above, with an honest merge that keeps every seed",
-             (criss_cross(),), expect(), prepare=owner_pushes(_seed(1, 2, 3, 4)),
-             push=platform_merge()),
-    Scenario("owner-rename-merged-cleanly", False,
-             "an owner's move into oracle/golden/, and a branch cut earlier that edits src",
-             (together(from_baseline(), put({APP: "R = 1\n"})),), expect(),
-             prepare=owner_moves_expected_into_the_oracle, push=platform_merge()),
-    Scenario("owner-clean-merge-of-main", False,
-             "main gained an owner's fixture and lock; the agent's branch merges main "
-             "cleanly and is pushed by an owner, as a platform would",
-             (together(from_baseline(), put({APP: "X = 5\n"})), merge_main()), expect(),
-             prepare=owner_pushes(put({FIX: CHANGED_FIXTURE, LOCK: lock_text(
-                 dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))})), pusher=OWNER),
-    Scenario("new-branch-at-old-commit-honest", False,
-             "a new branch cut from before main's tighter contract, editing an allowed file",
-             (together(from_baseline(), put({"src/other.py": "O = 1\n"})),), expect(),
-             prepare=owner_pushes(put({C: TIGHTER_CONTRACT})), push=push_to("refs/heads/topic")),
-    Scenario("allow-file-prefix-near-miss", False,
-             "the allow file lists src/; a conftest in the root's src/ is inside it",
-             (put({"src/conftest.py": "X = 1\n"}),), expect(),
-             prepare=owner_pushes(put({C: ALLOW_FILE_CONTRACT, "oracle/write_set.txt": "src/\n"}))),
-    Scenario("owner-fixture-and-lock", False,
-             "an owner's oracle-only commit: fixture and lock together. Locally and in CI "
-             "the write set denies it to everyone (owners use an administrator override); "
-             "the server knows the pusher",
-             (put({FIX: CHANGED_FIXTURE,
-                   LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE}))}),),
-             expect(push=(), *wd(FIX, LOCK)), pusher=OWNER),
-    Scenario("owner-appends-seeds", False,
-             "an owner appends a seed, a corpus line, a seeds.lock key and a replay "
-             "(denied locally and in CI, as above)",
-             (together(_seed(1, 2, 3, 4), append_line(CORPUS, '{"input": "c"}'),
-                       put({SLOCK: {"case_001": 1729, "case_002": 42, "case_003": 7},
-                            "replays/case_003.json": {"input": "z", "expected": 3}})),),
-             expect(push=(), *wd(SEED, CORPUS, SLOCK, "replays/case_003.json")), pusher=OWNER),
-    Scenario("owner-oracle-branch-merged", False,
-             "an owner's oracle-only branch (a seed append) landed by a merge commit: the "
-             "merge is clean, so it changes nothing of its own (denied locally and in CI, "
-             "where owners are not known)",
-             (_seed(1, 2, 3, 4),), expect(push=(), *wd(SEED)), pusher=OWNER,
-             push=platform_merge()),
-    Scenario("owner-renews-entry", False,
-             "an owner renews a budget entry within max_days (denied locally and in CI)",
-             (put({BUDGET: budget_yaml(expires="2026-10-08")}),),
-             expect(push=(), *wd(BUDGET)), pusher=OWNER),
+    Scenario(
+        "honest-src-change",
+        False,
+        "the patch does what it was asked",
+        (put({APP: "def total(xs):\n    return sum(xs, 0)\n"}),),
+        expect(),
+    ),
+    Scenario(
+        "test-added",
+        False,
+        "a new test under tests/",
+        (put({"tests/test_more.py": "def test_more():\n    assert True\n"}),),
+        expect(),
+    ),
+    Scenario(
+        "src-renamed-and-deleted",
+        False,
+        "move and delete files under src/",
+        (
+            together(move(APP, "src/application.py"), put({"src/old.py": "Y = 1\n"})),
+            drop("src/old.py"),
+        ),
+        expect(),
+    ),
+    Scenario(
+        "src-executable-and-symlink",
+        False,
+        "a script made executable, a symlink in src/",
+        (
+            together(
+                put({"src/run.sh": "#!/bin/sh\n"}),
+                make_executable("src/run.sh"),
+                symlink("src/current.py", "app.py"),
+            ),
+        ),
+        expect(),
+    ),
+    Scenario(
+        "near-miss-names",
+        False,
+        "names close to protected ones: src/reglages.py (no accent), tests/golden_ratio/, "
+        "a name with a space and non-ASCII letters",
+        (
+            put(
+                {
+                    "src/reglages.py": "A = 1\n",
+                    "tests/golden_ratio/t.txt": "1\n",
+                    "src/na\u00efve file.py": "B = 2\n",
+                }
+            ),
+        ),
+        expect(),
+    ),
+    Scenario(
+        "honest-merge",
+        False,
+        "a side branch of src work merged",
+        (merge_side({"src/feature.py": "X = 1\n"}),),
+        expect(),
+    ),
+    Scenario(
+        "honest-two-commits",
+        False,
+        "src then tests, two commits",
+        (put({APP: "Z = 1\n"}), put({"tests/test_z.py": "def test_z():\n    pass\n"})),
+        expect(),
+    ),
+    Scenario(
+        "honest-new-branch",
+        False,
+        "an honest change pushed to a new branch",
+        (put({APP: "W = 1\n"}),),
+        expect(),
+        push=push_to("refs/heads/topic"),
+    ),
+    Scenario(
+        "honest-change-after-owner-append",
+        False,
+        "main gained an owner's seed; an honest change on top of it",
+        (put({APP: "V = 1\n"}),),
+        expect(),
+        prepare=owner_pushes(_seed(1, 2, 3, 4)),
+    ),
+    Scenario(
+        "criss-cross-honest-merge",
+        False,
+        "the criss-cross history above, with an honest merge that keeps every seed",
+        (criss_cross(),),
+        expect(),
+        prepare=owner_pushes(_seed(1, 2, 3, 4)),
+        push=platform_merge(),
+    ),
+    Scenario(
+        "owner-rename-merged-cleanly",
+        False,
+        "an owner's move into oracle/golden/, and a branch cut earlier that edits src",
+        (together(from_baseline(), put({APP: "R = 1\n"})),),
+        expect(),
+        prepare=owner_moves_expected_into_the_oracle,
+        push=platform_merge(),
+    ),
+    Scenario(
+        "owner-clean-merge-of-main",
+        False,
+        "main gained an owner's fixture and lock; the agent's branch merges main "
+        "cleanly and is pushed by an owner, as a platform would",
+        (together(from_baseline(), put({APP: "X = 5\n"})), merge_main()),
+        expect(),
+        prepare=owner_pushes(
+            put(
+                {
+                    FIX: CHANGED_FIXTURE,
+                    LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE})),
+                }
+            )
+        ),
+        pusher=OWNER,
+    ),
+    Scenario(
+        "new-branch-at-old-commit-honest",
+        False,
+        "a new branch cut from before main's tighter contract, editing an allowed file",
+        (together(from_baseline(), put({"src/other.py": "O = 1\n"})),),
+        expect(),
+        prepare=owner_pushes(put({C: TIGHTER_CONTRACT})),
+        push=push_to("refs/heads/topic"),
+    ),
+    Scenario(
+        "allow-file-prefix-near-miss",
+        False,
+        "the allow file lists src/; a conftest in the root's src/ is inside it",
+        (put({"src/conftest.py": "X = 1\n"}),),
+        expect(),
+        prepare=owner_pushes(put({C: ALLOW_FILE_CONTRACT, "oracle/write_set.txt": "src/\n"})),
+    ),
+    Scenario(
+        "owner-fixture-and-lock",
+        False,
+        "an owner's oracle-only commit: fixture and lock together. Locally and in CI "
+        "the write set denies it to everyone (owners use an administrator override); "
+        "the server knows the pusher",
+        (
+            put(
+                {
+                    FIX: CHANGED_FIXTURE,
+                    LOCK: lock_text(dict(FIXTURES, **{"prices.json": CHANGED_FIXTURE})),
+                }
+            ),
+        ),
+        expect(*wd(FIX, LOCK), push=()),
+        pusher=OWNER,
+    ),
+    Scenario(
+        "owner-appends-seeds",
+        False,
+        "an owner appends a seed, a corpus line, a seeds.lock key and a replay "
+        "(denied locally and in CI, as above)",
+        (
+            together(
+                _seed(1, 2, 3, 4),
+                append_line(CORPUS, '{"input": "c"}'),
+                put(
+                    {
+                        SLOCK: {"case_001": 1729, "case_002": 42, "case_003": 7},
+                        "replays/case_003.json": {"input": "z", "expected": 3},
+                    }
+                ),
+            ),
+        ),
+        expect(*wd(SEED, CORPUS, SLOCK, "replays/case_003.json"), push=()),
+        pusher=OWNER,
+    ),
+    Scenario(
+        "owner-oracle-branch-merged",
+        False,
+        "an owner's oracle-only branch (a seed append) landed by a merge commit: the "
+        "merge is clean, so it changes nothing of its own (denied locally and in CI, "
+        "where owners are not known)",
+        (_seed(1, 2, 3, 4),),
+        expect(*wd(SEED), push=()),
+        pusher=OWNER,
+        push=platform_merge(),
+    ),
+    Scenario(
+        "owner-renews-entry",
+        False,
+        "an owner renews a budget entry within max_days (denied locally and in CI)",
+        (put({BUDGET: budget_yaml(expires="2026-10-08")}),),
+        expect(*wd(BUDGET), push=()),
+        pusher=OWNER,
+    ),
 ]
 
 CATALOG: List[Scenario] = ATTACKS + LEGITIMATE

@@ -2,8 +2,10 @@
 (PROTOCOL.sshsig), security-key (FIDO) signatures that need hardware to make
 for real (PROTOCOL.u2f), and signature headers written into commits as git
 writes them."""
+
 import base64
 import hashlib
+from typing import Optional
 
 SIGNERS = ".oracle-guard/allowed_signers"
 # a contract whose owners sign: seeds protected, src/ the write set
@@ -37,18 +39,33 @@ def u32(number: int) -> bytes:
     return number.to_bytes(4, "big")
 
 
-def sshsig_blob(public_key: bytes, inner: bytes, *, namespace: str = "git",
-                hash_algorithm: str = "sha512", reserved: bytes = b"", version: int = 1,
-                magic: bytes = b"SSHSIG") -> bytes:
-    return (magic + u32(version) + string(public_key) + text(namespace) + string(reserved)
-            + text(hash_algorithm) + string(inner))
+def sshsig_blob(
+    public_key: bytes,
+    inner: bytes,
+    *,
+    namespace: str = "git",
+    hash_algorithm: str = "sha512",
+    reserved: bytes = b"",
+    version: int = 1,
+    magic: bytes = b"SSHSIG",
+) -> bytes:
+    return (
+        magic
+        + u32(version)
+        + string(public_key)
+        + text(namespace)
+        + string(reserved)
+        + text(hash_algorithm)
+        + string(inner)
+    )
 
 
 def armor(blob: bytes) -> bytes:
     encoded = base64.b64encode(blob)
-    lines = [encoded[i:i + 70] for i in range(0, len(encoded), 70)]
-    return (b"-----BEGIN SSH SIGNATURE-----\n" + b"\n".join(lines)
-            + b"\n-----END SSH SIGNATURE-----\n")
+    lines = [encoded[i : i + 70] for i in range(0, len(encoded), 70)]
+    return (
+        b"-----BEGIN SSH SIGNATURE-----\n" + b"\n".join(lines) + b"\n-----END SSH SIGNATURE-----\n"
+    )
 
 
 def dearmor(armored: bytes) -> bytes:
@@ -61,8 +78,12 @@ def to_sign(namespace: str, hash_algorithm: str, message: bytes) -> bytes:
 
 
 def security_key_signed(application: str, flags: int, counter: int, data: bytes) -> bytes:
-    return (hashlib.sha256(application.encode()).digest() + bytes([flags]) + u32(counter)
-            + hashlib.sha256(data).digest())
+    return (
+        hashlib.sha256(application.encode()).digest()
+        + bytes([flags])
+        + u32(counter)
+        + hashlib.sha256(data).digest()
+    )
 
 
 def pub_line(key_type: str, blob: bytes) -> str:
@@ -85,15 +106,17 @@ def p256_private():
 def raw_ed25519(private) -> bytes:
     from cryptography.hazmat.primitives import serialization
 
-    return private.public_key().public_bytes(serialization.Encoding.Raw,
-                                             serialization.PublicFormat.Raw)
+    return private.public_key().public_bytes(
+        serialization.Encoding.Raw, serialization.PublicFormat.Raw
+    )
 
 
 def p256_point(private) -> bytes:
     from cryptography.hazmat.primitives import serialization
 
-    return private.public_key().public_bytes(serialization.Encoding.X962,
-                                             serialization.PublicFormat.UncompressedPoint)
+    return private.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
 
 
 def ecdsa_pair(private, data: bytes, hash_name: str = "SHA256") -> bytes:
@@ -108,8 +131,9 @@ def ed25519_key_blob(private) -> bytes:
     return text("ssh-ed25519") + string(raw_ed25519(private))
 
 
-def sign_ed25519(private, message: bytes, *, namespace: str = "git",
-                 key_blob: bytes = None) -> bytes:
+def sign_ed25519(
+    private, message: bytes, *, namespace: str = "git", key_blob: Optional[bytes] = None
+) -> bytes:
     signature = private.sign(to_sign(namespace, "sha512", message))
     inner = text("ssh-ed25519") + string(signature)
     return armor(sshsig_blob(key_blob or ed25519_key_blob(private), inner, namespace=namespace))
@@ -123,20 +147,36 @@ def sk_ecdsa_key(private, application: str = "ssh:") -> bytes:
     return text(SK_ECDSA) + text("nistp256") + string(p256_point(private)) + text(application)
 
 
-def sign_sk_ed25519(private, message: bytes, flags: int, counter: int, *,
-                    application: str = "ssh:", signed_flags: int = None) -> bytes:
+def sign_sk_ed25519(
+    private,
+    message: bytes,
+    flags: int,
+    counter: int,
+    *,
+    application: str = "ssh:",
+    signed_flags: Optional[int] = None,
+) -> bytes:
     data = to_sign("git", "sha512", message)
-    signed = security_key_signed(application, flags if signed_flags is None else signed_flags,
-                                 counter, data)
+    signed = security_key_signed(
+        application, flags if signed_flags is None else signed_flags, counter, data
+    )
     inner = text(SK_ED25519) + string(private.sign(signed)) + bytes([flags]) + u32(counter)
     return armor(sshsig_blob(sk_ed25519_key(private, application), inner))
 
 
-def sign_sk_ecdsa(private, message: bytes, flags: int, counter: int, *,
-                  application: str = "ssh:", signature_type: str = SK_ECDSA) -> bytes:
+def sign_sk_ecdsa(
+    private,
+    message: bytes,
+    flags: int,
+    counter: int,
+    *,
+    application: str = "ssh:",
+    signature_type: str = SK_ECDSA,
+) -> bytes:
     signed = security_key_signed(application, flags, counter, to_sign("git", "sha512", message))
-    inner = (text(signature_type) + string(ecdsa_pair(private, signed)) + bytes([flags])
-             + u32(counter))
+    inner = (
+        text(signature_type) + string(ecdsa_pair(private, signed)) + bytes([flags]) + u32(counter)
+    )
     return armor(sshsig_blob(sk_ecdsa_key(private, application), inner))
 
 

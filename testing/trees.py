@@ -1,6 +1,7 @@
 """Trees in memory for check tests: snapshots built from plain dicts, and a
 repository's commits and index judged as ``oracle-guard check`` judges them,
 without a repository on disk (tests/snapshot_test.py shows both agree with git)."""
+
 from __future__ import annotations
 
 import json
@@ -37,30 +38,36 @@ def _file(value: Any) -> File:
     return value if isinstance(value, tuple) else content(value)
 
 
-def memory(files: Mapping[str, Any], label: str = "the index",
-           commit: Optional[str] = None) -> MemorySnapshot:
+def memory(
+    files: Mapping[str, Any], label: str = "the index", commit: Optional[str] = None
+) -> MemorySnapshot:
     """A snapshot of ``files``: values as ``content`` takes them, or link(),
     executable(), gitlink()."""
     return MemorySnapshot({path: _file(value) for path, value in files.items()}, label, commit)
 
 
-def judged(base: Snapshot, candidate: Snapshot, hooks: Sequence[str], now: str,
-           fmt: str = "text") -> Tuple[int, str, str]:
+def judged(
+    base: Snapshot, candidate: Snapshot, hooks: Sequence[str], now: str, fmt: str = "text"
+) -> Tuple[int, str, str]:
     """(exit code, stdout, stderr) of ``oracle-guard check --only HOOKS`` on these
     two snapshots: the contract chosen, the checks run and the report rendered
     as the command does; an error the command reports is exit 2 and one line."""
-    from oracle_guard import clock, contract as contract_mod
+    from oracle_guard import clock
+    from oracle_guard import contract as contract_mod
     from oracle_guard.findings import exit_code
-    from oracle_guard.report.escaping import inert, show_text
     from oracle_guard.judge import judge
     from oracle_guard.report import formats
+    from oracle_guard.report.escaping import inert, show_text
 
     try:
         contract = contract_mod.choose(base, candidate)
         results = judge(contract, base, candidate, clock.now_from(now, {}), hooks)
     except (contract_mod.ContractError, GitError) as exc:
-        return 2, formats.render_error(fmt, str(exc)), \
-            inert(f"oracle-guard: error: {show_text(str(exc))}") + "\n"
+        return (
+            2,
+            formats.render_error(fmt, str(exc)),
+            inert(f"oracle-guard: error: {show_text(str(exc))}") + "\n",
+        )
     code = exit_code(results)
     owners = [] if contract is None else contract.owners
     return code, formats.render(fmt, results, owners=owners, exit_code=code), ""
@@ -99,8 +106,11 @@ class MemoryRepo:
 
     def move(self, old: str, new: str) -> None:
         """``git mv``: a file, or a folder with every file below it."""
-        moved = {new + p[len(old):]: self.index.pop(p) for p in list(self.index)
-                 if p == old or p.startswith(old + "/")}
+        moved = {
+            new + p[len(old) :]: self.index.pop(p)
+            for p in list(self.index)
+            if p == old or p.startswith(old + "/")
+        }
         if not moved:
             raise AssertionError(f"bad source {old!r}")
         self.stage(moved)

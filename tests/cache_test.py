@@ -1,5 +1,6 @@
 """The verdict cache: keyed by blob id, kept in the git directory, used when
 sound, ignored and rebuilt when corrupt, truncated or foreign."""
+
 import hashlib
 import json
 import subprocess
@@ -18,8 +19,14 @@ DATA = b"recorded exchange\n"
 
 def guarded(tmp_path):
     repo = init_repo(tmp_path / "r")
-    commit(repo, {".oracle-guard.yaml": CONTRACT, "fx/a.bin": DATA,
-                  "fixtures.lock": f"{hashlib.sha256(DATA).hexdigest()}  a.bin\n"})
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": CONTRACT,
+            "fx/a.bin": DATA,
+            "fixtures.lock": f"{hashlib.sha256(DATA).hexdigest()}  a.bin\n",
+        },
+    )
     return repo
 
 
@@ -67,8 +74,18 @@ def planted_wrong_digest(repo):
     return doc
 
 
-@pytest.mark.parametrize("spoil", ["garbage", "truncated", "foreign key", "bad checksum",
-                                   "wrong format", "bad entry", "lock key without cap"])
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        "garbage",
+        "truncated",
+        "foreign key",
+        "bad checksum",
+        "wrong format",
+        "bad entry",
+        "lock key without cap",
+    ],
+)
 def test_a_spoiled_cache_is_ignored_and_rebuilt(tmp_path, capsys, spoil):
     repo = guarded(tmp_path)
     fixture_lock(capsys, repo)
@@ -135,9 +152,23 @@ def test_a_bare_server_repository_gets_the_cache_too(tmp_path):
     repo = guarded(tmp_path)
     bare = tmp_path / "srv.git"
     subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(bare)], check=True)
-    proc = subprocess.run([sys.executable, "-m", "oracle_guard", "check", "-C", str(bare),
-                           "--head", "HEAD", "--only", "fixture-lock"],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "oracle_guard",
+            "check",
+            "-C",
+            str(bare),
+            "--head",
+            "HEAD",
+            "--only",
+            "fixture-lock",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (bare / "oracle-guard" / "cache.json").exists()
 
@@ -150,9 +181,22 @@ def test_a_cached_contract_needs_no_blob(tmp_path, capsys):
     def fresh_process(*args):  # the in-process runs share parsed contracts in memory
         import sys
 
-        return subprocess.run([sys.executable, "-m", "oracle_guard", "check", "-C", str(repo),
-                               "--only", "fixture-lock", *args], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "oracle_guard",
+                "check",
+                "-C",
+                str(repo),
+                "--only",
+                "fixture-lock",
+                *args,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
 
     assert fresh_process().returncode == 0
     missing = fresh_process("--no-cache")
@@ -170,8 +214,7 @@ freeze:
 budget:
   max_frozen: 3
 """
-BUDGET = ("max_frozen: 3\nfrozen:\n  - {id: t1, owner: ann, expires: 2026-12-01, "
-          "reason: flaky}\n")
+BUDGET = "max_frozen: 3\nfrozen:\n  - {id: t1, owner: ann, expires: 2026-12-01, reason: flaky}\n"
 
 
 def freeze_repo(tmp_path, budget=BUDGET, cap=4096):
@@ -184,14 +227,32 @@ def guard_process(repo, *args):
     """A fresh process: what it imports shows whether the cache spared it the parse."""
     import sys
 
-    code = ("import sys, runpy; sys.argv = ['oracle-guard'] + sys.argv[1:]\n"
-            "try:\n    runpy.run_module('oracle_guard', run_name='__main__')\n"
-            "finally:\n    print('IMPORTED', *sorted(m for m in ('jsonschema', 'yaml') "
-            "if m in sys.modules), file=sys.stderr)\n")
-    return subprocess.run([sys.executable, "-c", code, "check", "-C", str(repo), "--head",
-                           "HEAD", "--now", "2026-11-30", "--only",
-                           "freeze-schema,flake-budget", *args],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    code = (
+        "import sys, runpy; sys.argv = ['oracle-guard'] + sys.argv[1:]\n"
+        "try:\n    runpy.run_module('oracle_guard', run_name='__main__')\n"
+        "finally:\n    print('IMPORTED', *sorted(m for m in ('jsonschema', 'yaml') "
+        "if m in sys.modules), file=sys.stderr)\n"
+    )
+    return subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "check",
+            "-C",
+            str(repo),
+            "--head",
+            "HEAD",
+            "--now",
+            "2026-11-30",
+            "--only",
+            "freeze-schema,flake-budget",
+            *args,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_a_warm_freeze_check_parses_and_validates_nothing(tmp_path):
@@ -231,7 +292,7 @@ def test_a_freeze_verdict_of_the_wrong_shape_spoils_the_whole_cache(tmp_path):
     repo = freeze_repo(tmp_path)
     guard_process(repo)
     doc = json.loads(cache_file(repo).read_text())
-    (key, verdict), = doc["entries"]["freeze"].items()
+    ((key, verdict),) = doc["entries"]["freeze"].items()
     # a verdict that would hide the entry from the budget count, in the wrong shape
     doc["entries"]["freeze"][key] = dict(verdict, records="none")
     doc["checksum"] = _checksum(doc["entries"])
@@ -256,6 +317,7 @@ YAML_FREEZE = "excluded_property_ids: [p1]\nreason: {p1: flaky}\n"  # YAML, not 
 def judged_three_ways(repo):
     """`check --format json` on HEAD: warm (the cache an earlier run left), cold
     (the cache file deleted first) and with --no-cache, each in a fresh process."""
+
     def run(*args):
         return guard_process(repo, "--format", "json", *args)
 
@@ -307,12 +369,14 @@ def test_a_freeze_key_of_the_wrong_shape_spoils_the_whole_cache(tmp_path, spoil)
     repo = freeze_repo(tmp_path)
     guard_process(repo)
     doc = json.loads(cache_file(repo).read_text())
-    (key, verdict), = doc["entries"]["freeze"].items()
+    ((key, verdict),) = doc["entries"]["freeze"].items()
     oid, loader, cap, schema = key.split(":", 3)
     assert (loader, cap, schema) == ("yaml", "4096", "flake-budget")
-    planted = {"no loader or cap": (f"{oid}:{schema}", verdict),  # the old shape
-               "unknown loader": (f"{oid}:toml:{cap}:{schema}", verdict),
-               "over its cap": (f"{oid}:{loader}:1024:{schema}", dict(verdict, size=2048))}
+    planted = {
+        "no loader or cap": (f"{oid}:{schema}", verdict),  # the old shape
+        "unknown loader": (f"{oid}:toml:{cap}:{schema}", verdict),
+        "over its cap": (f"{oid}:{loader}:1024:{schema}", dict(verdict, size=2048)),
+    }
     doc["entries"]["freeze"].update([planted[spoil]])
     doc["checksum"] = _checksum(doc["entries"])
     cache_file(repo).write_text(json.dumps(doc))

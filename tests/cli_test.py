@@ -5,17 +5,24 @@ import pytest
 from oracle_guard import __version__
 from oracle_guard.cli import main
 from oracle_guard.findings import HOOKS
+from testing import oracle
 from testing.git import commit, git, init_repo, run_guard, stage
 from testing.oracle import NOW
-from testing import oracle
 
 CONTRACT = oracle.GUARDED_SEEDS
 
 
 def guarded_repo(tmp_path):
     repo = init_repo(tmp_path / "r")
-    commit(repo, {".oracle-guard.yaml": CONTRACT, "seeds/a.json": [1, 2], "src/a.py": "",
-                  "oracle/x.json": "1\n"})
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": CONTRACT,
+            "seeds/a.json": [1, 2],
+            "src/a.py": "",
+            "oracle/x.json": "1\n",
+        },
+    )
     return repo
 
 
@@ -29,6 +36,7 @@ def run_usage(capsys, *argv):
 
 
 # -- text output --------------------------------------------------------------------
+
 
 def test_pass_prints_one_summary_line_per_hook(tmp_path, capsys):
     repo = guarded_repo(tmp_path)
@@ -65,11 +73,14 @@ def test_findings_then_summaries_then_a_hint_naming_the_owners(tmp_path, capsys)
     assert len(lines) == 8
 
 
-@pytest.mark.parametrize(("only", "hooks"), [
-    ("write-set", ["write-set"]),
-    ("write-set,seed-append-only", ["seed-append-only", "write-set"]),
-    (" write-set , fixture-lock ", ["fixture-lock", "write-set"]),
-])
+@pytest.mark.parametrize(
+    ("only", "hooks"),
+    [
+        ("write-set", ["write-set"]),
+        ("write-set,seed-append-only", ["seed-append-only", "write-set"]),
+        (" write-set , fixture-lock ", ["fixture-lock", "write-set"]),
+    ],
+)
 def test_only_runs_the_named_hooks_in_a_fixed_order(tmp_path, capsys, only, hooks):
     repo = guarded_repo(tmp_path)
     rc, out, _ = run_guard(capsys, repo, "check", "--only", only, "--now", NOW)
@@ -111,17 +122,31 @@ def test_bad_now_is_an_error(tmp_path, capsys):
 
 def test_clock_from_environment_when_no_option(tmp_path, capsys):
     repo = guarded_repo(tmp_path)
-    rc, out, _ = run_guard(capsys, repo, "check", "--format", "json",
-                           env={"ORACLE_GUARD_NOW": "2030-01-02T03:04:05+00:00"})
+    rc, out, _ = run_guard(
+        capsys,
+        repo,
+        "check",
+        "--format",
+        "json",
+        env={"ORACLE_GUARD_NOW": "2030-01-02T03:04:05+00:00"},
+    )
     assert rc == 0, out
     assert json.loads(out)["now"] == "2030-01-02T03:04:05+00:00"
-    rc, out, _ = run_guard(capsys, repo, "check", "--format", "json", "--now",
-                           "2031-01-01T00:00:00+00:00",
-                           env={"ORACLE_GUARD_NOW": "2030-01-02T03:04:05+00:00"})
+    rc, out, _ = run_guard(
+        capsys,
+        repo,
+        "check",
+        "--format",
+        "json",
+        "--now",
+        "2031-01-01T00:00:00+00:00",
+        env={"ORACLE_GUARD_NOW": "2030-01-02T03:04:05+00:00"},
+    )
     assert json.loads(out)["now"] == "2031-01-01T00:00:00+00:00"
 
 
 # -- JSON output --------------------------------------------------------------------
+
 
 def test_json_output_keeps_findings_and_checks(tmp_path, capsys):
     repo = guarded_repo(tmp_path)
@@ -137,20 +162,30 @@ def test_json_output_keeps_findings_and_checks(tmp_path, capsys):
     ]
     assert set(doc["findings"][0]) == {"hook", "code", "severity", "path", "line", "message"}
     assert set(doc["checks"]) == set(HOOKS)
-    assert doc["checks"]["write-set"] == {"status": "failed", "errors": 2, "warnings": 0,
-                                          "note": None}
+    assert doc["checks"]["write-set"] == {
+        "status": "failed",
+        "errors": 2,
+        "warnings": 0,
+        "note": None,
+    }
     assert doc["checks"]["fixture-lock"]["status"] == "passed"
     assert doc["checks"]["fixture-lock"]["note"] == (
-        "nothing to check: the contract has no 'fixtures' section")
+        "nothing to check: the contract has no 'fixtures' section"
+    )
     assert (doc["base_from"], doc["candidate"], doc["contract_from"], doc["now"]) == (
-        "HEAD", "the index", "HEAD", f"{NOW}T00:00:00+00:00")
+        "HEAD",
+        "the index",
+        "HEAD",
+        f"{NOW}T00:00:00+00:00",
+    )
     assert doc["base"] == git(repo, "rev-parse", "HEAD").strip()
 
 
 def test_json_output_on_pass(tmp_path, capsys):
     repo = guarded_repo(tmp_path)
-    rc, out, _ = run_guard(capsys, repo, "check", "--format", "json", "--only", "write-set",
-                           "--now", NOW)
+    rc, out, _ = run_guard(
+        capsys, repo, "check", "--format", "json", "--only", "write-set", "--now", NOW
+    )
     assert rc == 0
     doc = json.loads(out)
     assert doc["findings"] == []

@@ -8,7 +8,6 @@ from oracle_guard.snapshot import Snapshot
 from testing.git import commit, init_repo, remove, run_guard, stage
 from testing.oracle import NOW
 
-
 VALID = """\
 version: 1
 base: origin/main
@@ -53,8 +52,9 @@ def assert_contract_error(result, line, message):
     assert rc == 2, out
     assert out == ""
     assert err.count("\n") == 1, err
-    assert err == (f"oracle-guard: error: .oracle-guard.yaml:{line}: {message} "
-                   "(the contract in the index)\n")
+    assert err == (
+        f"oracle-guard: error: .oracle-guard.yaml:{line}: {message} (the contract in the index)\n"
+    )
 
 
 def test_valid_contract_loads(tmp_path, capsys):
@@ -83,75 +83,140 @@ def test_repo_without_contract_passes_with_notes(tmp_path, capsys):
     rc, out, err = run_guard(capsys, repo, "check", "--now", NOW)
     assert (rc, err) == (0, "")
     note = "(nothing to check: no .oracle-guard.yaml in base or candidate)"
-    assert out.splitlines() == [f"{hook}: passed {note}" for hook in (
-        "fixture-lock", "seed-append-only", "freeze-schema", "flake-budget", "write-set")]
+    assert out.splitlines() == [
+        f"{hook}: passed {note}"
+        for hook in (
+            "fixture-lock",
+            "seed-append-only",
+            "freeze-schema",
+            "flake-budget",
+            "write-set",
+        )
+    ]
 
 
-@pytest.mark.parametrize(("contract", "line", "message"), [
-    # a typo must not silently disable a hook
-    ('version: 1\nseed:\n  - {paths: ["s/*.json"], format: json-array}\n', 2,
-     "invalid contract at $: Additional properties are not allowed ('seed' was unexpected)"),
-    ("version: 1\nbudget: {max_frozen: 3, max_day: 3}\n", 2,
-     "invalid contract at $.budget: Additional properties are not allowed "
-     "('max_day' was unexpected)"),
-    ("version: 1\nwrite_set:\n  allow: [src/**]\n  denied: [oracle/**]\n", 4,
-     "invalid contract at $.write_set: Additional properties are not allowed "
-     "('denied' was unexpected)"),
-    # wrong types
-    ("version: 1\nwrite_set:\n  allow: src/**\n", 3,
-     "invalid contract at $.write_set.allow: 'src/**' is not of type 'array'"),
-    ("version: 1\nbudget:\n  max_frozen: '3'\n", 3,
-     "invalid contract at $.budget.max_frozen: '3' is not of type 'integer'"),
-    ("version: 1\nseeds: {paths: [a], format: jsonl}\n", 2,
-     "invalid contract at $.seeds: {'paths': ['a'], 'format': 'jsonl'} is not of type 'array'"),
-    ("version: 1\nwrite_set:\n  deny: []\n", 3,
-     "invalid contract at $.write_set.deny: [] should be non-empty"),
-    ("version: 2\n", 1, "invalid contract at $.version: 1 was expected"),
-    ("base: main\n", 1, "invalid contract at $: 'version' is a required property"),
-    ("- version: 1\n", 1, "invalid contract at $: [{'version': 1}] is not of type 'object'"),
-    # unknown names
-    ('version: 1\nseeds:\n  - {paths: ["s/*.json"], format: json-arry}\n', 3,
-     "invalid contract at $.seeds[0].format: 'json-arry' is not one of "
-     "['json-array', 'jsonl', 'json-object', 'immutable']"),
-    ('version: 1\nfreeze:\n  - {paths: ["f.json"], schema: freez}\n', 3,
-     "invalid contract at $.freeze[0].schema: 'freez' is not one of "
-     "['freeze', 'flake-budget', 'quarantine-entry', 'quarantine-list']"),
-    # negation
-    ('version: 1\nwrite_set:\n  deny: ["oracle/**", "!oracle/ok"]\n', 3,
-     "invalid contract at $.write_set.deny[1]: '!oracle/ok' is not a pattern: "
-     "negation ('!') and '.' or '..' parts are not supported"),
-    ('version: 1\nseeds:\n  - format: immutable\n    paths: ["!r/*.json"]\n', 4,
-     "invalid contract at $.seeds[0].paths[0]: '!r/*.json' is not a pattern: "
-     "negation ('!') and '.' or '..' parts are not supported"),
-    # patterns with '.' or '..' parts would silently protect nothing
-    ('version: 1\nwrite_set:\n  deny: ["./oracle/**"]\n', 3,
-     "invalid contract at $.write_set.deny[0]: './oracle/**' is not a pattern: "
-     "negation ('!') and '.' or '..' parts are not supported"),
-    ('version: 1\nwrite_set:\n  allow: ["src/../oracle/**"]\n', 3,
-     "invalid contract at $.write_set.allow[0]: 'src/../oracle/**' is not a pattern: "
-     "negation ('!') and '.' or '..' parts are not supported"),
-    # paths that leave the repository or are not normalized
-    ('version: 1\nfixtures:\n  - {lock: ../x.lock, paths: ["a/**"]}\n', 3,
-     "invalid contract at $.fixtures[0].lock: '../x.lock' is not a normalized repo-relative "
-     "file path (no leading '/', no '.' or '..' parts, no '//', '\\' or trailing '/')"),
-    ('version: 1\nfixtures:\n  - {lock: /etc/x.lock, paths: ["a/**"]}\n', 3,
-     "invalid contract at $.fixtures[0].lock: '/etc/x.lock' is not a normalized repo-relative "
-     "file path (no leading '/', no '.' or '..' parts, no '//', '\\' or trailing '/')"),
-    ('version: 1\nfixtures:\n  - lock: x.lock\n    root: a/../../b\n    paths: ["a/**"]\n', 4,
-     "invalid contract at $.fixtures[0].root: 'a/../../b' is not a normalized repo-relative "
-     "folder path (no leading '/', no '.' or '..' parts, no '//' or '\\')"),
-    ("version: 1\nwrite_set:\n  allow_file: ./write_set.txt\n", 3,
-     "invalid contract at $.write_set.allow_file: './write_set.txt' is not a normalized "
-     "repo-relative file path (no leading '/', no '.' or '..' parts, no '//', '\\' or "
-     "trailing '/')"),
-    # not YAML, or YAML the strict loader refuses
-    ("version: 1\nversion: 1\n", 2, "duplicate key 'version'"),
-    ("version: 1\nwrite_set:\n  deny: [a]\n  deny: [b]\n", 4, "duplicate key 'deny'"),
-    ('{"version": 1,,}\n', 1, "expected the node content, but found ','"),
-    ("version: 1\nwrite_set:\n\tdeny: [a]\n", 3,
-     "found character '\\t' that cannot start any token"),
-    ("", 1, "empty document"),
-])
+@pytest.mark.parametrize(
+    ("contract", "line", "message"),
+    [
+        # a typo must not silently disable a hook
+        (
+            'version: 1\nseed:\n  - {paths: ["s/*.json"], format: json-array}\n',
+            2,
+            "invalid contract at $: Additional properties are not allowed ('seed' was unexpected)",
+        ),
+        (
+            "version: 1\nbudget: {max_frozen: 3, max_day: 3}\n",
+            2,
+            "invalid contract at $.budget: Additional properties are not allowed "
+            "('max_day' was unexpected)",
+        ),
+        (
+            "version: 1\nwrite_set:\n  allow: [src/**]\n  denied: [oracle/**]\n",
+            4,
+            "invalid contract at $.write_set: Additional properties are not allowed "
+            "('denied' was unexpected)",
+        ),
+        # wrong types
+        (
+            "version: 1\nwrite_set:\n  allow: src/**\n",
+            3,
+            "invalid contract at $.write_set.allow: 'src/**' is not of type 'array'",
+        ),
+        (
+            "version: 1\nbudget:\n  max_frozen: '3'\n",
+            3,
+            "invalid contract at $.budget.max_frozen: '3' is not of type 'integer'",
+        ),
+        (
+            "version: 1\nseeds: {paths: [a], format: jsonl}\n",
+            2,
+            "invalid contract at $.seeds: {'paths': ['a'], 'format': 'jsonl'} is not of type 'array'",
+        ),
+        (
+            "version: 1\nwrite_set:\n  deny: []\n",
+            3,
+            "invalid contract at $.write_set.deny: [] should be non-empty",
+        ),
+        ("version: 2\n", 1, "invalid contract at $.version: 1 was expected"),
+        ("base: main\n", 1, "invalid contract at $: 'version' is a required property"),
+        ("- version: 1\n", 1, "invalid contract at $: [{'version': 1}] is not of type 'object'"),
+        # unknown names
+        (
+            'version: 1\nseeds:\n  - {paths: ["s/*.json"], format: json-arry}\n',
+            3,
+            "invalid contract at $.seeds[0].format: 'json-arry' is not one of "
+            "['json-array', 'jsonl', 'json-object', 'immutable']",
+        ),
+        (
+            'version: 1\nfreeze:\n  - {paths: ["f.json"], schema: freez}\n',
+            3,
+            "invalid contract at $.freeze[0].schema: 'freez' is not one of "
+            "['freeze', 'flake-budget', 'quarantine-entry', 'quarantine-list']",
+        ),
+        # negation
+        (
+            'version: 1\nwrite_set:\n  deny: ["oracle/**", "!oracle/ok"]\n',
+            3,
+            "invalid contract at $.write_set.deny[1]: '!oracle/ok' is not a pattern: "
+            "negation ('!') and '.' or '..' parts are not supported",
+        ),
+        (
+            'version: 1\nseeds:\n  - format: immutable\n    paths: ["!r/*.json"]\n',
+            4,
+            "invalid contract at $.seeds[0].paths[0]: '!r/*.json' is not a pattern: "
+            "negation ('!') and '.' or '..' parts are not supported",
+        ),
+        # patterns with '.' or '..' parts would silently protect nothing
+        (
+            'version: 1\nwrite_set:\n  deny: ["./oracle/**"]\n',
+            3,
+            "invalid contract at $.write_set.deny[0]: './oracle/**' is not a pattern: "
+            "negation ('!') and '.' or '..' parts are not supported",
+        ),
+        (
+            'version: 1\nwrite_set:\n  allow: ["src/../oracle/**"]\n',
+            3,
+            "invalid contract at $.write_set.allow[0]: 'src/../oracle/**' is not a pattern: "
+            "negation ('!') and '.' or '..' parts are not supported",
+        ),
+        # paths that leave the repository or are not normalized
+        (
+            'version: 1\nfixtures:\n  - {lock: ../x.lock, paths: ["a/**"]}\n',
+            3,
+            "invalid contract at $.fixtures[0].lock: '../x.lock' is not a normalized repo-relative "
+            "file path (no leading '/', no '.' or '..' parts, no '//', '\\' or trailing '/')",
+        ),
+        (
+            'version: 1\nfixtures:\n  - {lock: /etc/x.lock, paths: ["a/**"]}\n',
+            3,
+            "invalid contract at $.fixtures[0].lock: '/etc/x.lock' is not a normalized repo-relative "
+            "file path (no leading '/', no '.' or '..' parts, no '//', '\\' or trailing '/')",
+        ),
+        (
+            'version: 1\nfixtures:\n  - lock: x.lock\n    root: a/../../b\n    paths: ["a/**"]\n',
+            4,
+            "invalid contract at $.fixtures[0].root: 'a/../../b' is not a normalized repo-relative "
+            "folder path (no leading '/', no '.' or '..' parts, no '//' or '\\')",
+        ),
+        (
+            "version: 1\nwrite_set:\n  allow_file: ./write_set.txt\n",
+            3,
+            "invalid contract at $.write_set.allow_file: './write_set.txt' is not a normalized "
+            "repo-relative file path (no leading '/', no '.' or '..' parts, no '//', '\\' or "
+            "trailing '/')",
+        ),
+        # not YAML, or YAML the strict loader refuses
+        ("version: 1\nversion: 1\n", 2, "duplicate key 'version'"),
+        ("version: 1\nwrite_set:\n  deny: [a]\n  deny: [b]\n", 4, "duplicate key 'deny'"),
+        ('{"version": 1,,}\n', 1, "expected the node content, but found ','"),
+        (
+            "version: 1\nwrite_set:\n\tdeny: [a]\n",
+            3,
+            "found character '\\t' that cannot start any token",
+        ),
+        ("", 1, "empty document"),
+    ],
+)
 def test_broken_contract_is_one_clear_error(tmp_path, capsys, contract, line, message):
     assert_contract_error(check_staged_contract(tmp_path, capsys, contract), line, message)
 
@@ -159,19 +224,29 @@ def test_broken_contract_is_one_clear_error(tmp_path, capsys, contract, line, me
 def test_binary_contract_is_an_error(tmp_path, capsys):
     rc, out, err = check_staged_contract(tmp_path, capsys, b"\x89PNG\r\n\x1a\n\x00\xff")
     assert (rc, out) == (2, "")
-    assert err == ("oracle-guard: error: .oracle-guard.yaml:1: invalid UTF-8 (byte 0x89) "
-                   "(the contract in the index)\n")
+    assert err == (
+        "oracle-guard: error: .oracle-guard.yaml:1: invalid UTF-8 (byte 0x89) "
+        "(the contract in the index)\n"
+    )
 
 
 def test_more_problems_are_counted(tmp_path, capsys):
     result = check_staged_contract(tmp_path, capsys, "version: 1\nseed: []\nfreez: []\n")
     # the line of the first unknown key
-    assert_contract_error(result, 2, "invalid contract at $: Additional properties are not "
-                          "allowed ('freez', 'seed' were unexpected)")
+    assert_contract_error(
+        result,
+        2,
+        "invalid contract at $: Additional properties are not "
+        "allowed ('freez', 'seed' were unexpected)",
+    )
     result = check_staged_contract(
-        tmp_path / "2", capsys, "version: 1\nbudget: {max_frozen: -1}\nwrite_set: {deny: x}\n")
-    assert_contract_error(result, 2, "invalid contract at $.budget.max_frozen: -1 is less "
-                          "than the minimum of 0 (and 1 more)")
+        tmp_path / "2", capsys, "version: 1\nbudget: {max_frozen: -1}\nwrite_set: {deny: x}\n"
+    )
+    assert_contract_error(
+        result,
+        2,
+        "invalid contract at $.budget.max_frozen: -1 is less than the minimum of 0 (and 1 more)",
+    )
 
 
 def test_yaml_anchor_in_contract_is_an_error(tmp_path, capsys):
@@ -199,15 +274,22 @@ def test_error_in_the_base_contract_names_the_base(tmp_path, capsys):
     stage(repo, {".oracle-guard.yaml": "version: 1\n"})
     rc, out, err = run_guard(capsys, repo, "check", "--now", NOW)
     assert (rc, out) == (2, "")
-    assert err == ("oracle-guard: error: .oracle-guard.yaml:2: invalid contract at $: "
-                   "Additional properties are not allowed ('seed' was unexpected) "
-                   "(the contract in HEAD)\n")
+    assert err == (
+        "oracle-guard: error: .oracle-guard.yaml:2: invalid contract at $: "
+        "Additional properties are not allowed ('seed' was unexpected) "
+        "(the contract in HEAD)\n"
+    )
 
 
 def test_contract_is_read_from_the_base(tmp_path, capsys):
     repo = init_repo(tmp_path / "r")
-    commit(repo, {".oracle-guard.yaml": "version: 1\nwrite_set:\n  deny: [oracle/**]\n",
-                  "oracle/a.json": "1\n"})
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nwrite_set:\n  deny: [oracle/**]\n",
+            "oracle/a.json": "1\n",
+        },
+    )
     # deleting the contract in the same change neither disables nor escapes it
     remove(repo, ".oracle-guard.yaml")
     stage(repo, {"oracle/a.json": "2\n"})
@@ -223,9 +305,14 @@ def test_contract_is_read_from_the_base(tmp_path, capsys):
 def test_candidate_contract_is_used_when_the_base_has_none(tmp_path, capsys):
     repo = init_repo(tmp_path / "r")
     commit(repo, {"README.md": ""})
-    stage(repo, {".oracle-guard.yaml": "version: 1\nbudget: {max_frozen: 0}\n"
-                                       "freeze:\n  - {paths: [freeze.json], schema: freeze}\n",
-                 "freeze.json": {"excluded_property_ids": ["p"], "reason": {"p": "flaky"}}})
+    stage(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nbudget: {max_frozen: 0}\n"
+            "freeze:\n  - {paths: [freeze.json], schema: freeze}\n",
+            "freeze.json": {"excluded_property_ids": ["p"], "reason": {"p": "flaky"}},
+        },
+    )
     rc, out, _ = run_guard(capsys, repo, "check", "--only", "flake-budget", "--now", NOW)
     assert rc == 1
     assert "flake-budget: failed" in out
@@ -237,13 +324,25 @@ def test_candidate_contract_is_used_when_the_base_has_none(tmp_path, capsys):
 def test_oracle_files_and_globs():
     contract = Contract(parse(VALID.encode()), Snapshot.empty(), from_base=True)
     assert contract.oracle_files() == [
-        ".oracle-guard.yaml", "oracle/fixtures.lock.json", "schemas/custom.json",
-        "oracle/write_set.txt"]
+        ".oracle-guard.yaml",
+        "oracle/fixtures.lock.json",
+        "schemas/custom.json",
+        "oracle/write_set.txt",
+    ]
     assert contract.oracle_globs() == [
-        "oracle/inputs/**", "seeds/*.json", "oracle/corpus.jsonl", "seeds.lock",
-        "replays/*.json", "freeze.json", "oracle/flake_budget.yaml",
-        "quarantine/active/*.yaml", "oracle/quarantine.json", "custom/*.json",
-        "seeds/*.json", ".gitattributes"]
+        "oracle/inputs/**",
+        "seeds/*.json",
+        "oracle/corpus.jsonl",
+        "seeds.lock",
+        "replays/*.json",
+        "freeze.json",
+        "oracle/flake_budget.yaml",
+        "quarantine/active/*.yaml",
+        "oracle/quarantine.json",
+        "custom/*.json",
+        "seeds/*.json",
+        ".gitattributes",
+    ]
     assert contract.owners == ["alice"]
 
 

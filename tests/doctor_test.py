@@ -1,6 +1,7 @@
 """``oracle-guard doctor REPO``: a guarded repository is called guarded, and each
 broken setup is called broken, with the line that says why and how to fix it.
 The real hosts (gitolite, shared ssh, HTTP) are in tests/hosts/."""
+
 from __future__ import annotations
 
 import os
@@ -10,9 +11,9 @@ from typing import Callable
 
 import pytest
 
+from testing import oracle
 from testing.git import commit, git, run_guard
 from testing.server import install_hook, make_client, make_server, push, push_env
-from testing import oracle
 
 CONTRACT = oracle.OWNERLESS_SEEDS
 OWNERS = CONTRACT + "  owners: [alice]\nidentity_env: REMOTE_USER\n"
@@ -50,49 +51,70 @@ def hook_of(server: Path) -> Path:
 
 def _rewrite_exec(server: Path, python: str) -> None:
     hook = hook_of(server)
-    hook.write_text("\n".join(f"exec {python} -I -m oracle_guard pre-receive --host http"
-                              if line.startswith("exec ") else line
-                              for line in hook.read_text().splitlines()) + "\n")
+    hook.write_text(
+        "\n".join(
+            f"exec {python} -I -m oracle_guard pre-receive --host http"
+            if line.startswith("exec ")
+            else line
+            for line in hook.read_text().splitlines()
+        )
+        + "\n"
+    )
 
 
 def _admin_sets_main(files) -> Callable[[Path, Path], None]:
     """An admin moves main on the server itself (no hook runs for a fetch);
     a file given as None is deleted."""
+
     def broken(server: Path, tmp_path: Path) -> None:
         client = tmp_path / "work"
         for path in [p for p, text in files.items() if text is None]:
             git(client, "rm", "-q", path)
         commit(client, {p: text for p, text in files.items() if text is not None}, "admin")
         git(server, "fetch", "-q", str(client), "+refs/heads/main:refs/heads/main")
+
     return broken
 
 
 BROKEN = {
-    "no hook": (lambda s, t: hook_of(s).unlink(), "problem: no hook at {hook}: every push "
-                "is accepted unjudged"),
-    "not executable": (lambda s, t: hook_of(s).chmod(0o644),
-                       "problem: {hook} is not executable"),
-    "a foreign hook": (lambda s, t: hook_of(s).write_text("#!/bin/sh\nexit 0\n"),
-                       "problem: {hook} is not oracle-guard's hook"),
-    "an interpreter that cannot run": (lambda s, t: _rewrite_exec(s, "/nonexistent/python3"),
-                                       "problem: /nonexistent/python3 cannot run oracle-guard"),
-    "HEAD on a missing branch": (lambda s, t: git(s, "symbolic-ref", "HEAD",
-                                                  "refs/heads/master"),
-                                 "problem: the repository's HEAD names refs/heads/master, "
-                                 "which does not exist"),
-    "fsck off": (lambda s, t: git(s, "config", "receive.fsckObjects", "false"),
-                 "problem: receive.fsckObjects is off"),
-    "a shallow repository": (lambda s, t: (s / "shallow").write_text(
-        git(s, "rev-parse", "HEAD")), "problem: {shallow} exists: the repository is shallow"),
-    "no contract": (_admin_sets_main({".oracle-guard.yaml": None}),
-                    "problem: refs/heads/main has no .oracle-guard.yaml"),
-    "a contract that does not load": (_admin_sets_main({".oracle-guard.yaml": "version: [\n"}),
-                                      "problem: the rules do not load, so every push is "
-                                      "rejected"),
+    "no hook": (
+        lambda s, t: hook_of(s).unlink(),
+        "problem: no hook at {hook}: every push is accepted unjudged",
+    ),
+    "not executable": (lambda s, t: hook_of(s).chmod(0o644), "problem: {hook} is not executable"),
+    "a foreign hook": (
+        lambda s, t: hook_of(s).write_text("#!/bin/sh\nexit 0\n"),
+        "problem: {hook} is not oracle-guard's hook",
+    ),
+    "an interpreter that cannot run": (
+        lambda s, t: _rewrite_exec(s, "/nonexistent/python3"),
+        "problem: /nonexistent/python3 cannot run oracle-guard",
+    ),
+    "HEAD on a missing branch": (
+        lambda s, t: git(s, "symbolic-ref", "HEAD", "refs/heads/master"),
+        "problem: the repository's HEAD names refs/heads/master, which does not exist",
+    ),
+    "fsck off": (
+        lambda s, t: git(s, "config", "receive.fsckObjects", "false"),
+        "problem: receive.fsckObjects is off",
+    ),
+    "a shallow repository": (
+        lambda s, t: (s / "shallow").write_text(git(s, "rev-parse", "HEAD")),
+        "problem: {shallow} exists: the repository is shallow",
+    ),
+    "no contract": (
+        _admin_sets_main({".oracle-guard.yaml": None}),
+        "problem: refs/heads/main has no .oracle-guard.yaml",
+    ),
+    "a contract that does not load": (
+        _admin_sets_main({".oracle-guard.yaml": "version: [\n"}),
+        "problem: the rules do not load, so every push is rejected",
+    ),
     "owners by another host's variable": (
         _admin_sets_main({".oracle-guard.yaml": OWNERS.replace("REMOTE_USER", "GL_USERNAME")}),
         "problem: the contract names identity_env GL_USERNAME, but the hook takes the pusher "
-        "from REMOTE_USER (http)"),
+        "from REMOTE_USER (http)",
+    ),
 }
 
 
@@ -113,8 +135,10 @@ def test_owners_by_variable_on_an_unpinned_hook_are_a_problem(tmp_path, capsys):
     server = server_with(tmp_path, host="plain")
     rc, lines, _ = doctor(capsys, server)
     assert rc == 1
-    assert ("problem: owners are read from REMOTE_USER, as the contract names it, whoever set "
-            "it: reinstall the hook with --host for your server") in "\n".join(lines)
+    assert (
+        "problem: owners are read from REMOTE_USER, as the contract names it, whoever set "
+        "it: reinstall the hook with --host for your server"
+    ) in "\n".join(lines)
     # signed owners need no variable: the same plain hook is guarded
     near = server_with(tmp_path / "signed", CONTRACT, host="plain")
     assert doctor(capsys, near)[0] == 0
@@ -124,10 +148,12 @@ def test_an_empty_repository_is_not_guarded_yet(tmp_path, capsys):
     server = make_server(tmp_path / "srv.git", hook=False)
     git(server, "symbolic-ref", "HEAD", "refs/heads/master")
     said = install_hook(server, "--host", "http")
-    warning = ("the repository is empty: its first push brings its own rules, so push the "
-               "first contract yourself; the rules then come from the branch HEAD names "
-               "(refs/heads/master): if the first push creates another, point HEAD at it "
-               f"first: git --git-dir={server} symbolic-ref HEAD refs/heads/main")
+    warning = (
+        "the repository is empty: its first push brings its own rules, so push the "
+        "first contract yourself; the rules then come from the branch HEAD names "
+        "(refs/heads/master): if the first push creates another, point HEAD at it "
+        f"first: git --git-dir={server} symbolic-ref HEAD refs/heads/main"
+    )
     assert f"warning: {warning}" in said.splitlines()
     rc, lines, _ = doctor(capsys, server)
     assert rc == 1
@@ -160,8 +186,9 @@ def test_doctor_writes_nothing(tmp_path, capsys):
 
 
 def _tree_state(root: Path):
-    return sorted((str(p.relative_to(root)), p.stat().st_mtime_ns, p.stat().st_mode)
-                  for p in root.rglob("*"))
+    return sorted(
+        (str(p.relative_to(root)), p.stat().st_mtime_ns, p.stat().st_mode) for p in root.rglob("*")
+    )
 
 
 def test_the_hook_doctor_calls_guarded_rejects_an_oracle_edit(tmp_path, capsys):

@@ -2,6 +2,7 @@
 exits with its code and its one line; anything else is an internal error, exit 2,
 never a pass. Both entries, `oracle-guard COMMAND` and the pre-receive hook, say
 so in their own words."""
+
 import io
 import json
 import subprocess
@@ -12,9 +13,18 @@ from oracle_guard import errors
 from oracle_guard.cli import main
 from oracle_guard.commands import check, explain, pre_receive
 
-EXPECTED = [errors.UsageError, errors.ContractError, errors.GitError, errors.RevisionError,
-            errors.ClockError, errors.WorktreeError, errors.Refused, errors.InstallError,
-            errors.ProtocolError, errors.InitError]
+EXPECTED = [
+    errors.UsageError,
+    errors.ContractError,
+    errors.GitError,
+    errors.RevisionError,
+    errors.ClockError,
+    errors.WorktreeError,
+    errors.Refused,
+    errors.InstallError,
+    errors.ProtocolError,
+    errors.InitError,
+]
 # unexpected, though named like the expected ones or close to them
 UNEXPECTED = [ValueError, KeyError, RuntimeError, OSError, AssertionError]
 MESSAGE = "bad \x1b[31m ##[group] caf\udce9"
@@ -24,6 +34,7 @@ SHOWN = "bad \\x1b[31m ##\\[group] caf\\xe9"  # escaped, and no CI runner comman
 def raising(exc):
     def raise_it(*args, **kwargs):
         raise exc
+
     return raise_it
 
 
@@ -68,10 +79,21 @@ def test_the_old_homes_of_the_classes_name_the_same_classes():
     from oracle_guard import clock, contract, revisions
     from oracle_guard.git import plumbing, worktree
 
-    assert (clock.ClockError, contract.ContractError, revisions.RevisionError,
-            plumbing.GitError, worktree.WorktreeError, pre_receive.ProtocolError) == (
-        errors.ClockError, errors.ContractError, errors.RevisionError, errors.GitError,
-        errors.WorktreeError, errors.ProtocolError)
+    assert (
+        clock.ClockError,
+        contract.ContractError,
+        revisions.RevisionError,
+        plumbing.GitError,
+        worktree.WorktreeError,
+        pre_receive.ProtocolError,
+    ) == (
+        errors.ClockError,
+        errors.ContractError,
+        errors.RevisionError,
+        errors.GitError,
+        errors.WorktreeError,
+        errors.ProtocolError,
+    )
 
 
 # -- the command line ---------------------------------------------------------------
@@ -86,17 +108,34 @@ def test_the_cli_prints_anything_else_as_an_internal_error(capsys, monkeypatch, 
     code, out, err = run_cli(capsys, monkeypatch, cls("boom"))
     detail = "'boom'" if cls is KeyError else "boom"
     assert (code, out) == (2, "")
-    assert err == (f"oracle-guard: error: internal error: {cls.__name__}: {detail} "
-                   "(rerun with --debug)\n")
+    assert err == (
+        f"oracle-guard: error: internal error: {cls.__name__}: {detail} (rerun with --debug)\n"
+    )
 
 
 def test_a_json_reader_gets_the_failure_as_json_too(tmp_path, capsys, monkeypatch):
-    code, out, err = run_cli(capsys, monkeypatch, errors.RevisionError("no base"),
-                             "check", "-C", str(tmp_path), "--format", "json")
+    code, out, err = run_cli(
+        capsys,
+        monkeypatch,
+        errors.RevisionError("no base"),
+        "check",
+        "-C",
+        str(tmp_path),
+        "--format",
+        "json",
+    )
     assert code == 2 and json.loads(out)["error"] == "no base"
     assert err == "oracle-guard: error: no base\n"
-    code, out, _ = run_cli(capsys, monkeypatch, LookupError("no base"),
-                           "check", "-C", str(tmp_path), "--format", "json")
+    code, out, _ = run_cli(
+        capsys,
+        monkeypatch,
+        LookupError("no base"),
+        "check",
+        "-C",
+        str(tmp_path),
+        "--format",
+        "json",
+    )
     assert code == 2
     assert json.loads(out)["error"] == "internal error: LookupError: no base (rerun with --debug)"
 
@@ -105,8 +144,9 @@ def test_debug_adds_the_traceback_and_keeps_the_line(capsys, monkeypatch):
     code, _, err = run_cli(capsys, monkeypatch, ValueError("boom"), "check", "--debug")
     assert code == 2
     assert "Traceback" in err
-    assert err.endswith("oracle-guard: error: internal error: ValueError: boom "
-                        "(rerun with --debug)\n")
+    assert err.endswith(
+        "oracle-guard: error: internal error: ValueError: boom (rerun with --debug)\n"
+    )
 
 
 # -- the pre-receive hook -------------------------------------------------------------
@@ -120,8 +160,10 @@ def test_pre_receive_rejects_the_push_with_an_expected_failure(tmp_path, monkeyp
 def test_pre_receive_rejects_the_push_on_anything_else(tmp_path, monkeypatch, cls):
     code, err = run_pre_receive(tmp_path, monkeypatch, cls("boom"))
     detail = "'boom'" if cls is KeyError else "boom"
-    assert (code, err) == (2, f"oracle-guard: push rejected: internal error: {cls.__name__}: "
-                              f"{detail}\n")
+    assert (code, err) == (
+        2,
+        f"oracle-guard: push rejected: internal error: {cls.__name__}: {detail}\n",
+    )
 
 
 def test_pre_receive_marks_each_line_for_gitlab(tmp_path, monkeypatch):

@@ -1,4 +1,5 @@
 """`oracle-guard explain CODE` and `oracle-guard schema NAME`."""
+
 from __future__ import annotations
 
 import json
@@ -9,14 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from oracle_guard.cli import main
 from oracle_guard.checks.codes import CODES
 from oracle_guard.checks.registry import HOOKS
+from oracle_guard.cli import main
 from testing.git import init_repo, run_guard, stage
 
 ROOT = Path(__file__).resolve().parents[1]
-SCHEMAS = ("contract", "fixtures-lock", "flake-budget", "freeze", "quarantine-entry",
-           "quarantine-list")
+SCHEMAS = (
+    "contract",
+    "fixtures-lock",
+    "flake-budget",
+    "freeze",
+    "quarantine-entry",
+    "quarantine-list",
+)
 
 
 def run(capsys, *argv):
@@ -27,6 +34,7 @@ def run(capsys, *argv):
 
 
 # -- explain ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("code", list(CODES))
 def test_explain_prints_code_hook_meaning_example_and_fix(capsys, code):
@@ -60,7 +68,7 @@ def test_an_example_matches_what_a_real_check_prints(tmp_path, capsys):
     """The write-outside-set example is exactly what check prints for a Makefile
     outside the write set."""
     repo = init_repo(tmp_path / "r")
-    stage(repo, {".oracle-guard.yaml": "version: 1\nwrite_set:\n  allow: [\"src/**\"]\n"})
+    stage(repo, {".oracle-guard.yaml": 'version: 1\nwrite_set:\n  allow: ["src/**"]\n'})
     subprocess.run(["git", "-C", str(repo), "commit", "-qm", "contract"], check=True)
     stage(repo, {"Makefile": "all:\n"})
     rc, out, _ = run_guard(capsys, repo, "check", "--only", "write-set", "--now", "2026-09-25")
@@ -79,25 +87,39 @@ def test_explain_all_lists_every_code_with_its_hook_and_meaning(capsys):
     lines = out.splitlines()
     assert len(lines) == len(CODES)
     for line, (code, info) in zip(lines, CODES.items()):
-        assert re.fullmatch(rf"{re.escape(code)} +{re.escape(info.hook)} +"
-                            rf"{re.escape(info.meaning)}", line), line
+        assert re.fullmatch(
+            rf"{re.escape(code)} +{re.escape(info.hook)} +"
+            rf"{re.escape(info.meaning)}",
+            line,
+        ), line
     # aligned columns: every hook starts in the same column
-    columns = {line.index(info.hook, len(code)) for line, (code, info)
-               in zip(lines, CODES.items())}
+    columns = {line.index(info.hook, len(code)) for line, (code, info) in zip(lines, CODES.items())}
     assert len(columns) == 1
     assert {info.hook for info in CODES.values()} == set(HOOKS) | {"pre-receive"}
 
 
-@pytest.mark.parametrize(("given", "expected"), [
-    ("fixture-mismach", "unknown code 'fixture-mismach'; did you mean fixture-mismatch, "
-                        "fixture-missing? 'oracle-guard explain --all' lists every code"),
-    ("seed-reorder", "unknown code 'seed-reorder'; did you mean seed-reordered, "
-                     "seed-removed, seed-rewritten? 'oracle-guard explain --all' lists every "
-                     "code"),
-    ("write", "unknown code 'write'; did you mean write-outside-set, write-denied? "
-              "'oracle-guard explain --all' lists every code"),
-    ("E501", "unknown code 'E501'; 'oracle-guard explain --all' lists every code"),
-])
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        (
+            "fixture-mismach",
+            "unknown code 'fixture-mismach'; did you mean fixture-mismatch, "
+            "fixture-missing? 'oracle-guard explain --all' lists every code",
+        ),
+        (
+            "seed-reorder",
+            "unknown code 'seed-reorder'; did you mean seed-reordered, "
+            "seed-removed, seed-rewritten? 'oracle-guard explain --all' lists every "
+            "code",
+        ),
+        (
+            "write",
+            "unknown code 'write'; did you mean write-outside-set, write-denied? "
+            "'oracle-guard explain --all' lists every code",
+        ),
+        ("E501", "unknown code 'E501'; 'oracle-guard explain --all' lists every code"),
+    ],
+)
 def test_explain_an_unknown_code_names_close_matches(capsys, given, expected):
     rc, out, err = run(capsys, "explain", given)
     assert (rc, out) == (2, "")
@@ -112,13 +134,18 @@ def test_explain_needs_a_code_or_all(capsys, argv):
 
 
 def test_explain_from_the_installed_command():
-    proc = subprocess.run([sys.executable, "-m", "oracle_guard", "explain", "budget-expiring"],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "oracle_guard", "explain", "budget-expiring"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert (proc.returncode, proc.stderr) == (0, "")
     assert "example: oracle/flake_budget.yaml:3: budget-expiring (warning): " in proc.stdout
 
 
 # -- schema ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("name", SCHEMAS)
 def test_schema_prints_the_built_in_schema_as_shipped(capsys, name):
@@ -133,8 +160,11 @@ def test_schema_list_names_every_built_in_schema(capsys):
     rc, out, err = run(capsys, "schema", "--list")
     assert (rc, err) == (0, "")
     assert out.splitlines() == list(SCHEMAS)
-    shipped = sorted(p.name[: -len(".schema.json")] for p in (ROOT / "schemas").iterdir()
-                     if p.name.endswith(".schema.json"))
+    shipped = sorted(
+        p.name[: -len(".schema.json")]
+        for p in (ROOT / "schemas").iterdir()
+        if p.name.endswith(".schema.json")
+    )
     assert shipped == list(SCHEMAS)
 
 
@@ -142,8 +172,9 @@ def test_schema_list_names_every_built_in_schema(capsys):
 def test_schema_unknown_name_lists_the_names(capsys, name):
     rc, out, err = run(capsys, "schema", name)
     assert (rc, out) == (2, "")
-    assert err == (f"oracle-guard: error: unknown schema {name!r}; choose from "
-                   f"{', '.join(SCHEMAS)}\n")
+    assert err == (
+        f"oracle-guard: error: unknown schema {name!r}; choose from {', '.join(SCHEMAS)}\n"
+    )
 
 
 @pytest.mark.parametrize("argv", [["schema"], ["schema", "freeze", "--list"]])
@@ -156,9 +187,15 @@ def test_schema_needs_a_name_or_list(capsys, argv):
 def test_the_readme_documents_the_new_commands_and_formats():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     command_line = readme.split("## Command line", 1)[1].split("\n## ", 1)[0]
-    for text in ("oracle-guard explain", "oracle-guard schema",
-                 "--format text|json|github|sarif", "--color", "NO_COLOR", "FORCE_COLOR",
-                 "PRE_COMMIT_COLOR"):
+    for text in (
+        "oracle-guard explain",
+        "oracle-guard schema",
+        "--format text|json|github|sarif",
+        "--color",
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "PRE_COMMIT_COLOR",
+    ):
         assert text in command_line, text
     ci = readme.split("\n## CI", 1)[1].split("\n## ", 1)[0]
     for text in ("--format github", "--format sarif", "upload-sarif"):

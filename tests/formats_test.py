@@ -1,5 +1,6 @@
 """One table from format name to renderer: every format renders a run and a
 failed run, and the command line offers exactly those names."""
+
 from __future__ import annotations
 
 import json
@@ -13,9 +14,20 @@ from oracle_guard.report.json import render_json
 from oracle_guard.report.sarif import render_sarif
 from oracle_guard.report.text import painter, render_text
 
-RESULTS = [HookResult("write-set", [Finding("write-set", "write-outside-set", "Makefile",
-                                            "matches no allowed pattern of the write set")]),
-           HookResult("fixture-lock", note="nothing to check")]
+RESULTS = [
+    HookResult(
+        "write-set",
+        [
+            Finding(
+                "write-set",
+                "write-outside-set",
+                "Makefile",
+                "matches no allowed pattern of the write set",
+            )
+        ],
+    ),
+    HookResult("fixture-lock", note="nothing to check"),
+]
 META = {"now": "2026-09-25T00:00:00+00:00"}
 
 
@@ -24,12 +36,15 @@ def test_the_format_names_in_order():
     assert formats.COLOR_CHOICES == ("auto", "always", "never")
 
 
-@pytest.mark.parametrize(("fmt", "expected"), [
-    ("text", lambda: render_text(RESULTS, owners=["alice"], paint=painter(True))),
-    ("json", lambda: render_json(RESULTS, meta=META)),
-    ("github", lambda: render_github(RESULTS, owners=["alice"])),
-    ("sarif", lambda: render_sarif(RESULTS, meta=META, exit_code=1)),
-])
+@pytest.mark.parametrize(
+    ("fmt", "expected"),
+    [
+        ("text", lambda: render_text(RESULTS, owners=["alice"], paint=painter(True))),
+        ("json", lambda: render_json(RESULTS, meta=META)),
+        ("github", lambda: render_github(RESULTS, owners=["alice"])),
+        ("sarif", lambda: render_sarif(RESULTS, meta=META, exit_code=1)),
+    ],
+)
 def test_render_hands_each_format_what_it_reads(fmt, expected):
     got = formats.render(fmt, RESULTS, meta=META, owners=["alice"], exit_code=1, colour=True)
     assert got == expected()

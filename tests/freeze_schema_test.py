@@ -1,14 +1,19 @@
 """freeze-schema: every freeze, quarantine and budget file parses strictly and
 validates; real-shaped samples pass as they are."""
+
 import json
 
 import pytest
 
 from testing.git import init_repo, run_guard, stage
-from testing.samples import (FLAKE_BUDGET_YAML, FREEZE_JSON, QUARANTINE_ENTRY_YAML,
-                              QUARANTINE_LIST_JSON)
-from testing.trees import MemoryRepo, link
 from testing.oracle import NOW
+from testing.samples import (
+    FLAKE_BUDGET_YAML,
+    FREEZE_JSON,
+    QUARANTINE_ENTRY_YAML,
+    QUARANTINE_LIST_JSON,
+)
+from testing.trees import MemoryRepo, link
 
 CONTRACT = """\
 version: 1
@@ -61,14 +66,22 @@ def budget_yaml(*entries, max_frozen=3):
 
 
 def entry(ident="a", **fields):
-    return {"id": ident, "owner": "team", "expires": '"2026-09-30"', "reason": "flaky",
-            **fields}
+    return {"id": ident, "owner": "team", "expires": '"2026-09-30"', "reason": "flaky", **fields}
 
 
 def quarantine_entry(**fields):
-    values = {"id": "case_1", "seed": "1729", "command": "pytest -q", "runs": "7",
-              "pass_count": "4", "fail_count": "3", "expires_at": "2026-10-07T00:00:00Z",
-              "repro": "python replay.py", "owner": "humans-only", **fields}
+    values = {
+        "id": "case_1",
+        "seed": "1729",
+        "command": "pytest -q",
+        "runs": "7",
+        "pass_count": "4",
+        "fail_count": "3",
+        "expires_at": "2026-10-07T00:00:00Z",
+        "repro": "python replay.py",
+        "owner": "humans-only",
+        **fields,
+    }
     return "".join(f"{k}: {v}\n" for k, v in values.items() if v is not None)
 
 
@@ -90,8 +103,7 @@ def test_freeze_with_owner_and_expires_maps_passes():
 
 
 def test_files_outside_the_patterns_are_not_read():
-    assert_valid({"quarantine/proposed/x.yaml": "not: [valid",
-                  "notes/frozen.json": "{"})
+    assert_valid({"quarantine/proposed/x.yaml": "not: [valid", "notes/frozen.json": "{"})
 
 
 def test_only_staged_content_counts(tmp_path, capsys):
@@ -115,38 +127,52 @@ PARSE_ERRORS = {
     "json duplicate key": (
         "freeze.json",
         FREEZE_JSON.replace('  "reason": {', '  "reason": {"x": "y"},\n  "reason": {'),
-        "freeze.json:6: freeze-invalid: does not parse: duplicate key 'reason' (column 3)"),
+        "freeze.json:6: freeze-invalid: does not parse: duplicate key 'reason' (column 3)",
+    ),
     "yaml duplicate key": (
         "oracle/flake_budget.yaml",
-        FLAKE_BUDGET_YAML.replace("    owner: billing\n",
-                                  "    owner: billing\n    owner: platform\n"),
+        FLAKE_BUDGET_YAML.replace(
+            "    owner: billing\n", "    owner: billing\n    owner: platform\n"
+        ),
         "oracle/flake_budget.yaml:9: freeze-invalid: does not parse: "
-        "duplicate key 'owner' (column 5)"),
+        "duplicate key 'owner' (column 5)",
+    ),
     "yaml anchor and alias": (
         "oracle/flake_budget.yaml",
         (budget_yaml(entry()) + "  - *first\n").replace("  - id: a", "  - &first\n    id: a"),
         "oracle/flake_budget.yaml:3: freeze-invalid: does not parse: "
-        "anchor &first is not allowed (column 5)"),
+        "anchor &first is not allowed (column 5)",
+    ),
     "yaml alias alone": (
-        "quarantine/active/a.yaml", quarantine_entry(owner="*who"),
+        "quarantine/active/a.yaml",
+        quarantine_entry(owner="*who"),
         "quarantine/active/a.yaml:9: freeze-invalid: does not parse: "
-        "alias *who is not allowed (column 8)"),
+        "alias *who is not allowed (column 8)",
+    ),
     "yaml custom tag": (
-        "quarantine/active/a.yaml", quarantine_entry(seed="!seed 1729"),
+        "quarantine/active/a.yaml",
+        quarantine_entry(seed="!seed 1729"),
         "quarantine/active/a.yaml:2: freeze-invalid: does not parse: "
-        "tag !seed is not allowed (column 7)"),
+        "tag !seed is not allowed (column 7)",
+    ),
     "json nan": (
-        "oracle/quarantine.json", '[\n  {"test": "t", "reason": NaN}\n]\n',
+        "oracle/quarantine.json",
+        '[\n  {"test": "t", "reason": NaN}\n]\n',
         "oracle/quarantine.json:2: freeze-invalid: does not parse: "
-        "NaN is not valid JSON (column 27)"),
+        "NaN is not valid JSON (column 27)",
+    ),
     "invalid utf8": (
-        "oracle/quarantine.json", b'[\n  {"test": "caf\xe9"}\n]\n',
+        "oracle/quarantine.json",
+        b'[\n  {"test": "caf\xe9"}\n]\n',
         "oracle/quarantine.json:2: freeze-invalid: does not parse: "
-        "invalid UTF-8 (byte 0xe9) (column 16)"),
+        "invalid UTF-8 (byte 0xe9) (column 16)",
+    ),
     "yaml two documents": (
-        "quarantine/active/a.yaml", quarantine_entry() + "---\n" + quarantine_entry(id="case_2"),
+        "quarantine/active/a.yaml",
+        quarantine_entry() + "---\n" + quarantine_entry(id="case_2"),
         "quarantine/active/a.yaml:10: freeze-invalid: does not parse: "
-        "more than one YAML document in the file (column 1)"),
+        "more than one YAML document in the file (column 1)",
+    ),
 }
 
 
@@ -158,43 +184,57 @@ def test_a_file_that_does_not_parse_is_invalid(path, text, expected):
 # -- schema violations -------------------------------------------------------
 SCHEMA_VIOLATIONS = {
     "missing field": (
-        "oracle/flake_budget.yaml", FLAKE_BUDGET_YAML.replace('    expires: "2026-10-07"\n', ""),
-        "oracle/flake_budget.yaml:7: freeze-invalid: "
-        "$.frozen[1]: 'expires' is a required property"),
+        "oracle/flake_budget.yaml",
+        FLAKE_BUDGET_YAML.replace('    expires: "2026-10-07"\n', ""),
+        "oracle/flake_budget.yaml:7: freeze-invalid: $.frozen[1]: 'expires' is a required property",
+    ),
     "missing field in quarantine entry": (
-        "quarantine/active/a.yaml", quarantine_entry(repro=None),
-        "quarantine/active/a.yaml:1: freeze-invalid: $: 'repro' is a required property"),
+        "quarantine/active/a.yaml",
+        quarantine_entry(repro=None),
+        "quarantine/active/a.yaml:1: freeze-invalid: $: 'repro' is a required property",
+    ),
     "wrong type": (
-        "quarantine/active/a.yaml", quarantine_entry(runs='"7"'),
-        "quarantine/active/a.yaml:4: freeze-invalid: $.runs: '7' is not of type 'integer'"),
+        "quarantine/active/a.yaml",
+        quarantine_entry(runs='"7"'),
+        "quarantine/active/a.yaml:4: freeze-invalid: $.runs: '7' is not of type 'integer'",
+    ),
     # `yes` stays a string, so a list is expected and a string is found
     "wrong type yes is not a boolean": (
-        "freeze.json", '{"excluded_property_ids": "yes", "reason": {}}',
-        "freeze.json:1: freeze-invalid: "
-        "$.excluded_property_ids: 'yes' is not of type 'array'"),
+        "freeze.json",
+        '{"excluded_property_ids": "yes", "reason": {}}',
+        "freeze.json:1: freeze-invalid: $.excluded_property_ids: 'yes' is not of type 'array'",
+    ),
     "unknown key": (
         "oracle/flake_budget.yaml",
         FLAKE_BUDGET_YAML.replace("    owner: billing\n", "    owner: billing\n    ownr: x\n"),
         "oracle/flake_budget.yaml:7: freeze-invalid: $.frozen[1]: "
-        "Additional properties are not allowed ('ownr' was unexpected)"),
+        "Additional properties are not allowed ('ownr' was unexpected)",
+    ),
     "unknown key in quarantine list": (
-        "oracle/quarantine.json", '[\n  {"test": "t"},\n  {"test": "u", "tset": 1}\n]',
+        "oracle/quarantine.json",
+        '[\n  {"test": "t"},\n  {"test": "u", "tset": 1}\n]',
         "oracle/quarantine.json:3: freeze-invalid: $[1]: "
-        "Additional properties are not allowed ('tset' was unexpected)"),
+        "Additional properties are not allowed ('tset' was unexpected)",
+    ),
     "quarantine list entry without test": (
-        "oracle/quarantine.json", '[\n  {"owner": "x"}\n]',
-        "oracle/quarantine.json:2: freeze-invalid: $[0]: 'test' is a required property"),
+        "oracle/quarantine.json",
+        '[\n  {"owner": "x"}\n]',
+        "oracle/quarantine.json:2: freeze-invalid: $[0]: 'test' is a required property",
+    ),
     "date time without offset": (
-        "quarantine/active/a.yaml", quarantine_entry(expires_at="2026-10-07T00:00:00"),
+        "quarantine/active/a.yaml",
+        quarantine_entry(expires_at="2026-10-07T00:00:00"),
         "quarantine/active/a.yaml:7: freeze-invalid: $.expires_at: "
         "'2026-10-07T00:00:00' does not match "
         "'^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\\\.[0-9]+)?)?"
-        "(Z|[+-][0-9]{2}:[0-9]{2}))?$'"),
+        "(Z|[+-][0-9]{2}:[0-9]{2}))?$'",
+    ),
 }
 
 
-@pytest.mark.parametrize("path, text, expected", SCHEMA_VIOLATIONS.values(),
-                         ids=list(SCHEMA_VIOLATIONS))
+@pytest.mark.parametrize(
+    "path, text, expected", SCHEMA_VIOLATIONS.values(), ids=list(SCHEMA_VIOLATIONS)
+)
 def test_a_file_its_schema_refuses_is_invalid(path, text, expected):
     assert_invalid({path: text}, expected)
 
@@ -202,8 +242,10 @@ def test_a_file_its_schema_refuses_is_invalid(path, text, expected):
 # -- rules beyond the schema -------------------------------------------------
 def test_duplicate_id_in_flake_budget():
     text = budget_yaml(entry("a"), entry("b"), entry("a"))
-    assert_invalid({"oracle/flake_budget.yaml": text},
-                   "oracle/flake_budget.yaml:11: freeze-invalid: $.frozen[2].id: duplicate id 'a'")
+    assert_invalid(
+        {"oracle/flake_budget.yaml": text},
+        "oracle/flake_budget.yaml:11: freeze-invalid: $.frozen[2].id: duplicate id 'a'",
+    )
 
 
 def test_distinct_ids_in_flake_budget_pass():
@@ -212,88 +254,121 @@ def test_distinct_ids_in_flake_budget_pass():
 
 def test_duplicate_id_in_freeze():
     doc = {"excluded_property_ids": ["p1", "p1"], "reason": {"p1": "flaky"}}
-    assert_invalid({"freeze.json": doc},
-                   "freeze.json:4: freeze-invalid: $.excluded_property_ids[1]: duplicate id 'p1'")
+    assert_invalid(
+        {"freeze.json": doc},
+        "freeze.json:4: freeze-invalid: $.excluded_property_ids[1]: duplicate id 'p1'",
+    )
 
 
 def test_duplicate_test_in_quarantine_list():
-    assert_invalid({"oracle/quarantine.json": '[\n  {"test": "t"},\n  {"test": "t"}\n]'},
-                   "oracle/quarantine.json:3: freeze-invalid: $[1].test: duplicate test 't'")
+    assert_invalid(
+        {"oracle/quarantine.json": '[\n  {"test": "t"},\n  {"test": "t"}\n]'},
+        "oracle/quarantine.json:3: freeze-invalid: $[1].test: duplicate test 't'",
+    )
 
 
 def test_duplicate_id_across_quarantine_entries():
-    assert_invalid({"quarantine/active/a.yaml": quarantine_entry(),
-                    "quarantine/active/b.yaml": quarantine_entry()},
-                   "quarantine/active/b.yaml:1: freeze-invalid: duplicate id 'case_1' "
-                   "(also in quarantine/active/a.yaml)")
+    assert_invalid(
+        {
+            "quarantine/active/a.yaml": quarantine_entry(),
+            "quarantine/active/b.yaml": quarantine_entry(),
+        },
+        "quarantine/active/b.yaml:1: freeze-invalid: duplicate id 'case_1' "
+        "(also in quarantine/active/a.yaml)",
+    )
 
 
 def test_distinct_ids_across_quarantine_entries_pass():
-    assert_valid({"quarantine/active/a.yaml": quarantine_entry(),
-                  "quarantine/active/b.yaml": quarantine_entry(id="case_2")})
+    assert_valid(
+        {
+            "quarantine/active/a.yaml": quarantine_entry(),
+            "quarantine/active/b.yaml": quarantine_entry(id="case_2"),
+        }
+    )
 
 
 def test_freeze_excluded_id_without_reason():
     doc = {"excluded_property_ids": ["p1", "p2"], "reason": {"p1": "flaky"}}
-    assert_invalid({"freeze.json": doc},
-                   "freeze.json:4: freeze-invalid: "
-                   "$.excluded_property_ids[1]: excluded id 'p2' has no reason")
+    assert_invalid(
+        {"freeze.json": doc},
+        "freeze.json:4: freeze-invalid: $.excluded_property_ids[1]: excluded id 'p2' has no reason",
+    )
 
 
 def test_freeze_reason_for_an_id_not_excluded():
     doc = {"excluded_property_ids": ["p1"], "reason": {"p1": "flaky", "p9": "stale"}}
-    assert_invalid({"freeze.json": doc},
-                   "freeze.json:7: freeze-invalid: $.reason.p9: "
-                   "reason names 'p9', which is not excluded")
+    assert_invalid(
+        {"freeze.json": doc},
+        "freeze.json:7: freeze-invalid: $.reason.p9: reason names 'p9', which is not excluded",
+    )
 
 
 def test_freeze_owner_for_an_id_not_excluded():
-    doc = {"excluded_property_ids": ["p1"], "reason": {"p1": "flaky"},
-           "owner": {"p1": "a", "p.x": "b"}}
-    assert_invalid({"freeze.json": doc},
-                   'freeze.json:10: freeze-invalid: $.owner["p.x"]: '
-                   "owner names 'p.x', which is not excluded")
+    doc = {
+        "excluded_property_ids": ["p1"],
+        "reason": {"p1": "flaky"},
+        "owner": {"p1": "a", "p.x": "b"},
+    }
+    assert_invalid(
+        {"freeze.json": doc},
+        'freeze.json:10: freeze-invalid: $.owner["p.x"]: '
+        "owner names 'p.x', which is not excluded",
+    )
 
 
 def test_freeze_empty_reason():
     doc = {"excluded_property_ids": ["p1"], "reason": {"p1": ""}}
-    assert_invalid({"freeze.json": doc},
-                   "freeze.json:6: freeze-invalid: $.reason.p1: '' should be non-empty")
+    assert_invalid(
+        {"freeze.json": doc}, "freeze.json:6: freeze-invalid: $.reason.p1: '' should be non-empty"
+    )
 
 
 def test_counts_do_not_add_up_to_runs():
-    assert_invalid({"quarantine/active/a.yaml": quarantine_entry(fail_count="2")},
-                   "quarantine/active/a.yaml:4: freeze-invalid: "
-                   "$.runs: pass_count + fail_count = 6, but runs is 7")
+    assert_invalid(
+        {"quarantine/active/a.yaml": quarantine_entry(fail_count="2")},
+        "quarantine/active/a.yaml:4: freeze-invalid: "
+        "$.runs: pass_count + fail_count = 6, but runs is 7",
+    )
 
 
-@pytest.mark.parametrize("field, other, line", [("pass_count", "fail_count", 5),
-                                                 ("fail_count", "pass_count", 6)])
+@pytest.mark.parametrize(
+    "field, other, line", [("pass_count", "fail_count", 5), ("fail_count", "pass_count", 6)]
+)
 def test_count_of_zero_is_not_flaky(field, other, line):
     text = quarantine_entry(**{field: "0", other: "7"})
-    assert_invalid({"quarantine/active/a.yaml": text},
-                   f"quarantine/active/a.yaml:{line}: freeze-invalid: "
-                   f"${'.' + field}: {field} must be above zero for a flaky case")
+    assert_invalid(
+        {"quarantine/active/a.yaml": text},
+        f"quarantine/active/a.yaml:{line}: freeze-invalid: "
+        f"${'.' + field}: {field} must be above zero for a flaky case",
+    )
 
 
 def test_counts_of_one_pass():
-    assert_valid({"quarantine/active/a.yaml": quarantine_entry(
-        runs="2", pass_count="1", fail_count="1")})
+    assert_valid(
+        {"quarantine/active/a.yaml": quarantine_entry(runs="2", pass_count="1", fail_count="1")}
+    )
 
 
 def test_impossible_date():
     text = budget_yaml(entry("a"), entry("b", expires="2026-02-30"))
-    assert_invalid({"oracle/flake_budget.yaml": text},
-                   "oracle/flake_budget.yaml:9: freeze-invalid: $.frozen[1].expires: "
-                   "'2026-02-30' is not a valid date: day is out of range for month")
+    assert_invalid(
+        {"oracle/flake_budget.yaml": text},
+        "oracle/flake_budget.yaml:9: freeze-invalid: $.frozen[1].expires: "
+        "'2026-02-30' is not a valid date: day is out of range for month",
+    )
 
 
 def test_impossible_date_in_freeze_expires():
-    doc = {"excluded_property_ids": ["p1"], "reason": {"p1": "flaky"},
-           "expires": {"p1": "2026-09-31"}}
-    assert_invalid({"freeze.json": doc},
-                   "freeze.json:9: freeze-invalid: $.expires.p1: "
-                   "'2026-09-31' is not a valid date: day is out of range for month")
+    doc = {
+        "excluded_property_ids": ["p1"],
+        "reason": {"p1": "flaky"},
+        "expires": {"p1": "2026-09-31"},
+    }
+    assert_invalid(
+        {"freeze.json": doc},
+        "freeze.json:9: freeze-invalid: $.expires.p1: "
+        "'2026-09-31' is not a valid date: day is out of range for month",
+    )
 
 
 def test_unquoted_yaml_date_and_yes_stay_strings_and_pass():
@@ -303,9 +378,11 @@ def test_unquoted_yaml_date_and_yes_stay_strings_and_pass():
 
 def test_unquoted_impossible_yaml_date():
     text = budget_yaml(entry("a", expires="2026-02-30"))
-    assert_invalid({"oracle/flake_budget.yaml": text},
-                   "oracle/flake_budget.yaml:5: freeze-invalid: $.frozen[0].expires: "
-                   "'2026-02-30' is not a valid date: day is out of range for month")
+    assert_invalid(
+        {"oracle/flake_budget.yaml": text},
+        "oracle/flake_budget.yaml:5: freeze-invalid: $.frozen[0].expires: "
+        "'2026-02-30' is not a valid date: day is out of range for month",
+    )
 
 
 def test_leap_day_passes():
@@ -314,20 +391,25 @@ def test_leap_day_passes():
 
 
 def test_impossible_time():
-    assert_invalid({"quarantine/active/a.yaml":
-                    quarantine_entry(expires_at="2026-10-07T25:00:00Z")},
-                   "quarantine/active/a.yaml:7: freeze-invalid: $.expires_at: "
-                   "'2026-10-07T25:00:00Z' is not a valid date: hour must be in 0..23")
+    assert_invalid(
+        {"quarantine/active/a.yaml": quarantine_entry(expires_at="2026-10-07T25:00:00Z")},
+        "quarantine/active/a.yaml:7: freeze-invalid: $.expires_at: "
+        "'2026-10-07T25:00:00Z' is not a valid date: hour must be in 0..23",
+    )
 
 
 def test_every_bad_file_is_reported():
     repo = staged_repo({"freeze.json": "{", "oracle/quarantine.json": "[{}]"})
     rc, out, _ = check(repo)
     assert rc == 1
-    assert "freeze.json:1: freeze-invalid: does not parse: unexpected end of file " \
-           "(expected a string key) (column 2)" in out.splitlines()
-    assert "oracle/quarantine.json:1: freeze-invalid: $[0]: 'test' is a required property" \
+    assert (
+        "freeze.json:1: freeze-invalid: does not parse: unexpected end of file "
+        "(expected a string key) (column 2)" in out.splitlines()
+    )
+    assert (
+        "oracle/quarantine.json:1: freeze-invalid: $[0]: 'test' is a required property"
         in out.splitlines()
+    )
     assert "freeze-schema: failed (2 errors)" in out
 
 
@@ -354,19 +436,29 @@ freeze:
 
 
 def test_custom_schema_violation():
-    repo = staged_repo({"oracle/skips.schema.json": CUSTOM_SCHEMA,
-                        "oracle/skips.json": '{\n  "skipped": ["a", 2]\n}\n'},
-                       contract=CUSTOM_CONTRACT)
+    repo = staged_repo(
+        {
+            "oracle/skips.schema.json": CUSTOM_SCHEMA,
+            "oracle/skips.json": '{\n  "skipped": ["a", 2]\n}\n',
+        },
+        contract=CUSTOM_CONTRACT,
+    )
     rc, out, _ = check(repo)
     assert rc == 1, out
-    assert "oracle/skips.json:2: freeze-invalid: $.skipped[1]: 2 is not of type 'string'" \
+    assert (
+        "oracle/skips.json:2: freeze-invalid: $.skipped[1]: 2 is not of type 'string'"
         in out.splitlines()
+    )
 
 
 def test_custom_schema_near_miss_passes():
-    repo = staged_repo({"oracle/skips.schema.json": CUSTOM_SCHEMA,
-                        "oracle/skips.json": '{"skipped": ["a", "b"]}\n'},
-                       contract=CUSTOM_CONTRACT)
+    repo = staged_repo(
+        {
+            "oracle/skips.schema.json": CUSTOM_SCHEMA,
+            "oracle/skips.json": '{"skipped": ["a", "b"]}\n',
+        },
+        contract=CUSTOM_CONTRACT,
+    )
     rc, out, _ = check(repo)
     assert rc == 0, out
 
@@ -374,53 +466,77 @@ def test_custom_schema_near_miss_passes():
 def test_custom_schema_is_read_from_the_base():
     """Loosening the schema in the same change does not loosen the check."""
     repo = MemoryRepo()
-    repo.commit({".oracle-guard.yaml": CUSTOM_CONTRACT, "oracle/skips.schema.json": CUSTOM_SCHEMA,
-                 "oracle/skips.json": '{"skipped": []}\n'})
-    repo.stage({"oracle/skips.schema.json": {"type": "object"},
-                "oracle/skips.json": '{"skipped": [], "extra": 1}\n'})
+    repo.commit(
+        {
+            ".oracle-guard.yaml": CUSTOM_CONTRACT,
+            "oracle/skips.schema.json": CUSTOM_SCHEMA,
+            "oracle/skips.json": '{"skipped": []}\n',
+        }
+    )
+    repo.stage(
+        {
+            "oracle/skips.schema.json": {"type": "object"},
+            "oracle/skips.json": '{"skipped": [], "extra": 1}\n',
+        }
+    )
     rc, out, _ = check(repo)
     assert rc == 1, out
-    assert "oracle/skips.json:1: freeze-invalid: $: Additional properties are not allowed " \
-           "('extra' was unexpected)" in out.splitlines()
+    assert (
+        "oracle/skips.json:1: freeze-invalid: $: Additional properties are not allowed "
+        "('extra' was unexpected)" in out.splitlines()
+    )
 
 
 def test_custom_schema_missing_is_a_contract_error():
-    repo = staged_repo({"oracle/skips.json": '{"skipped": []}\n'},
-                       contract=CUSTOM_CONTRACT)
+    repo = staged_repo({"oracle/skips.json": '{"skipped": []}\n'}, contract=CUSTOM_CONTRACT)
     rc, out, err = check(repo)
     assert rc == 2
-    assert err == ("oracle-guard: error: schema file 'oracle/skips.schema.json' named by the "
-                   "contract is missing from the index\n")
+    assert err == (
+        "oracle-guard: error: schema file 'oracle/skips.schema.json' named by the "
+        "contract is missing from the index\n"
+    )
 
 
 def test_custom_schema_that_is_not_a_schema_is_a_contract_error():
-    repo = staged_repo({"oracle/skips.schema.json": {"type": 12},
-                        "oracle/skips.json": '{"skipped": []}\n'},
-                       contract=CUSTOM_CONTRACT)
+    repo = staged_repo(
+        {"oracle/skips.schema.json": {"type": 12}, "oracle/skips.json": '{"skipped": []}\n'},
+        contract=CUSTOM_CONTRACT,
+    )
     rc, out, err = check(repo)
     assert rc == 2
-    assert err.startswith("oracle-guard: error: schema file 'oracle/skips.schema.json' "
-                          "(the index): not a valid JSON Schema:")
+    assert err.startswith(
+        "oracle-guard: error: schema file 'oracle/skips.schema.json' "
+        "(the index): not a valid JSON Schema:"
+    )
 
 
 def test_custom_schema_with_a_remote_ref_is_a_contract_error_not_a_fetch():
-    remote = dict(CUSTOM_SCHEMA, properties={
-        "skipped": {"$ref": "https://schemas.example.invalid/skipped.json"}})
-    repo = staged_repo({"oracle/skips.schema.json": remote,
-                        "oracle/skips.json": '{"skipped": []}\n'},
-                       contract=CUSTOM_CONTRACT)
+    remote = dict(
+        CUSTOM_SCHEMA,
+        properties={"skipped": {"$ref": "https://schemas.example.invalid/skipped.json"}},
+    )
+    repo = staged_repo(
+        {"oracle/skips.schema.json": remote, "oracle/skips.json": '{"skipped": []}\n'},
+        contract=CUSTOM_CONTRACT,
+    )
     rc, out, err = check(repo)
     assert rc == 2
-    assert err.startswith("oracle-guard: error: schema file 'oracle/skips.schema.json': "
-                          "cannot resolve $ref 'https://schemas.example.invalid/skipped.json'")
+    assert err.startswith(
+        "oracle-guard: error: schema file 'oracle/skips.schema.json': "
+        "cannot resolve $ref 'https://schemas.example.invalid/skipped.json'"
+    )
 
 
 def test_custom_schema_with_a_local_ref_works():
-    local = dict(CUSTOM_SCHEMA, properties={"skipped": {"$ref": "#/$defs/names"}},
-                 **{"$defs": {"names": {"type": "array", "items": {"type": "string"}}}})
-    repo = staged_repo({"oracle/skips.schema.json": local,
-                        "oracle/skips.json": '{"skipped": [1]}\n'},
-                       contract=CUSTOM_CONTRACT)
+    local = dict(
+        CUSTOM_SCHEMA,
+        properties={"skipped": {"$ref": "#/$defs/names"}},
+        **{"$defs": {"names": {"type": "array", "items": {"type": "string"}}}},
+    )
+    repo = staged_repo(
+        {"oracle/skips.schema.json": local, "oracle/skips.json": '{"skipped": [1]}\n'},
+        contract=CUSTOM_CONTRACT,
+    )
     rc, out, _ = check(repo)
     assert rc == 1
     assert "freeze-invalid: $.skipped[0]: 1 is not of type 'string'" in out

@@ -1,5 +1,6 @@
 """init's contract writer: a commented contract that loads back as proposed, and a
 kept contract merged with only what it lacks."""
+
 import pytest
 
 from oracle_guard import contract as contract_mod
@@ -7,15 +8,20 @@ from oracle_guard.commands.init.contract_writer import checked_contract, merge_c
 from oracle_guard.errors import InitError
 
 KEPT = {"version": 1, "write_set": {"deny": ["oracle/**"], "allow": ["src/**"]}}
-PROPOSED = {"version": 1, "seeds": [{"paths": ["seeds/*.json"], "format": "json-array"}],
-            "write_set": {"allow": ["lib/**"], "deny": ["oracle/**", ".pre-commit-config.yaml"]}}
+PROPOSED = {
+    "version": 1,
+    "seeds": [{"paths": ["seeds/*.json"], "format": "json-array"}],
+    "write_set": {"allow": ["lib/**"], "deny": ["oracle/**", ".pre-commit-config.yaml"]},
+}
 
 
 def test_a_merge_adds_missing_sections_and_deny_patterns_and_keeps_the_allow():
     merged, added = merge_contract(PROPOSED, KEPT, allow_given=False)
     assert added == ["seeds", "write_set.deny .pre-commit-config.yaml"]
-    assert merged["write_set"] == {"allow": ["src/**"],
-                                   "deny": ["oracle/**", ".pre-commit-config.yaml"]}
+    assert merged["write_set"] == {
+        "allow": ["src/**"],
+        "deny": ["oracle/**", ".pre-commit-config.yaml"],
+    }
     assert list(merged) == ["version", "seeds", "write_set"]  # the README's order
     assert KEPT["write_set"]["deny"] == ["oracle/**"]  # the kept data is not edited
 
@@ -29,11 +35,14 @@ def test_a_merge_with_allow_given_replaces_the_allow():
 def test_the_written_contract_loads_back_as_proposed():
     text = checked_contract(PROPOSED, "harness")
     assert contract_mod.parse(text.encode("utf-8"), ".oracle-guard.yaml") == PROPOSED
-    assert "  - paths: [\"seeds/*.json\"]" in text and "# seed-append-only" in text
+    assert '  - paths: ["seeds/*.json"]' in text and "# seed-append-only" in text
 
 
 def test_a_kept_value_init_cannot_write_stops_it():
     kept = dict(PROPOSED, timeout_s=1e20)
-    with pytest.raises(InitError, match=r"cannot rewrite \.oracle-guard\.yaml \(cannot write "
-                                        r"1e\+20\): edit it by hand"):
+    with pytest.raises(
+        InitError,
+        match=r"cannot rewrite \.oracle-guard\.yaml \(cannot write "
+        r"1e\+20\): edit it by hand",
+    ):
         checked_contract(kept, "harness")

@@ -1,8 +1,9 @@
 """init's layouts: recognising one from plain paths, and the contract each proposes."""
+
 import pytest
 
-from oracle_guard.errors import InitError
 from oracle_guard.commands.init.layouts import Paths, choose_layout, propose, recognise
+from oracle_guard.errors import InitError
 
 
 def test_the_layout_with_the_most_signals_is_recognised():
@@ -16,8 +17,11 @@ def test_a_lock_alone_is_no_fixture_and_recognises_nothing():
 
 
 def test_a_tie_stops_init_naming_both_layouts():
-    with pytest.raises(InitError, match=r"several layouts equally \(harness: seeds/\*\.json "
-                                        r"\(1 file\); replay-queue: replays/\*\.json"):
+    with pytest.raises(
+        InitError,
+        match=r"several layouts equally \(harness: seeds/\*\.json "
+        r"\(1 file\); replay-queue: replays/\*\.json",
+    ):
         choose_layout(None, Paths(["seeds/a.json", "replays/a.json"]))
 
 
@@ -35,8 +39,7 @@ def test_a_section_only_where_its_files_exist_and_allow_only_what_matches():
 
 def test_one_corpus_is_locked_by_the_digest_beside_it():
     data = propose("oracle-dir", Paths(["oracle/corpus.jsonl"]))
-    assert data["fixtures"] == [{"lock": "oracle/corpus.sha256",
-                                 "paths": ["oracle/corpus.jsonl"]}]
+    assert data["fixtures"] == [{"lock": "oracle/corpus.sha256", "paths": ["oracle/corpus.jsonl"]}]
     assert "allow" not in data["write_set"]
     assert data["write_set"]["deny"][0] == "oracle/**"
 

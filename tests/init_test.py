@@ -1,4 +1,5 @@
 """`oracle-guard init` on the four example layouts and on repositories it must refuse."""
+
 import json
 import os
 import re
@@ -58,8 +59,9 @@ def follow_init(capsys, repo, *args):
     rc, out, err = init(capsys, repo, *args)
     assert rc == 0, out + err
     git(repo, "add", "--", *git_add_line(out))
-    unstaged = git(repo, "diff", "--name-only") + git(repo, "ls-files", "--others",
-                                                        "--exclude-standard")
+    unstaged = git(repo, "diff", "--name-only") + git(
+        repo, "ls-files", "--others", "--exclude-standard"
+    )
     assert unstaged == "", "init names every file it wrote in its git add"
     commit(repo, message="guard the oracle")
     return out
@@ -74,28 +76,46 @@ def edit_and_check(capsys, repo, path, content):
 
 def modified(repo, path):
     text = (repo / path).read_text(encoding="utf-8")
-    return text.replace("1729", "1730").replace("1999", "1990").replace(
-        '"fail"', '"pass"').replace("Name", "Nom").replace("http-platform", "nobody")
+    return (
+        text.replace("1729", "1730")
+        .replace("1999", "1990")
+        .replace('"fail"', '"pass"')
+        .replace("Name", "Nom")
+        .replace("http-platform", "nobody")
+    )
 
 
 # (example, files the example's own contract protects, an edit and the codes it must raise)
 CASES = [
-    ("harness", ["fixtures/exchange_example.json", "seeds/header_name.json", "freeze.json"],
-     ("seeds/header_name.json", "seed-rewritten")),
-    ("merge-contract", ["oracle/inputs/pricing.json", "oracle/flake_budget.yaml",
-                        "oracle/write_set.txt"],
-     ("oracle/inputs/pricing.json", "fixture-mismatch")),
-    ("oracle-dir", ["oracle/corpus.jsonl", "oracle/quarantine.json", "oracle/seeds.toml"],
-     ("oracle/corpus.jsonl", "seed-rewritten")),
-    ("replay-queue", ["seeds.lock", "replays/2026-09-23T14-02Z_parse_header.json",
-                      "quarantine/active/retry_budget.yaml"],
-     ("seeds.lock", "seed-rewritten")),
+    (
+        "harness",
+        ["fixtures/exchange_example.json", "seeds/header_name.json", "freeze.json"],
+        ("seeds/header_name.json", "seed-rewritten"),
+    ),
+    (
+        "merge-contract",
+        ["oracle/inputs/pricing.json", "oracle/flake_budget.yaml", "oracle/write_set.txt"],
+        ("oracle/inputs/pricing.json", "fixture-mismatch"),
+    ),
+    (
+        "oracle-dir",
+        ["oracle/corpus.jsonl", "oracle/quarantine.json", "oracle/seeds.toml"],
+        ("oracle/corpus.jsonl", "seed-rewritten"),
+    ),
+    (
+        "replay-queue",
+        [
+            "seeds.lock",
+            "replays/2026-09-23T14-02Z_parse_header.json",
+            "quarantine/active/retry_budget.yaml",
+        ],
+        ("seeds.lock", "seed-rewritten"),
+    ),
 ]
 
 
 @pytest.mark.parametrize("name", [c[0] for c in CASES])
-def test_init_on_a_stripped_example_recognises_it_and_the_commit_passes(tmp_path, capsys,
-                                                                        name):
+def test_init_on_a_stripped_example_recognises_it_and_the_commit_passes(tmp_path, capsys, name):
     repo = stripped_example(tmp_path, name)
     out = follow_init(capsys, repo)
     assert f"layout '{name}', recognised from" in out
@@ -108,13 +128,17 @@ def test_init_on_a_stripped_example_recognises_it_and_the_commit_passes(tmp_path
 
 
 @pytest.mark.parametrize("name,protected,characteristic", CASES)
-def test_init_protects_what_the_example_contract_protects(tmp_path, capsys, name, protected,
-                                                          characteristic):
+def test_init_protects_what_the_example_contract_protects(
+    tmp_path, capsys, name, protected, characteristic
+):
     repo = stripped_example(tmp_path, name)
     follow_init(capsys, repo)
     baseline = git(repo, "rev-parse", "HEAD").strip()
-    for path in protected + [".oracle-guard.yaml", ".oracle-guard/contract.schema.json",
-                             ".pre-commit-config.yaml"]:
+    for path in protected + [
+        ".oracle-guard.yaml",
+        ".oracle-guard/contract.schema.json",
+        ".pre-commit-config.yaml",
+    ]:
         rc, out, _ = edit_and_check(capsys, repo, path, modified(repo, path) + "\n")
         assert rc == 1, (path, out)
         assert re.search(rf"^{re.escape(path)}: write-denied:", out, re.M), (path, out)
@@ -196,7 +220,8 @@ def test_dry_run_writes_nothing_and_shows_the_proposal(tmp_path, capsys):
     assert "would create .pre-commit-config.yaml" in out
     assert "format: jsonl" in out
     assert git(repo, "status", "--porcelain", "--untracked-files=all") == "".join(
-        f"A  {p}\n" for p in git(repo, "ls-files").split())
+        f"A  {p}\n" for p in git(repo, "ls-files").split()
+    )
 
 
 def test_layout_option_overrides_recognition(tmp_path, capsys):
@@ -206,17 +231,23 @@ def test_layout_option_overrides_recognition(tmp_path, capsys):
     assert rc == 0, err
     assert "layout 'replay-queue', as asked (--layout): none of its files yet" in out
     data = yaml.safe_load((repo / ".oracle-guard.yaml").read_text())
-    assert data["write_set"]["deny"] == ["quarantine/active/**", ".github/workflows/**",
-                                         "/.gitlab-ci.yml", ".oracle-guard/**",
-                                         ".pre-commit-config.yaml"]
+    assert data["write_set"]["deny"] == [
+        "quarantine/active/**",
+        ".github/workflows/**",
+        "/.gitlab-ci.yml",
+        ".oracle-guard/**",
+        ".pre-commit-config.yaml",
+    ]
 
 
 def test_an_unknown_layout_exits_2_listing_the_names(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     rc, out, err = init(capsys, repo, "--layout", "monorepo")
     assert rc == 2
-    assert err == ("oracle-guard: error: unknown layout 'monorepo'; choose one of harness, "
-                   "merge-contract, oracle-dir, replay-queue\n")
+    assert err == (
+        "oracle-guard: error: unknown layout 'monorepo'; choose one of harness, "
+        "merge-contract, oracle-dir, replay-queue\n"
+    )
     assert not (repo / ".oracle-guard.yaml").exists()
 
 
@@ -279,8 +310,7 @@ def test_staged_freeze_problems_are_reported_before_the_first_commit(tmp_path, c
     repo = stripped_example(tmp_path, "oracle-dir")
     rc, out, err = run_guard(capsys, repo, "init", "--now", "2026-11-01")
     assert rc == 0, err
-    assert "What the hooks will report today on the oracle as the git add step stages it:" \
-        in out
+    assert "What the hooks will report today on the oracle as the git add step stages it:" in out
     assert "oracle/quarantine.json:2: budget-expired:" in out
 
 
@@ -310,9 +340,13 @@ def test_known_ids_is_left_out_when_frozen_ids_are_not_seed_stems(tmp_path, caps
 
 # -- .pre-commit-config.yaml -------------------------------------------------
 def validate_config(repo):
-    return subprocess.run([sys.executable, "-m", "pre_commit", "validate-config",
-                           ".pre-commit-config.yaml"], cwd=repo, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "validate-config", ".pre-commit-config.yaml"],
+        cwd=repo,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def test_a_new_pre_commit_config_is_valid_for_pre_commit(tmp_path, capsys):
@@ -321,9 +355,13 @@ def test_a_new_pre_commit_config_is_valid_for_pre_commit(tmp_path, capsys):
     config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
     assert config["default_install_hook_types"] == ["pre-commit", "pre-push"]
     assert config["fail_fast"] is True
-    assert config["repos"] == [{"repo": init_files.REPO_PLACEHOLDER,
-                                "rev": init_files.REV_PLACEHOLDER,
-                                "hooks": [{"id": "oracle-guard"}]}]
+    assert config["repos"] == [
+        {
+            "repo": init_files.REPO_PLACEHOLDER,
+            "rev": init_files.REV_PLACEHOLDER,
+            "hooks": [{"id": "oracle-guard"}],
+        }
+    ]
     checked = validate_config(repo)
     assert checked.returncode == 0, checked.stdout
 
@@ -344,8 +382,9 @@ repos:
 def test_an_existing_simple_config_gets_the_entry_first_and_keeps_the_rest(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     stage(repo, {".pre-commit-config.yaml": EXISTING})
-    rc, out, err = init(capsys, repo, "--repo", "https://git.example.test/oracle-guard",
-                        "--rev", "v0.1.0")
+    rc, out, err = init(
+        capsys, repo, "--repo", "https://git.example.test/oracle-guard", "--rev", "v0.1.0"
+    )
     assert rc == 0, err
     assert "added the oracle-guard hooks, first in repos: to .pre-commit-config.yaml" in out
     text = (repo / ".pre-commit-config.yaml").read_text()
@@ -353,26 +392,33 @@ def test_an_existing_simple_config_gets_the_entry_first_and_keeps_the_rest(tmp_p
     assert text.endswith(EXISTING.split("repos:\n", 1)[1]), "the old entries, byte for byte"
     config = yaml.safe_load(text)
     assert config["fail_fast"] is False
-    assert [r["repo"] for r in config["repos"]] == ["https://git.example.test/oracle-guard",
-                                                    "local"]
+    assert [r["repo"] for r in config["repos"]] == [
+        "https://git.example.test/oracle-guard",
+        "local",
+    ]
     assert config["repos"][0]["rev"] == "v0.1.0"
     assert validate_config(repo).returncode == 0
     # idempotent: the entry is there now
-    rc, out, err = init(capsys, repo, "--repo", "https://git.example.test/oracle-guard",
-                        "--rev", "v0.1.0")
+    rc, out, err = init(
+        capsys, repo, "--repo", "https://git.example.test/oracle-guard", "--rev", "v0.1.0"
+    )
     assert "unchanged .pre-commit-config.yaml" in out
     assert (repo / ".pre-commit-config.yaml").read_text() == text
 
 
-@pytest.mark.parametrize("config", [
-    "repos: [{repo: local, hooks: [{id: lint, name: lint, entry: 'true', "
-    "language: system}]}]\n",                                     # a flow list
-    '{"repos": [{"repo": "local", "hooks": [{"id": "lint", "name": "lint", '
-    '"entry": "true", "language": "system"}]}]}\n',                # JSON
-    "repos:\n",                                                    # no list at all
-])
+@pytest.mark.parametrize(
+    "config",
+    [
+        "repos: [{repo: local, hooks: [{id: lint, name: lint, entry: 'true', "
+        "language: system}]}]\n",  # a flow list
+        '{"repos": [{"repo": "local", "hooks": [{"id": "lint", "name": "lint", '
+        '"entry": "true", "language": "system"}]}]}\n',  # JSON
+        "repos:\n",  # no list at all
+    ],
+)
 def test_a_config_it_cannot_edit_safely_is_left_alone_and_the_snippet_printed(
-        tmp_path, capsys, config):
+    tmp_path, capsys, config
+):
     repo = stripped_example(tmp_path, "harness")
     stage(repo, {".pre-commit-config.yaml": config})
     rc, out, err = init(capsys, repo)
@@ -400,12 +446,12 @@ def test_a_local_clone_as_repo_pins_its_head(tmp_path, capsys):
     rc, out, err = init(capsys, repo, "--repo", str(hooks))
     assert rc == 0, err
     config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
-    assert config["repos"][0] == {"repo": str(hooks), "rev": sha,
-                                  "hooks": [{"id": "oracle-guard"}]}
+    assert config["repos"][0] == {"repo": str(hooks), "rev": sha, "hooks": [{"id": "oracle-guard"}]}
     assert "set repo: to where you host" not in out
     (tmp_path / "empty").mkdir()
-    rc, _, err = init(capsys, stripped_example(tmp_path / "2", "harness"), "--repo",
-                      str(tmp_path / "empty"))
+    rc, _, err = init(
+        capsys, stripped_example(tmp_path / "2", "harness"), "--repo", str(tmp_path / "empty")
+    )
     assert rc == 2 and "not a git clone" in err
 
 
@@ -419,19 +465,23 @@ def editor_validator(repo, name):
     return Draft7Validator(schema)
 
 
-def test_editor_schemas_are_self_contained_draft_07_and_judge_like_the_built_ins(tmp_path,
-                                                                                 capsys):
+def test_editor_schemas_are_self_contained_draft_07_and_judge_like_the_built_ins(tmp_path, capsys):
     repo = stripped_example(tmp_path, "merge-contract")
     _, out, _ = init(capsys, repo)
-    assert ("oracle/flake_budget.yaml: # yaml-language-server: "
-            "$schema=../.oracle-guard/flake-budget.schema.json") in out
+    assert (
+        "oracle/flake_budget.yaml: # yaml-language-server: "
+        "$schema=../.oracle-guard/flake-budget.schema.json"
+    ) in out
     contract = editor_validator(repo, "contract")
     for name in WRITTEN_BY_INIT:
         doc = yaml.safe_load((EXAMPLES / name / ".oracle-guard.yaml").read_text())
         assert not list(contract.iter_errors(doc)), name
-    for bad in ({"version": 2}, {"version": 1, "fixture": []},
-                {"version": 1, "seeds": [{"paths": ["!x"], "format": "jsonl"}]},
-                {"version": 1, "base": "HEAD~1"}):
+    for bad in (
+        {"version": 2},
+        {"version": 1, "fixture": []},
+        {"version": 1, "seeds": [{"paths": ["!x"], "format": "jsonl"}]},
+        {"version": 1, "base": "HEAD~1"},
+    ):
         assert list(contract.iter_errors(bad)), bad
     budget = editor_validator(repo, "flake-budget")
     good = yaml.safe_load((EXAMPLES / "merge-contract/oracle/flake_budget.yaml").read_text())
@@ -443,9 +493,10 @@ def test_editor_schemas_are_self_contained_draft_07_and_judge_like_the_built_ins
 def test_the_modeline_is_put_first_in_each_yaml_freeze_file(tmp_path, capsys):
     repo = stripped_example(tmp_path, "replay-queue")
     rc, out, _ = init(capsys, repo)
-    assert ("added the editor schema line to quarantine/active/retry_budget.yaml: "
-            "# yaml-language-server: $schema=../../.oracle-guard/quarantine-entry.schema.json"
-            ) in out
+    assert (
+        "added the editor schema line to quarantine/active/retry_budget.yaml: "
+        "# yaml-language-server: $schema=../../.oracle-guard/quarantine-entry.schema.json"
+    ) in out
     editor_validator(repo, "quarantine-entry")
     path = repo / "quarantine/active/retry_budget.yaml"
     entry = yaml.safe_load(path.read_text())
@@ -466,23 +517,43 @@ def test_init_then_pre_commit_install_guards_the_next_commit(tmp_path, capsys, h
     repo = stripped_example(tmp_path, "merge-contract")
     out = follow_init(capsys, repo, "--repo", str(hook_path))
     assert f"rev: {sha}" in (repo / ".pre-commit-config.yaml").read_text()
-    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "home"), PRE_COMMIT_COLOR="never",
-               ORACLE_GUARD_NOW=NOW)
-    subprocess.run([sys.executable, "-m", "pre_commit", "install"], cwd=repo, env=env,
-                   check=True, stdout=subprocess.PIPE)
+    env = dict(
+        os.environ,
+        PRE_COMMIT_HOME=str(tmp_path / "home"),
+        PRE_COMMIT_COLOR="never",
+        ORACLE_GUARD_NOW=NOW,
+    )
+    subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install"],
+        cwd=repo,
+        env=env,
+        check=True,
+        stdout=subprocess.PIPE,
+    )
     assert (repo / ".git/hooks/pre-push").exists(), "default_install_hook_types: pre-push too"
     write(repo, {"oracle/inputs/pricing.json": "[]\n"})
     git(repo, "add", "-A")
-    blocked = subprocess.run(["git", "commit", "-q", "-m", "rewrite a fixture"], cwd=repo,
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                             text=True)
+    blocked = subprocess.run(
+        ["git", "commit", "-q", "-m", "rewrite a fixture"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert blocked.returncode != 0, blocked.stdout
     assert "oracle/inputs/pricing.json: fixture-mismatch:" in blocked.stdout
     git(repo, "reset", "-q", "--hard")
     write(repo, {"src/pricing.py": "def price(c, r):\n    return c\n"})
     git(repo, "add", "-A")
-    honest = subprocess.run(["git", "commit", "-q", "-m", "honest"], cwd=repo, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    honest = subprocess.run(
+        ["git", "commit", "-q", "-m", "honest"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert honest.returncode == 0, honest.stdout
     assert out
 
@@ -501,10 +572,12 @@ def test_several_corpora_share_one_sha256sum_lock(tmp_path, capsys):
     stage(repo, {"oracle/a.jsonl": '{"x": 1}\n', "oracle/b.jsonl": '{"x": 2}\n'})
     follow_init(capsys, repo)
     data = yaml.safe_load((repo / ".oracle-guard.yaml").read_text())
-    assert data["fixtures"] == [{"lock": "oracle/SHA256SUMS", "root": "oracle",
-                                 "paths": ["oracle/*.jsonl"]}]
-    assert re.fullmatch(r"([0-9a-f]{64}  [ab]\.jsonl\n){2}",
-                        (repo / "oracle/SHA256SUMS").read_text())
+    assert data["fixtures"] == [
+        {"lock": "oracle/SHA256SUMS", "root": "oracle", "paths": ["oracle/*.jsonl"]}
+    ]
+    assert re.fullmatch(
+        r"([0-9a-f]{64}  [ab]\.jsonl\n){2}", (repo / "oracle/SHA256SUMS").read_text()
+    )
     rc, out, err = run_guard(capsys, repo, "check", "--head", "HEAD", "--now", NOW)
     assert rc == 0, out + err
 
@@ -514,8 +587,9 @@ def test_a_proposal_that_does_not_load_is_never_written(tmp_path, capsys):
     stage(repo, {"oracle/a\\b.jsonl": '{"x": 1}\n'})  # a backslash: not a contract path
     rc, out, err = init(capsys, repo)
     assert rc == 2
-    assert err.startswith("oracle-guard: error: the proposed contract does not load: "
-                          ".oracle-guard.yaml:")
+    assert err.startswith(
+        "oracle-guard: error: the proposed contract does not load: .oracle-guard.yaml:"
+    )
     assert not (repo / ".oracle-guard.yaml").exists()
 
 
@@ -543,8 +617,9 @@ def test_rerun_with_repo_and_rev_replaces_the_placeholders_in_place(tmp_path, ca
     assert "set the oracle-guard entry's repo: and rev: in .pre-commit-config.yaml" in out
     assert "nothing changed" not in out and "set repo: to where you host" not in out
     text = (repo / ".pre-commit-config.yaml").read_text()
-    assert yaml.safe_load(text)["repos"] == [{"repo": URL, "rev": "v0.2.0",
-                                              "hooks": [{"id": "oracle-guard"}]}]
+    assert yaml.safe_load(text)["repos"] == [
+        {"repo": URL, "rev": "v0.2.0", "hooks": [{"id": "oracle-guard"}]}
+    ]
     # only the two values changed: every other line, comments included, as before
     changed = [(a, b) for a, b in zip(before.splitlines(), text.splitlines()) if a != b]
     assert len(changed) == 2 and len(before.splitlines()) == len(text.splitlines())
@@ -561,13 +636,18 @@ def test_replacing_values_someone_chose_needs_force(tmp_path, capsys):
     text = (repo / ".pre-commit-config.yaml").read_text()
     rc, out, err = init(capsys, repo, "--rev", "v0.3.0")
     assert rc == 2
-    assert err.startswith("oracle-guard: error: .pre-commit-config.yaml exists and differs "
-                          "from what init would write (its oracle-guard entry has rev: v0.2.0)")
+    assert err.startswith(
+        "oracle-guard: error: .pre-commit-config.yaml exists and differs "
+        "from what init would write (its oracle-guard entry has rev: v0.2.0)"
+    )
     assert "--force" in err
     assert (repo / ".pre-commit-config.yaml").read_text() == text
     rc, out, err = init(capsys, repo, "--rev", "v0.3.0", "--dry-run")
-    assert rc == 0 and "would set the oracle-guard entry's rev: in .pre-commit-config.yaml " \
-        "(needs --force)" in out
+    assert (
+        rc == 0
+        and "would set the oracle-guard entry's rev: in .pre-commit-config.yaml (needs --force)"
+        in out
+    )
     rc, out, err = init(capsys, repo, "--rev", "v0.3.0", "--force")
     assert rc == 0, err
     config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
@@ -578,8 +658,10 @@ def test_replacing_values_someone_chose_needs_force(tmp_path, capsys):
 def test_a_users_entry_is_retargeted_line_by_line_and_the_rest_kept(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     local = EXISTING.split("repos:\n", 1)[1]
-    config = ("repos:\n-   repo: /somewhere   # our mirror\n    rev: abc\n    hooks:\n"
-              "    -   id: fixture-lock\n" + local)
+    config = (
+        "repos:\n-   repo: /somewhere   # our mirror\n    rev: abc\n    hooks:\n"
+        "    -   id: fixture-lock\n" + local
+    )
     stage(repo, {".pre-commit-config.yaml": config})
     rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1")
     assert rc == 2 and "its oracle-guard entry has repo: /somewhere, rev: abc" in err
@@ -590,35 +672,48 @@ def test_a_users_entry_is_retargeted_line_by_line_and_the_rest_kept(tmp_path, ca
     assert validate_config(repo).returncode == 0
 
 
-@pytest.mark.parametrize("config,why", [
-    ("repos:\n  - {repo: /somewhere, rev: abc, hooks: [{id: oracle-guard}]}\n",
-     "its oracle-guard entry's 'repo:' is not a plain key on a line of its own"),
-    ("repos:\n  - repo: /a\n    rev: abc\n    hooks: [{id: oracle-guard}]\n"
-     "  - repo: /b\n    rev: abc\n    hooks: [{id: write-set}]\n",
-     "2 of its 'repos:' entries run oracle-guard hooks"),
-])
-def test_an_entry_it_cannot_retarget_is_left_alone_and_the_step_printed(tmp_path, capsys,
-                                                                        config, why):
+@pytest.mark.parametrize(
+    "config,why",
+    [
+        (
+            "repos:\n  - {repo: /somewhere, rev: abc, hooks: [{id: oracle-guard}]}\n",
+            "its oracle-guard entry's 'repo:' is not a plain key on a line of its own",
+        ),
+        (
+            "repos:\n  - repo: /a\n    rev: abc\n    hooks: [{id: oracle-guard}]\n"
+            "  - repo: /b\n    rev: abc\n    hooks: [{id: write-set}]\n",
+            "2 of its 'repos:' entries run oracle-guard hooks",
+        ),
+    ],
+)
+def test_an_entry_it_cannot_retarget_is_left_alone_and_the_step_printed(
+    tmp_path, capsys, config, why
+):
     repo = stripped_example(tmp_path, "harness")
     stage(repo, {".pre-commit-config.yaml": config})
     rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1", "--force")
     assert rc == 0, err
     assert (repo / ".pre-commit-config.yaml").read_text() == config
-    assert f"in .pre-commit-config.yaml, set the oracle-guard entry's repo: {URL} and " \
+    assert (
+        f"in .pre-commit-config.yaml, set the oracle-guard entry's repo: {URL} and "
         f"rev: v1 yourself ({why})" in out
+    )
 
 
 def test_a_local_entry_is_not_retargeted(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
-    config = ("repos:\n  - repo: local\n    hooks:\n      - id: oracle-guard\n"
-              "        name: oracle-guard\n        entry: oracle-guard check\n"
-              "        language: system\n")
+    config = (
+        "repos:\n  - repo: local\n    hooks:\n      - id: oracle-guard\n"
+        "        name: oracle-guard\n        entry: oracle-guard check\n"
+        "        language: system\n"
+    )
     stage(repo, {".pre-commit-config.yaml": config})
     rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1")
     assert rc == 0, err
     assert (repo / ".pre-commit-config.yaml").read_text() == config
-    assert "its oracle-guard hooks run from 'repo: local', so --repo and --rev are not " \
-        "applied" in out
+    assert (
+        "its oracle-guard hooks run from 'repo: local', so --repo and --rev are not applied" in out
+    )
 
 
 # -- the pre-commit install step --------------------------------------------------
@@ -636,19 +731,29 @@ def test_an_edited_config_gets_the_install_command_for_both_hook_types(tmp_path,
     step = printed_step(out, "pre-commit install")
     assert step == "pre-commit install --hook-type pre-commit --hook-type pre-push"
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "home"))
-    subprocess.run([sys.executable, "-m", "pre_commit"] + shlex.split(step)[1:], cwd=repo,
-                   env=env, check=True, stdout=subprocess.PIPE)
+    subprocess.run(
+        [sys.executable, "-m", "pre_commit"] + shlex.split(step)[1:],
+        cwd=repo,
+        env=env,
+        check=True,
+        stdout=subprocess.PIPE,
+    )
     assert (repo / ".git/hooks/pre-commit").exists() and (repo / ".git/hooks/pre-push").exists()
 
 
-@pytest.mark.parametrize("types,both", [("[pre-commit, pre-push]", True),
-                                        ("[pre-push, commit-msg, pre-commit]", True),
-                                        ("[pre-commit]", False)])
-def test_the_plain_install_command_only_when_the_config_installs_both(tmp_path, capsys, types,
-                                                                      both):
+@pytest.mark.parametrize(
+    "types,both",
+    [
+        ("[pre-commit, pre-push]", True),
+        ("[pre-push, commit-msg, pre-commit]", True),
+        ("[pre-commit]", False),
+    ],
+)
+def test_the_plain_install_command_only_when_the_config_installs_both(
+    tmp_path, capsys, types, both
+):
     repo = stripped_example(tmp_path, "harness")
-    stage(repo, {".pre-commit-config.yaml": f"default_install_hook_types: {types}\n"
-                                            + EXISTING})
+    stage(repo, {".pre-commit-config.yaml": f"default_install_hook_types: {types}\n" + EXISTING})
     rc, out, err = init(capsys, repo)
     assert rc == 0, err
     step = printed_step(out, "pre-commit install")
@@ -660,7 +765,8 @@ def test_a_new_config_gets_the_plain_install_command(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     rc, out, err = init(capsys, repo)
     assert printed_step(out, "pre-commit install") == (
-        "pre-commit install   # the pre-commit and pre-push hooks (default_install_hook_types)")
+        "pre-commit install   # the pre-commit and pre-push hooks (default_install_hook_types)"
+    )
 
 
 # -- the lock init asks for is the lock 'oracle-guard lock' writes ---------------------
@@ -671,12 +777,14 @@ def test_following_the_lock_step_writes_sha256sum_lines(tmp_path, capsys):
     assert rc == 0, err
     assert not (repo / "fixtures/SHA256SUMS").exists()
     assert printed_step(out, "oracle-guard lock") == (
-        "oracle-guard lock && git add fixtures/SHA256SUMS")
+        "oracle-guard lock && git add fixtures/SHA256SUMS"
+    )
     git(repo, "add", "--", *git_add_line(out))
     rc, out, err = run_guard(capsys, repo, "lock")
     assert rc == 0, err
     assert (repo / "fixtures/SHA256SUMS").read_bytes() == (
-        EXAMPLES / "harness/fixtures/SHA256SUMS").read_bytes(), "sha256sum lines, not JSON"
+        EXAMPLES / "harness/fixtures/SHA256SUMS"
+    ).read_bytes(), "sha256sum lines, not JSON"
     git(repo, "add", "fixtures/SHA256SUMS")
     rc, out, err = run_guard(capsys, repo, "check", "--now", NOW)
     assert rc == 0, out + err
@@ -687,15 +795,22 @@ def contract_of(repo):
     return yaml.safe_load((repo / ".oracle-guard.yaml").read_text())
 
 
-@pytest.mark.parametrize("name,extra,allow", [
-    ("harness", {}, ["src/**"]),
-    ("harness", {"README.md": "# app\n", "tests/test_app.py": "def test(): pass\n"},
-     ["src/**", "tests/**", "README.md"]),
-    ("oracle-dir", {"tests/test_invoice.py": "def test(): pass\n"}, ["src/**", "tests/**"]),
-    ("replay-queue", {}, ["src/**", "quarantine/proposed/**"]),
-])
-def test_allow_proposes_the_examples_patterns_that_match_a_path(tmp_path, capsys, name, extra,
-                                                                allow):
+@pytest.mark.parametrize(
+    "name,extra,allow",
+    [
+        ("harness", {}, ["src/**"]),
+        (
+            "harness",
+            {"README.md": "# app\n", "tests/test_app.py": "def test(): pass\n"},
+            ["src/**", "tests/**", "README.md"],
+        ),
+        ("oracle-dir", {"tests/test_invoice.py": "def test(): pass\n"}, ["src/**", "tests/**"]),
+        ("replay-queue", {}, ["src/**", "quarantine/proposed/**"]),
+    ],
+)
+def test_allow_proposes_the_examples_patterns_that_match_a_path(
+    tmp_path, capsys, name, extra, allow
+):
     repo = stripped_example(tmp_path, name)
     stage(repo, extra)
     rc, out, err = init(capsys, repo)
@@ -717,10 +832,10 @@ def test_a_change_outside_the_proposed_allow_is_outside_the_write_set(tmp_path, 
 
 
 def test_allow_option_replaces_the_proposal_and_merge_contract_keeps_its_allow_file(
-        tmp_path, capsys):
+    tmp_path, capsys
+):
     repo = stripped_example(tmp_path, "harness")
-    rc, out, err = init(capsys, repo, "--allow", "lib/**", "--allow", "docs/", "--allow",
-                        "lib/**")
+    rc, out, err = init(capsys, repo, "--allow", "lib/**", "--allow", "docs/", "--allow", "lib/**")
     assert rc == 0, err
     assert contract_of(repo)["write_set"]["allow"] == ["lib/**", "docs/"]
     assert "The write set allows: lib/**, docs/ (nothing else)" in out
@@ -761,8 +876,12 @@ def test_init_keeps_an_allow_file_of_root_prefixes_and_it_is_anchored(tmp_path, 
     repo = stripped_example(tmp_path, "merge-contract")
     (repo / "oracle/write_set.txt").write_text("# agents\nsrc/\n/app/\nREADME.md\n")
     follow_init(capsys, repo)
-    assert re.search(r"^  allow_file: oracle/write_set\.txt +# one path prefix from the root "
-                     r"a line, no globs$", (repo / ".oracle-guard.yaml").read_text(), re.M)
+    assert re.search(
+        r"^  allow_file: oracle/write_set\.txt +# one path prefix from the root "
+        r"a line, no globs$",
+        (repo / ".oracle-guard.yaml").read_text(),
+        re.M,
+    )
     rc, out, _ = edit_and_check(capsys, repo, "tests/src/conftest.py", "x = 1\n")
     assert rc == 1
     assert "tests/src/conftest.py: write-outside-set:" in out
@@ -781,7 +900,8 @@ def test_no_allow_when_no_example_pattern_matches_and_the_step_says_so(tmp_path,
     assert '  # allow: ["src/**", "tests/**"]' in text
     assert "The write set allows: every path the contract does not protect" in out
     assert "narrow the write set: rerun init with --allow PATTERN" in printed_step(
-        out, "narrow the write set")
+        out, "narrow the write set"
+    )
 
 
 def test_a_bad_allow_pattern_exits_2_and_writes_nothing(tmp_path, capsys):
@@ -796,14 +916,23 @@ def test_a_bad_allow_pattern_exits_2_and_writes_nothing(tmp_path, capsys):
 # -- CI configuration is denied --------------------------------------------------------
 def test_ci_configuration_that_exists_is_denied(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
-    stage(repo, {".github/workflows/ci.yml": "on: push\n", ".github/dependabot.yml": "x: 1\n",
-                 ".gitlab-ci.yml": "test:\n  script: [pytest]\n"})
+    stage(
+        repo,
+        {
+            ".github/workflows/ci.yml": "on: push\n",
+            ".github/dependabot.yml": "x: 1\n",
+            ".gitlab-ci.yml": "test:\n  script: [pytest]\n",
+        },
+    )
     follow_init(capsys, repo)
     deny = contract_of(repo)["write_set"]["deny"]
     assert deny[-4:-2] == [".github/workflows/**", "/.gitlab-ci.yml"]
     text = (repo / ".oracle-guard.yaml").read_text()
-    assert re.search(r"- \.github/workflows/\*\* +# CI: a patch that edits the workflow can "
-                     r"skip the check", text)
+    assert re.search(
+        r"- \.github/workflows/\*\* +# CI: a patch that edits the workflow can "
+        r"skip the check",
+        text,
+    )
     baseline = git(repo, "rev-parse", "HEAD").strip()
     for path in (".github/workflows/ci.yml", ".gitlab-ci.yml"):
         rc, out, _ = edit_and_check(capsys, repo, path, "on: pull_request\n")
@@ -818,7 +947,11 @@ def test_ci_configuration_is_denied_before_it_exists(tmp_path, capsys):
     stage(repo, {".github/dependabot.yml": "x: 1\n", "ci/.gitlab-ci.yml": "x: 1\n"})
     follow_init(capsys, repo)
     assert contract_of(repo)["write_set"]["deny"] == [
-        ".github/workflows/**", "/.gitlab-ci.yml", ".oracle-guard/**", ".pre-commit-config.yaml"]
+        ".github/workflows/**",
+        "/.gitlab-ci.yml",
+        ".oracle-guard/**",
+        ".pre-commit-config.yaml",
+    ]
     text = (repo / ".oracle-guard.yaml").read_text()
     assert re.search(r"- \.github/workflows/\*\* +# CI: a patch that edits the workflow", text)
     assert re.search(r"- /\.gitlab-ci\.yml +# CI: a patch that edits the pipeline", text)
@@ -836,8 +969,10 @@ def test_ci_configuration_is_denied_before_it_exists(tmp_path, capsys):
 # -- the editor schema line in YAML freeze files -----------------------------------------
 def records(n):
     base = (EXAMPLES / "replay-queue/quarantine/active/retry_budget.yaml").read_text()
-    return {f"quarantine/active/case_{k}.yaml": base.replace("retry_budget_9c2", f"case_{k}")
-            for k in range(n)}
+    return {
+        f"quarantine/active/case_{k}.yaml": base.replace("retry_budget_9c2", f"case_{k}")
+        for k in range(n)
+    }
 
 
 def test_the_schema_line_goes_first_in_every_record_and_changes_no_data(tmp_path, capsys):
@@ -845,11 +980,16 @@ def test_the_schema_line_goes_first_in_every_record_and_changes_no_data(tmp_path
 
     repo = stripped_example(tmp_path, "replay-queue")
     files = records(7)
-    files["quarantine/active/crlf.yaml"] = files.pop("quarantine/active/case_6.yaml").replace(
-        "case_6", "crlf").replace("\n", "\r\n").encode()
+    files["quarantine/active/crlf.yaml"] = (
+        files.pop("quarantine/active/case_6.yaml")
+        .replace("case_6", "crlf")
+        .replace("\n", "\r\n")
+        .encode()
+    )
     modeline = "# yaml-language-server: $schema=../../.oracle-guard/quarantine-entry.schema.json"
     has_one = "# yaml-language-server: $schema=elsewhere.json\n" + files.pop(
-        "quarantine/active/case_5.yaml").replace("case_5", "has_one")
+        "quarantine/active/case_5.yaml"
+    ).replace("case_5", "has_one")
     files["quarantine/active/has_one.yaml"] = has_one
     stage(repo, files)
     before = {p: (repo / p).read_bytes() for p in git(repo, "ls-files").split()}
@@ -863,7 +1003,8 @@ def test_the_schema_line_goes_first_in_every_record_and_changes_no_data(tmp_path
         assert load_yaml(after).value == load_yaml(before[path]).value
         assert path in add
     assert (repo / "quarantine/active/has_one.yaml").read_bytes() == before[
-        "quarantine/active/has_one.yaml"]
+        "quarantine/active/has_one.yaml"
+    ]
     assert "quarantine/active/has_one.yaml" not in add
     for path in ("quarantine/proposed/parse_header_a3f1.yaml", "seeds.lock"):
         assert (repo / path).read_bytes() == before[path], "not a YAML freeze file"
@@ -895,9 +1036,9 @@ def test_the_schema_line_respects_dry_run_and_a_refusal(tmp_path, capsys):
     assert rc == 2 and budget.read_bytes() == original
     rc, out, err = init(capsys, repo, "--force")
     assert rc == 0, err
-    assert budget.read_bytes() == (b"# yaml-language-server: "
-                                   b"$schema=../.oracle-guard/flake-budget.schema.json\n"
-                                   + original)
+    assert budget.read_bytes() == (
+        b"# yaml-language-server: $schema=../.oracle-guard/flake-budget.schema.json\n" + original
+    )
     assert "oracle/flake_budget.yaml" in git_add_line(out)
 
 
@@ -911,19 +1052,24 @@ def test_a_yaml_freeze_file_that_does_not_load_is_left_alone(tmp_path, capsys):
 
 
 # -- expired entries: the command that fixes each --------------------------------------
-def test_each_expired_entry_names_its_freeze_command_and_following_it_passes(tmp_path,
-                                                                            capsys):
+def test_each_expired_entry_names_its_freeze_command_and_following_it_passes(tmp_path, capsys):
     repo = stripped_example(tmp_path, "merge-contract")
     later = "2026-11-01"
     rc, out, err = run_guard(capsys, repo, "init", "--now", later)
     assert rc == 0, err
     assert "one human-made commit of what the steps above staged, nothing else" in out
     assert "holding only these files" not in out
-    fixes = re.findall(r"^    fix: (oracle-guard freeze renew (\S+) --days N --now "
-                       rf"{later} \(N at most 14\), or oracle-guard freeze remove \2 "
-                       rf"--now {later})$", out, re.M)
-    assert [ident for _, ident in fixes] == ["canonicalize_unicode_hyphen",
-                                             "discount_inverse_leap_promo"]
+    fixes = re.findall(
+        r"^    fix: (oracle-guard freeze renew (\S+) --days N --now "
+        rf"{later} \(N at most 14\), or oracle-guard freeze remove \2 "
+        rf"--now {later})$",
+        out,
+        re.M,
+    )
+    assert [ident for _, ident in fixes] == [
+        "canonicalize_unicode_hyphen",
+        "discount_inverse_leap_promo",
+    ]
     git(repo, "add", "--", *git_add_line(out))
     renew = shlex.split(fixes[0][0].split(" (N at most")[0].replace("--days N", "--days 7"))
     remove = shlex.split(fixes[1][0].split(", or ")[1])
@@ -939,13 +1085,21 @@ def test_each_expired_entry_names_its_freeze_command_and_following_it_passes(tmp
 
 def test_a_budget_over_its_own_cap_names_freeze_remove(tmp_path, capsys):
     repo = init_repo(tmp_path / "r")
-    stage(repo, {"oracle/flake_budget.yaml": "max_frozen: 1\nfrozen:\n"
-                 "  - {id: a, owner: o, expires: '2026-09-30', reason: r}\n"
-                 "  - {id: b, owner: o, expires: '2026-09-30', reason: r}\n"})
+    stage(
+        repo,
+        {
+            "oracle/flake_budget.yaml": "max_frozen: 1\nfrozen:\n"
+            "  - {id: a, owner: o, expires: '2026-09-30', reason: r}\n"
+            "  - {id: b, owner: o, expires: '2026-09-30', reason: r}\n"
+        },
+    )
     rc, out, err = init(capsys, repo)
     assert rc == 0, err
-    assert re.search(r"budget-exceeded: .*\n    fix: oracle-guard freeze remove ID --now "
-                     rf"{NOW} for each entry to drop", out), out
+    assert re.search(
+        r"budget-exceeded: .*\n    fix: oracle-guard freeze remove ID --now "
+        rf"{NOW} for each entry to drop",
+        out,
+    ), out
 
 
 def test_the_readme_shows_what_init_prints_for_the_merge_contract_example(tmp_path, capsys):
@@ -993,8 +1147,12 @@ def test_a_config_it_cannot_edit_is_staged_after_the_pasted_entry(tmp_path, caps
 
 def test_a_config_entry_to_retarget_by_hand_is_in_the_git_add(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
-    stage(repo, {".pre-commit-config.yaml":
-                 "repos:\n  - {repo: /somewhere, rev: abc, hooks: [{id: oracle-guard}]}\n"})
+    stage(
+        repo,
+        {
+            ".pre-commit-config.yaml": "repos:\n  - {repo: /somewhere, rev: abc, hooks: [{id: oracle-guard}]}\n"
+        },
+    )
     rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1", "--force")
     assert rc == 0, err
     assert "set the oracle-guard entry's repo:" in out
@@ -1024,8 +1182,9 @@ def test_untracked_freeze_files_are_judged_as_the_git_add_stages_them(tmp_path, 
     git(repo, "add", "--", *git_add_line(out))
     rc, checked, err = run_guard(capsys, repo, "check", "--now", later)
     assert rc == 1
-    assert reported == re.findall(r"^(oracle/flake_budget\.yaml:\d+: budget-expired: .*)$",
-                                  checked, re.M), "what init reports is what check reports"
+    assert reported == re.findall(
+        r"^(oracle/flake_budget\.yaml:\d+: budget-expired: .*)$", checked, re.M
+    ), "what init reports is what check reports"
 
 
 def test_untracked_freeze_files_that_pass_are_not_reported(tmp_path, capsys):
@@ -1055,8 +1214,9 @@ def test_a_rerun_for_repo_and_rev_leaves_the_contract_alone(tmp_path, capsys):
     rc, out, err = init(capsys, repo, "--allow", "docs/**")
     assert rc == 0, err
     contract = repo / ".oracle-guard.yaml"
-    edited = contract.read_text().replace("# Review it, then commit it",
-                                          "# Reviewed by alice; commit it")
+    edited = contract.read_text().replace(
+        "# Review it, then commit it", "# Reviewed by alice; commit it"
+    )
     contract.write_text(edited)  # a comment of the human's own
     for force in ([], ["--force"]):
         rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1", *force)
@@ -1079,19 +1239,28 @@ def test_a_section_init_must_add_keeps_every_choice_it_did_not_propose(tmp_path,
     rc, out, err = init(capsys, repo, "--allow", "docs/**")
     assert rc == 0, err
     contract = repo / ".oracle-guard.yaml"
-    chosen = contract.read_text().replace("version: 1 ", "version: 1\nbase: origin/develop\n"
-                                          "protected_refs: [refs/heads/main]\ntimeout_s: 2.5\n"
-                                          "limits: {seed_bytes: 4096}\n#", 1)
-    chosen = chosen.replace("    - .pre-commit-config.yaml", "    - .pre-commit-config.yaml\n"
-                            "    - vendor/**\n  owners: [alice]\nidentity_env: GL_USER", 1)
+    chosen = contract.read_text().replace(
+        "version: 1 ",
+        "version: 1\nbase: origin/develop\n"
+        "protected_refs: [refs/heads/main]\ntimeout_s: 2.5\n"
+        "limits: {seed_bytes: 4096}\n#",
+        1,
+    )
+    chosen = chosen.replace(
+        "    - .pre-commit-config.yaml",
+        "    - .pre-commit-config.yaml\n    - vendor/**\n  owners: [alice]\nidentity_env: GL_USER",
+        1,
+    )
     contract.write_text(chosen)
     kept = contract_of(repo)
     assert kept["write_set"]["owners"] == ["alice"] and kept["base"] == "origin/develop"
     stage(repo, {"freeze.json": freeze})  # a freeze file appears: init adds its section
     rc, out, err = init(capsys, repo)
     assert rc == 2
-    assert err.startswith("oracle-guard: error: .oracle-guard.yaml exists and differs from "
-                          "what init would write (init would add freeze; budget")
+    assert err.startswith(
+        "oracle-guard: error: .oracle-guard.yaml exists and differs from "
+        "what init would write (init would add freeze; budget"
+    )
     assert contract.read_text() == chosen
     rc, out, err = init(capsys, repo, "--force")
     assert rc == 0, err
@@ -1123,16 +1292,43 @@ def test_an_older_contract_gets_the_missing_deny_patterns_with_force(tmp_path, c
 
 
 # -- freeze add copies the neighbours' schema line -------------------------------------
-RECORD = ["--seed", "7", "--command", "pytest -q", "--pass-count", "3", "--fail-count", "1",
-          "--repro", "python harness/replay.py"]
+RECORD = [
+    "--seed",
+    "7",
+    "--command",
+    "pytest -q",
+    "--pass-count",
+    "3",
+    "--fail-count",
+    "1",
+    "--repro",
+    "python harness/replay.py",
+]
 
 
 def freeze_add(capsys, repo, ident):
     from oracle_guard.cli import main
 
     capsys.readouterr()
-    rc = main(["freeze", "add", ident, "--owner", "qa", "--reason", "flaky", "--days", "7",
-               "--now", NOW, *RECORD, "-C", str(repo)], env={})
+    rc = main(
+        [
+            "freeze",
+            "add",
+            ident,
+            "--owner",
+            "qa",
+            "--reason",
+            "flaky",
+            "--days",
+            "7",
+            "--now",
+            NOW,
+            *RECORD,
+            "-C",
+            str(repo),
+        ],
+        env={},
+    )
     out, err = capsys.readouterr()
     return rc, out, err
 
@@ -1149,8 +1345,9 @@ def test_freeze_add_gives_a_new_record_its_neighbours_schema_line(tmp_path, caps
     rc, out, err = init(capsys, repo)
     assert rc == 0, err
     assert "schema line" not in out, "init edits no oracle file"
-    rc, out, err = run_guard(capsys, repo, "check", "--only", "freeze-schema,flake-budget",
-                             "--now", NOW)
+    rc, out, err = run_guard(
+        capsys, repo, "check", "--only", "freeze-schema,flake-budget", "--now", NOW
+    )
     assert rc == 0, out + err
 
 
@@ -1174,9 +1371,12 @@ def test_the_shipped_recipes_are_the_examples_byte_for_byte(name):
 
 
 def check_jsonschema(schema, path):
-    return subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema,
-                           str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def test_ci_github_writes_the_gate_with_the_install_source_filled_in(tmp_path, capsys):
@@ -1186,7 +1386,8 @@ def test_ci_github_writes_the_gate_with_the_install_source_filled_in(tmp_path, c
     text = (repo / GATE).read_text()
     template = (EXAMPLES / "ci/github-actions-base-branch.yml").read_text()
     assert text == template.replace(
-        '"git+https://your.git.server/mirrors/oracle-guard@0123abc"', f'"git+{URL}@v1.2.0"')
+        '"git+https://your.git.server/mirrors/oracle-guard@0123abc"', f'"git+{URL}@v1.2.0"'
+    )
     assert yaml.safe_load(text)["env"]["ORACLE_GUARD"] == f"git+{URL}@v1.2.0"
     checked = check_jsonschema("vendor.github-workflows", repo / GATE)
     assert checked.returncode == 0, checked.stdout
@@ -1211,26 +1412,56 @@ def test_the_built_package_ships_the_recipes_and_init_ci_runs_from_it(tmp_path):
     for name in ("setup.cfg", "pyproject.toml", "README.md"):
         shutil.copy2(root / name, src / name)
     for folder in ("hooks", "schemas"):
-        shutil.copytree(root / folder, src / folder,
-                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(root / folder, src / folder, ignore=shutil.ignore_patterns("__pycache__"))
     lib = tmp_path / "lib"
-    built = subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q",
-                            "build_py", "--build-lib", str(lib)], cwd=src,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from setuptools import setup; setup()",
+            "-q",
+            "build_py",
+            "--build-lib",
+            str(lib),
+        ],
+        cwd=src,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert built.returncode == 0, built.stdout
     for name in ("github-actions-base-branch.yml", "gitlab-ci.yml"):
         assert (lib / "oracle_guard/recipes" / name).read_bytes() == (
-            EXAMPLES / "ci" / name).read_bytes()
+            EXAMPLES / "ci" / name
+        ).read_bytes()
     repo = stripped_example(tmp_path, "harness")
-    run_built = ("import sys; sys.path.insert(0, sys.argv[1]); import oracle_guard; "
-                 "assert oracle_guard.__file__.startswith(sys.argv[1]), oracle_guard.__file__; "
-                 "from oracle_guard.cli import main; sys.exit(main(sys.argv[2:], env={}))")
-    done = subprocess.run([sys.executable, "-c", run_built, str(lib), "init", "-C", str(repo),
-                           "--ci", "github", "--now", NOW], stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+    run_built = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import oracle_guard; "
+        "assert oracle_guard.__file__.startswith(sys.argv[1]), oracle_guard.__file__; "
+        "from oracle_guard.cli import main; sys.exit(main(sys.argv[2:], env={}))"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            run_built,
+            str(lib),
+            "init",
+            "-C",
+            str(repo),
+            "--ci",
+            "github",
+            "--now",
+            NOW,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout
     assert (repo / GATE).read_bytes() == (
-        EXAMPLES / "ci/github-actions-base-branch.yml").read_bytes()
+        EXAMPLES / "ci/github-actions-base-branch.yml"
+    ).read_bytes()
 
 
 def test_ci_without_a_reachable_source_keeps_the_placeholder_and_says_so(tmp_path, capsys):
@@ -1241,7 +1472,8 @@ def test_ci_without_a_reachable_source_keeps_the_placeholder_and_says_so(tmp_pat
     rc, out, err = init(capsys, repo, "--ci", "github")
     assert rc == 0, err
     assert (repo / GATE).read_bytes() == (
-        EXAMPLES / "ci/github-actions-base-branch.yml").read_bytes()
+        EXAMPLES / "ci/github-actions-base-branch.yml"
+    ).read_bytes()
     assert f"in {GATE}, set ORACLE_GUARD" in printed_step(out, f"in {GATE}")
     hooks = init_repo(tmp_path / "og")
     commit(hooks, {"README.md": "x\n"})
@@ -1267,8 +1499,10 @@ def test_ci_rerun_sets_the_install_source_in_place(tmp_path, capsys):
     rc, out, err = init(capsys, repo, "--ci", "github", "--repo", URL, "--rev", "v2")
     assert rc == 2 and GATE in err  # a value someone chose needs --force
     rc, out, err = init(capsys, repo, "--ci", "github", "--repo", URL, "--rev", "v2", "--dry-run")
-    assert f"would set the ORACLE_GUARD install source in {GATE} (needs --force) (it had " \
+    assert (
+        f"would set the ORACLE_GUARD install source in {GATE} (needs --force) (it had "
         f"ORACLE_GUARD: git+{URL}@v1)" in out
+    )
     assert (repo / GATE).read_text() == text
     rc, out, err = init(capsys, repo, "--ci", "github", "--repo", URL, "--rev", "v2", "--force")
     assert rc == 0, err
@@ -1278,11 +1512,16 @@ def test_ci_rerun_sets_the_install_source_in_place(tmp_path, capsys):
     assert rc == 2 and f"{GATE} exists and differs" in err
 
 
-@pytest.mark.parametrize("repo_url,source", [
-    ("git@git.example.test:tools/oracle-guard.git",
-     "git+ssh://git@git.example.test/tools/oracle-guard.git@v1"),
-    ("git+https://git.example.test/og", "git+https://git.example.test/og@v1"),
-])
+@pytest.mark.parametrize(
+    "repo_url,source",
+    [
+        (
+            "git@git.example.test:tools/oracle-guard.git",
+            "git+ssh://git@git.example.test/tools/oracle-guard.git@v1",
+        ),
+        ("git+https://git.example.test/og", "git+https://git.example.test/og@v1"),
+    ],
+)
 def test_ci_install_source_is_a_pip_vcs_url(tmp_path, capsys, repo_url, source):
     repo = stripped_example(tmp_path, "harness")
     rc, out, err = init(capsys, repo, "--ci", "github", "--repo", repo_url, "--rev", "v1")
@@ -1359,27 +1598,39 @@ def test_init_never_writes_through_a_symlinked_folder(tmp_path, capsys):
     (repo / ".oracle-guard").symlink_to(outside)  # where the schema copies go
     rc, _, err = init(capsys, repo)
     assert rc == 2
-    assert err.startswith("oracle-guard: error: .oracle-guard/") and "which is a symlink" in err, err
+    assert err.startswith("oracle-guard: error: .oracle-guard/") and "which is a symlink" in err, (
+        err
+    )
     assert list(outside.iterdir()) == []
     assert not (repo / ".oracle-guard.yaml").exists()  # all or none
 
 
 # -- signed authority: the owners' keys ------------------------------------------------
 SIGNERS = ".oracle-guard/allowed_signers"
-HOW_TO_SIGN = ("git config gpg.format ssh; git config user.signingkey "
-               "~/.ssh/id_ed25519.pub and rerun oracle-guard init")
+HOW_TO_SIGN = (
+    "git config gpg.format ssh; git config user.signingkey "
+    "~/.ssh/id_ed25519.pub and rerun oracle-guard init"
+)
 
 
-def ssh_signing(repo, tmp_path, monkeypatch, setting="~/.ssh/id_ed25519.pub",
-                email="alice@example.com", name="id_ed25519"):
+def ssh_signing(
+    repo,
+    tmp_path,
+    monkeypatch,
+    setting="~/.ssh/id_ed25519.pub",
+    email="alice@example.com",
+    name="id_ed25519",
+):
     """git set up for SSH signing in ``repo`` (its own config; HOME a folder of the
     test's, holding the key ssh-keygen made). Returns the private key's path."""
     home = tmp_path / "home"
     (home / ".ssh").mkdir(parents=True, exist_ok=True)
     monkeypatch.setenv("HOME", str(home))
     key = home / ".ssh" / name
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@laptop",
-                    "-f", str(key)], check=True)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@laptop", "-f", str(key)],
+        check=True,
+    )
     git(repo, "config", "gpg.format", "ssh")
     git(repo, "config", "user.signingkey", setting.replace("KEY", str(key)))
     if email:
@@ -1392,25 +1643,33 @@ def public_line(key):
 
 
 def fingerprint_of(key):
-    out = subprocess.run(["ssh-keygen", "-lf", str(key.parent / (key.name + ".pub"))],
-                         check=True, stdout=subprocess.PIPE, text=True).stdout
+    out = subprocess.run(
+        ["ssh-keygen", "-lf", str(key.parent / (key.name + ".pub"))],
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    ).stdout
     return out.split()[1]
 
 
-def test_init_with_ssh_signing_writes_authority_and_the_owners_key(tmp_path, capsys,
-                                                                   monkeypatch):
+def test_init_with_ssh_signing_writes_authority_and_the_owners_key(tmp_path, capsys, monkeypatch):
     from oracle_guard.commands.signers import HEADER
 
     repo = stripped_example(tmp_path, "harness")
     key = ssh_signing(repo, tmp_path, monkeypatch)
     out = follow_init(capsys, repo)
     assert contract_of(repo)["authority"] == {"signers": SIGNERS}
-    assert re.search(r"^authority: +# .+\n  signers: \.oracle-guard/allowed_signers # .+\n"
-                     r"  # require_touch: true +# .+$",
-                     (repo / ".oracle-guard.yaml").read_text(), re.M)
+    assert re.search(
+        r"^authority: +# .+\n  signers: \.oracle-guard/allowed_signers # .+\n"
+        r"  # require_touch: true +# .+$",
+        (repo / ".oracle-guard.yaml").read_text(),
+        re.M,
+    )
     assert (repo / SIGNERS).read_text() == HEADER + f"alice@example.com {public_line(key)}\n"
-    assert (f"  wrote {SIGNERS} (the owners' keys: alice@example.com, ssh-ed25519 "
-            f"{fingerprint_of(key)}, from user.signingkey)") in out
+    assert (
+        f"  wrote {SIGNERS} (the owners' keys: alice@example.com, ssh-ed25519 "
+        f"{fingerprint_of(key)}, from user.signingkey)"
+    ) in out
     assert "no authority section" not in out
     rc, out, err = run_guard(capsys, repo, "check", "--head", "HEAD", "--now", NOW)
     assert rc == 0, out + err
@@ -1419,12 +1678,34 @@ def test_init_with_ssh_signing_writes_authority_and_the_owners_key(tmp_path, cap
     write(repo, {"seeds/header_name.json": "[]\n"})
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-S", "-m", "owner rewrites the seeds")
-    rc, out, err = run_guard(capsys, repo, "check", "--only", "write-set", "--target", "main",
-                             "--head", "HEAD", "--now", NOW)
+    rc, out, err = run_guard(
+        capsys,
+        repo,
+        "check",
+        "--only",
+        "write-set",
+        "--target",
+        "main",
+        "--head",
+        "HEAD",
+        "--now",
+        NOW,
+    )
     assert rc == 0, out + err
     git(repo, "commit", "-q", "--amend", "--no-gpg-sign", "-m", "unsigned")
-    rc, out, _ = run_guard(capsys, repo, "check", "--only", "write-set", "--target", "main",
-                           "--head", "HEAD", "--now", NOW)
+    rc, out, _ = run_guard(
+        capsys,
+        repo,
+        "check",
+        "--only",
+        "write-set",
+        "--target",
+        "main",
+        "--head",
+        "HEAD",
+        "--now",
+        NOW,
+    )
     assert rc == 1 and "oracle-change-unsigned" in out
 
 
@@ -1434,19 +1715,25 @@ def test_user_signingkey_as_git_reads_it(tmp_path, capsys, monkeypatch, setting)
     ssh- literal (which git reads as a key too)."""
     repo = stripped_example(tmp_path, "harness")
     key = ssh_signing(repo, tmp_path, monkeypatch, setting="KEY")
-    git(repo, "config", "user.signingkey",
-        setting.replace("LITERAL", public_line(key)).replace("KEY", str(key)))
+    git(
+        repo,
+        "config",
+        "user.signingkey",
+        setting.replace("LITERAL", public_line(key)).replace("KEY", str(key)),
+    )
     rc, out, err = init(capsys, repo)
     assert rc == 0, err
-    assert (repo / SIGNERS).read_text().endswith(
-        f"\nalice@example.com {public_line(key)}\n")
+    assert (repo / SIGNERS).read_text().endswith(f"\nalice@example.com {public_line(key)}\n")
 
 
-def test_a_relative_signingkey_is_read_from_the_top_of_the_work_tree(tmp_path, capsys,
-                                                                     monkeypatch):
+def test_a_relative_signingkey_is_read_from_the_top_of_the_work_tree(tmp_path, capsys, monkeypatch):
     repo = stripped_example(tmp_path, "harness")
-    key = ssh_signing(repo, tmp_path, monkeypatch,
-                      setting=os.path.relpath(tmp_path / "home/.ssh/id_ed25519.pub", repo))
+    key = ssh_signing(
+        repo,
+        tmp_path,
+        monkeypatch,
+        setting=os.path.relpath(tmp_path / "home/.ssh/id_ed25519.pub", repo),
+    )
     rc, out, err = init(capsys, repo, "-C", str(repo / "src"))
     assert rc == 0, err
     assert public_line(key) in (repo / SIGNERS).read_text()
@@ -1460,18 +1747,28 @@ def test_the_principal_is_user_name_without_user_email(tmp_path, capsys, monkeyp
     assert (repo / SIGNERS).read_text().endswith(f"\nalice {public_line(key)}\n")
 
 
-@pytest.mark.parametrize("config,why", [
-    ({}, "git here is not set up for SSH signing (gpg.format is not ssh)"),
-    ({"gpg.format": "openpgp", "user.signingkey": "ABCDEF0123456789"},
-     "git here is not set up for SSH signing (gpg.format is not ssh)"),
-    ({"gpg.format": "ssh"}, "git here signs with SSH keys but names no user.signingkey"),
-    ({"gpg.format": "ssh", "user.signingkey": "~/.ssh/missing.pub"},
-     "user.signingkey holds no usable public key (cannot read "),
-    ({"gpg.format": "ssh", "user.signingkey": "key::ssh-ed25519 AAAA"},
-     "user.signingkey holds no usable public key ("),
-])
-def test_init_without_ssh_signing_writes_no_authority_and_says_how(tmp_path, capsys,
-                                                                   monkeypatch, config, why):
+@pytest.mark.parametrize(
+    "config,why",
+    [
+        ({}, "git here is not set up for SSH signing (gpg.format is not ssh)"),
+        (
+            {"gpg.format": "openpgp", "user.signingkey": "ABCDEF0123456789"},
+            "git here is not set up for SSH signing (gpg.format is not ssh)",
+        ),
+        ({"gpg.format": "ssh"}, "git here signs with SSH keys but names no user.signingkey"),
+        (
+            {"gpg.format": "ssh", "user.signingkey": "~/.ssh/missing.pub"},
+            "user.signingkey holds no usable public key (cannot read ",
+        ),
+        (
+            {"gpg.format": "ssh", "user.signingkey": "key::ssh-ed25519 AAAA"},
+            "user.signingkey holds no usable public key (",
+        ),
+    ],
+)
+def test_init_without_ssh_signing_writes_no_authority_and_says_how(
+    tmp_path, capsys, monkeypatch, config, why
+):
     repo = stripped_example(tmp_path, "harness")
     monkeypatch.setenv("HOME", str(tmp_path))
     for key, value in config.items():
@@ -1482,8 +1779,9 @@ def test_init_without_ssh_signing_writes_no_authority_and_says_how(tmp_path, cap
     said = [ln for ln in out.splitlines() if "gpg.format ssh" in ln]
     assert len(said) == 1, out
     assert said[0].startswith(f"  note: no authority section: {why}"), said
-    assert said[0].endswith(f"; to have owners change the oracle with SSH-signed commits, "
-                            f"run {HOW_TO_SIGN}")
+    assert said[0].endswith(
+        f"; to have owners change the oracle with SSH-signed commits, run {HOW_TO_SIGN}"
+    )
     rc, out, err = run_guard(capsys, repo, "check", "--head", "HEAD", "--now", NOW)
     assert rc == 0, out + err
 
@@ -1496,10 +1794,12 @@ def test_a_user_name_that_is_no_principal_writes_no_authority(tmp_path, capsys, 
     assert rc == 0, err
     assert "authority" not in contract_of(repo)
     assert not (repo / SIGNERS).exists()
-    assert ("  note: no authority section: user.name cannot name you in the signers file "
-            "(principal 'Ada Lovelace' holds white space or a control character); to have "
-            "owners change the oracle with SSH-signed commits, run git config user.email "
-            "YOU@EXAMPLE.COM and rerun oracle-guard init\n") in out
+    assert (
+        "  note: no authority section: user.name cannot name you in the signers file "
+        "(principal 'Ada Lovelace' holds white space or a control character); to have "
+        "owners change the oracle with SSH-signed commits, run git config user.email "
+        "YOU@EXAMPLE.COM and rerun oracle-guard init\n"
+    ) in out
 
 
 def test_dry_run_with_ssh_signing_writes_nothing(tmp_path, capsys, monkeypatch):
@@ -1534,9 +1834,11 @@ def test_reruns_keep_an_existing_signers_file(tmp_path, capsys, monkeypatch):
     rc, out, err = init(capsys, repo)
     assert rc == 0, err
     assert (repo / SIGNERS).read_text() == edited
-    assert (f"  note: your signing key ({fingerprint_of(other)}) is not in {SIGNERS}: to sign "
-            f"oracle changes with it, run oracle-guard signers add alice@example.com "
-            f"{other}.pub once the contract is staged\n") in out
+    assert (
+        f"  note: your signing key ({fingerprint_of(other)}) is not in {SIGNERS}: to sign "
+        f"oracle changes with it, run oracle-guard signers add alice@example.com "
+        f"{other}.pub once the contract is staged\n"
+    ) in out
     assert fingerprint_of(key) != fingerprint_of(other)
 
 
@@ -1556,13 +1858,13 @@ def test_a_contract_without_authority_gets_it_only_with_force(tmp_path, capsys, 
     assert SIGNERS in git_add_line(out)
 
 
-def test_a_kept_authority_keeps_its_signers_path_and_require_touch(tmp_path, capsys,
-                                                                   monkeypatch):
+def test_a_kept_authority_keeps_its_signers_path_and_require_touch(tmp_path, capsys, monkeypatch):
     repo = stripped_example(tmp_path, "harness")
     follow_init(capsys, repo)
     text = (repo / ".oracle-guard.yaml").read_text()
     (repo / ".oracle-guard.yaml").write_text(
-        text + "authority:\n  signers: owners/allowed_signers\n  require_touch: true\n")
+        text + "authority:\n  signers: owners/allowed_signers\n  require_touch: true\n"
+    )
     key = ssh_signing(repo, tmp_path, monkeypatch)
     git(repo, "config", "--unset", "user.email")
     git(repo, "config", "user.name", "alice")
@@ -1576,8 +1878,10 @@ def test_a_kept_authority_keeps_its_signers_path_and_require_touch(tmp_path, cap
     (repo / ".oracle-guard.yaml").write_text(text.replace("    - .pre-commit-config.yaml", ""))
     rc, out, err = init(capsys, repo, "--force")
     assert rc == 0, err
-    assert contract_of(repo)["authority"] == {"signers": "owners/allowed_signers",
-                                              "require_touch": True}
+    assert contract_of(repo)["authority"] == {
+        "signers": "owners/allowed_signers",
+        "require_touch": True,
+    }
 
 
 def test_a_symlinked_signers_file_stops_init(tmp_path, capsys, monkeypatch):
@@ -1589,15 +1893,18 @@ def test_a_symlinked_signers_file_stops_init(tmp_path, capsys, monkeypatch):
     (repo / SIGNERS).symlink_to(outside)
     rc, out, err = init(capsys, repo)
     assert rc == 2
-    assert err == (f"oracle-guard: error: {SIGNERS} in the working tree is a symlink; "
-                   "oracle-guard writes only regular files inside the repository\n")
+    assert err == (
+        f"oracle-guard: error: {SIGNERS} in the working tree is a symlink; "
+        "oracle-guard writes only regular files inside the repository\n"
+    )
     assert outside.read_text() == ""
     assert not (repo / ".oracle-guard.yaml").exists()
 
 
 @pytest.mark.parametrize("gpgsign", ["true", None])
-def test_init_with_ssh_signing_says_when_git_does_not_sign_every_commit(tmp_path, capsys,
-                                                                       monkeypatch, gpgsign):
+def test_init_with_ssh_signing_says_when_git_does_not_sign_every_commit(
+    tmp_path, capsys, monkeypatch, gpgsign
+):
     repo = stripped_example(tmp_path, "harness")
     ssh_signing(repo, tmp_path, monkeypatch)
     if gpgsign:

@@ -1,14 +1,26 @@
 """The YAML scalars init writes read back as the values they stand for."""
+
 import pytest
 import yaml
 
 from oracle_guard.commands.init.yaml_lines import line, scalar
 
 
-@pytest.mark.parametrize("value, text", [
-    ("plain", "plain"), ("a # b", '"a # b"'), ("yes", '"yes"'), ("1", '"1"'), ("", '""'),
-    (True, "true"), (3, "3"), (1.5, "1.5"), (["a", 1], '["a", 1]'), ({"k": 1}, '{"k": 1}'),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        ("plain", "plain"),
+        ("a # b", '"a # b"'),
+        ("yes", '"yes"'),
+        ("1", '"1"'),
+        ("", '""'),
+        (True, "true"),
+        (3, "3"),
+        (1.5, "1.5"),
+        (["a", 1], '["a", 1]'),
+        ({"k": 1}, '{"k": 1}'),
+    ],
+)
 def test_scalar(value, text):
     assert scalar(value) == text
     assert yaml.safe_load(f"k: {text}\n") == {"k": value}

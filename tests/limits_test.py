@@ -1,5 +1,6 @@
 """Size caps (the contract's `limits`) and the loader's own bounds: a file above
 its cap is a finding and is never loaded."""
+
 import pytest
 
 from oracle_guard.parsing import loaders
@@ -23,15 +24,24 @@ def repo_with(tmp_path, files):
 
     repo = init_repo(tmp_path / "r")
     lock = f"{hashlib.sha256(FX).hexdigest()}  a.txt\n"
-    commit(repo, {".oracle-guard.yaml": CONTRACT, "fx/a.txt": FX, "fixtures.lock": lock,
-                  "seeds/a.json": [1], "quarantine.json": []})
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": CONTRACT,
+            "fx/a.txt": FX,
+            "fixtures.lock": lock,
+            "seeds/a.json": [1],
+            "quarantine.json": [],
+        },
+    )
     stage(repo, files)
     return repo
 
 
 def quarantine(n):
-    entries = ",\n".join(f'  {{"test": "t{i:04d}", "owner": "o", "expires": "2026-10-01"}}'
-                         for i in range(n))
+    entries = ",\n".join(
+        f'  {{"test": "t{i:04d}", "owner": "o", "expires": "2026-10-01"}}' for i in range(n)
+    )
     return f"[\n{entries}\n]\n"
 
 
@@ -43,8 +53,10 @@ def test_freeze_file_above_freeze_bytes(tmp_path, capsys, entries, over):
     rc, out, _ = run_guard(capsys, repo, "check", "--only", "freeze-schema")
     if over:
         assert rc == 1
-        assert (f"quarantine.json: freeze-invalid: is {len(text):,} bytes, above the limit "
-                "of 2,048 (limits.freeze_bytes): not loaded") in out
+        assert (
+            f"quarantine.json: freeze-invalid: is {len(text):,} bytes, above the limit "
+            "of 2,048 (limits.freeze_bytes): not loaded"
+        ) in out
     else:
         assert rc == 0, out
 
@@ -57,8 +69,10 @@ def test_seed_file_above_seed_bytes(tmp_path, capsys, count, over):
     rc, out, _ = run_guard(capsys, repo, "check", "--only", "seed-append-only")
     if over:
         assert rc == 1
-        assert (f"seeds/a.json: seed-invalid: is {len(text):,} bytes, above the limit of "
-                "4,096 (limits.seed_bytes): not loaded") in out
+        assert (
+            f"seeds/a.json: seed-invalid: is {len(text):,} bytes, above the limit of "
+            "4,096 (limits.seed_bytes): not loaded"
+        ) in out
     else:
         assert rc == 0, out
 
@@ -70,8 +84,7 @@ def test_lock_above_lock_bytes(tmp_path, capsys):
     repo = repo_with(tmp_path, {"fixtures.lock": line + "\n" * 2000})
     rc, out, _ = run_guard(capsys, repo, "check", "--only", "fixture-lock")
     assert rc == 1
-    assert "fixtures.lock: lock-invalid: lock file is 2,072 bytes, above the limit of 1,024" \
-        in out
+    assert "fixtures.lock: lock-invalid: lock file is 2,072 bytes, above the limit of 1,024" in out
 
 
 def test_lock_within_lock_bytes_passes(tmp_path, capsys):
@@ -85,8 +98,10 @@ def test_contract_above_one_mib_is_a_contract_error(tmp_path, capsys):
     stage(repo, {".oracle-guard.yaml": "version: 1\n" + "#" * (1 << 20) + "\n"})
     rc, _, err = run_guard(capsys, repo, "check")
     assert rc == 2
-    assert err.startswith("oracle-guard: error: .oracle-guard.yaml in the index is 1,048,588 "
-                          "bytes, above the limit of 1,048,576")
+    assert err.startswith(
+        "oracle-guard: error: .oracle-guard.yaml in the index is 1,048,588 "
+        "bytes, above the limit of 1,048,576"
+    )
 
 
 def test_limits_below_a_kibibyte_are_a_contract_error(tmp_path, capsys):
@@ -106,7 +121,7 @@ def test_lone_surrogate_escapes_are_rejected(text):
 
 
 def test_a_surrogate_pair_is_text():
-    assert loaders.load_json(b'["\\ud83d\\ude00"]').value == ["\U0001F600"]
+    assert loaders.load_json(b'["\\ud83d\\ude00"]').value == ["\U0001f600"]
 
 
 @pytest.mark.parametrize("digits,ok", [(4000, True), (4001, False)])

@@ -1,4 +1,5 @@
 """Strict JSON and YAML loading: each rejection, with its line and column."""
+
 import pytest
 
 from oracle_guard.parsing import loaders
@@ -53,7 +54,7 @@ def test_json_trailing_whitespace_passes():
 
 @pytest.mark.parametrize("comment", [b"// note", b"/* note */"])
 def test_json_comments(comment):
-    err = rejects(load_json, b'[\n  1,\n  ' + comment + b'\n  2\n]')
+    err = rejects(load_json, b"[\n  1,\n  " + comment + b"\n  2\n]")
     assert err.message == "comments are not valid JSON"
     assert (err.line, err.column) == (3, 3)
 
@@ -95,8 +96,9 @@ def test_json_empty_document():
 
 
 def test_json_lines_of_paths():
-    doc = load_json(b'{\n  "frozen": [\n    {"id": "a"},\n    {\n      "id": "b"\n    }\n  ]\n}',
-                    positions=True)
+    doc = load_json(
+        b'{\n  "frozen": [\n    {"id": "a"},\n    {\n      "id": "b"\n    }\n  ]\n}', positions=True
+    )
     assert doc.line_of(("frozen", 0)) == 3
     assert doc.line_of(("frozen", 1, "id")) == 5
     # a path that does not exist falls back to its nearest existing parent
@@ -145,15 +147,18 @@ def test_yaml_quoted_merge_key_is_a_plain_key():
     assert load_yaml(b'"<<": 1\n').value == {"<<": 1}
 
 
-@pytest.mark.parametrize("data, tag, line, column", [
-    (b"a: !!python/object:os.system {}\n", "tag:yaml.org,2002:python/object:os.system", 1, 4),
-    (b"a:\n  - !!python/name:os.system ''\n", "tag:yaml.org,2002:python/name:os.system", 2, 5),
-    (b"a: !custom 1\n", "!custom", 1, 4),
-    (b"a: !!binary aGVsbG8=\n", "tag:yaml.org,2002:binary", 1, 4),
-    (b"a: !!timestamp 2026-09-30\n", "tag:yaml.org,2002:timestamp", 1, 4),
-    (b"a: !!set {x: null}\n", "tag:yaml.org,2002:set", 1, 4),
-    (b"a: !thing [1]\n", "!thing", 1, 4),
-])
+@pytest.mark.parametrize(
+    "data, tag, line, column",
+    [
+        (b"a: !!python/object:os.system {}\n", "tag:yaml.org,2002:python/object:os.system", 1, 4),
+        (b"a:\n  - !!python/name:os.system ''\n", "tag:yaml.org,2002:python/name:os.system", 2, 5),
+        (b"a: !custom 1\n", "!custom", 1, 4),
+        (b"a: !!binary aGVsbG8=\n", "tag:yaml.org,2002:binary", 1, 4),
+        (b"a: !!timestamp 2026-09-30\n", "tag:yaml.org,2002:timestamp", 1, 4),
+        (b"a: !!set {x: null}\n", "tag:yaml.org,2002:set", 1, 4),
+        (b"a: !thing [1]\n", "!thing", 1, 4),
+    ],
+)
 def test_yaml_tags(data, tag, line, column):
     err = rejects(load_yaml, data)
     assert err.message == f"tag {tag} is not allowed"
@@ -188,8 +193,9 @@ def test_yaml_invalid_utf8():
 
 
 def test_yaml_byte_order_mark():
-    assert rejects(load_yaml, b"\xef\xbb\xbfa: 1\n").message == \
-        "starts with a UTF-8 byte-order mark"
+    assert (
+        rejects(load_yaml, b"\xef\xbb\xbfa: 1\n").message == "starts with a UTF-8 byte-order mark"
+    )
 
 
 def test_yaml_syntax_error_has_position():
@@ -216,26 +222,43 @@ def test_yaml_true_false_are_booleans():
     assert load_yaml(b"a: true\nb: False\n").value == {"a": True, "b": False}
 
 
-@pytest.mark.parametrize("text", ["2026-09-30", "2026-10-07T00:00:00Z",
-                                  "2026-10-07 00:00:00", "2026-10-07T12:00:00+02:00"])
+@pytest.mark.parametrize(
+    "text",
+    ["2026-09-30", "2026-10-07T00:00:00Z", "2026-10-07 00:00:00", "2026-10-07T12:00:00+02:00"],
+)
 def test_yaml_unquoted_dates_stay_strings(text):
     assert load_yaml(f"expires_at: {text}\n".encode()).value == {"expires_at": text}
 
 
-@pytest.mark.parametrize("text, value", [
-    ("7", 7), ("-3", -3), ("+5", 5), ("0", 0), ("0x1F", 31), ("1.5", 1.5), ("1e3", 1000.0),
-    ("~", None), ("null", None), ("", None),
-    # YAML 1.1 number forms that PyYAML would guess: kept as written
-    ("010", "010"), ("1:30", "1:30"), ("1_000", "1_000"), ("0o17", "0o17"),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("7", 7),
+        ("-3", -3),
+        ("+5", 5),
+        ("0", 0),
+        ("0x1F", 31),
+        ("1.5", 1.5),
+        ("1e3", 1000.0),
+        ("~", None),
+        ("null", None),
+        ("", None),
+        # YAML 1.1 number forms that PyYAML would guess: kept as written
+        ("010", "010"),
+        ("1:30", "1:30"),
+        ("1_000", "1_000"),
+        ("0o17", "0o17"),
+    ],
+)
 def test_yaml_scalars(text, value):
     loaded = load_yaml(f"a: {text}\n".encode()).value["a"]
     assert loaded == value and type(loaded) is type(value)
 
 
 def test_yaml_lines_of_paths():
-    doc = load_yaml(b"max_frozen: 3\nfrozen:\n  - id: a\n    expires: x\n  - id: b\n"
-                    b"    expires: y\n")
+    doc = load_yaml(
+        b"max_frozen: 3\nfrozen:\n  - id: a\n    expires: x\n  - id: b\n    expires: y\n"
+    )
     assert doc.line_of(("max_frozen",)) == 1
     assert doc.line_of(("frozen", 1)) == 5
     assert doc.line_of(("frozen", 1, "expires")) == 6
@@ -249,85 +272,136 @@ def test_yaml_too_deep():
     assert err.line == 1
 
 
-
 # explicit standard tags: held to the forms the same value reads as untagged
-@pytest.mark.parametrize("text, tag, column", [
-    ("!!int abc", "!!int 'abc'", 4), ("!!int ''", "!!int ''", 4),
-    ("!!float abc", "!!float 'abc'", 4), ("!!bool maybe", "!!bool 'maybe'", 4),
-    # YAML 1.1 readings PyYAML gives them: octal 8, sexagesimal 90, true, null
-    ("!!int 010", "!!int '010'", 4), ("!!int 1:30", "!!int '1:30'", 4),
-    ("!!int 1_000", "!!int '1_000'", 4), ("!!bool yes", "!!bool 'yes'", 4),
-    ("!!null foo", "!!null 'foo'", 4), ("[1, !!int x]", "!!int 'x'", 8),
-])
+@pytest.mark.parametrize(
+    "text, tag, column",
+    [
+        ("!!int abc", "!!int 'abc'", 4),
+        ("!!int ''", "!!int ''", 4),
+        ("!!float abc", "!!float 'abc'", 4),
+        ("!!bool maybe", "!!bool 'maybe'", 4),
+        # YAML 1.1 readings PyYAML gives them: octal 8, sexagesimal 90, true, null
+        ("!!int 010", "!!int '010'", 4),
+        ("!!int 1:30", "!!int '1:30'", 4),
+        ("!!int 1_000", "!!int '1_000'", 4),
+        ("!!bool yes", "!!bool 'yes'", 4),
+        ("!!null foo", "!!null 'foo'", 4),
+        ("[1, !!int x]", "!!int 'x'", 8),
+    ],
+)
 def test_yaml_standard_tag_on_a_value_of_another_type(text, tag, column):
     err = rejects(load_yaml, f"b: 1\na: {text}\n".encode())
     assert err.message.startswith(f"{tag} is not ") and "YAML 1.2 core schema" in err.message
     assert (err.line, err.column) == (2, column)
 
 
-@pytest.mark.parametrize("text, value", [
-    ("!!int 7", 7), ("!!int -3", -3), ("!!int 0x1F", 31), ('!!int "12"', 12),
-    ("!!float 1.5", 1.5), ("!!float 1", 1.0), ("!!float -2", -2.0), ("!!bool true", True),
-    ("!!bool False", False), ("!!null ~", None), ("!!null ''", None), ("!!null", None),
-    ("!!str 010", "010"), ("! 12", "12"), ("! true", "true"), ("!", ""),
-])
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("!!int 7", 7),
+        ("!!int -3", -3),
+        ("!!int 0x1F", 31),
+        ('!!int "12"', 12),
+        ("!!float 1.5", 1.5),
+        ("!!float 1", 1.0),
+        ("!!float -2", -2.0),
+        ("!!bool true", True),
+        ("!!bool False", False),
+        ("!!null ~", None),
+        ("!!null ''", None),
+        ("!!null", None),
+        ("!!str 010", "010"),
+        ("! 12", "12"),
+        ("! true", "true"),
+        ("!", ""),
+    ],
+)
 def test_yaml_standard_and_non_specific_tags(text, value):
     loaded = load_yaml(f"a: {text}\n".encode()).value["a"]
     assert loaded == value and type(loaded) is type(value)
 
 
 # yaml-test-suite error cases PyYAML accepts (each with its suite id)
-@pytest.mark.parametrize("data, message, line, column", [
-    (b"a: [1]#c\n", "a comment needs a space before '#'", 1, 7),  # 9JBA
-    (b"a: [1,#c\n  2]\n", "a comment needs a space before '#'", 1, 7),  # CVW2
-    (b'a: "v"#c\n', "a comment needs a space before '#'", 1, 7),  # SU5Z
-    (b"a: 'v'#c\n", "a comment needs a space before '#'", 1, 7),
-    (b"a: [-, x]\n", "found character '-' that cannot start any token", 1, 5),  # G5U8
-    (b"a: [-]\n", "found character '-' that cannot start any token", 1, 5),  # YJV2
-    (b"a: [- x]\n", "a '-' entry is not allowed inside a flow collection (quote it)", 1, 5),
-    (b"flow: [a,\nb]\n", "a line inside a flow collection must be indented by more "
-     "than 0 space(s), the block it is in (a tab does not indent)", 2, 1),  # 9C9N
-    (b"a: [x\ny]\n", "a line inside a flow collection must be indented", 2, 1),
-    (b"a:\n  b: {c: 1,\n  d: 2}\n", "a line inside a flow collection must be indented "
-     "by more than 2", 3, 3),
-    (b"- - [a,\n  b]\n", "a line inside a flow collection must be indented by more than 2",
-     2, 3),
-    (b'q: "a\nb"\n', "a line inside a quoted scalar must be indented", 2, 1),  # QB6E
-    (b'q: "a\n\tb"\n', "a line inside a quoted scalar must be indented", 2, 1),  # DK95-01
-    (b"q: 'a\n  b\n c\nd'\n", "a line inside a quoted scalar must be indented", 4, 1),
-    (b"s: >\n \n  \n   \n # c\n", "a leading empty line of this block scalar has 3 "
-     "spaces, more than its first line (1)", 5, 2),  # S98Z
-])
+@pytest.mark.parametrize(
+    "data, message, line, column",
+    [
+        (b"a: [1]#c\n", "a comment needs a space before '#'", 1, 7),  # 9JBA
+        (b"a: [1,#c\n  2]\n", "a comment needs a space before '#'", 1, 7),  # CVW2
+        (b'a: "v"#c\n', "a comment needs a space before '#'", 1, 7),  # SU5Z
+        (b"a: 'v'#c\n", "a comment needs a space before '#'", 1, 7),
+        (b"a: [-, x]\n", "found character '-' that cannot start any token", 1, 5),  # G5U8
+        (b"a: [-]\n", "found character '-' that cannot start any token", 1, 5),  # YJV2
+        (b"a: [- x]\n", "a '-' entry is not allowed inside a flow collection (quote it)", 1, 5),
+        (
+            b"flow: [a,\nb]\n",
+            "a line inside a flow collection must be indented by more "
+            "than 0 space(s), the block it is in (a tab does not indent)",
+            2,
+            1,
+        ),  # 9C9N
+        (b"a: [x\ny]\n", "a line inside a flow collection must be indented", 2, 1),
+        (
+            b"a:\n  b: {c: 1,\n  d: 2}\n",
+            "a line inside a flow collection must be indented by more than 2",
+            3,
+            3,
+        ),
+        (
+            b"- - [a,\n  b]\n",
+            "a line inside a flow collection must be indented by more than 2",
+            2,
+            3,
+        ),
+        (b'q: "a\nb"\n', "a line inside a quoted scalar must be indented", 2, 1),  # QB6E
+        (b'q: "a\n\tb"\n', "a line inside a quoted scalar must be indented", 2, 1),  # DK95-01
+        (b"q: 'a\n  b\n c\nd'\n", "a line inside a quoted scalar must be indented", 4, 1),
+        (
+            b"s: >\n \n  \n   \n # c\n",
+            "a leading empty line of this block scalar has 3 spaces, more than its first line (1)",
+            5,
+            2,
+        ),  # S98Z
+    ],
+)
 def test_yaml_suite_errors_pyyaml_lets_through(data, message, line, column):
     err = rejects(load_yaml, data)
     assert err.message.startswith(message)
     assert (err.line, err.column) == (line, column)
 
 
-@pytest.mark.parametrize("data, value", [
-    (b"[?x]\n", ["?x"]),  # HM87-01: '?' before a non-space is no key indicator
-    (b"{?x: 1, ? y: 2}\n", {"?x": 1, "y": 2}),
-    (b"[a?b, c ? d]\n", ["a?b", "c ? d"]),
-    (b"a: [-1, -x]\n", {"a": [-1, "-x"]}),
-    (b"- ! 12\n", ["12"]),  # S4JQ
-    (b"a: |\n  x\n   ", {"a": "x\n \n"}),  # L24T-01: the last line of spaces is a line
-    (b"- |+\n   ", ["\n"]),  # JEF9-02
-    (b"a: |\n  x", {"a": "x\n"}),
-    (b"a: |\n   \nb: 1\n", {"a": "", "b": 1}),  # only empty lines: no first line to exceed
-    (b"a: [1,\n  2]\nb: \"x\n  y\"\nc: 'x\n \ty'\n", {"a": [1, 2], "b": "x y", "c": "x y"}),
-    (b"[1,\n2]\n", [1, 2]),  # top level: no block to indent from
-    (b"a: b#c\n", {"a": "b#c"}),  # a '#' inside a plain scalar is no comment
-    (b"a: [\n  # a comment at any column\n# is fine\n  1]\n", {"a": [1]}),
-    # the closing bracket alone at the block's column: not YAML 1.2, kept on purpose
-    (b"a: [\n  1\n]\nb: {\n  c: 1\n}\n", {"a": [1], "b": {"c": 1}}),
-])
+@pytest.mark.parametrize(
+    "data, value",
+    [
+        (b"[?x]\n", ["?x"]),  # HM87-01: '?' before a non-space is no key indicator
+        (b"{?x: 1, ? y: 2}\n", {"?x": 1, "y": 2}),
+        (b"[a?b, c ? d]\n", ["a?b", "c ? d"]),
+        (b"a: [-1, -x]\n", {"a": [-1, "-x"]}),
+        (b"- ! 12\n", ["12"]),  # S4JQ
+        (b"a: |\n  x\n   ", {"a": "x\n \n"}),  # L24T-01: the last line of spaces is a line
+        (b"- |+\n   ", ["\n"]),  # JEF9-02
+        (b"a: |\n  x", {"a": "x\n"}),
+        (b"a: |\n   \nb: 1\n", {"a": "", "b": 1}),  # only empty lines: no first line to exceed
+        (b"a: [1,\n  2]\nb: \"x\n  y\"\nc: 'x\n \ty'\n", {"a": [1, 2], "b": "x y", "c": "x y"}),
+        (b"[1,\n2]\n", [1, 2]),  # top level: no block to indent from
+        (b"a: b#c\n", {"a": "b#c"}),  # a '#' inside a plain scalar is no comment
+        (b"a: [\n  # a comment at any column\n# is fine\n  1]\n", {"a": [1]}),
+        # the closing bracket alone at the block's column: not YAML 1.2, kept on purpose
+        (b"a: [\n  1\n]\nb: {\n  c: 1\n}\n", {"a": [1], "b": {"c": 1}}),
+    ],
+)
 def test_yaml_read_as_yaml_1_2(data, value):
     assert load_yaml(data).value == value
 
 
-@pytest.mark.parametrize("data, line, column", [
-    (b"a: [1, 2", 1, 9), (b'a: "x', 1, 6), (b"a: 1\nb: [", 2, 5), (b"a: [1, 2\n", 2, 1),
-])
+@pytest.mark.parametrize(
+    "data, line, column",
+    [
+        (b"a: [1, 2", 1, 9),
+        (b'a: "x', 1, 6),
+        (b"a: 1\nb: [", 2, 5),
+        (b"a: [1, 2\n", 2, 1),
+    ],
+)
 def test_yaml_error_at_the_end_of_a_file_without_a_last_newline(data, line, column):
     # the loader ends the last line itself: an error there stays on that line
     assert (rejects(load_yaml, data).line, rejects(load_yaml, data).column) == (line, column)
@@ -335,8 +409,7 @@ def test_yaml_error_at_the_end_of_a_file_without_a_last_newline(data, line, colu
 
 def test_yaml_closing_bracket_below_the_block_is_an_error():
     err = rejects(load_yaml, b"a:\n  b: [\n    1\n]\n")
-    assert err.message.startswith("a line inside a flow collection must be indented by "
-                                  "more than 2")
+    assert err.message.startswith("a line inside a flow collection must be indented by more than 2")
     assert (err.line, err.column) == (4, 1)
 
 

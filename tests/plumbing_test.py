@@ -1,4 +1,5 @@
 """gitio.Git.sha256_blobs: the streamed batch that fixture-lock hashes with."""
+
 import hashlib
 import os
 import random
@@ -23,8 +24,14 @@ def repo(tmp_path):
 def test_digests_match_hashlib_across_buffer_boundaries(repo):
     rng = random.Random(5)
     # empty, tiny, one byte short of and past the 1 MiB read buffer, and a newline-only blob
-    payloads = [b"", b"a", b"\n", rng.randbytes((1 << 20) - 1), rng.randbytes((1 << 20) + 7),
-                rng.randbytes(3 << 20)] + [rng.randbytes(rng.randrange(5000)) for _ in range(200)]
+    payloads = [
+        b"",
+        b"a",
+        b"\n",
+        rng.randbytes((1 << 20) - 1),
+        rng.randbytes((1 << 20) + 7),
+        rng.randbytes(3 << 20),
+    ] + [rng.randbytes(rng.randrange(5000)) for _ in range(200)]
     oids = [blob(repo, data) for data in payloads]
     digests = Git(str(repo)).sha256_blobs(oids + oids[:3])  # repeats are hashed once
     assert len(digests) == len(set(oids))
@@ -63,14 +70,20 @@ def test_a_truncated_object_file_is_an_error(repo):
 
 # -- what the caller's environment may not change ------------------------------------
 
+
 def test_replace_refs_cannot_swap_the_base_contract(tmp_path, capsys):
     """refs/replace/* can be pushed like any ref; git would then read the base's
     contract blob as another one. oracle-guard reads objects as they are."""
     from testing.git import commit, run_guard
 
     repo = init_repo(tmp_path / "r")
-    commit(repo, {".oracle-guard.yaml": "version: 1\nwrite_set:\n  deny: ['oracle/**']\n",
-                  "oracle/a.json": "1\n"})
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nwrite_set:\n  deny: ['oracle/**']\n",
+            "oracle/a.json": "1\n",
+        },
+    )
     strict = git(repo, "rev-parse", "HEAD:.oracle-guard.yaml").strip()
     lax = blob(repo, b"version: 1\n")
     git(repo, "replace", strict, lax)
@@ -89,8 +102,12 @@ def test_pathspec_variables_do_not_change_a_folder_listing(tmp_path, monkeypatch
     repo = init_repo(tmp_path / "r")
     commit(repo, {"seeds/a.json": "[1]\n", "seeds/b.json": "[2]\n"})
     head = git(repo, "rev-parse", "HEAD").strip()
-    for variable in ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
-                     "GIT_ICASE_PATHSPECS"):
+    for variable in (
+        "GIT_LITERAL_PATHSPECS",
+        "GIT_GLOB_PATHSPECS",
+        "GIT_NOGLOB_PATHSPECS",
+        "GIT_ICASE_PATHSPECS",
+    ):
         monkeypatch.setenv(variable, "1")
         handle = Git(str(repo))
         try:

@@ -1,4 +1,5 @@
 """The check that no server outlives the suite can see one that does."""
+
 import subprocess
 import sys
 import time

@@ -1,13 +1,14 @@
 """README, manifest, CLI and codes stay in step."""
+
 import re
 import subprocess
 from pathlib import Path
 
 import yaml
 
-from oracle_guard.cli import build_parser
 from oracle_guard.checks.codes import CODES, NOT_FROM_A_CHECK
 from oracle_guard.checks.registry import CHECKS, HOOKS
+from oracle_guard.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -60,7 +61,8 @@ def test_the_readme_hook_table_is_the_registry():
     rows = re.findall(r"^\| `([a-z-]+)` \| ([^|]*\?) \|$", README, re.M)
     for check in CHECKS:
         assert f"| `{check.id}` | {check.question} |" in README, (
-            f"README.md's hook table needs the row: | `{check.id}` | {check.question} |")
+            f"README.md's hook table needs the row: | `{check.id}` | {check.question} |"
+        )
     assert [hook for hook, _ in rows] == list(HOOKS)
 
 
@@ -75,7 +77,8 @@ def test_manifest_matches_the_hooks_the_cli_knows():
         assert hook["require_serial"] is True
         assert hook["stages"] == ["pre-commit", "pre-push", "manual"]
         expected = "oracle-guard check" + (
-            "" if hook["id"] == "oracle-guard" else f" --only {hook['id']}")
+            "" if hook["id"] == "oracle-guard" else f" --only {hook['id']}"
+        )
         assert hook["entry"] == expected
 
 
@@ -93,8 +96,11 @@ def test_ci_runs_the_readme_test_command():
     assert demo.endswith("oracle-guard demo") and "venv" in demo
     assert "'.[test]'" in tests and "pytest" in tests and "venv" in tests
     extracted = subprocess.run(
-        ["bash", "-c", "sed -n '/^test_command=/p' .ci/run"], cwd=ROOT,
-        stdout=subprocess.PIPE, text=True).stdout
+        ["bash", "-c", "sed -n '/^test_command=/p' .ci/run"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    ).stdout
     assert "README.md" in extracted  # .ci/run reads the command from the README
 
 
@@ -104,10 +110,21 @@ def test_the_readme_contract_reference_is_a_valid_contract():
     section = README.split("## The contract", 1)[1]
     example = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
     data = parse(example.encode())
-    assert set(data) == {"version", "base", "fixtures", "seeds", "freeze", "budget",
-                         "write_set", "authority", "protected_refs", "deletable_refs",
-                         "identity_env",
-                         "timeout_s", "limits"}
+    assert set(data) == {
+        "version",
+        "base",
+        "fixtures",
+        "seeds",
+        "freeze",
+        "budget",
+        "write_set",
+        "authority",
+        "protected_refs",
+        "deletable_refs",
+        "identity_env",
+        "timeout_s",
+        "limits",
+    }
 
 
 def test_every_variable_the_revision_model_lists_is_read_and_tested():
@@ -115,12 +132,13 @@ def test_every_variable_the_revision_model_lists_is_read_and_tested():
     import re
 
     readme = (ROOT / "README.md").read_text()
-    sentence = readme[readme.index("The variables read are "):].split("\n", 1)[0]
+    sentence = readme[readme.index("The variables read are ") :].split("\n", 1)[0]
     listed = re.findall(r"`([A-Z][A-Z0-9_]+)`", sentence)
     assert "CI" in listed and "PRE_COMMIT_REMOTE_NAME" in listed, listed
     code = "".join(p.read_text() for p in (ROOT / "hooks").rglob("*.py"))
-    tests = "".join(p.read_text() for p in (ROOT / "tests").rglob("*.py")
-                    if p.name != "readme_test.py")
+    tests = "".join(
+        p.read_text() for p in (ROOT / "tests").rglob("*.py") if p.name != "readme_test.py"
+    )
     tests += (ROOT / "testing" / "scenarios.py").read_text()
     for name in listed:
         assert f'"{name}"' in code, f"{name} is listed but not read"

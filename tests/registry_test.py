@@ -1,6 +1,7 @@
 """The registry is the one list of checks: each entry has its module, its
 contract section, its codes and its manifest entry, and the judge runs exactly
 the registry's checks, by the registry's rules."""
+
 from __future__ import annotations
 
 import datetime
@@ -14,6 +15,7 @@ from typing import List, get_type_hints
 import pytest
 import yaml
 
+from oracle_guard import clock
 from oracle_guard import judge as judge_mod
 from oracle_guard.checks import registry
 from oracle_guard.checks.codes import CODES, NOT_FROM_A_CHECK
@@ -21,18 +23,17 @@ from oracle_guard.checks.registry import CHECKS, HOOKS, Check, CodeDoc, check_mo
 from oracle_guard.contract import Contract
 from oracle_guard.findings import Finding
 from oracle_guard.snapshot import Snapshot
-from oracle_guard import clock
 from testing import oracle
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = clock.now_from(oracle.NOW, {})  # the suite's clock, as the checks take it
 # every section a check reads, so that each check runs
 ALL_SECTIONS = {check.section: {} for check in CHECKS}
-NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
-           "ten")
+NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
 # -- each entry is whole ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("check", CHECKS, ids=HOOKS)
 def test_every_check_has_a_module_with_a_typed_check_function(check):
@@ -40,8 +41,13 @@ def test_every_check_has_a_module_with_a_typed_check_function(check):
     assert callable(getattr(module, "check", None)), f"{check.module_name} has no check()"
     assert check.function() is module.check
     hints = get_type_hints(module.check)
-    assert hints == {"contract": Contract, "base": Snapshot, "candidate": Snapshot,
-                     "now": datetime.datetime, "return": List[Finding]}, check.module_name
+    assert hints == {
+        "contract": Contract,
+        "base": Snapshot,
+        "candidate": Snapshot,
+        "now": datetime.datetime,
+        "return": List[Finding],
+    }, check.module_name
     assert list(hints)[:4] == ["contract", "base", "candidate", "now"]
 
 
@@ -51,8 +57,10 @@ def test_every_check_module_is_in_the_registry():
     for path in sorted((ROOT / "hooks" / "checks").glob("*.py")):
         if re.search(r"^def check\(", path.read_text(encoding="utf-8"), re.M):
             hook = path.stem.replace("_", "-")
-            assert hook in HOOKS, (f"{path.relative_to(ROOT)} defines check(): add "
-                                   f"Check({hook!r}, ...) to hooks/checks/registry.py")
+            assert hook in HOOKS, (
+                f"{path.relative_to(ROOT)} defines check(): add "
+                f"Check({hook!r}, ...) to hooks/checks/registry.py"
+            )
 
 
 def test_ids_and_sections_are_unique():
@@ -65,7 +73,8 @@ def test_ids_and_sections_are_unique():
 def test_every_section_is_in_the_contract_schema(check):
     schema = json.loads((ROOT / "schemas" / "contract.schema.json").read_text("utf-8"))
     assert check.section in schema["properties"], (
-        f"schemas/contract.schema.json has no property {check.section!r} for {check.id}")
+        f"schemas/contract.schema.json has no property {check.section!r} for {check.id}"
+    )
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=HOOKS)
@@ -92,14 +101,17 @@ def test_the_codes_raised_outside_the_checks_name_no_check_but_write_set():
 
 @pytest.mark.parametrize("check", CHECKS, ids=HOOKS)
 def test_every_check_has_its_manifest_entry(check):
-    manifest = {hook["id"]: hook for hook in
-                yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))}
+    manifest = {
+        hook["id"]: hook
+        for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))
+    }
     name = manifest.get(check.id, {}).get("name", "")
     expected = {
         "id": check.id,
         # the name is free prose, after the tool's
-        "name": name if name.startswith("oracle-guard ") else
-        "oracle-guard " + check.id.replace("-", " "),
+        "name": name
+        if name.startswith("oracle-guard ")
+        else "oracle-guard " + check.id.replace("-", " "),
         "description": check.question,
         "entry": f"oracle-guard check --only {check.id}",
         "language": "python",
@@ -110,7 +122,8 @@ def test_every_check_has_its_manifest_entry(check):
     }
     assert manifest.get(check.id) == expected, (
         ".pre-commit-hooks.yaml needs this entry, before the 'oracle-guard' one:\n"
-        + yaml.safe_dump([expected], sort_keys=False))
+        + yaml.safe_dump([expected], sort_keys=False)
+    )
 
 
 def test_the_manifests_all_hooks_entry_counts_the_checks():
@@ -122,8 +135,20 @@ def test_the_manifests_all_hooks_entry_counts_the_checks():
     assert everything["description"] == f"all {count} oracle-guard checks in one process"
 
 
-ORDINALS = ("zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh",
-            "eighth", "ninth", "tenth", "eleventh")
+ORDINALS = (
+    "zeroth",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+)
 
 
 def test_every_text_that_counts_the_checks_has_the_registrys_count():
@@ -131,17 +156,23 @@ def test_every_text_that_counts_the_checks_has_the_registrys_count():
     n, count = len(CHECKS), NUMBERS[len(CHECKS)]
     places = [
         ("README.md", f"{count} small, independent hooks"),
-        ("README.md", f"A {ORDINALS[n + 1]} hook id, `oracle-guard`, runs all {count} in one "
-                      "process."),
+        (
+            "README.md",
+            f"A {ORDINALS[n + 1]} hook id, `oracle-guard`, runs all {count} in one process.",
+        ),
         ("hooks/commands/check.py", f"run the hooks (all {count} by default)"),
         ("hooks/commands/init/precommit_config.py", f"all {count} checks in one process"),
     ]
-    missing = [f"{path}: {text!r}" for path, text in places
-               if text not in (ROOT / path).read_text(encoding="utf-8")]
+    missing = [
+        f"{path}: {text!r}"
+        for path, text in places
+        if text not in (ROOT / path).read_text(encoding="utf-8")
+    ]
     assert not missing, "update the count of checks in:\n" + "\n".join(missing)
 
 
 # -- the judge runs the registry -------------------------------------------------------
+
 
 class Files:
     """What the judge itself asks of a snapshot: its label, and whether it has
@@ -151,7 +182,7 @@ class Files:
         self.label = label
         self.files = files
 
-    def same_files(self, other: "Files") -> bool:
+    def same_files(self, other: Files) -> bool:
         return self.files == other.files
 
 
@@ -172,9 +203,11 @@ def ran(monkeypatch) -> List[str]:
     """Every check replaced by one that records its run and finds one error."""
     calls: List[str] = []
     for check in CHECKS:
+
         def fake(contract, base, candidate, now, hook=check.id):
             calls.append(hook)
             return [Finding(hook, "fake", None, "found")]
+
         monkeypatch.setattr(check_module(check.id), "check", fake)
     return calls
 
@@ -198,11 +231,13 @@ def test_judge_runs_the_hooks_asked_for_in_the_registrys_order(ran):
 
 def test_a_check_added_to_the_registry_is_run_by_the_judge(monkeypatch):
     module = types.ModuleType("oracle_guard.checks.extra_check")
-    module.check = lambda contract, base, candidate, now: [Finding("extra-check", "x", None,
-                                                                   "found")]
+    module.check = lambda contract, base, candidate, now: [
+        Finding("extra-check", "x", None, "found")
+    ]
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    extra = Check("extra-check", section="fixtures", question="?",
-                  codes=(CodeDoc("x", "m", "f", "e"),))
+    extra = Check(
+        "extra-check", section="fixtures", question="?", codes=(CodeDoc("x", "m", "f", "e"),)
+    )
     monkeypatch.setattr(registry, "CHECKS", (extra,))
     [result] = judge_mod.judge(contract(), BASE, CHANGED, NOW)
     assert (result.hook, result.errors, result.note) == ("extra-check", 1, None)
@@ -212,16 +247,19 @@ def test_no_contract_is_a_note_for_every_check(ran):
     results = judge_mod.judge(None, BASE, CHANGED, NOW)
     assert ran == []
     assert set(notes(results).values()) == {
-        "nothing to check: no .oracle-guard.yaml in base or candidate"}
+        "nothing to check: no .oracle-guard.yaml in base or candidate"
+    }
 
 
-@pytest.mark.parametrize("check", [c for c in CHECKS if c.guards_without_section is None],
-                         ids=lambda c: c.id)
+@pytest.mark.parametrize(
+    "check", [c for c in CHECKS if c.guards_without_section is None], ids=lambda c: c.id
+)
 def test_a_missing_section_is_a_note_and_the_check_does_not_run(ran, check):
     results = judge_mod.judge(contract(without(check.section)), BASE, CHANGED, NOW)
     assert check.id not in ran
     assert notes(results)[check.id] == (
-        f"nothing to check: the contract has no '{check.section}' section")
+        f"nothing to check: the contract has no '{check.section}' section"
+    )
     # near miss: with the section, it runs
     ran.clear()
     results = judge_mod.judge(contract(), BASE, CHANGED, NOW, [check.id])
@@ -229,11 +267,11 @@ def test_a_missing_section_is_a_note_and_the_check_does_not_run(ran, check):
 
 
 def test_write_set_runs_without_its_section_and_says_so(ran):
-    results = judge_mod.judge(contract(without("write_set")), BASE, CHANGED, NOW,
-                              ["write-set"])
+    results = judge_mod.judge(contract(without("write_set")), BASE, CHANGED, NOW, ["write-set"])
     assert ran == ["write-set"]
     assert notes(results) == {
-        "write-set": "no 'write_set' section: only what the contract names is guarded"}
+        "write-set": "no 'write_set' section: only what the contract names is guarded"
+    }
     # near miss: with the section, no note
     ran.clear()
     results = judge_mod.judge(contract(), BASE, CHANGED, NOW, ["write-set"])
@@ -250,8 +288,9 @@ def test_a_base_without_the_contract_is_a_note_for_the_diff_checks(ran):
     assert diff_checks == ["seed-append-only", "write-set"]
     assert ran == [c.id for c in CHECKS if not c.needs_base]
     for hook in diff_checks:
-        assert notes(results)[hook] == ("nothing to check: the base (HEAD) has no contract; "
-                                        "this change introduces it")
+        assert notes(results)[hook] == (
+            "nothing to check: the base (HEAD) has no contract; this change introduces it"
+        )
     # near miss: a base with the contract runs them
     ran.clear()
     judge_mod.judge(contract(from_base=True), BASE, CHANGED, NOW, diff_checks)
@@ -263,8 +302,8 @@ def test_a_diff_check_that_finds_nothing_in_no_change_says_so(monkeypatch):
         monkeypatch.setattr(check_module(check.id), "check", lambda *args: [])
     same = judge_mod.judge(contract(), BASE, Files("the index"), NOW)
     assert {hook: note for hook, note in notes(same).items() if note} == {
-        c.id: "no change: the index has the same files as HEAD"
-        for c in CHECKS if c.needs_base}
+        c.id: "no change: the index has the same files as HEAD" for c in CHECKS if c.needs_base
+    }
     # near miss: changed files, no note
     assert set(notes(judge_mod.judge(contract(), BASE, CHANGED, NOW)).values()) == {None}
 

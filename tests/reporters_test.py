@@ -1,5 +1,6 @@
 """Reports CI systems read (GitHub workflow commands, SARIF 2.1.0) and colour
 for people, from real `oracle-guard check` runs on real repositories."""
+
 from __future__ import annotations
 
 import json
@@ -49,8 +50,8 @@ frozen:
     expires: 2026-09-27
     reason: flaky upstream
 """
-ODD = "docs/a,b:c%d e.md"      # ',' ':' and '%' mean something in workflow commands
-RAW = "docs/raw\udcff.md"      # a name that is not UTF-8 (byte 0xff)
+ODD = "docs/a,b:c%d e.md"  # ',' ':' and '%' mean something in workflow commands
+RAW = "docs/raw\udcff.md"  # a name that is not UTF-8 (byte 0xff)
 ESC = "\x1b["
 
 
@@ -58,16 +59,30 @@ def findings_repo(tmp_path) -> Path:
     """A change with every kind of finding: errors with and without a line, a
     warning, a finding with no path, and odd file names."""
     repo = init_repo(tmp_path / "r")
-    commit(repo, {".oracle-guard.yaml": CONTRACT, "seeds/a.json": [1, 2],
-                  "oracle/flake_budget.yaml": BUDGET, "src/a.py": ""})
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": CONTRACT,
+            "seeds/a.json": [1, 2],
+            "oracle/flake_budget.yaml": BUDGET,
+            "src/a.py": "",
+        },
+    )
     stage(repo, {"seeds/a.json": [2, 1], "oracle/x.json": "{}\n", ODD: "x\n", RAW: "y\n"})
     return repo
 
 
 def clean_repo(tmp_path) -> Path:
     repo = init_repo(tmp_path / "r")
-    commit(repo, {".oracle-guard.yaml": CONTRACT, "seeds/a.json": [1, 2],
-                  "corpus/b.json": [1], "src/a.py": ""})
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": CONTRACT,
+            "seeds/a.json": [1, 2],
+            "corpus/b.json": [1],
+            "src/a.py": "",
+        },
+    )
     stage(repo, {"src/a.py": "x = 1\n"})
     return repo
 
@@ -80,6 +95,7 @@ def sarif_errors(doc) -> list:
 
 
 # -- SARIF -------------------------------------------------------------------------------
+
 
 def test_sarif_of_a_real_check_validates_against_the_sarif_schema(tmp_path, capsys):
     repo = findings_repo(tmp_path)
@@ -98,10 +114,15 @@ def test_sarif_of_a_real_check_validates_against_the_sarif_schema(tmp_path, caps
         assert rule["help"]["text"] == info.fix
         assert rule["properties"]["hook"] == info.hook
     assert run["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]
-    got = [(r["ruleId"], r["level"],
+    got = [
+        (
+            r["ruleId"],
+            r["level"],
             r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-            r["locations"][0]["physicalLocation"].get("region"))
-           for r in run["results"]]
+            r["locations"][0]["physicalLocation"].get("region"),
+        )
+        for r in run["results"]
+    ]
     assert got == [
         # no path: shown at the contract, which names what is missing
         ("oracle-incomplete", "error", ".oracle-guard.yaml", None),
@@ -116,26 +137,34 @@ def test_sarif_of_a_real_check_validates_against_the_sarif_schema(tmp_path, caps
         assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
         assert result["message"]["text"]
     assert run["properties"]["checks"]["flake-budget"] == {
-        "status": "passed", "errors": 0, "warnings": 1, "note": None}
+        "status": "passed",
+        "errors": 0,
+        "warnings": 1,
+        "note": None,
+    }
     assert run["properties"]["now"] == "2026-09-25T00:00:00+00:00"
 
 
 def test_sarif_uris_are_escaped_repo_relative_paths(tmp_path, capsys):
     repo = findings_repo(tmp_path)
-    rc, out, _ = run_guard(capsys, repo, "check", "--format", "sarif", "--only", "write-set",
-                           "--now", NOW)
+    rc, out, _ = run_guard(
+        capsys, repo, "check", "--format", "sarif", "--only", "write-set", "--now", NOW
+    )
     assert rc == 1
     doc = json.loads(out)
     assert sarif_errors(doc) == []
-    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
-            for r in doc["runs"][0]["results"]]
-    assert uris == ["docs/a%2Cb%3Ac%25d%20e.md", "docs/raw%FF.md", "oracle/x.json",
-                    "seeds/a.json"]
+    uris = [
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in doc["runs"][0]["results"]
+    ]
+    assert uris == ["docs/a%2Cb%3Ac%25d%20e.md", "docs/raw%FF.md", "oracle/x.json", "seeds/a.json"]
     for uri in uris:
         # a relative reference of RFC 3986 characters only, no scheme
         assert re.fullmatch(r"[A-Za-z0-9\-._~/%!$&'()*+,;=@]+", uri), uri
     assert [unquote_to_bytes(u) for u in uris[:2]] == [
-        ODD.encode(), RAW.encode("utf-8", "surrogateescape")]
+        ODD.encode(),
+        RAW.encode("utf-8", "surrogateescape"),
+    ]
 
 
 def test_the_sarif_validator_is_not_vacuous(tmp_path, capsys):
@@ -146,8 +175,7 @@ def test_the_sarif_validator_is_not_vacuous(tmp_path, capsys):
     no_name = json.loads(out)
     del no_name["runs"][0]["tool"]["driver"]["name"]
     bad_line = json.loads(out)
-    bad_line["runs"][0]["results"][1]["locations"][0]["physicalLocation"]["region"][
-        "startLine"] = 0
+    bad_line["runs"][0]["results"][1]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0
     for doc in (bad_level, no_name, bad_line):
         assert sarif_errors(doc)
 
@@ -164,8 +192,7 @@ def test_sarif_of_a_clean_run_has_an_empty_result_list(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("case", ["bad-base", "broken-contract", "not-a-repo"])
-def test_sarif_on_an_error_is_a_failed_run_not_an_empty_one(tmp_path, capsys, monkeypatch,
-                                                            case):
+def test_sarif_on_an_error_is_a_failed_run_not_an_empty_one(tmp_path, capsys, monkeypatch, case):
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     repo = clean_repo(tmp_path)
     args = ["check", "--format", "sarif", "--now", NOW]
@@ -191,9 +218,11 @@ def test_sarif_on_an_error_is_a_failed_run_not_an_empty_one(tmp_path, capsys, mo
 
 def test_lock_check_takes_the_machine_formats(tmp_path, capsys):
     repo = init_repo(tmp_path / "r")
-    contract = ("version: 1\nfixtures:\n  - lock: fx.lock\n    paths: [\"fx/**\"]\n")
-    commit(repo, {".oracle-guard.yaml": contract, "fx/a.txt": "a\n",
-                  "fx.lock": "0" * 64 + "  fx/a.txt\n"})
+    contract = 'version: 1\nfixtures:\n  - lock: fx.lock\n    paths: ["fx/**"]\n'
+    commit(
+        repo,
+        {".oracle-guard.yaml": contract, "fx/a.txt": "a\n", "fx.lock": "0" * 64 + "  fx/a.txt\n"},
+    )
     rc, out, _ = run_guard(capsys, repo, "lock", "--check", "--format", "sarif", "--now", NOW)
     assert rc == 1
     doc = json.loads(out)
@@ -202,12 +231,14 @@ def test_lock_check_takes_the_machine_formats(tmp_path, capsys):
     rc, out, _ = run_guard(capsys, repo, "lock", "--check", "--format", "github", "--now", NOW)
     assert rc == 1
     assert out.splitlines()[0].startswith(
-        "::error file=fx/a.txt,title=oracle-guard fixture-mismatch::sha256 ")
+        "::error file=fx/a.txt,title=oracle-guard fixture-mismatch::sha256 "
+    )
     assert out.splitlines()[1] == "fixture-lock: failed (1 error)"
     assert out.splitlines()[2].startswith("hint: ") and len(out.splitlines()) == 3
 
 
 # -- GitHub workflow commands ---------------------------------------------------------------
+
 
 def parse_command(line: str):
     """The Actions runner's reading of a workflow command (actions/runner
@@ -215,14 +246,19 @@ def parse_command(line: str):
     UnescapeData), replayed: (command, properties, data)."""
     assert line.startswith("::")
     end = line.index("::", 2)
-    info, data = line[2:end], line[end + 2:]
+    info, data = line[2:end], line[end + 2 :]
     name, _, props = info.partition(" ")
     properties = {}
     for item in filter(None, props.strip().split(",")):
         key, sep, value = item.partition("=")
         if sep and key and value:
-            for token, escaped in (("\r", "%0D"), ("\n", "%0A"), (":", "%3A"), (",", "%2C"),
-                                   ("%", "%25")):
+            for token, escaped in (
+                ("\r", "%0D"),
+                ("\n", "%0A"),
+                (":", "%3A"),
+                (",", "%2C"),
+                ("%", "%25"),
+            ):
                 value = value.replace(escaped, token)
             properties[key] = value
     for token, escaped in (("\r", "%0D"), ("\n", "%0A"), ("%", "%25")):
@@ -236,8 +272,9 @@ def test_github_annotations_from_a_real_check(tmp_path, capsys):
     assert (rc, err) == (1, "")
     lines = out.splitlines()
     commands = [parse_command(line) for line in lines if line.startswith("::")]
-    assert [(name, props.get("file"), props.get("line"), props["title"])
-            for name, props, _ in commands] == [
+    assert [
+        (name, props.get("file"), props.get("line"), props["title"]) for name, props, _ in commands
+    ] == [
         ("error", None, None, "oracle-guard oracle-incomplete"),
         ("error", "seeds/a.json", "2", "oracle-guard seed-reordered"),
         ("warning", "oracle/flake_budget.yaml", "3", "oracle-guard budget-expiring"),
@@ -246,12 +283,14 @@ def test_github_annotations_from_a_real_check(tmp_path, capsys):
         ("error", "oracle/x.json", None, "oracle-guard write-denied"),
         ("error", "seeds/a.json", None, "oracle-guard write-denied"),
     ]
-    assert "::error file=docs/a%2Cb%3Ac%25d e.md,title=oracle-guard write-outside-set::" \
-           "matches no allowed pattern of the write set" in lines
+    assert (
+        "::error file=docs/a%2Cb%3Ac%25d e.md,title=oracle-guard write-outside-set::"
+        "matches no allowed pattern of the write set" in lines
+    )
     assert commands[1][2] == "element [0] moved: the base has 1 there, the candidate has 2"
     # then exactly the text format's summary and hint lines, for the log
     _, text, _ = run_guard(capsys, repo, "check", "--now", NOW)
-    assert lines[len(commands):] == text.splitlines()[len(commands):]
+    assert lines[len(commands) :] == text.splitlines()[len(commands) :]
     assert lines[-1].startswith("hint: ")
 
 
@@ -261,11 +300,16 @@ def test_github_escapes_newlines_and_percent_and_cannot_be_forged():
     f = Finding("write-set", "write-denied", path, message, line=7)
     line = github_command(f)
     assert "\n" not in line and "\r" not in line
-    assert line == ("::error file=x%2Cline=9%2Ctitle=forged%3Aa%252C%0A%3A%3Aerror%3A%3Ab.md,"
-                    "line=7,title=oracle-guard write-denied::first line%0Asecond line%0D%0A"
-                    "::error file=forged::100%25 sure")
+    assert line == (
+        "::error file=x%2Cline=9%2Ctitle=forged%3Aa%252C%0A%3A%3Aerror%3A%3Ab.md,"
+        "line=7,title=oracle-guard write-denied::first line%0Asecond line%0D%0A"
+        "::error file=forged::100%25 sure"
+    )
     assert parse_command(line) == (
-        "error", {"file": path, "line": "7", "title": "oracle-guard write-denied"}, message)
+        "error",
+        {"file": path, "line": "7", "title": "oracle-guard write-denied"},
+        message,
+    )
 
 
 def test_github_warning_without_path_or_line():
@@ -277,8 +321,9 @@ def test_github_warning_without_path_or_line():
 
 def test_github_on_an_error_prints_an_error_command_too(tmp_path, capsys):
     repo = clean_repo(tmp_path)
-    rc, out, err = run_guard(capsys, repo, "check", "--format", "github", "--base", "nope",
-                             "--now", NOW)
+    rc, out, err = run_guard(
+        capsys, repo, "check", "--format", "github", "--base", "nope", "--now", NOW
+    )
     assert rc == 2
     (line,) = out.splitlines()
     name, props, data = parse_command(line)
@@ -288,9 +333,13 @@ def test_github_on_an_error_prints_an_error_command_too(tmp_path, capsys):
 
 # -- colour ----------------------------------------------------------------------------------
 
+
 def guard_env(**extra: str) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if k not in REVISION_ENV + ("NO_COLOR", "FORCE_COLOR", "PRE_COMMIT_COLOR", "TERM")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in REVISION_ENV + ("NO_COLOR", "FORCE_COLOR", "PRE_COMMIT_COLOR", "TERM")
+    }
     env.update(GIT_ENV, **extra)
     return env
 
@@ -299,8 +348,12 @@ def guard_subprocess(repo: Path, *args: str, **env: str) -> subprocess.Completed
     """The real command line, stdout a pipe (not a terminal)."""
     return subprocess.run(
         [sys.executable, "-m", "oracle_guard", "check", "-C", str(repo), "--now", NOW, *args],
-        env=guard_env(**env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        cwd=str(ROOT))
+        env=guard_env(**env),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=str(ROOT),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -315,20 +368,23 @@ def plain_text(colour_repo):
     return proc.stdout
 
 
-@pytest.mark.parametrize(("env", "args", "coloured"), [
-    ({}, [], False),                                            # a pipe is not a terminal
-    ({"FORCE_COLOR": "1"}, [], True),
-    ({"FORCE_COLOR": ""}, [], False),                           # empty means unset
-    ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, [], False),         # NO_COLOR wins
-    ({"FORCE_COLOR": "1", "NO_COLOR": ""}, [], True),
-    ({"PRE_COMMIT_COLOR": "always", "NO_COLOR": "1"}, [], True),   # pre-commit's word first
-    ({"PRE_COMMIT_COLOR": "never", "FORCE_COLOR": "1"}, [], False),
-    ({"PRE_COMMIT_COLOR": "auto"}, [], False),
-    ({"PRE_COMMIT_COLOR": "auto", "FORCE_COLOR": "1"}, [], True),
-    ({"NO_COLOR": "1", "PRE_COMMIT_COLOR": "never"}, ["--color", "always"], True),  # flag wins
-    ({"FORCE_COLOR": "1", "PRE_COMMIT_COLOR": "always"}, ["--color", "never"], False),
-    ({}, ["--color", "auto"], False),
-])
+@pytest.mark.parametrize(
+    ("env", "args", "coloured"),
+    [
+        ({}, [], False),  # a pipe is not a terminal
+        ({"FORCE_COLOR": "1"}, [], True),
+        ({"FORCE_COLOR": ""}, [], False),  # empty means unset
+        ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, [], False),  # NO_COLOR wins
+        ({"FORCE_COLOR": "1", "NO_COLOR": ""}, [], True),
+        ({"PRE_COMMIT_COLOR": "always", "NO_COLOR": "1"}, [], True),  # pre-commit's word first
+        ({"PRE_COMMIT_COLOR": "never", "FORCE_COLOR": "1"}, [], False),
+        ({"PRE_COMMIT_COLOR": "auto"}, [], False),
+        ({"PRE_COMMIT_COLOR": "auto", "FORCE_COLOR": "1"}, [], True),
+        ({"NO_COLOR": "1", "PRE_COMMIT_COLOR": "never"}, ["--color", "always"], True),  # flag wins
+        ({"FORCE_COLOR": "1", "PRE_COMMIT_COLOR": "always"}, ["--color", "never"], False),
+        ({}, ["--color", "auto"], False),
+    ],
+)
 def test_colour_rules(colour_repo, plain_text, env, args, coloured):
     proc = guard_subprocess(colour_repo, *args, **env)
     assert proc.returncode == 1, proc.stderr
@@ -339,34 +395,50 @@ def test_colour_rules(colour_repo, plain_text, env, args, coloured):
 def test_colour_styles_code_path_and_summary(colour_repo):
     out = guard_subprocess(colour_repo, "--color", "always").stdout
     lines = out.splitlines()
-    assert ("\x1b[1mseeds/a.json:2\x1b[0m: \x1b[1;31mseed-reordered\x1b[0m: element [0] moved"
-            in out)
-    assert ("\x1b[1moracle/flake_budget.yaml:3\x1b[0m: \x1b[1;33mbudget-expiring (warning)"
-            "\x1b[0m: ") in out
+    assert "\x1b[1mseeds/a.json:2\x1b[0m: \x1b[1;31mseed-reordered\x1b[0m: element [0] moved" in out
+    assert (
+        "\x1b[1moracle/flake_budget.yaml:3\x1b[0m: \x1b[1;33mbudget-expiring (warning)\x1b[0m: "
+    ) in out
     assert "seed-append-only: \x1b[31mfailed\x1b[0m (2 errors)" in lines
     assert "freeze-schema: \x1b[32mpassed\x1b[0m" in lines
 
 
 @pytest.mark.parametrize("fmt", ["json", "github", "sarif"])
 def test_machine_formats_are_never_coloured(colour_repo, fmt):
-    proc = guard_subprocess(colour_repo, "--format", fmt, "--color", "always",
-                            FORCE_COLOR="1", PRE_COMMIT_COLOR="always")
+    proc = guard_subprocess(
+        colour_repo,
+        "--format",
+        fmt,
+        "--color",
+        "always",
+        FORCE_COLOR="1",
+        PRE_COMMIT_COLOR="always",
+    )
     assert proc.returncode == 1, proc.stderr
     assert ESC not in proc.stdout
     if fmt != "github":
         json.loads(proc.stdout)
 
 
-@pytest.mark.parametrize(("env", "coloured"), [
-    ({}, True), ({"NO_COLOR": "1"}, False), ({"TERM": "dumb"}, False),
-    ({"PRE_COMMIT_COLOR": "never"}, False)])
+@pytest.mark.parametrize(
+    ("env", "coloured"),
+    [
+        ({}, True),
+        ({"NO_COLOR": "1"}, False),
+        ({"TERM": "dumb"}, False),
+        ({"PRE_COMMIT_COLOR": "never"}, False),
+    ],
+)
 def test_a_terminal_gets_colour_by_default(colour_repo, env, coloured):
     leader, follower = pty.openpty()
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "oracle_guard", "check", "-C", str(colour_repo),
-             "--now", NOW], env=guard_env(**env), stdout=follower, stderr=subprocess.PIPE,
-            cwd=str(ROOT))
+            [sys.executable, "-m", "oracle_guard", "check", "-C", str(colour_repo), "--now", NOW],
+            env=guard_env(**env),
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            cwd=str(ROOT),
+        )
         os.close(follower)
         chunks = []
         while True:
@@ -403,6 +475,7 @@ def test_colour_wanted_reads_only_what_it_is_given():
 
 
 # -- text a CI log could read as a command ---------------------------------------------
+
 
 @pytest.mark.parametrize("fmt", ["text", "github"])
 def test_no_file_name_turns_a_printed_line_into_a_runner_command(tmp_path, capsys, fmt):

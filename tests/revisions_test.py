@@ -13,8 +13,10 @@ write_set:
   deny: ["oracle/**"]
 """
 DENIED = "oracle/a.json: write-denied: matches deny pattern 'oracle/**'"
-SHALLOW_HINT = ("fetch full history (actions/checkout with 'fetch-depth: 0', or "
-                "'git fetch --unshallow origin' / 'git fetch origin main')")
+SHALLOW_HINT = (
+    "fetch full history (actions/checkout with 'fetch-depth: 0', or "
+    "'git fetch --unshallow origin' / 'git fetch origin main')"
+)
 
 
 def write_set(capsys, repo, *args, env=None):
@@ -23,8 +25,11 @@ def write_set(capsys, repo, *args, env=None):
 
 def base_repo(tmp_path, contract=CONTRACT):
     repo = init_repo(tmp_path / "r")
-    commit(repo, {".oracle-guard.yaml": contract, "oracle/a.json": "1\n", "src/a.py": ""},
-           message="base")
+    commit(
+        repo,
+        {".oracle-guard.yaml": contract, "oracle/a.json": "1\n", "src/a.py": ""},
+        message="base",
+    )
     return repo
 
 
@@ -37,13 +42,14 @@ def resolved(repo, env=None, base=None, head=None, contract_base=None):
     try:
         revs = resolve(git_, base, head, env or {}, lambda snap: contract_base)
         for snapshot in (revs.base, revs.candidate, revs.rules):
-            snapshot.entries  # read now: a read after close would start a git of its own
+            _ = snapshot.entries  # read now: a read after close would start a git of its own
     finally:
         git_.close()
     return revs
 
 
 # -- the candidate --------------------------------------------------------------
+
 
 def test_candidate_is_the_index_and_unstaged_edits_do_not_count(tmp_path, capsys):
     repo = base_repo(tmp_path)
@@ -64,8 +70,11 @@ def test_resolve_defaults_to_index_against_head(tmp_path):
     repo = base_repo(tmp_path)
     stage(repo, {"src/b.py": ""})
     revs = resolved(repo)
-    assert (revs.base.label, revs.base.commit, revs.base_reason) == ("HEAD", rev(repo, "HEAD"),
-                                                                     "HEAD")
+    assert (revs.base.label, revs.base.commit, revs.base_reason) == (
+        "HEAD",
+        rev(repo, "HEAD"),
+        "HEAD",
+    )
     assert (revs.candidate.label, revs.candidate.commit) == ("the index", None)
     assert "src/b.py" in revs.candidate and "src/b.py" not in revs.base
 
@@ -92,8 +101,13 @@ def test_head_alone_is_judged_against_its_first_parent(tmp_path, capsys):
 
 def test_head_alone_on_a_root_commit_compares_with_the_empty_tree(tmp_path, capsys):
     repo = init_repo(tmp_path / "root")
-    commit(repo, {".oracle-guard.yaml": "version: 1\nwrite_set:\n  deny: ['oracle/**']\n",
-                  "oracle/a.json": "1\n"})
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nwrite_set:\n  deny: ['oracle/**']\n",
+            "oracle/a.json": "1\n",
+        },
+    )
     rc, out, _ = write_set(capsys, repo, "--head", "HEAD")
     assert rc == 0, out
     assert "nothing to check: the base (the empty tree (a root commit)) has no contract" in out
@@ -117,8 +131,9 @@ def test_bad_base_is_an_error(tmp_path, capsys, bad):
     repo = base_repo(tmp_path)
     rc, out, err = write_set(capsys, repo, f"--base={bad}")
     assert (rc, out) == (2, "")
-    assert err == (f"oracle-guard: error: --base {bad!r} does not name a commit "
-                   "in this repository\n")
+    assert err == (
+        f"oracle-guard: error: --base {bad!r} does not name a commit in this repository\n"
+    )
 
 
 def test_bad_head_is_an_error(tmp_path, capsys):
@@ -129,6 +144,7 @@ def test_bad_head_is_an_error(tmp_path, capsys):
 
 
 # -- pre-commit's push range ---------------------------------------------------------
+
 
 def test_pre_commit_from_and_to_ref(tmp_path, capsys):
     repo = base_repo(tmp_path)
@@ -169,11 +185,14 @@ def test_bad_pre_commit_ref_is_an_error(tmp_path, capsys):
     env = {"PRE_COMMIT_FROM_REF": "0" * 40, "PRE_COMMIT_TO_REF": "HEAD"}
     rc, _, err = write_set(capsys, repo, env=env)
     assert rc == 2
-    assert err == (f"oracle-guard: error: PRE_COMMIT_FROM_REF {'0' * 40!r} does not name "
-                   "a commit in this repository\n")
+    assert err == (
+        f"oracle-guard: error: PRE_COMMIT_FROM_REF {'0' * 40!r} does not name "
+        "a commit in this repository\n"
+    )
 
 
 # -- CI ------------------------------------------------------------------------------
+
 
 def pull_request(tmp_path):
     """An origin with main, a clone on a feature branch that edits the oracle,
@@ -206,10 +225,14 @@ def test_ci_github_base_ref_judges_the_merge_into_the_target_tip(tmp_path, capsy
     revs = resolved(repo, env=env)
     main_tip = rev(repo, "refs/remotes/origin/main")
     assert (revs.base.commit, revs.rules.commit, revs.base_reason) == (
-        main_tip, main_tip, "GITHUB_BASE_REF")
+        main_tip,
+        main_tip,
+        "GITHUB_BASE_REF",
+    )
     assert revs.head == rev(repo, "HEAD")
-    assert revs.candidate.commit == git(repo, "merge-tree", "--write-tree", main_tip,
-                                        "HEAD").strip()
+    assert (
+        revs.candidate.commit == git(repo, "merge-tree", "--write-tree", main_tip, "HEAD").strip()
+    )
     assert revs.history == (rev(repo, "HEAD"), [main_tip])
 
 
@@ -231,8 +254,11 @@ def test_ci_an_oracle_edit_undone_later_in_the_branch_passes(tmp_path, capsys):
 
 def test_ci_gitlab_diff_base_sha(tmp_path, capsys):
     repo, _, fork = pull_request(tmp_path)
-    env = {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork,
-           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}
+    env = {
+        "CI": "1",
+        "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork,
+        "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
+    }
     rc, out, _ = write_set(capsys, repo, env=env)
     assert rc == 1
     assert out.splitlines()[0] == DENIED
@@ -242,8 +268,10 @@ def test_ci_gitlab_diff_base_sha(tmp_path, capsys):
 def test_ci_contract_base_key(tmp_path, capsys):
     repo, _, fork = pull_request(tmp_path)
     revs = resolved(repo, env={"CI": "1"}, contract_base="origin/main")
-    assert (revs.base.commit, revs.base_reason) == (rev(repo, "refs/remotes/origin/main"),
-                                                    "the contract's 'base'")
+    assert (revs.base.commit, revs.base_reason) == (
+        rev(repo, "refs/remotes/origin/main"),
+        "the contract's 'base'",
+    )
     # through the CLI: the key is read from the contract
     repo2 = base_repo(tmp_path / "2", CONTRACT + "base: main\n")
     git(repo2, "checkout", "-q", "-b", "feature")
@@ -255,8 +283,11 @@ def test_ci_contract_base_key(tmp_path, capsys):
 
 def test_ci_base_choices_in_order(tmp_path):
     repo, _, fork = pull_request(tmp_path)
-    env = {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork,
-           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}
+    env = {
+        "CI": "1",
+        "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork,
+        "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
+    }
     revs = resolved(repo, env=env, contract_base="origin/feature")
     assert revs.base_reason == "CI_MERGE_REQUEST_TARGET_BRANCH_NAME"
     env = {"CI": "1", "GITHUB_BASE_REF": "main", "CI_MERGE_REQUEST_DIFF_BASE_SHA": "nope"}
@@ -268,9 +299,14 @@ def test_ci_named_base_that_does_not_resolve_never_falls_through(tmp_path, capsy
     repo = base_repo(tmp_path, CONTRACT + "base: main\n")
     git(repo, "checkout", "-q", "-b", "feature")
     commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
-    for env in ({"CI": "1", "GITHUB_BASE_REF": "nope"},
-                {"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": "0" * 40,
-           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}):
+    for env in (
+        {"CI": "1", "GITHUB_BASE_REF": "nope"},
+        {
+            "CI": "1",
+            "CI_MERGE_REQUEST_DIFF_BASE_SHA": "0" * 40,
+            "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
+        },
+    ):
         rc, out, err = write_set(capsys, repo, env=env)
         assert (rc, out) == (2, "")
         assert "is not in this clone" in err
@@ -282,14 +318,26 @@ def test_ci_rules_come_from_the_target_tip_not_an_old_merge_base(tmp_path, capsy
     repo = init_repo(tmp_path / "r")
     git(repo, "remote", "add", "origin", str(origin))
     commit(repo, {"seeds/a.json": "[1, 2]\n", "src/a.py": "x\n"}, message="before the contract")
-    commit(repo, {".oracle-guard.yaml": "version: 1\nseeds:\n"
-                  "  - {paths: ['seeds/*.json'], format: json-array}\n"}, message="contract")
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nseeds:\n"
+            "  - {paths: ['seeds/*.json'], format: json-array}\n"
+        },
+        message="contract",
+    )
     git(repo, "push", "-q", "origin", "main")
     git(repo, "checkout", "-q", "-b", "evil", "main~1")
     commit(repo, {"seeds/a.json": "[2, 1]\n"}, message="reorder")
     git(repo, "fetch", "-q", "origin")
-    rc, out, _ = run_guard(capsys, repo, "check", "--only", "seed-append-only",
-                           env={"CI": "1", "GITHUB_BASE_REF": "main"})
+    rc, out, _ = run_guard(
+        capsys,
+        repo,
+        "check",
+        "--only",
+        "seed-append-only",
+        env={"CI": "1", "GITHUB_BASE_REF": "main"},
+    )
     assert rc == 1, out
     assert "seeds/a.json:1: seed-reordered:" in out
 
@@ -302,7 +350,8 @@ def test_ci_without_a_base_is_an_error(tmp_path, capsys):
     assert err == (
         "oracle-guard: error: CI is set but no base is named: set GITHUB_BASE_REF or "
         "CI_MERGE_REQUEST_TARGET_BRANCH_NAME, pass --target BRANCH or --base REV, or give "
-        "the contract a 'base' branch such as origin/main\n")
+        "the contract a 'base' branch such as origin/main\n"
+    )
 
 
 def test_ci_with_an_unresolvable_base_is_an_error(tmp_path, capsys):
@@ -311,19 +360,26 @@ def test_ci_with_an_unresolvable_base_is_an_error(tmp_path, capsys):
     rc, _, err = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "release/2"})
     assert rc == 2
     # the fix names the branch CI named, not a stock 'main'
-    assert err == ("oracle-guard: error: GITHUB_BASE_REF=release/2: refs/remotes/origin/release/2 "
-                   "is not in this clone; fetch it (git fetch origin "
-                   "'+refs/heads/release/2:refs/remotes/origin/release/2') with full history "
-                   "(actions/checkout with 'fetch-depth: 0', GitLab's GIT_DEPTH: 0, or "
-                   "'git fetch --unshallow')\n")
+    assert err == (
+        "oracle-guard: error: GITHUB_BASE_REF=release/2: refs/remotes/origin/release/2 "
+        "is not in this clone; fetch it (git fetch origin "
+        "'+refs/heads/release/2:refs/remotes/origin/release/2') with full history "
+        "(actions/checkout with 'fetch-depth: 0', GitLab's GIT_DEPTH: 0, or "
+        "'git fetch --unshallow')\n"
+    )
 
 
 def test_ci_never_compares_the_candidate_with_itself(tmp_path, capsys):
     repo, _, _ = pull_request(tmp_path)
     head = rev(repo, "HEAD")
-    for env in ({"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": head,
-                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "feature"},
-                {"CI": "1", "GITHUB_BASE_REF": "feature"}):
+    for env in (
+        {
+            "CI": "1",
+            "CI_MERGE_REQUEST_DIFF_BASE_SHA": head,
+            "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "feature",
+        },
+        {"CI": "1", "GITHUB_BASE_REF": "feature"},
+    ):
         rc, out, err = write_set(capsys, repo, env=env)
         assert (rc, out) == (2, "")
         assert err.startswith("oracle-guard: error: the target refs/remotes/origin/")
@@ -348,8 +404,10 @@ def test_ci_contract_base_cannot_be_moved_by_the_change(tmp_path, capsys):
     commit(repo, {".oracle-guard.yaml": CONTRACT + f"base: {edit}\n"}, message="move base")
     rc, out, err = write_set(capsys, repo, env={"CI": "1"})
     assert (rc, out) == (2, "")
-    assert err.startswith(f"oracle-guard: error: the contract's 'base' {edit!r} is not a "
-                          "branch in this clone: it must name a branch, not a tag")
+    assert err.startswith(
+        f"oracle-guard: error: the contract's 'base' {edit!r} is not a "
+        "branch in this clone: it must name a branch, not a tag"
+    )
     for relative in ("HEAD~1", "feature~1", "@{-1}"):
         commit(repo, {".oracle-guard.yaml": CONTRACT + f"base: '{relative}'\n"})
         rc, _, err = write_set(capsys, repo, env={"CI": "1"})
@@ -360,15 +418,18 @@ def test_ci_contract_base_cannot_be_moved_by_the_change(tmp_path, capsys):
     commit(repo, {".oracle-guard.yaml": CONTRACT + "base: weak\n"})
     rc, _, err = write_set(capsys, repo, env={"CI": "1"})
     assert rc == 2
-    assert err == ("oracle-guard: error: the candidate's contract names base 'weak', but the "
-                   "contract at refs/heads/weak names 'main': a change cannot choose its own base; "
-                   "pass --target BRANCH\n")
+    assert err == (
+        "oracle-guard: error: the candidate's contract names base 'weak', but the "
+        "contract at refs/heads/weak names 'main': a change cannot choose its own base; "
+        "pass --target BRANCH\n"
+    )
 
 
 def shallow_clone(tmp_path, origin, *args):
     clone = tmp_path / "shallow"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", *args, f"file://{origin}",
-                    str(clone)], check=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", *args, f"file://{origin}", str(clone)], check=True
+    )
     return clone
 
 
@@ -377,10 +438,12 @@ def test_shallow_clone_without_the_base_branch(tmp_path, capsys):
     clone = shallow_clone(tmp_path, origin, "--branch", "feature")  # single branch
     rc, _, err = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 2
-    assert err == ("oracle-guard: error: GITHUB_BASE_REF=main: refs/remotes/origin/main is not in "
-                   "this clone; fetch it (git fetch origin '+refs/heads/main:refs/remotes/origin/"
-                   "main') with full history (actions/checkout with 'fetch-depth: 0', GitLab's "
-                   "GIT_DEPTH: 0, or 'git fetch --unshallow')\n")
+    assert err == (
+        "oracle-guard: error: GITHUB_BASE_REF=main: refs/remotes/origin/main is not in "
+        "this clone; fetch it (git fetch origin '+refs/heads/main:refs/remotes/origin/"
+        "main') with full history (actions/checkout with 'fetch-depth: 0', GitLab's "
+        "GIT_DEPTH: 0, or 'git fetch --unshallow')\n"
+    )
 
 
 def test_shallow_clone_without_the_merge_base(tmp_path, capsys):
@@ -388,17 +451,27 @@ def test_shallow_clone_without_the_merge_base(tmp_path, capsys):
     clone = shallow_clone(tmp_path, origin, "--branch", "feature", "--no-single-branch")
     rc, _, err = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 2
-    assert err == ("oracle-guard: error: no merge-base between refs/remotes/origin/main "
-                   f"(GITHUB_BASE_REF) and HEAD; {SHALLOW_HINT}\n")
+    assert err == (
+        "oracle-guard: error: no merge-base between refs/remotes/origin/main "
+        f"(GITHUB_BASE_REF) and HEAD; {SHALLOW_HINT}\n"
+    )
 
 
 def test_shallow_clone_with_a_missing_base_commit(tmp_path, capsys):
     _, origin, fork = pull_request(tmp_path)
     clone = shallow_clone(tmp_path, origin, "--branch", "feature")
     for env, args, what in (
-            ({}, ("--base", fork), "--base"),
-            ({"CI": "1", "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork,
-           "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}, (), None)):
+        ({}, ("--base", fork), "--base"),
+        (
+            {
+                "CI": "1",
+                "CI_MERGE_REQUEST_DIFF_BASE_SHA": fork,
+                "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main",
+            },
+            (),
+            None,
+        ),
+    ):
         rc, _, err = write_set(capsys, clone, *args, env=env)
         assert rc == 2
         assert err.startswith("oracle-guard: error: ")
@@ -413,8 +486,9 @@ def test_shallow_clone_with_a_missing_base_commit(tmp_path, capsys):
 def test_full_clone_near_miss(tmp_path, capsys):
     _, origin, _ = pull_request(tmp_path)
     clone = tmp_path / "full"
-    subprocess.run(["git", "clone", "-q", "--branch", "feature", str(origin), str(clone)],
-                   check=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--branch", "feature", str(origin), str(clone)], check=True
+    )
     rc, out, _ = write_set(capsys, clone, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 1
     assert out.splitlines()[0] == DENIED
@@ -422,12 +496,16 @@ def test_full_clone_near_miss(tmp_path, capsys):
 
 # -- edge states -----------------------------------------------------------------------
 
+
 def test_repo_with_no_commits_judges_the_index(tmp_path, capsys):
     repo = init_repo(tmp_path / "r")
     stage(repo, {".oracle-guard.yaml": CONTRACT, "oracle/a.json": "1\n"})
     revs = resolved(repo)
     assert (revs.base.label, revs.base.entries, revs.base_reason) == (
-        "no commits yet", {}, "no commits yet")
+        "no commits yet",
+        {},
+        "no commits yet",
+    )
     rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW)
     assert rc == 0, out
     assert "write-set: passed (nothing to check: the base (no commits yet) has no contract" in out
@@ -444,8 +522,10 @@ def test_ci_with_no_commits_is_an_error(tmp_path, capsys):
     stage(repo, {".oracle-guard.yaml": CONTRACT + "base: main\n"})
     rc, _, err = write_set(capsys, repo, env={"CI": "1"})
     assert rc == 2
-    assert err == ("oracle-guard: error: CI is set, but 'HEAD' names no commit: CI judges "
-                   "a commit, and this repository has none\n")
+    assert err == (
+        "oracle-guard: error: CI is set, but 'HEAD' names no commit: CI judges "
+        "a commit, and this repository has none\n"
+    )
 
 
 def test_outside_a_repository_is_an_error(tmp_path, capsys, monkeypatch):
@@ -469,13 +549,18 @@ def test_unmerged_index_is_an_error(tmp_path, capsys):
     commit(repo, {"src/a.py": "other\n"})
     git(repo, "checkout", "-q", "main")
     commit(repo, {"src/a.py": "main\n"})
-    merge = subprocess.run(["git", "-C", str(repo), "merge", "-q", "other"],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    merge = subprocess.run(
+        ["git", "-C", str(repo), "merge", "-q", "other"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert merge.returncode != 0  # the conflict is what this test needs
     rc, out, err = write_set(capsys, repo)
     assert (rc, out) == (2, "")
-    assert err == ("oracle-guard: error: the index has unmerged entries ('src/a.py'): "
-                   "finish or abort the merge first\n")
+    assert err == (
+        "oracle-guard: error: the index has unmerged entries ('src/a.py'): "
+        "finish or abort the merge first\n"
+    )
     # resolving the conflict makes the index usable again
     stage(repo, {"src/a.py": "both\n"})
     rc, out, _ = write_set(capsys, repo)
@@ -499,8 +584,14 @@ def test_ci_gitlab_rules_come_from_the_target_branch_not_the_diff_base(tmp_path,
     repo = init_repo(tmp_path / "r")
     git(repo, "remote", "add", "origin", str(origin))
     commit(repo, {"seeds/a.json": "[1, 2]\n"}, message="before the contract")
-    commit(repo, {".oracle-guard.yaml": "version: 1\nseeds:\n"
-                  "  - {paths: ['seeds/*.json'], format: json-array}\n"}, message="contract")
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nseeds:\n"
+            "  - {paths: ['seeds/*.json'], format: json-array}\n"
+        },
+        message="contract",
+    )
     git(repo, "push", "-q", "origin", "main")
     git(repo, "checkout", "-q", "-b", "evil", "main~1")
     commit(repo, {"seeds/a.json": "[9]\n"}, message="rewrite")
@@ -523,8 +614,9 @@ def test_ci_a_tag_cannot_stand_in_for_the_target_branch(tmp_path, capsys):
     rc, out, _ = write_set(capsys, repo, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert rc == 1, out
     assert out.splitlines()[0] == DENIED
-    assert resolved(repo, env={"CI": "1", "GITHUB_BASE_REF": "main"}).base.commit == \
-        rev(repo, "refs/remotes/origin/main")
+    assert resolved(repo, env={"CI": "1", "GITHUB_BASE_REF": "main"}).base.commit == rev(
+        repo, "refs/remotes/origin/main"
+    )
 
 
 def test_ci_contract_base_may_not_name_a_tag(tmp_path, capsys):
@@ -549,16 +641,22 @@ def test_pre_push_without_a_range_or_a_local_branch_is_an_error(tmp_path, capsys
     assert write_set(capsys, repo, env=env)[0] == 0
 
 
-FIRST_PUSH = {"PRE_COMMIT_REMOTE_BRANCH": "refs/heads/main", "PRE_COMMIT_REMOTE_NAME": "origin",
-              "PRE_COMMIT_LOCAL_BRANCH": "refs/heads/main"}
-LOCKED = ("version: 1\nfixtures:\n  - lock: f.lock.json\n    root: fx\n"
-          "    paths: [\"fx/**\"]\n")
+FIRST_PUSH = {
+    "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/main",
+    "PRE_COMMIT_REMOTE_NAME": "origin",
+    "PRE_COMMIT_LOCAL_BRANCH": "refs/heads/main",
+}
+LOCKED = 'version: 1\nfixtures:\n  - lock: f.lock.json\n    root: fx\n    paths: ["fx/**"]\n'
 
 
-@pytest.mark.parametrize("lock, rc", [('{"a.json": "%s"}' % ("0" * 64), 1), (None, 0)],
-                         ids=["lock-mismatch-fires", "honest-history-passes"])
+@pytest.mark.parametrize(
+    "lock, rc",
+    [('{"a.json": "%s"}' % ("0" * 64), 1), (None, 0)],
+    ids=["lock-mismatch-fires", "honest-history-passes"],
+)
 def test_a_first_push_is_judged_against_the_empty_tree_by_its_own_contract(
-        tmp_path, capsys, lock, rc):
+    tmp_path, capsys, lock, rc
+):
     """pre-commit passes no range when the remote has nothing this clone knows of:
     the server judges that push against the empty tree by the pushed tip's
     contract, and so does the pre-push hook (it used to exit 2 with a fix that
@@ -567,20 +665,30 @@ def test_a_first_push_is_judged_against_the_empty_tree_by_its_own_contract(
 
     repo = init_repo(tmp_path / "r")
     digest = hashlib.sha256(b"{}\n").hexdigest()
-    commit(repo, {".oracle-guard.yaml": LOCKED, "fx/a.json": "{}\n",
-                  "f.lock.json": lock or '{"a.json": "%s"}' % digest})
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": LOCKED,
+            "fx/a.json": "{}\n",
+            "f.lock.json": lock or '{"a.json": "%s"}' % digest,
+        },
+    )
     got, out, err = run_guard(capsys, repo, "check", "--now", NOW, env=FIRST_PUSH)
     assert got == rc, out + err
-    assert ("oracle-guard: note: origin has no branch this clone knows of: refs/heads/main is "
-            "judged against the empty tree by its own contract, as the server judges a first "
-            "push (if origin is not empty, run git fetch origin and push again)") in err
+    assert (
+        "oracle-guard: note: origin has no branch this clone knows of: refs/heads/main is "
+        "judged against the empty tree by its own contract, as the server judges a first "
+        "push (if origin is not empty, run git fetch origin and push again)"
+    ) in err
     assert ("fixture-mismatch" in out) == (rc == 1), out
 
 
-@pytest.mark.parametrize("files, rc", [({"oracle/b.json": "2\n"}, 1), ({"src/b.py": ""}, 0)],
-                         ids=["oracle-file-fires", "code-only-passes"])
-def test_an_unrelated_history_is_judged_by_the_remote_default_branch(tmp_path, capsys,
-                                                                      files, rc):
+@pytest.mark.parametrize(
+    "files, rc",
+    [({"oracle/b.json": "2\n"}, 1), ({"src/b.py": ""}, 0)],
+    ids=["oracle-file-fires", "code-only-passes"],
+)
+def test_an_unrelated_history_is_judged_by_the_remote_default_branch(tmp_path, capsys, files, rc):
     repo = base_repo(tmp_path)
     git(repo, "update-ref", "refs/remotes/origin/main", "HEAD")
     git(repo, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
@@ -590,8 +698,10 @@ def test_an_unrelated_history_is_judged_by_the_remote_default_branch(tmp_path, c
     env = dict(FIRST_PUSH, PRE_COMMIT_LOCAL_BRANCH="refs/heads/other")
     got, out, err = write_set(capsys, repo, env=env)
     assert got == rc, out + err
-    assert "refs/heads/other shares no commit with origin: judged against the empty tree by " \
-           "refs/remotes/origin/HEAD" in err
+    assert (
+        "refs/heads/other shares no commit with origin: judged against the empty tree by "
+        "refs/remotes/origin/HEAD" in err
+    )
 
 
 # -- --target: the rules from the branch the change merges into ------------------------
@@ -610,8 +720,11 @@ def cut_before_the_contract(tmp_path):
     """main: a developer's history, then the contract adopted. The agent's branch
     starts from the commit before the contract and edits the oracle."""
     repo = init_repo(tmp_path / "r")
-    commit(repo, {"oracle/a.json": "1\n", "seeds/s.json": "[1, 2]\n", "src/a.py": ""},
-           message="before the contract")
+    commit(
+        repo,
+        {"oracle/a.json": "1\n", "seeds/s.json": "[1, 2]\n", "src/a.py": ""},
+        message="before the contract",
+    )
     before = rev(repo, "HEAD")
     commit(repo, {".oracle-guard.yaml": SEEDED}, message="adopt oracle-guard")
     commit(repo, {"seeds/s.json": "[1, 2, 3]\n"}, message="main appends a seed")
@@ -623,13 +736,20 @@ def cut_before_the_contract(tmp_path):
 def test_a_branch_cut_before_the_contract_is_judged_by_the_targets_rules(tmp_path, capsys):
     repo, before = cut_before_the_contract(tmp_path)
     # from the merge-base alone, the rules are the merge-base's: there are none
-    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, "--base", before,
-                           "--head", "HEAD")
+    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, "--base", before, "--head", "HEAD")
     assert rc == 0 and "nothing to check" in out, out
-    for args, env in ((["--target", "main", "--head", "HEAD"], None),
-                      (["--head", "HEAD"], {"ORACLE_GUARD_TARGET": "main"}),
-                      ([], {"ORACLE_GUARD_TARGET": "main", "PRE_COMMIT_FROM_REF": before,
-                            "PRE_COMMIT_TO_REF": "HEAD"})):
+    for args, env in (
+        (["--target", "main", "--head", "HEAD"], None),
+        (["--head", "HEAD"], {"ORACLE_GUARD_TARGET": "main"}),
+        (
+            [],
+            {
+                "ORACLE_GUARD_TARGET": "main",
+                "PRE_COMMIT_FROM_REF": before,
+                "PRE_COMMIT_TO_REF": "HEAD",
+            },
+        ),
+    ):
         rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, *args, env=env)
         assert rc == 1, (args, env, out)
         assert DENIED in out.splitlines(), out
@@ -639,8 +759,19 @@ def test_target_near_miss_an_honest_branch_from_before_the_contract(tmp_path, ca
     repo, before = cut_before_the_contract(tmp_path)
     git(repo, "checkout", "-q", "-b", "honest", before)
     commit(repo, {"src/a.py": "x = 1\n"}, message="an honest change")
-    rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, "--target", "main",
-                           "--head", "HEAD", "--format", "json")
+    rc, out, _ = run_guard(
+        capsys,
+        repo,
+        "check",
+        "--now",
+        NOW,
+        "--target",
+        "main",
+        "--head",
+        "HEAD",
+        "--format",
+        "json",
+    )
     assert rc == 0, out
     # compared with the merge-base: the seed main appended is not this branch removing it
     assert '"base_from": "--target/ORACLE_GUARD_TARGET"' in out
@@ -648,18 +779,22 @@ def test_target_near_miss_an_honest_branch_from_before_the_contract(tmp_path, ca
 
 def test_target_that_names_nothing_is_an_error(tmp_path, capsys):
     repo, _ = cut_before_the_contract(tmp_path)
-    rc, _, err = run_guard(capsys, repo, "check", "--now", NOW, "--target", "origin/nope",
-                           "--head", "HEAD")
+    rc, _, err = run_guard(
+        capsys, repo, "check", "--now", NOW, "--target", "origin/nope", "--head", "HEAD"
+    )
     assert rc == 2
-    assert err == ("oracle-guard: error: --target/ORACLE_GUARD_TARGET 'origin/nope' does not "
-                   "name a commit in this repository; fetch it (git fetch origin "
-                   "'+refs/heads/nope:refs/remotes/origin/nope')\n")
+    assert err == (
+        "oracle-guard: error: --target/ORACLE_GUARD_TARGET 'origin/nope' does not "
+        "name a commit in this repository; fetch it (git fetch origin "
+        "'+refs/heads/nope:refs/remotes/origin/nope')\n"
+    )
 
 
 def test_target_already_holding_the_candidate_is_an_error(tmp_path, capsys):
     repo, _ = cut_before_the_contract(tmp_path)
-    rc, _, err = run_guard(capsys, repo, "check", "--now", NOW, "--target", "main",
-                           "--head", "main~1")
+    rc, _, err = run_guard(
+        capsys, repo, "check", "--now", NOW, "--target", "main", "--head", "main~1"
+    )
     assert rc == 2
     assert "already contains main~1" in err
 
@@ -689,20 +824,24 @@ def test_target_for_a_commit_being_made_on_a_branch_from_before_the_contract(tmp
     assert rc == 0 and "nothing to check" in out, out  # the near-miss: no target, no rules
 
 
-def test_pre_push_an_oracle_edit_undone_later_is_judged_as_the_server_judges_it(tmp_path,
-                                                                               capsys):
+def test_pre_push_an_oracle_edit_undone_later_is_judged_as_the_server_judges_it(tmp_path, capsys):
     """CI judges the merge (a red branch turns green by restoring the oracle); a
     push records every commit, so pre-push, like the server, rejects the edit."""
     repo = base_repo(tmp_path)
     fork = rev(repo, "HEAD")
     edit = commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
     commit(repo, {"oracle/a.json": "1\n"}, message="undo it")
-    env = {"PRE_COMMIT_FROM_REF": fork, "PRE_COMMIT_TO_REF": "HEAD",
-           "PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/x"}
+    env = {
+        "PRE_COMMIT_FROM_REF": fork,
+        "PRE_COMMIT_TO_REF": "HEAD",
+        "PRE_COMMIT_REMOTE_NAME": "origin",
+        "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/x",
+    }
     rc, out, _ = write_set(capsys, repo, env=env)
     assert rc == 1, out
     assert out.splitlines()[0].startswith(
-        f"oracle/a.json: oracle-edit-undone: commit {edit[:12]} changes protected")
+        f"oracle/a.json: oracle-edit-undone: commit {edit[:12]} changes protected"
+    )
     # the near miss: a range pre-commit runs by hand (no remote) judges the net change
     del env["PRE_COMMIT_REMOTE_NAME"], env["PRE_COMMIT_REMOTE_BRANCH"]
     assert write_set(capsys, repo, env=env)[0] == 0

@@ -1,6 +1,7 @@
 """`oracle-guard seeds append FILE VALUE...`: canonical, in the file's own layout,
 passing seed-append-only against HEAD; duplicates, bad JSON, other formats and
 the size cap are refused with exit 2 and the file left byte-identical."""
+
 from __future__ import annotations
 
 import json
@@ -9,15 +10,13 @@ import shlex
 
 import pytest
 
-from testing.samples import EXAMPLES, example_repo
 from testing.git import commit, git, run_guard, write
 from testing.oracle import NOW
+from testing.samples import EXAMPLES, example_repo
 
 FOUR = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
 HEADER = "seeds/header_name.json"
 CORPUS = "oracle/corpus.jsonl"
-
-
 
 
 def append(capsys, repo, *args):
@@ -72,9 +71,8 @@ def test_json_array_gets_elements_in_the_layout_of_its_last_one(tmp_path, capsys
     assert out == f"appended 2 seeds to {HEADER}; stage it with: git add {HEADER}\n"
     assert (repo / HEADER).read_text() == shipped.replace(
         '"expect_reject": true}\n]',
-        '"expect_reject": true},\n'
-        '  {"raw": "X:  y", "expect_name": "X"},\n'
-        '  "ü"\n]')
+        '"expect_reject": true},\n  {"raw": "X:  y", "expect_name": "X"},\n  "ü"\n]',
+    )
     stage_as_printed(repo, out)
     assert_every_hook_passes(capsys, repo)
 
@@ -84,8 +82,7 @@ def test_json_array_written_by_json_dumps_stays_so(tmp_path, capsys):
     repo = example_repo(tmp_path, "harness", {HEADER: seeds})
     rc, out, _ = append(capsys, repo, HEADER, '{"b": [], "a": 2}')
     assert rc == 0, out
-    assert (repo / HEADER).read_text() == \
-        json.dumps(seeds + [{"b": [], "a": 2}], indent=2) + "\n"
+    assert (repo / HEADER).read_text() == json.dumps(seeds + [{"b": [], "a": 2}], indent=2) + "\n"
 
 
 def test_empty_and_one_line_arrays(tmp_path, capsys):
@@ -100,16 +97,19 @@ def test_empty_and_one_line_arrays(tmp_path, capsys):
 def test_jsonl_gets_compact_lines_in_the_key_order_given(tmp_path, capsys):
     repo = example_repo(tmp_path, "oracle-dir")
     shipped = (repo / CORPUS).read_text()
-    rc, out, err = append(capsys, repo, CORPUS,
-                          '{"id": "inv-015", "payload": {"b": 1, "a": "é"}, "expect": "pass"}')
+    rc, out, err = append(
+        capsys, repo, CORPUS, '{"id": "inv-015", "payload": {"b": 1, "a": "é"}, "expect": "pass"}'
+    )
     assert (rc, err.strip()) == (0, "")
-    assert (repo / CORPUS).read_text() == \
-        shipped + '{"id":"inv-015","payload":{"b":1,"a":"é"},"expect":"pass"}\n'
+    assert (
+        repo / CORPUS
+    ).read_text() == shipped + '{"id":"inv-015","payload":{"b":1,"a":"é"},"expect":"pass"}\n'
     # the corpus is also a locked fixture: the command says what else to run
     assert out == (
         f"appended 1 seed to {CORPUS}; stage it with: git add {CORPUS}\n"
         f"note: {CORPUS} is also a fixture locked by oracle/corpus.sha256: after "
-        f"'git add {CORPUS}', run 'oracle-guard lock' and stage oracle/corpus.sha256\n")
+        f"'git add {CORPUS}', run 'oracle-guard lock' and stage oracle/corpus.sha256\n"
+    )
     stage_as_printed(repo, out)
     rc, check_out = staged_check(capsys, repo)
     assert rc == 1 and "fixture-mismatch" in check_out
@@ -118,12 +118,15 @@ def test_jsonl_gets_compact_lines_in_the_key_order_given(tmp_path, capsys):
     assert_every_hook_passes(capsys, repo)
 
 
-@pytest.mark.parametrize("lines,value,new", [
-    ('{"a":1,"b":2}\n{"c":3,"d":4}\n', '{"z": 9, "a": 0}', '{"a":0,"z":9}\n'),  # sorted
-    ('{"b":1,"a":2}\n', '{"z": 9, "a": 0}', '{"z":9,"a":0}\n'),                  # not sorted
-    ('{"a": 1, "b": 2}\n', '{"z": 9, "a": 0}', '{"a": 0, "z": 9}\n'),            # spaced
-    ('"\\u00e9"\n', '{"a": 0, "z": "é"}', '{"a":0,"z":"\\u00e9"}\n'),             # escapes
-])
+@pytest.mark.parametrize(
+    "lines,value,new",
+    [
+        ('{"a":1,"b":2}\n{"c":3,"d":4}\n', '{"z": 9, "a": 0}', '{"a":0,"z":9}\n'),  # sorted
+        ('{"b":1,"a":2}\n', '{"z": 9, "a": 0}', '{"z":9,"a":0}\n'),  # not sorted
+        ('{"a": 1, "b": 2}\n', '{"z": 9, "a": 0}', '{"a": 0, "z": 9}\n'),  # spaced
+        ('"\\u00e9"\n', '{"a": 0, "z": "é"}', '{"a":0,"z":"\\u00e9"}\n'),  # escapes
+    ],
+)
 def test_jsonl_copies_the_style_of_its_lines(tmp_path, capsys, lines, value, new):
     repo = example_repo(tmp_path, "oracle-dir", {CORPUS: lines})
     assert append(capsys, repo, CORPUS, value)[0] == 0
@@ -149,8 +152,13 @@ def test_a_negative_number_after_a_double_dash(tmp_path, capsys):
 # -- refusals -------------------------------------------------------------------------------
 def test_a_duplicate_seed_is_refused(tmp_path, capsys):
     repo = example_repo(tmp_path, "harness")
-    assert_refused(capsys, repo, [HEADER, '{"expect_reject": true, "raw": ": empty-name"}'],
-                   "duplicate seed", f"already in {HEADER} (element [3])")
+    assert_refused(
+        capsys,
+        repo,
+        [HEADER, '{"expect_reject": true, "raw": ": empty-name"}'],
+        "duplicate seed",
+        f"already in {HEADER} (element [3])",
+    )
     assert_refused(capsys, repo, [HEADER, '"x"', '"x"'], "duplicate seed", "(VALUE 1)")
     oracle_dir = example_repo(tmp_path, "oracle-dir")
     line = (oracle_dir / CORPUS).read_text().strip()
@@ -164,48 +172,74 @@ def test_type_strict_near_duplicates_are_new_seeds(tmp_path, capsys):
     assert json.loads((repo / HEADER).read_text()) == [1, False, 1.0, 0, True]
 
 
-@pytest.mark.parametrize("value,message", [
-    ("NaN", "NaN is not valid JSON"),
-    ('{"a": 1, "a": 2}', "duplicate key 'a'"),
-    ("[1,]", "is not strict JSON"),
-    ("1e999", "out of range"),
-])
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        ("NaN", "NaN is not valid JSON"),
+        ('{"a": 1, "a": 2}', "duplicate key 'a'"),
+        ("[1,]", "is not strict JSON"),
+        ("1e999", "out of range"),
+    ],
+)
 def test_a_value_that_is_not_strict_json_is_refused(tmp_path, capsys, value, message):
     repo = example_repo(tmp_path, "harness")
-    assert_refused(capsys, repo, [HEADER, value], f"VALUE {value!r} is not strict JSON",
-                   message)
+    assert_refused(capsys, repo, [HEADER, value], f"VALUE {value!r} is not strict JSON", message)
 
 
 def test_a_file_that_is_no_seed_file_or_of_another_format_is_refused(tmp_path, capsys):
     repo = example_repo(tmp_path, "replay-queue")
-    assert_refused(capsys, repo, ["seeds.lock", "1"], "seeds.lock is a json-object seed file",
-                   "json-array and jsonl")
-    assert_refused(capsys, repo, ["replays/2026-09-23T14-02Z_parse_header.json", "1"],
-                   "is a immutable seed file")
-    assert_refused(capsys, repo, ["src/retry.py", "1"],
-                   "src/retry.py is not a seed file of the contract",
-                   "replays/*.json, /seeds.lock")
+    assert_refused(
+        capsys,
+        repo,
+        ["seeds.lock", "1"],
+        "seeds.lock is a json-object seed file",
+        "json-array and jsonl",
+    )
+    assert_refused(
+        capsys,
+        repo,
+        ["replays/2026-09-23T14-02Z_parse_header.json", "1"],
+        "is a immutable seed file",
+    )
+    assert_refused(
+        capsys,
+        repo,
+        ["src/retry.py", "1"],
+        "src/retry.py is not a seed file of the contract",
+        "replays/*.json, /seeds.lock",
+    )
     harness = example_repo(tmp_path, "harness")
-    assert_refused(capsys, harness, ["seeds/new_property.json", "1"],
-                   "seeds/new_property.json does not exist")
+    assert_refused(
+        capsys, harness, ["seeds/new_property.json", "1"], "seeds/new_property.json does not exist"
+    )
 
 
 def test_a_file_that_does_not_parse_is_refused(tmp_path, capsys):
     repo = example_repo(tmp_path, "oracle-dir")
     (repo / CORPUS).write_text('{"a":1}\n{"a":\n')
-    assert_refused(capsys, repo, [CORPUS, "2"], f"{CORPUS}: line 2 is not one JSON value",
-                   "fix the file by hand first")
+    assert_refused(
+        capsys,
+        repo,
+        [CORPUS, "2"],
+        f"{CORPUS}: line 2 is not one JSON value",
+        "fix the file by hand first",
+    )
 
 
 def test_the_seed_size_cap_is_refused(tmp_path, capsys):
-    contract = (EXAMPLES / "harness/.oracle-guard.yaml").read_text() + \
-        "limits:\n  seed_bytes: 1024\n"
+    contract = (
+        EXAMPLES / "harness/.oracle-guard.yaml"
+    ).read_text() + "limits:\n  seed_bytes: 1024\n"
     repo = example_repo(tmp_path, "harness", {".oracle-guard.yaml": contract})
     size = (repo / HEADER).stat().st_size
     assert size < 1024
-    err = assert_refused(capsys, repo, [HEADER, json.dumps("x" * (1024 - size))],
-                         f"cannot append to {HEADER}: it would be", "above limits.seed_bytes "
-                         "(1,024)")
+    err = assert_refused(
+        capsys,
+        repo,
+        [HEADER, json.dumps("x" * (1024 - size))],
+        f"cannot append to {HEADER}: it would be",
+        "above limits.seed_bytes (1,024)",
+    )
     assert re.search(r"it would be 1,0\d\d bytes", err)
     rc, out, _ = append(capsys, repo, HEADER, '"short"')  # a near miss fits
     assert rc == 0, out
@@ -215,8 +249,7 @@ def test_a_rewrite_already_in_the_working_tree_is_refused(tmp_path, capsys):
     repo = example_repo(tmp_path, "harness")
     seeds = json.loads((repo / HEADER).read_text())
     write(repo, {HEADER: json.dumps(seeds[::-1], indent=2) + "\n"})  # reordered, unstaged
-    assert_refused(capsys, repo, [HEADER, '"new"'], f"cannot append to {HEADER}:",
-                   "seed-reordered")
+    assert_refused(capsys, repo, [HEADER, '"new"'], f"cannot append to {HEADER}:", "seed-reordered")
 
 
 # -- layout: empty and compact arrays, line endings -----------------------------------
@@ -224,7 +257,8 @@ def test_an_empty_array_on_two_lines_gets_one_element_a_line(tmp_path, capsys):
     repo = example_repo(tmp_path, "harness", {HEADER: "[\n]\n"})
     assert append(capsys, repo, HEADER, '{"raw": "X: y", "expect_name": "X"}', "2")[0] == 0
     assert (repo / HEADER).read_text() == (
-        '[\n  {\n    "raw": "X: y",\n    "expect_name": "X"\n  },\n  2\n]\n')
+        '[\n  {\n    "raw": "X: y",\n    "expect_name": "X"\n  },\n  2\n]\n'
+    )
     git(repo, "add", HEADER)
     assert staged_check(capsys, repo, "seed-append-only")[0] == 0
 
@@ -273,7 +307,9 @@ def test_the_printed_git_add_works_from_a_subfolder(tmp_path, capsys):
     repo = example_repo(tmp_path, "harness")
     rc, out, err = append(capsys, repo / "seeds", HEADER, '{"raw": "Z: z", "expect_name": "Z"}')
     assert rc == 0, out + err
-    assert out == "appended 1 seed to seeds/header_name.json; stage it with: " \
-                  "git add header_name.json\n"
+    assert (
+        out == "appended 1 seed to seeds/header_name.json; stage it with: "
+        "git add header_name.json\n"
+    )
     stage_as_printed(repo / "seeds", out)
     assert git(repo, "diff", "--name-only") == ""

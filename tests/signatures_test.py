@@ -2,11 +2,12 @@
 against the allowed signers file at the rules revision. Real keys from
 ssh-keygen, real `git commit -S`, each case judged in the CI range, as a
 pre-push and by a real push to a bare repository with the hook installed."""
+
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
-from typing import Callable, Dict, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
 import pytest
 
@@ -23,8 +24,9 @@ CONTEXTS = ("ci", "prepush", "push")
 
 def keygen(folder: Path, name: str, kind: str = "ed25519") -> Path:
     key = folder / name
-    subprocess.run(["ssh-keygen", "-q", "-t", kind, "-N", "", "-C", name, "-f", str(key)],
-                   check=True)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", kind, "-N", "", "-C", name, "-f", str(key)], check=True
+    )
     return key
 
 
@@ -35,27 +37,52 @@ def public(key: Path) -> str:
 class Repo:
     """A server with the hook, a client whose main holds the contract, and keys."""
 
-    def __init__(self, tmp_path: Path, signers_line: Callable[["Repo"], str] = None,
-                 contract: str = CONTRACT, files: Dict[str, str] = None) -> None:
+    def __init__(
+        self,
+        tmp_path: Path,
+        signers_line: Optional[Callable[[Repo], str]] = None,
+        contract: str = CONTRACT,
+        files: Optional[Dict[str, str]] = None,
+    ) -> None:
         keys = tmp_path / "keys"
         keys.mkdir()
         self.owner, self.agent = keygen(keys, "owner"), keygen(keys, "agent")
         self.server = make_server(tmp_path / "srv.git")
         self.client = make_client(tmp_path / "work", self.server)
         line = signers_line(self) if signers_line else f"alice {public(self.owner)}"
-        commit(self.client, {".oracle-guard.yaml": contract, SIGNERS: line + "\n",
-                             SEEDS: "[1, 2]\n", "src/app.py": "", **(files or {})},
-               "the oracle")
+        commit(
+            self.client,
+            {
+                ".oracle-guard.yaml": contract,
+                SIGNERS: line + "\n",
+                SEEDS: "[1, 2]\n",
+                "src/app.py": "",
+                **(files or {}),
+            },
+            "the oracle",
+        )
         assert push(self.client, "main").rc == 0
         git(self.client, "fetch", "-q", "origin")
         git(self.client, "remote", "set-head", "origin", "main")
         git(self.client, "checkout", "-q", "-b", "change")
 
-    def signed(self, files: Dict[str, str], key: Path = None, message: str = "signed") -> str:
+    def signed(
+        self, files: Dict[str, str], key: Optional[Path] = None, message: str = "signed"
+    ) -> str:
         write(self.client, files)
         git(self.client, "add", "-A")
-        git(self.client, "-c", "gpg.format=ssh", "-c",
-            f"user.signingkey={key or self.owner}", "commit", "-q", "-S", "-m", message)
+        git(
+            self.client,
+            "-c",
+            "gpg.format=ssh",
+            "-c",
+            f"user.signingkey={key or self.owner}",
+            "commit",
+            "-q",
+            "-S",
+            "-m",
+            message,
+        )
         return git(self.client, "rev-parse", "HEAD").strip()
 
     def unsigned(self, files: Dict[str, str], message: str = "unsigned") -> str:
@@ -73,9 +100,12 @@ class Repo:
             env = {"CI": "1", "GITHUB_BASE_REF": "main"}
         else:
             fork = git(self.client, "merge-base", "HEAD", "refs/remotes/origin/main").strip()
-            env = {"PRE_COMMIT_FROM_REF": fork, "PRE_COMMIT_TO_REF": "HEAD",
-                   "PRE_COMMIT_REMOTE_NAME": "origin",
-                   "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/change"}
+            env = {
+                "PRE_COMMIT_FROM_REF": fork,
+                "PRE_COMMIT_TO_REF": "HEAD",
+                "PRE_COMMIT_REMOTE_NAME": "origin",
+                "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/change",
+            }
         got = scenarios.guard(self.client, env=env)
         return got.verdict, got.codes
 
@@ -119,8 +149,9 @@ def transplanted_signature(r: Repo) -> None:
     git(r.client, "add", "-A")
     tree = git(r.client, "write-tree").strip()
     forged = raw.replace(git(r.client, "rev-parse", f"{signed}^{{tree}}").strip(), tree)
-    made = git(r.client, "hash-object", "-t", "commit", "-w", "--stdin",
-               input=forged.encode()).strip()
+    made = git(
+        r.client, "hash-object", "-t", "commit", "-w", "--stdin", input=forged.encode()
+    ).strip()
     git(r.client, "reset", "-q", "--hard", made)
 
 
@@ -132,8 +163,18 @@ def evil_merge_in_the_owner_branch(r: Repo) -> None:
     git(r.client, "merge", "-q", "--no-ff", "--no-commit", "side")
     write(r.client, {SEEDS: "[1, 2, 3, 4]\n"})
     git(r.client, "add", "-A")
-    git(r.client, "-c", "gpg.format=ssh", "-c", f"user.signingkey={r.owner}", "commit", "-q",
-        "-S", "-m", "evil merge, signed")
+    git(
+        r.client,
+        "-c",
+        "gpg.format=ssh",
+        "-c",
+        f"user.signingkey={r.owner}",
+        "commit",
+        "-q",
+        "-S",
+        "-m",
+        "evil merge, signed",
+    )
 
 
 def squash_of_an_owner_branch(r: Repo) -> None:
@@ -156,8 +197,10 @@ CASES = [
     (platform_merge_of_an_owner_branch, set()),
     (unsigned_append, {WD, UNSIGNED}),
     (signed_by_a_stranger, {WD, UNSIGNED}),
-    (key_added_in_the_same_change, {WD, f"{SIGNERS}: write-denied",
-                                    f"{SIGNERS}: oracle-change-unsigned"}),
+    (
+        key_added_in_the_same_change,
+        {WD, f"{SIGNERS}: write-denied", f"{SIGNERS}: oracle-change-unsigned"},
+    ),
     (owner_signed_mixed, {WD, f"{SEEDS}: contract-mixed-commit"}),
     (unsigned_oracle_edit_after_a_signed_one, {WD, UNSIGNED}),
     (agent_code_on_top_of_an_owner_branch, {WD, UNSIGNED}),
@@ -201,10 +244,28 @@ def test_a_backdated_commit_by_a_key_removed_at_the_base_does_not_count(tmp_path
     git(r.client, "checkout", "-q", "-B", "change", "main")
     write(r.client, {SEEDS: "[1, 2, 3]\n"})
     git(r.client, "add", "-A")
-    subprocess.run(["git", "-C", str(r.client), "-c", "gpg.format=ssh", "-c",
-                    f"user.signingkey={r.agent}", "commit", "-q", "-S", "-m", "backdated"],
-                   env=dict(push_env(), GIT_COMMITTER_DATE="2020-01-01T00:00:00Z",
-                            GIT_AUTHOR_DATE="2020-01-01T00:00:00Z"), check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(r.client),
+            "-c",
+            "gpg.format=ssh",
+            "-c",
+            f"user.signingkey={r.agent}",
+            "commit",
+            "-q",
+            "-S",
+            "-m",
+            "backdated",
+        ],
+        env=dict(
+            push_env(),
+            GIT_COMMITTER_DATE="2020-01-01T00:00:00Z",
+            GIT_AUTHOR_DATE="2020-01-01T00:00:00Z",
+        ),
+        check=True,
+    )
     for context in CONTEXTS:
         assert r.judge(context) == ("reject", frozenset({WD, UNSIGNED})), context
 
@@ -214,8 +275,9 @@ def test_a_signers_file_that_does_not_parse_is_a_contract_error(tmp_path, capsys
     owner_appends(r)
     got = scenarios.guard(r.client, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert got.verdict == scenarios.ERROR
-    assert (f"{SIGNERS}:1: option valid-before is refused" in got.detail
-            or "valid-before" in got.detail), got.detail
+    assert (
+        f"{SIGNERS}:1: option valid-before is refused" in got.detail or "valid-before" in got.detail
+    ), got.detail
 
 
 def test_the_push_build_of_main_accepts_a_merged_owner_branch_and_not_a_squash(tmp_path):
@@ -241,15 +303,17 @@ def sk_signed_commit(r: Repo, private, flags: int) -> None:
     git(r.client, "add", "-A")
     tree = git(r.client, "write-tree").strip()
     made = git(r.client, "commit-tree", tree, "-p", "HEAD", "-m", "touched", input=b"").strip()
-    raw = subprocess.run(["git", "-C", str(r.client), "cat-file", "commit", made],
-                         stdout=subprocess.PIPE, check=True).stdout
+    raw = subprocess.run(
+        ["git", "-C", str(r.client), "cat-file", "commit", made], stdout=subprocess.PIPE, check=True
+    ).stdout
     signed = with_signature(raw, sign_sk_ed25519(private, raw, flags, 7))
     oid = git(r.client, "hash-object", "-t", "commit", "-w", "--stdin", input=signed).strip()
     git(r.client, "reset", "-q", "--hard", oid)
 
 
-@pytest.mark.parametrize("flags,passes", [(0x01, True), (0x00, False)],
-                         ids=["touched", "not-touched"])
+@pytest.mark.parametrize(
+    "flags,passes", [(0x01, True), (0x00, False)], ids=["touched", "not-touched"]
+)
 def test_require_touch_counts_only_signatures_with_user_presence(tmp_path, flags, passes):
     from testing.signatures import SK_ED25519, ed25519_private, pub_line, sk_ed25519_key
 
@@ -291,21 +355,29 @@ def test_a_staged_oracle_change_an_owner_will_sign_passes_and_says_so(tmp_path):
     assert "the commit will be signed with alice's key (user.signingkey), an owner" in got.detail
 
 
-@pytest.mark.parametrize("setup,why", [
-    (lambda r: None, "git here does not sign with SSH keys (gpg.format)"),
-    (lambda r: sign_with(r, r.owner, gpgsign="false"),
-     "git here does not sign every commit (commit.gpgsign)"),
-    (lambda r: sign_with(r, r.agent), "user.signingkey is not an owner's key in "
-                                      ".oracle-guard/allowed_signers"),
-], ids=["no-ssh-signing", "no-gpgsign", "not-an-owner-key"])
-def test_a_staged_oracle_change_nobody_will_sign_is_denied_with_how_to_sign(tmp_path, setup,
-                                                                            why):
+@pytest.mark.parametrize(
+    "setup,why",
+    [
+        (lambda r: None, "git here does not sign with SSH keys (gpg.format)"),
+        (
+            lambda r: sign_with(r, r.owner, gpgsign="false"),
+            "git here does not sign every commit (commit.gpgsign)",
+        ),
+        (
+            lambda r: sign_with(r, r.agent),
+            "user.signingkey is not an owner's key in .oracle-guard/allowed_signers",
+        ),
+    ],
+    ids=["no-ssh-signing", "no-gpgsign", "not-an-owner-key"],
+)
+def test_a_staged_oracle_change_nobody_will_sign_is_denied_with_how_to_sign(tmp_path, setup, why):
     r = Repo(tmp_path)
     setup(r)
     got = staged(r, {SEEDS: "[1, 2, 3]\n"})
     assert got.codes == {WD}, got.detail
-    assert why in got.detail and "an owner signs the commit: git config gpg.format ssh" in \
-        got.detail, got.detail
+    assert (
+        why in got.detail and "an owner signs the commit: git config gpg.format ssh" in got.detail
+    ), got.detail
 
 
 def test_a_staged_oracle_change_mixed_with_code_is_denied_to_a_signing_owner(tmp_path):
@@ -316,8 +388,11 @@ def test_a_staged_oracle_change_mixed_with_code_is_denied_to_a_signing_owner(tmp
     assert "an owner's oracle change rides alone" in got.detail
 
 
-@pytest.mark.parametrize("build,passes", [(owner_appends, True), (signed_by_a_stranger, False)],
-                         ids=["owner-signed", "stranger-signed"])
+@pytest.mark.parametrize(
+    "build,passes",
+    [(owner_appends, True), (signed_by_a_stranger, False)],
+    ids=["owner-signed", "stranger-signed"],
+)
 def test_the_pull_request_target_gate_passes_an_owner_branch(tmp_path, build, passes):
     """The gate recipe's steps in a clone laid out as pull_request_target lays it
     (the head checked out detached, full history): no administrator override."""
@@ -335,18 +410,31 @@ def test_the_pull_request_target_gate_passes_an_owner_branch(tmp_path, build, pa
     recipe = Path(__file__).resolve().parents[1] / "examples/ci/github-actions-base-branch.yml"
     (job,) = yaml.safe_load(recipe.read_text())["jobs"].values()
     steps = [s["run"] for s in job["steps"] if "run" in s and "pip install" not in s["run"]]
-    env = dict(os.environ, CI="true", GITHUB_BASE_REF="main", ORACLE_GUARD_NOW=NOW,
-               PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"])
+    env = dict(
+        os.environ,
+        CI="true",
+        GITHUB_BASE_REF="main",
+        ORACLE_GUARD_NOW=NOW,
+        PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"],
+    )
     for step in steps:
-        done = subprocess.run(["bash", "-euc", step], cwd=clone, env=env, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        done = subprocess.run(
+            ["bash", "-euc", step],
+            cwd=clone,
+            env=env,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         assert (done.returncode == 0) == passes, done.stdout
         if not passes:
             assert "oracle-change-unsigned" in done.stdout
 
 
 # -- an owner's three oracle changes, each one signed commit -------------------------
-FULL = CONTRACT.replace("write_set:", """fixtures:
+FULL = CONTRACT.replace(
+    "write_set:",
+    """fixtures:
   - lock: oracle/fixtures.lock.json
     root: oracle/inputs
     paths: ["oracle/inputs/**"]
@@ -355,7 +443,9 @@ freeze:
 budget:
   max_frozen: 2
   max_days: 14
-write_set:""", 1)
+write_set:""",
+    1,
+)
 
 
 def lock_of(data: bytes) -> str:
@@ -366,22 +456,34 @@ def lock_of(data: bytes) -> str:
 
 
 def budget(expires: str) -> str:
-    return (f"max_frozen: 2\nfrozen:\n  - id: retry\n    owner: platform\n"
-            f"    expires: \"{expires}\"\n    reason: \"flaky on CI\"\n")
+    return (
+        f"max_frozen: 2\nfrozen:\n  - id: retry\n    owner: platform\n"
+        f'    expires: "{expires}"\n    reason: "flaky on CI"\n'
+    )
 
 
 def full_repo(tmp_path: Path) -> Repo:
-    return Repo(tmp_path, contract=FULL, files={
-        "oracle/inputs/a.txt": "1\n", "oracle/fixtures.lock.json": lock_of(b"1\n"),
-        "oracle/flake_budget.yaml": budget("2026-09-30")})
+    return Repo(
+        tmp_path,
+        contract=FULL,
+        files={
+            "oracle/inputs/a.txt": "1\n",
+            "oracle/fixtures.lock.json": lock_of(b"1\n"),
+            "oracle/flake_budget.yaml": budget("2026-09-30"),
+        },
+    )
 
 
 @pytest.mark.parametrize("context", CONTEXTS)
-@pytest.mark.parametrize("files", [
-    {SEEDS: "[1, 2, 3]\n"},
-    {"oracle/inputs/a.txt": "2\n", "oracle/fixtures.lock.json": lock_of(b"2\n")},
-    {"oracle/flake_budget.yaml": budget("2026-10-05")},
-], ids=["seed-appended", "lock-refreshed", "entry-renewed"])
+@pytest.mark.parametrize(
+    "files",
+    [
+        {SEEDS: "[1, 2, 3]\n"},
+        {"oracle/inputs/a.txt": "2\n", "oracle/fixtures.lock.json": lock_of(b"2\n")},
+        {"oracle/flake_budget.yaml": budget("2026-10-05")},
+    ],
+    ids=["seed-appended", "lock-refreshed", "entry-renewed"],
+)
 def test_an_owner_changes_the_oracle_with_one_signed_commit(tmp_path, files, context):
     r = full_repo(tmp_path)
     r.signed(files)
@@ -405,12 +507,17 @@ def test_a_push_that_rewinds_a_protected_branch_is_not_authorized(tmp_path):
     r.signed({SEEDS: "[1, 2, 3]\n"}, message="owner appends")
     assert push(r.client, "main").rc == 0
     p = push(r.client, f"+{first}:refs/heads/main", env=push_env(GL_USERNAME="bob"))
-    assert p.rc != 0 and "refs/heads/main: seeds/a.json: oracle-change-unsigned" in \
-        p.findings(), p.stderr
+    assert p.rc != 0 and "refs/heads/main: seeds/a.json: oracle-change-unsigned" in p.findings(), (
+        p.stderr
+    )
     assert "the push replaces history" in p.stderr
     git(r.client, "fetch", "-q", "origin")
-    env = {"PRE_COMMIT_FROM_REF": "refs/remotes/origin/main", "PRE_COMMIT_TO_REF": first,
-           "PRE_COMMIT_REMOTE_NAME": "origin", "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/main"}
+    env = {
+        "PRE_COMMIT_FROM_REF": "refs/remotes/origin/main",
+        "PRE_COMMIT_TO_REF": first,
+        "PRE_COMMIT_REMOTE_NAME": "origin",
+        "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/main",
+    }
     got = scenarios.guard(r.client, env=env)
     assert got.codes >= {UNSIGNED, WD}, got.detail
 
@@ -424,17 +531,21 @@ def test_a_conflicted_merge_committed_as_is_is_no_clean_merge(tmp_path):
     other = r.signed({SEEDS: "[1, 2, 8]\n"}, message="owner: another")
     git(r.client, "checkout", "-q", "change")
     conflicted = subprocess.run(  # exits 1: it conflicts
-        ["git", "-C", str(r.client), "merge-tree", "--write-tree", "--no-messages", "HEAD",
-         other], stdout=subprocess.PIPE)
+        ["git", "-C", str(r.client), "merge-tree", "--write-tree", "--no-messages", "HEAD", other],
+        stdout=subprocess.PIPE,
+    )
     assert conflicted.returncode == 1
     tree = conflicted.stdout.split()[0].decode()
-    made = git(r.client, "commit-tree", tree, "-p", "HEAD", "-p", other, "-m", "as is",
-               input=b"").strip()
+    made = git(
+        r.client, "commit-tree", tree, "-p", "HEAD", "-p", other, "-m", "as is", input=b""
+    ).strip()
     git(r.client, "reset", "-q", "--hard", made)
     for context in CONTEXTS:
         verdict, got = r.judge(context)
-        assert verdict == "reject" and {UNSIGNED, f"{SEEDS}: merge-edits-oracle"} <= got, \
-            (context, got)
+        assert verdict == "reject" and {UNSIGNED, f"{SEEDS}: merge-edits-oracle"} <= got, (
+            context,
+            got,
+        )
 
 
 def test_a_header_between_the_parent_lines_voids_a_signature(tmp_path):
@@ -445,17 +556,32 @@ def test_a_header_between_the_parent_lines_voids_a_signature(tmp_path):
     agent = r.unsigned({SEEDS: "[1, 2, 3]\n"}, "the agent's oracle edit")
     git(r.client, "checkout", "-q", "change")
     git(r.client, "merge", "-q", "--no-ff", "--no-commit", agent)
-    git(r.client, "-c", "gpg.format=ssh", "-c", f"user.signingkey={r.owner}", "commit", "-q",
-        "-S", "-m", "owner merges")
-    raw = subprocess.run(["git", "-C", str(r.client), "cat-file", "commit", "HEAD"],
-                         stdout=subprocess.PIPE, check=True).stdout
+    git(
+        r.client,
+        "-c",
+        "gpg.format=ssh",
+        "-c",
+        f"user.signingkey={r.owner}",
+        "commit",
+        "-q",
+        "-S",
+        "-m",
+        "owner merges",
+    )
+    raw = subprocess.run(
+        ["git", "-C", str(r.client), "cat-file", "commit", "HEAD"],
+        stdout=subprocess.PIPE,
+        check=True,
+    ).stdout
     head, body = raw.split(b"\n", 2)[:2], raw.split(b"\n", 2)[2]
     forged = b"\n".join(head) + b"\ngpgsig-sha256 x\n" + body
-    made = git(r.client, "hash-object", "-t", "commit", "-w", "--literally", "--stdin",
-               input=forged).strip()
+    made = git(
+        r.client, "hash-object", "-t", "commit", "-w", "--literally", "--stdin", input=forged
+    ).strip()
     git(r.client, "reset", "-q", "--hard", made)
-    assert git(r.client, "rev-list", "--parents", "-1", "HEAD").split()[1:] == \
-        [git(r.client, "rev-parse", "refs/remotes/origin/main").strip()]  # one parent to git
+    assert git(r.client, "rev-list", "--parents", "-1", "HEAD").split()[1:] == [
+        git(r.client, "rev-parse", "refs/remotes/origin/main").strip()
+    ]  # one parent to git
     for context in ("ci", "prepush"):
         verdict, got = r.judge(context)
         assert verdict == "reject" and UNSIGNED in got, (context, got)

@@ -1,6 +1,7 @@
 """Snapshots of commits read no more of the tree than they need: one file by
 walking trees, pattern matches by listing only the folders that can hold them.
 Each way must give exactly what the full listing gives."""
+
 import hashlib
 import json
 import os
@@ -10,19 +11,19 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
+from oracle_guard import clock
 from oracle_guard.contract import choose
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge, Git, GitError
 from oracle_guard.judge import judge
 from oracle_guard.parsing.patterns import Pattern, PatternSet
 from oracle_guard.snapshot import MemorySnapshot, Overlay, Snapshot, changes
+from testing import oracle
 from testing.bounds import property_settings
 from testing.faults import calls, logging_git, path_with
 from testing.git import clean_environment, commit, git, init_repo, run_guard
 from testing.trees import MemoryRepo, content, executable, gitlink, link, memory
 from tests.patterns_test import PATHS, PATTERNS, _paths, _patterns
-from oracle_guard import clock
-from testing import oracle
 
 # PATHS without the ones that are also folders of others: files that can coexist
 FILES = sorted(p for p in PATHS if not any(q.startswith(p + "/") for q in PATHS))
@@ -53,8 +54,12 @@ def test_a_selection_from_listed_folders_is_the_full_selection(tree, pattern):
 def test_several_patterns_and_repeated_selections_agree(tree):
     handle, head = tree
     snapshot = fresh(tree)
-    for patterns in (["seeds/*.json"], ["seeds/sub/**", "doc/*.txt"], ["a/x/**", "a/**/b"],
-                     ["seeds/*.json", "/README.md"]):
+    for patterns in (
+        ["seeds/*.json"],
+        ["seeds/sub/**", "doc/*.txt"],
+        ["a/x/**", "a/**/b"],
+        ["seeds/*.json", "/README.md"],
+    ):
         wanted = PatternSet(patterns).select(handle.tree_entries(head))
         assert snapshot.select(PatternSet(patterns)) == wanted
     assert not snapshot.listed  # all of it from folder listings
@@ -63,12 +68,17 @@ def test_several_patterns_and_repeated_selections_agree(tree):
 def test_an_unanchored_pattern_lists_the_whole_tree(tree):
     snapshot = fresh(tree)
     assert snapshot.select(PatternSet(["*.json"])) == [
-        "seeds/a.json", "seeds/sub/a.json", "z/seeds/a.json"]
+        "seeds/a.json",
+        "seeds/sub/a.json",
+        "z/seeds/a.json",
+    ]
     assert snapshot.listed
 
 
-@pytest.mark.parametrize("path", FILES + ["a", "a/b", "a/b/c", "nope", "a/b/c/d/e", "seeds",
-                                          "x/y/z", "Seeds/a.json", "a.py/x"])
+@pytest.mark.parametrize(
+    "path",
+    FILES + ["a", "a/b", "a/b/c", "nope", "a/b/c/d/e", "seeds", "x/y/z", "Seeds/a.json", "a.py/x"],
+)
 def test_a_walked_lookup_is_the_listed_entry(tree, path):
     handle, head = tree
     assert fresh(tree).entry(path) == handle.tree_entries(head).get(path)
@@ -93,6 +103,7 @@ def test_every_match_lies_in_the_patterns_folder(pattern, paths):
 
 
 # -- malformed trees are never judged, listed or walked -------------------------------
+
 
 def tree_with(repo, lines):
     return git(repo, "mktree", input="".join(lines).encode()).strip()
@@ -139,17 +150,25 @@ def test_a_duplicate_entry_is_a_change_diff_tree_reports(duplicated, tmp_path):
     inner = tree_with(repo, [f"100644 blob {one}\ta.json\n"])
     root = tree_with(repo, [f"040000 tree {inner}\toracle\n", f"100644 blob {one}\tx\n"])
     clean = git(repo, "commit-tree", root, "-m", "clean", input=b"").strip()
-    found = changes(Snapshot.of_commit(handle, clean, "clean"),
-                    Snapshot.of_commit(handle, head, "dup"))
+    found = changes(
+        Snapshot.of_commit(handle, clean, "clean"), Snapshot.of_commit(handle, head, "dup")
+    )
     assert [path for path, _, _ in found] == ["oracle/a.json"]
 
 
 def test_a_tree_object_that_does_not_parse_is_refused(tmp_path):
     repo = init_repo(tmp_path / "r")
     # a tree whose only entry is cut off inside its object id
-    bad = subprocess.run(["git", "-C", str(repo), "hash-object", "-t", "tree", "-w",
-                          "--literally", "--stdin"], input=b"100644 a\0" + b"\x01" * 7,
-                         stdout=subprocess.PIPE, check=True).stdout.decode().strip()
+    bad = (
+        subprocess.run(
+            ["git", "-C", str(repo), "hash-object", "-t", "tree", "-w", "--literally", "--stdin"],
+            input=b"100644 a\0" + b"\x01" * 7,
+            stdout=subprocess.PIPE,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
     head = git(repo, "commit-tree", bad, "-m", "bad", input=b"").strip()
     handle = Git(str(repo))
     try:
@@ -161,10 +180,17 @@ def test_a_tree_object_that_does_not_parse_is_refused(tmp_path):
 
 # -- the cost follows the change -----------------------------------------------------
 
+
 def test_write_set_between_two_commits_lists_no_tree(tmp_path, capsys, monkeypatch):
     repo = init_repo(tmp_path / "r")
-    commit(repo, {".oracle-guard.yaml": "version: 1\nwrite_set:\n  allow: ['src/**']\n",
-                  "src/a.py": "1\n", "docs/b.md": "x\n"})
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nwrite_set:\n  allow: ['src/**']\n",
+            "src/a.py": "1\n",
+            "docs/b.md": "x\n",
+        },
+    )
     commit(repo, {"src/a.py": "2\n"})
     wrapper = logging_git(tmp_path / "bin")
     monkeypatch.setenv("PATH", path_with(wrapper))
@@ -197,8 +223,10 @@ write_set:
   allow: ["src/**", "seeds/**"]
   deny: ["oracle/**"]
 """
-BUDGET = ("max_frozen: 1\nfrozen:\n  - id: a\n    owner: team\n    expires: \"2026-10-01\"\n"
-          "    reason: flaky\n")
+BUDGET = (
+    'max_frozen: 1\nfrozen:\n  - id: a\n    owner: team\n    expires: "2026-10-01"\n'
+    "    reason: flaky\n"
+)
 
 
 def _lock(files):
@@ -206,36 +234,88 @@ def _lock(files):
 
 
 _INPUTS = {"a.txt": b"alpha\n", "b/c.txt": b"gamma\n"}
-ORACLE = {".oracle-guard.yaml": ORACLE_CONTRACT, LOCK: _lock(_INPUTS),
-          **{f"oracle/inputs/{p}": d for p, d in _INPUTS.items()},
-          "seeds/a.json": "[1, 2]\n", "oracle/corpus.jsonl": b'{"id": 1}\n',
-          "oracle/flake_budget.yaml": BUDGET, "src/app.py": "print(1)\n"}
+ORACLE = {
+    ".oracle-guard.yaml": ORACLE_CONTRACT,
+    LOCK: _lock(_INPUTS),
+    **{f"oracle/inputs/{p}": d for p, d in _INPUTS.items()},
+    "seeds/a.json": "[1, 2]\n",
+    "oracle/corpus.jsonl": b'{"id": 1}\n',
+    "oracle/flake_budget.yaml": BUDGET,
+    "src/app.py": "print(1)\n",
+}
 CATALOGUE = {
     "empty": {},
     "regular": {"a.txt": b"alpha\n", "b/c.txt": b"gamma\n", "README.md": "# r\n"},
     "executable": {"bin/run": executable(b"#!/bin/sh\n"), "a.txt": b"alpha\n"},
-    "symlink": {"a.txt": b"alpha\n", "link": link("a.txt"), "dir/up": link("../a.txt"),
-                "dangling": link("nowhere/at/all")},
+    "symlink": {
+        "a.txt": b"alpha\n",
+        "link": link("a.txt"),
+        "dir/up": link("../a.txt"),
+        "dangling": link("nowhere/at/all"),
+    },
     "gitlink": {"vendor/sub": gitlink(SUBMODULE), "x": b""},
-    "nested": {"a/b/c/d/e.txt": b"deep\n", "a/b/x": b"", "a.b": b"dot", "a/b.c/d": b"1",
-               "z/y/x/w/v/u": b"far"},
-    "odd names": {"caf\udce9.txt": b"latin-1 name\n", "new\nline": b"n", "tab\there": b"t",
-                  "sp ace": b"s", "-dash": b"d", "\u00e9/\u00fc.txt": b"u", "back\\slash": b"b",
-                  "*star": b"*", "[x]": b"[", "trail ": b"t", "\udcff\udcfe": b"raw"},
-    "sizes": {"empty": b"", "large.bin": bytes(range(256)) * 5000, "nul": b"\0\0\0",
-              "crlf.txt": b"a\r\nb\r\n"},
+    "nested": {
+        "a/b/c/d/e.txt": b"deep\n",
+        "a/b/x": b"",
+        "a.b": b"dot",
+        "a/b.c/d": b"1",
+        "z/y/x/w/v/u": b"far",
+    },
+    "odd names": {
+        "caf\udce9.txt": b"latin-1 name\n",
+        "new\nline": b"n",
+        "tab\there": b"t",
+        "sp ace": b"s",
+        "-dash": b"d",
+        "\u00e9/\u00fc.txt": b"u",
+        "back\\slash": b"b",
+        "*star": b"*",
+        "[x]": b"[",
+        "trail ": b"t",
+        "\udcff\udcfe": b"raw",
+    },
+    "sizes": {
+        "empty": b"",
+        "large.bin": bytes(range(256)) * 5000,
+        "nul": b"\0\0\0",
+        "crlf.txt": b"a\r\nb\r\n",
+    },
     "oracle": ORACLE,
-    "oracle edited": dict(ORACLE, **{
-        "oracle/inputs/a.txt": b"alpha, rewritten\n", "oracle/inputs/new.txt": b"new\n",
-        "oracle/inputs/link": link("a.txt"), "seeds/a.json": "[2, 1]\n",
-        "seeds/b.json": "[1]\n", "docs/guide.md": "outside\n", "src/app.py": "print(2)\n",
-        "oracle/flake_budget.yaml": BUDGET.replace("2026-10-01", "2020-01-01")}),
-    "oracle kinds": dict(ORACLE, **{"oracle/inputs/a.txt": executable(b"alpha\n"),
-                                    "seeds/c.json": link("a.json"),
-                                    "oracle/inputs/sub": gitlink(SUBMODULE)}),
+    "oracle edited": dict(
+        ORACLE,
+        **{
+            "oracle/inputs/a.txt": b"alpha, rewritten\n",
+            "oracle/inputs/new.txt": b"new\n",
+            "oracle/inputs/link": link("a.txt"),
+            "seeds/a.json": "[2, 1]\n",
+            "seeds/b.json": "[1]\n",
+            "docs/guide.md": "outside\n",
+            "src/app.py": "print(2)\n",
+            "oracle/flake_budget.yaml": BUDGET.replace("2026-10-01", "2020-01-01"),
+        },
+    ),
+    "oracle kinds": dict(
+        ORACLE,
+        **{
+            "oracle/inputs/a.txt": executable(b"alpha\n"),
+            "seeds/c.json": link("a.json"),
+            "oracle/inputs/sub": gitlink(SUBMODULE),
+        },
+    ),
 }
-PATTERNS = [["**"], ["*.txt"], ["a/**"], ["b/*.txt"], ["/a.txt"], ["vendor/**"], ["*"],
-            ["oracle/inputs/**"], ["seeds/*.json", "/README.md"], ["a/**/d"], ["*star"]]
+PATTERNS = [
+    ["**"],
+    ["*.txt"],
+    ["a/**"],
+    ["b/*.txt"],
+    ["/a.txt"],
+    ["vendor/**"],
+    ["*"],
+    ["oracle/inputs/**"],
+    ["seeds/*.json", "/README.md"],
+    ["a/**/d"],
+    ["*star"],
+]
 
 
 def _mode_and_data(value):
@@ -249,13 +329,25 @@ def _stage_tree(repo, index_file, files):
     records = b""
     for path, value in files.items():
         mode, data = _mode_and_data(value)
-        oid = data.decode() if mode == "160000" else git(
-            repo, "hash-object", "-w", "--stdin", input=data).strip()
+        oid = (
+            data.decode()
+            if mode == "160000"
+            else git(repo, "hash-object", "-w", "--stdin", input=data).strip()
+        )
         records += f"{mode} {oid}\t".encode() + path.encode("utf-8", "surrogateescape") + b"\0"
-    subprocess.run(["git", "-C", str(repo), "update-index", "-z", "--index-info"],
-                   input=records, env=env, check=True)
-    tree_id = subprocess.run(["git", "-C", str(repo), "write-tree"], env=env, check=True,
-                             stdout=subprocess.PIPE).stdout.decode().strip()
+    subprocess.run(
+        ["git", "-C", str(repo), "update-index", "-z", "--index-info"],
+        input=records,
+        env=env,
+        check=True,
+    )
+    tree_id = (
+        subprocess.run(
+            ["git", "-C", str(repo), "write-tree"], env=env, check=True, stdout=subprocess.PIPE
+        )
+        .stdout.decode()
+        .strip()
+    )
     return git(repo, "commit-tree", tree_id, "-m", "tree", input=b"").strip()
 
 
@@ -265,8 +357,9 @@ def catalogue(tmp_path_factory):
     with clean_environment():
         repo = init_repo(tmp_path_factory.mktemp("catalogue") / "r")
         indexes = {name: repo / ".git" / f"index-{n}" for n, name in enumerate(CATALOGUE)}
-        commits = {name: _stage_tree(repo, indexes[name], files)
-                   for name, files in CATALOGUE.items()}
+        commits = {
+            name: _stage_tree(repo, indexes[name], files) for name, files in CATALOGUE.items()
+        }
         handle = Git(str(repo), use_cache=False)
         staged = {}
         for name in CATALOGUE:
@@ -284,9 +377,12 @@ def kinds(catalogue, name, label="the tree"):
     committed = Snapshot.of_commit(handle, commits[name], label)
     index = staged[name]
     index.label = label
-    return {"commit": committed, "index": index,
-            "overlay": Overlay(Snapshot.of_commit(handle, commits[name], label), {}, label),
-            "memory": memory(CATALOGUE[name], label)}
+    return {
+        "commit": committed,
+        "index": index,
+        "overlay": Overlay(Snapshot.of_commit(handle, commits[name], label), {}, label),
+        "memory": memory(CATALOGUE[name], label),
+    }
 
 
 def answers(snapshot, name):
@@ -347,17 +443,23 @@ def test_an_overlay_of_edited_files_reads_its_own_bytes(catalogue, name):
     digest is the tree's: the base holds other bytes and a file the overlay removes."""
     handle, commits, _ = catalogue
     files = CATALOGUE[name]
-    regular = {p: _mode_and_data(v)[1] for p, v in files.items()
-               if _mode_and_data(v)[0] in ("100644", "100755")}
-    other = dict(files, **{p: (_mode_and_data(files[p])[0], b"other " + d)
-                           for p, d in regular.items()}, **{"zz-extra": b"gone"})
-    base_commit = _stage_tree(handle.directory, Path(handle.directory) / ".git" / "index-x",
-                              other)
+    regular = {
+        p: _mode_and_data(v)[1]
+        for p, v in files.items()
+        if _mode_and_data(v)[0] in ("100644", "100755")
+    }
+    other = dict(
+        files,
+        **{p: (_mode_and_data(files[p])[0], b"other " + d) for p, d in regular.items()},
+        **{"zz-extra": b"gone"},
+    )
+    base_commit = _stage_tree(handle.directory, Path(handle.directory) / ".git" / "index-x", other)
     base = Snapshot.of_commit(handle, base_commit, "the tree")
     overlay = Overlay(base, dict(regular, **{"zz-extra": None}), "the tree")
     want = memory(files, "the tree")
-    assert {p: e.mode for p, e in overlay.entries.items()} == \
-        {p: e.mode for p, e in want.entries.items()}
+    assert {p: e.mode for p, e in overlay.entries.items()} == {
+        p: e.mode for p, e in want.entries.items()
+    }
     got, expected = answers(overlay, name), answers(want, name)
     for key in ("select", "read", "read within", "sha256_of", "contains", "label"):
         assert got[key] == expected[key], key
@@ -377,25 +479,35 @@ def test_a_memory_tree_cannot_hold_a_file_and_a_folder_of_one_name():
         MemorySnapshot({"a": ("040000", b"")})
 
 
-PAIRS = [(base, candidate) for base in CATALOGUE for candidate in CATALOGUE
-         if base != candidate and ("oracle" in base or "oracle" in candidate)]
+PAIRS = [
+    (base, candidate)
+    for base in CATALOGUE
+    for candidate in CATALOGUE
+    if base != candidate and ("oracle" in base or "oracle" in candidate)
+]
 
 
 @pytest.mark.parametrize("base, candidate", PAIRS + [("oracle", "oracle")])
 def test_changes_are_the_same_from_git_and_from_memory(catalogue, base, candidate):
     handle, commits, staged = catalogue
-    from_diff_tree = changes(Snapshot.of_commit(handle, commits[base], "base"),
-                             Snapshot.of_commit(handle, commits[candidate], "candidate"))
+    from_diff_tree = changes(
+        Snapshot.of_commit(handle, commits[base], "base"),
+        Snapshot.of_commit(handle, commits[candidate], "candidate"),
+    )
     assert changes(memory(CATALOGUE[base]), memory(CATALOGUE[candidate])) == from_diff_tree
-    assert changes(Snapshot.of_commit(handle, commits[base], "base"),
-                   staged[candidate]) == from_diff_tree
+    assert (
+        changes(Snapshot.of_commit(handle, commits[base], "base"), staged[candidate])
+        == from_diff_tree
+    )
 
 
 def verdicts(base, candidate):
     """What every check says of the change, as plain data."""
     contract = choose(base, candidate)
-    return [(r.hook, r.status, r.note, sorted(r.findings, key=Finding.sort_key))
-            for r in judge(contract, base, candidate, NOW)]
+    return [
+        (r.hook, r.status, r.note, sorted(r.findings, key=Finding.sort_key))
+        for r in judge(contract, base, candidate, NOW)
+    ]
 
 
 NOW = clock.now_from(oracle.NOW, {})  # the suite's clock, as the checks take it
@@ -404,24 +516,34 @@ NOW = clock.now_from(oracle.NOW, {})  # the suite's clock, as the checks take it
 @pytest.mark.parametrize("base, candidate", PAIRS + [("oracle", "oracle")])
 def test_every_check_finds_the_same_on_memory_and_git_snapshots(catalogue, base, candidate):
     handle, commits, staged = catalogue
-    on_git = verdicts(Snapshot.of_commit(handle, commits[base], "HEAD"),
-                      Snapshot.of_commit(handle, commits[candidate], "the candidate"))
-    on_memory = verdicts(memory(CATALOGUE[base], "HEAD"),
-                         memory(CATALOGUE[candidate], "the candidate"))
+    on_git = verdicts(
+        Snapshot.of_commit(handle, commits[base], "HEAD"),
+        Snapshot.of_commit(handle, commits[candidate], "the candidate"),
+    )
+    on_memory = verdicts(
+        memory(CATALOGUE[base], "HEAD"), memory(CATALOGUE[candidate], "the candidate")
+    )
     assert on_memory == on_git
     staged[candidate].label = "the candidate"
-    assert verdicts(Snapshot.of_commit(handle, commits[base], "HEAD"), staged[candidate]) \
-        == on_git
+    assert verdicts(Snapshot.of_commit(handle, commits[base], "HEAD"), staged[candidate]) == on_git
     if base == "oracle" and candidate != "oracle":
         assert any(r[3] for r in on_git), "the pair should give the checks something to find"
 
 
-@pytest.mark.parametrize("base, candidate", [("oracle", "oracle edited"),
-                                             ("oracle", "oracle kinds"), ("oracle", "oracle"),
-                                             ("empty", "oracle edited"), ("oracle", "empty")])
+@pytest.mark.parametrize(
+    "base, candidate",
+    [
+        ("oracle", "oracle edited"),
+        ("oracle", "oracle kinds"),
+        ("oracle", "oracle"),
+        ("empty", "oracle edited"),
+        ("oracle", "empty"),
+    ],
+)
 @pytest.mark.parametrize("fmt", ["text", "json"])
-def test_a_memory_repository_reports_what_the_command_reports(tmp_path, capsys, base,
-                                                               candidate, fmt):
+def test_a_memory_repository_reports_what_the_command_reports(
+    tmp_path, capsys, base, candidate, fmt
+):
     """testing.trees.MemoryRepo stands in for a repository in the check tests: its
     report on HEAD and the index is byte for byte the command's."""
     repo = init_repo(tmp_path / "r")
@@ -436,8 +558,9 @@ def test_a_memory_repository_reports_what_the_command_reports(tmp_path, capsys, 
     memory_repo.index = {}
     memory_repo.stage(CATALOGUE[candidate])
     hooks = "fixture-lock,seed-append-only,freeze-schema,flake-budget,write-set"
-    rc, out, err = run_guard(capsys, repo, "check", "--only", hooks, "--now", "2026-09-25",
-                             "--format", fmt)
+    rc, out, err = run_guard(
+        capsys, repo, "check", "--only", hooks, "--now", "2026-09-25", "--format", fmt
+    )
     expected = memory_repo.check(*hooks.split(","), now="2026-09-25", fmt=fmt)
     if fmt == "json":  # the command adds what it judged (revisions, clock) to the findings
         doc = json.loads(out)

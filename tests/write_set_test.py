@@ -6,10 +6,10 @@ import pytest
 
 from oracle_guard.git.plumbing import MODE_GITLINK, Entry, Git
 from oracle_guard.snapshot import GitSnapshot, Snapshot, changes
-from testing.git import commit, git, init_repo, run_guard, stage, write
-from testing.trees import MemoryRepo, gitlink, memory
-from testing.oracle import NOW
 from testing import oracle
+from testing.git import commit, git, init_repo, run_guard, stage, write
+from testing.oracle import NOW
+from testing.trees import MemoryRepo, gitlink, memory
 
 CONTRACT = oracle.GUARDED_SEEDS
 
@@ -53,8 +53,13 @@ def finding_lines(out):
 def add_cacheinfo(repo, path, content=b"x\n", mode="100644"):
     """Stage ``path`` (bytes: any name git allows, kept as git's -z plumbing decodes it)."""
     name = path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path
-    repo.stage({name: gitlink(memory({"x": content}).entry("x").oid)
-                if mode == MODE_GITLINK else (mode, content)})
+    repo.stage(
+        {
+            name: gitlink(memory({"x": content}).entry("x").oid)
+            if mode == MODE_GITLINK
+            else (mode, content)
+        }
+    )
 
 
 def add_git_cacheinfo(repo, path, content=b"x\n", mode="100644"):
@@ -62,16 +67,22 @@ def add_git_cacheinfo(repo, path, content=b"x\n", mode="100644"):
     oid = git(repo, "hash-object", "-w", "--stdin", input=content).strip()
     raw = path if isinstance(path, bytes) else path.encode()
     # -z --index-info takes the name as raw bytes: newlines and invalid UTF-8 included
-    git(repo, "update-index", "-z", "--index-info",
-        input=f"{mode} {oid}\t".encode() + raw + b"\0")
+    git(repo, "update-index", "-z", "--index-info", input=f"{mode} {oid}\t".encode() + raw + b"\0")
 
 
 # -- the changed paths --------------------------------------------------------
 
+
 def test_changes_inside_the_allowed_set_pass():
     repo = guarded_repo()
-    repo.stage({"src/app.py": "print('bye')\n", "src/new/mod.py": "x = 1\n",
-                "tests/new_test.py": "", "README.md": "# app!\n"})
+    repo.stage(
+        {
+            "src/app.py": "print('bye')\n",
+            "src/new/mod.py": "x = 1\n",
+            "tests/new_test.py": "",
+            "README.md": "# app!\n",
+        }
+    )
     repo.remove("tests/app_test.py")
     rc, out, _ = write_set(repo)
     assert rc == 0, out
@@ -84,7 +95,8 @@ def test_added_file_outside_the_allowed_set():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "docs/guide.md: write-outside-set: matches no allowed pattern of the write set"]
+        "docs/guide.md: write-outside-set: matches no allowed pattern of the write set"
+    ]
     assert "write-set: failed (1 error)" in out
 
 
@@ -98,7 +110,8 @@ def test_allowed_name_is_anchored_by_its_pattern():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "README.markdown: write-outside-set: matches no allowed pattern of the write set"]
+        "README.markdown: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
 @pytest.mark.parametrize("change", ["modify", "delete"])
@@ -111,7 +124,8 @@ def test_modified_or_deleted_path_outside_the_set(change):
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "setup.cfg: write-outside-set: matches no allowed pattern of the write set"]
+        "setup.cfg: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
 def test_rename_into_the_set_reports_the_source():
@@ -120,7 +134,8 @@ def test_rename_into_the_set_reports_the_source():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"]
+        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"
+    ]
 
 
 def test_rename_out_of_the_set_reports_the_target():
@@ -129,7 +144,8 @@ def test_rename_out_of_the_set_reports_the_target():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "lib/app.py: write-outside-set: matches no allowed pattern of the write set"]
+        "lib/app.py: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
 def test_rename_within_the_set_passes():
@@ -145,7 +161,8 @@ def test_mode_change_counts_as_a_change():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"]
+        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"
+    ]
     repo.make_executable("oracle/expected.json", False)
     rc, out, _ = write_set(repo)
     assert rc == 0, out
@@ -159,7 +176,8 @@ def test_type_change_file_to_symlink_counts_as_a_change():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"]
+        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"
+    ]
 
 
 def test_unchanged_protected_files_are_not_reported(tmp_path, capsys):
@@ -170,51 +188,109 @@ def test_unchanged_protected_files_are_not_reported(tmp_path, capsys):
 
 
 def test_changes_lists_every_kind_of_change():
-    base = GitSnapshot(None, "base", {
-        "same": Entry("100644", "1" * 40), "modified": Entry("100644", "2" * 40),
-        "deleted": Entry("100644", "3" * 40), "chmod": Entry("100644", "4" * 40),
-        "typechange": Entry("100644", "5" * 40), "renamed-from": Entry("100644", "6" * 40)})
-    candidate = GitSnapshot(None, "candidate", {
-        "same": Entry("100644", "1" * 40), "modified": Entry("100644", "7" * 40),
-        "chmod": Entry("100755", "4" * 40), "typechange": Entry("120000", "5" * 40),
-        "renamed-to": Entry("100644", "6" * 40), "added": Entry("100644", "8" * 40)})
+    base = GitSnapshot(
+        None,
+        "base",
+        {
+            "same": Entry("100644", "1" * 40),
+            "modified": Entry("100644", "2" * 40),
+            "deleted": Entry("100644", "3" * 40),
+            "chmod": Entry("100644", "4" * 40),
+            "typechange": Entry("100644", "5" * 40),
+            "renamed-from": Entry("100644", "6" * 40),
+        },
+    )
+    candidate = GitSnapshot(
+        None,
+        "candidate",
+        {
+            "same": Entry("100644", "1" * 40),
+            "modified": Entry("100644", "7" * 40),
+            "chmod": Entry("100755", "4" * 40),
+            "typechange": Entry("120000", "5" * 40),
+            "renamed-to": Entry("100644", "6" * 40),
+            "added": Entry("100644", "8" * 40),
+        },
+    )
     assert [path for path, _, _ in changes(base, candidate)] == [
-        "added", "chmod", "deleted", "modified", "renamed-from", "renamed-to", "typechange"]
+        "added",
+        "chmod",
+        "deleted",
+        "modified",
+        "renamed-from",
+        "renamed-to",
+        "typechange",
+    ]
 
 
 def test_diff_tree_and_full_listings_see_the_same_changes(tmp_path):
     """Between two commits the change comes from diff-tree; it must be what
     comparing the two full listings gives, entry for entry."""
     repo = init_repo(tmp_path / "r")
-    commit(repo, {"same": "1", "modified": "2", "deleted": "3", "chmod": "4",
-                  "typechange": "5", "renamed-from": "6", "dir/file": "7", "file": "8",
-                  "a.b": "9", "a/b": "10"})
+    commit(
+        repo,
+        {
+            "same": "1",
+            "modified": "2",
+            "deleted": "3",
+            "chmod": "4",
+            "typechange": "5",
+            "renamed-from": "6",
+            "dir/file": "7",
+            "file": "8",
+            "a.b": "9",
+            "a/b": "10",
+        },
+    )
     (repo / "chmod").chmod(0o755)
     (repo / "typechange").unlink()
     (repo / "typechange").symlink_to("same")
     git(repo, "rm", "-q", "deleted", "dir/file", "file")
     git(repo, "mv", "renamed-from", "renamed-to")
-    write(repo, {"modified": "changed", "dir": "now a file", "file/inside": "now a folder",
-                 "a/b": "11", "added": "new"})
+    write(
+        repo,
+        {
+            "modified": "changed",
+            "dir": "now a file",
+            "file/inside": "now a folder",
+            "a/b": "11",
+            "added": "new",
+        },
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "every kind of change")
     handle = Git(str(repo))
     old, new = (git(repo, "rev-parse", rev).strip() for rev in ("HEAD~1", "HEAD"))
-    from_diff = changes(Snapshot.of_commit(handle, old, "old"),
-                        Snapshot.of_commit(handle, new, "new"))
-    listed = (GitSnapshot(handle, "old", handle.tree_entries(old), old),
-              GitSnapshot(handle, "new", handle.tree_entries(new), new))
+    from_diff = changes(
+        Snapshot.of_commit(handle, old, "old"), Snapshot.of_commit(handle, new, "new")
+    )
+    listed = (
+        GitSnapshot(handle, "old", handle.tree_entries(old), old),
+        GitSnapshot(handle, "new", handle.tree_entries(new), new),
+    )
     assert from_diff == changes(*listed)
     assert [path for path, _, _ in from_diff] == [
-        "a/b", "added", "chmod", "deleted", "dir", "dir/file", "file", "file/inside",
-        "modified", "renamed-from", "renamed-to", "typechange"]
+        "a/b",
+        "added",
+        "chmod",
+        "deleted",
+        "dir",
+        "dir/file",
+        "file",
+        "file/inside",
+        "modified",
+        "renamed-from",
+        "renamed-to",
+        "typechange",
+    ]
     handle.close()
 
 
 # -- deny ------------------------------------------------------------------------
 
+
 def test_denied_path_without_allow_list():
-    contract = "version: 1\nwrite_set:\n  deny: [\".pre-commit-config.yaml\"]\n"
+    contract = 'version: 1\nwrite_set:\n  deny: [".pre-commit-config.yaml"]\n'
     repo = guarded_repo({".oracle-guard.yaml": contract, "a.txt": ""})
     repo.stage({"anything/else.txt": "fine\n"})
     rc, out, _ = write_set(repo)
@@ -223,7 +299,8 @@ def test_denied_path_without_allow_list():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        ".pre-commit-config.yaml: write-denied: matches deny pattern '.pre-commit-config.yaml'"]
+        ".pre-commit-config.yaml: write-denied: matches deny pattern '.pre-commit-config.yaml'"
+    ]
 
 
 def test_deny_wins_over_allow():
@@ -233,11 +310,13 @@ def test_deny_wins_over_allow():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"]
+        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"
+    ]
 
 
-@pytest.mark.parametrize("twin", ["Oracle/expected.json", "ORACLE/new.json",
-                                  ".Pre-Commit-Config.yaml"])
+@pytest.mark.parametrize(
+    "twin", ["Oracle/expected.json", "ORACLE/new.json", ".Pre-Commit-Config.yaml"]
+)
 def test_case_fold_twin_of_a_protected_path_is_denied(tmp_path, capsys, twin):
     repo = guarded_git_repo(tmp_path)
     add_git_cacheinfo(repo, twin)
@@ -245,8 +324,10 @@ def test_case_fold_twin_of_a_protected_path_is_denied(tmp_path, capsys, twin):
     assert rc == 1
     [line] = finding_lines(out)
     assert line.startswith(f"{twin}: write-denied: matches deny pattern ")
-    assert line.endswith(" when letter case and Unicode normalization are ignored "
-                         "(the same file on macOS and Windows)")
+    assert line.endswith(
+        " when letter case and Unicode normalization are ignored "
+        "(the same file on macOS and Windows)"
+    )
 
 
 def test_case_fold_near_miss():
@@ -292,8 +373,8 @@ write_set:
 FULL_FILES = {
     ".oracle-guard.yaml": FULL_CONTRACT,
     "policy/write_set.txt": "# what agents may touch: every top-level name here\n\n"
-                            ".oracle-guard.yaml\nlocks/\ninputs/\nseeds/\nfreeze.json\n"
-                            "quarantine/\nschemas/\npolicy/\nsrc/\n",
+    ".oracle-guard.yaml\nlocks/\ninputs/\nseeds/\nfreeze.json\n"
+    "quarantine/\nschemas/\npolicy/\nsrc/\n",
     "locks/fixtures.lock.json": {},
     "inputs/a.bin": "a\n",
     "seeds/a.json": [1],
@@ -304,16 +385,19 @@ FULL_FILES = {
 }
 
 
-@pytest.mark.parametrize(("path", "why"), [
-    (".oracle-guard.yaml", "is oracle file '.oracle-guard.yaml'"),
-    ("locks/fixtures.lock.json", "is oracle file 'locks/fixtures.lock.json'"),
-    ("inputs/a.bin", "matches oracle pattern 'inputs/**'"),
-    ("seeds/a.json", "matches oracle pattern 'seeds/*.json'"),
-    ("freeze.json", "matches oracle pattern 'freeze.json'"),
-    ("quarantine/q.json", "matches oracle pattern 'quarantine/*.json'"),
-    ("schemas/quarantine.json", "is oracle file 'schemas/quarantine.json'"),
-    ("policy/write_set.txt", "is oracle file 'policy/write_set.txt'"),
-])
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        (".oracle-guard.yaml", "is oracle file '.oracle-guard.yaml'"),
+        ("locks/fixtures.lock.json", "is oracle file 'locks/fixtures.lock.json'"),
+        ("inputs/a.bin", "matches oracle pattern 'inputs/**'"),
+        ("seeds/a.json", "matches oracle pattern 'seeds/*.json'"),
+        ("freeze.json", "matches oracle pattern 'freeze.json'"),
+        ("quarantine/q.json", "matches oracle pattern 'quarantine/*.json'"),
+        ("schemas/quarantine.json", "is oracle file 'schemas/quarantine.json'"),
+        ("policy/write_set.txt", "is oracle file 'policy/write_set.txt'"),
+    ],
+)
 def test_files_the_contract_names_are_denied(path, why):
     repo = guarded_repo(FULL_FILES)
     # the allow file allows every top-level name, and there is no deny list
@@ -323,8 +407,7 @@ def test_files_the_contract_names_are_denied(path, why):
     repo.stage({path: "changed\n"})
     rc, out, _ = write_set(repo)
     assert rc == 1
-    assert finding_lines(out) == [
-        f"{path}: write-denied: {why} named by the contract"]
+    assert finding_lines(out) == [f"{path}: write-denied: {why} named by the contract"]
 
 
 def test_deleting_a_file_the_contract_names_is_denied():
@@ -334,22 +417,25 @@ def test_deleting_a_file_the_contract_names_is_denied():
     assert rc == 1
     assert finding_lines(out) == [
         "locks/fixtures.lock.json: write-denied: is oracle file "
-        "'locks/fixtures.lock.json' named by the contract"]
+        "'locks/fixtures.lock.json' named by the contract"
+    ]
 
 
 def test_contract_named_file_with_glob_characters_is_matched_literally():
-    contract = "version: 1\nfixtures:\n  - {lock: 'locks/[ab]*.lock', paths: [fx/**]}\n" \
-               "write_set:\n  allow: ['**']\n"
+    contract = (
+        "version: 1\nfixtures:\n  - {lock: 'locks/[ab]*.lock', paths: [fx/**]}\n"
+        "write_set:\n  allow: ['**']\n"
+    )
     repo = guarded_repo({".oracle-guard.yaml": contract, "locks/[ab]*.lock": "{}\n"})
     repo.stage({"locks/a.lock": "", "locks/b-x.lock": ""})
     rc, out, _ = write_set(repo)
     assert rc == 0, out
-    repo.stage({"locks/[ab]*.lock": "{\"x\": 1}\n"})
+    repo.stage({"locks/[ab]*.lock": '{"x": 1}\n'})
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "locks/[ab]*.lock: write-denied: is oracle file 'locks/[ab]*.lock' "
-        "named by the contract"]
+        "locks/[ab]*.lock: write-denied: is oracle file 'locks/[ab]*.lock' named by the contract"
+    ]
 
 
 # -- allow_file -------------------------------------------------------------------
@@ -365,8 +451,11 @@ README.md
 
 
 def allow_file_files(lines):
-    return {".oracle-guard.yaml": ALLOW_FILE_CONTRACT, "oracle/write_set.txt": lines,
-            "src/a.py": ""}
+    return {
+        ".oracle-guard.yaml": ALLOW_FILE_CONTRACT,
+        "oracle/write_set.txt": lines,
+        "src/a.py": "",
+    }
 
 
 def allow_file_repo(lines=ALLOW_LINES):
@@ -379,29 +468,32 @@ def allow_file_git_repo(tmp_path, lines=ALLOW_LINES):
 
 def test_allow_file_lines_allow_prefixes_and_names():
     repo = allow_file_repo()
-    repo.stage({"src/deep/b.py": "", "src/conftest.py": "", "README.md": "",
-                "docs/guide/x.md": ""})
+    repo.stage({"src/deep/b.py": "", "src/conftest.py": "", "README.md": "", "docs/guide/x.md": ""})
     rc, out, _ = write_set(repo)
     assert rc == 0, out
 
 
-@pytest.mark.parametrize("path", [
-    "tests/src/conftest.py",  # the attack: 'src/' is the root folder, not any 'src'
-    "srcs/a.py",       # 'src/' is a folder, not a prefix of a name
-    "src",             # ...and not a file called src
-    "docs/README.md",  # 'README.md' is the root file, not a name at any depth
-    "README.md.bak",   # ...and not a prefix of a name
-    "x/docs/guide/a.md",  # '/docs/guide/' is anchored, as every line is
-    "docs/guide.md",   # ...and a folder
-    "# root-anchored path prefixes agents may write",  # comments are not prefixes
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests/src/conftest.py",  # the attack: 'src/' is the root folder, not any 'src'
+        "srcs/a.py",  # 'src/' is a folder, not a prefix of a name
+        "src",  # ...and not a file called src
+        "docs/README.md",  # 'README.md' is the root file, not a name at any depth
+        "README.md.bak",  # ...and not a prefix of a name
+        "x/docs/guide/a.md",  # '/docs/guide/' is anchored, as every line is
+        "docs/guide.md",  # ...and a folder
+        "# root-anchored path prefixes agents may write",  # comments are not prefixes
+    ],
+)
 def test_allow_file_near_misses_are_outside_the_set(path):
     repo = allow_file_repo()
     add_cacheinfo(repo, path)
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        f"{path}: write-outside-set: matches no allowed pattern of the write set"]
+        f"{path}: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
 def test_allow_file_prefix_does_not_admit_a_nested_folder_of_the_same_name():
@@ -412,7 +504,8 @@ def test_allow_file_prefix_does_not_admit_a_nested_folder_of_the_same_name():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "tests/src/conftest.py: write-outside-set: matches no allowed pattern of the write set"]
+        "tests/src/conftest.py: write-outside-set: matches no allowed pattern of the write set"
+    ]
     repo.remove("tests/src/conftest.py")  # git add -A stages the deletion
     # near miss: the same file under the root folder src/ is inside the set
     repo.stage({"src/conftest.py": "collect_ignore_glob = ['*']\n"})
@@ -420,19 +513,23 @@ def test_allow_file_prefix_does_not_admit_a_nested_folder_of_the_same_name():
     assert rc == 0, out
 
 
-@pytest.mark.parametrize(("line", "inside", "outside"), [
-    ("README.md", "README.md", "docs/README.md"),
-    ("README.md", "README.md/notes.md", "README.md.bak"),  # a folder: all below it
-    ("/README.md", "README.md", "docs/README.md"),  # a leading '/' changes nothing
-    ("/src/", "src/a/b.py", "lib/src/a.py"),
-    ("src/", "src/a.py", "src"),                    # a trailing '/': folders only
-    ("src", "src", "srcs/a.py"),                    # without it, a file or a folder
-    ("src/app", "src/app/x.py", "src/application.py"),
-    ("  src/  ", "src/a.py", "tests/src/a.py"),     # surrounding blanks are dropped
-])
+@pytest.mark.parametrize(
+    ("line", "inside", "outside"),
+    [
+        ("README.md", "README.md", "docs/README.md"),
+        ("README.md", "README.md/notes.md", "README.md.bak"),  # a folder: all below it
+        ("/README.md", "README.md", "docs/README.md"),  # a leading '/' changes nothing
+        ("/src/", "src/a/b.py", "lib/src/a.py"),
+        ("src/", "src/a.py", "src"),  # a trailing '/': folders only
+        ("src", "src", "srcs/a.py"),  # without it, a file or a folder
+        ("src/app", "src/app/x.py", "src/application.py"),
+        ("  src/  ", "src/a.py", "tests/src/a.py"),  # surrounding blanks are dropped
+    ],
+)
 def test_allow_file_line_admits_a_root_prefix_only(line, inside, outside):
-    repo = guarded_repo({".oracle-guard.yaml": ALLOW_FILE_CONTRACT,
-                         "oracle/write_set.txt": line + "\n", "x": ""})
+    repo = guarded_repo(
+        {".oracle-guard.yaml": ALLOW_FILE_CONTRACT, "oracle/write_set.txt": line + "\n", "x": ""}
+    )
     add_cacheinfo(repo, inside)
     rc, out, _ = write_set(repo)
     assert rc == 0, out
@@ -441,22 +538,28 @@ def test_allow_file_line_admits_a_root_prefix_only(line, inside, outside):
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        f"{outside}: write-outside-set: matches no allowed pattern of the write set"]
+        f"{outside}: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
-GLOB_ERROR = ("has a glob character (* ? [ \\); allow_file lines are path prefixes from "
-              "the repository root: use write_set.allow for patterns\n")
+GLOB_ERROR = (
+    "has a glob character (* ? [ \\); allow_file lines are path prefixes from "
+    "the repository root: use write_set.allow for patterns\n"
+)
 
 
-@pytest.mark.parametrize(("line", "shown"), [
-    ("src/**", "'src/**'"),
-    ("*.py", "'*.py'"),
-    ("docs/*.md", "'docs/*.md'"),
-    ("src/?.py", "'src/?.py'"),
-    ("[st]rc/", "'[st]rc/'"),
-    ("src\\app\\", "'src\\\\app\\\\'"),  # a backslash: an escape, or Windows
-    ("/src/**", "'/src/**'"),
-])
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("src/**", "'src/**'"),
+        ("*.py", "'*.py'"),
+        ("docs/*.md", "'docs/*.md'"),
+        ("src/?.py", "'src/?.py'"),
+        ("[st]rc/", "'[st]rc/'"),
+        ("src\\app\\", "'src\\\\app\\\\'"),  # a backslash: an escape, or Windows
+        ("/src/**", "'/src/**'"),
+    ],
+)
 def test_allow_file_glob_line_is_a_contract_error(line, shown):
     repo = allow_file_repo(lines=f"# ok\nsrc/\n{line}\n")
     repo.stage({"src/b.py": ""})
@@ -476,24 +579,30 @@ def test_allow_file_characters_that_are_not_globs_are_literal():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "lib/v1/a.py: write-outside-set: matches no allowed pattern of the write set"]
+        "lib/v1/a.py: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
-@pytest.mark.parametrize(("line", "error"), [
-    ("./src/", "'./src/' has a '.' or '..' part"),
-    ("src/../tests/", "'src/../tests/' has a '.' or '..' part"),
-    ("src/.", "'src/.' has a '.' or '..' part"),
-    ("..", "'..' has a '.' or '..' part"),
-    ("/./src", "'/./src' has a '.' or '..' part"),
-])
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ("./src/", "'./src/' has a '.' or '..' part"),
+        ("src/../tests/", "'src/../tests/' has a '.' or '..' part"),
+        ("src/.", "'src/.' has a '.' or '..' part"),
+        ("..", "'..' has a '.' or '..' part"),
+        ("/./src", "'/./src' has a '.' or '..' part"),
+    ],
+)
 def test_allow_file_dot_parts_are_a_contract_error(line, error):
     repo = allow_file_repo(lines=f"src/\n{line}\n")
     repo.stage({"src/b.py": ""})
     rc, out, err = write_set(repo)
     assert rc == 2
     assert out == ""
-    assert err == (f"oracle-guard: error: oracle/write_set.txt:2: {error}; allow_file lines "
-                   "are normalized path prefixes from the repository root\n")
+    assert err == (
+        f"oracle-guard: error: oracle/write_set.txt:2: {error}; allow_file lines "
+        "are normalized path prefixes from the repository root\n"
+    )
 
 
 def test_allow_file_names_with_dots_are_not_dot_parts():
@@ -505,19 +614,32 @@ def test_allow_file_names_with_dots_are_not_dot_parts():
     repo.stage({".github/workflows/ci.yml": ""})
     rc, out, _ = write_set(repo)
     assert rc == 1
-    assert finding_lines(out) == [".github/workflows/ci.yml: write-outside-set: "
-                                  "matches no allowed pattern of the write set"]
+    assert finding_lines(out) == [
+        ".github/workflows/ci.yml: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
-@pytest.mark.parametrize(("line", "error"), [
-    ("src//app/", "'src//app/' has an empty path part ('//'); allow_file lines are path "
-                  "prefixes from the repository root"),
-    ("//src/", "'//src/' has an empty path part ('//'); allow_file lines are path "
-               "prefixes from the repository root"),
-    ("src//", "'src//' has an empty path part ('//'); allow_file lines are path "
-              "prefixes from the repository root"),
-    ("/", "'/' names no path; list the folders and files a change may touch"),
-])
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        (
+            "src//app/",
+            "'src//app/' has an empty path part ('//'); allow_file lines are path "
+            "prefixes from the repository root",
+        ),
+        (
+            "//src/",
+            "'//src/' has an empty path part ('//'); allow_file lines are path "
+            "prefixes from the repository root",
+        ),
+        (
+            "src//",
+            "'src//' has an empty path part ('//'); allow_file lines are path "
+            "prefixes from the repository root",
+        ),
+        ("/", "'/' names no path; list the folders and files a change may touch"),
+    ],
+)
 def test_allow_file_empty_parts_are_a_contract_error(line, error):
     repo = allow_file_repo(lines=f"src/\n{line}\n")
     repo.stage({"src/b.py": ""})
@@ -537,7 +659,8 @@ def test_allow_file_leading_slash_line_works():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "tests/src/b.py: write-outside-set: matches no allowed pattern of the write set"]
+        "tests/src/b.py: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
 def test_allow_file_errors_go_through_the_cli_with_exit_codes(tmp_path):
@@ -546,9 +669,11 @@ def test_allow_file_errors_go_through_the_cli_with_exit_codes(tmp_path):
     repo = allow_file_git_repo(tmp_path, lines="src/\n")
 
     def check():
-        proc = subprocess.run([sys.executable, "-m", "oracle_guard", "check", "-C", str(repo),
-                               "--only", "write-set"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.run(
+            [sys.executable, "-m", "oracle_guard", "check", "-C", str(repo), "--only", "write-set"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
 
     stage(repo, {"src/conftest.py": ""})
@@ -558,21 +683,25 @@ def test_allow_file_errors_go_through_the_cli_with_exit_codes(tmp_path):
     rc, out, err = check()
     assert rc == 1, (out, err)
     assert finding_lines(out) == [
-        "tests/src/conftest.py: write-outside-set: matches no allowed pattern of the write set"]
-    commit(repo, {"oracle/write_set.txt": "src/\ntests/**/conftest.py\n"},
-           message="an owner writes a pattern into the allow file")
+        "tests/src/conftest.py: write-outside-set: matches no allowed pattern of the write set"
+    ]
+    commit(
+        repo,
+        {"oracle/write_set.txt": "src/\ntests/**/conftest.py\n"},
+        message="an owner writes a pattern into the allow file",
+    )
     stage(repo, {"src/b.py": ""})
     rc, out, err = check()
     assert rc == 2
     assert out == ""
-    assert err == ("oracle-guard: error: oracle/write_set.txt:2: 'tests/**/conftest.py' "
-                   + GLOB_ERROR)
+    assert err == (
+        "oracle-guard: error: oracle/write_set.txt:2: 'tests/**/conftest.py' " + GLOB_ERROR
+    )
 
 
 def test_allow_file_and_allow_combine():
     contract = ALLOW_FILE_CONTRACT + "  allow: [lib/**]\n"
-    repo = guarded_repo({".oracle-guard.yaml": contract,
-                         "oracle/write_set.txt": "src/\n"})
+    repo = guarded_repo({".oracle-guard.yaml": contract, "oracle/write_set.txt": "src/\n"})
     repo.stage({"lib/a.py": "", "src/b.py": ""})
     rc, out, _ = write_set(repo)
     assert rc == 0, out
@@ -580,7 +709,8 @@ def test_allow_file_and_allow_combine():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "bin/c: write-outside-set: matches no allowed pattern of the write set"]
+        "bin/c: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
 def test_empty_allow_file_allows_nothing():
@@ -589,7 +719,8 @@ def test_empty_allow_file_allows_nothing():
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "src/b.py: write-outside-set: matches no allowed pattern of the write set"]
+        "src/b.py: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
 def test_allow_file_negation_is_a_contract_error():
@@ -598,8 +729,7 @@ def test_allow_file_negation_is_a_contract_error():
     rc, out, err = write_set(repo)
     assert rc == 2
     assert out == ""
-    assert err == ("oracle-guard: error: oracle/write_set.txt:2: negation ('!') "
-                   "is not supported\n")
+    assert err == ("oracle-guard: error: oracle/write_set.txt:2: negation ('!') is not supported\n")
 
 
 def test_missing_allow_file_is_a_contract_error():
@@ -607,8 +737,9 @@ def test_missing_allow_file_is_a_contract_error():
     repo.stage({"src/b.py": ""})
     rc, _, err = write_set(repo)
     assert rc == 2
-    assert err == ("oracle-guard: error: write_set.allow_file 'oracle/write_set.txt' "
-                   "is missing from HEAD\n")
+    assert err == (
+        "oracle-guard: error: write_set.allow_file 'oracle/write_set.txt' is missing from HEAD\n"
+    )
 
 
 def test_allow_file_is_read_from_the_base():
@@ -625,6 +756,7 @@ def test_allow_file_is_read_from_the_base():
 
 
 # -- the contract comes from the base ---------------------------------------------
+
 
 def test_widening_allow_in_the_same_change_still_fails():
     repo = guarded_repo()
@@ -646,8 +778,12 @@ def test_widening_allow_in_the_same_change_still_fails():
 
 def test_dropping_deny_in_the_same_change_still_fails():
     repo = guarded_repo()
-    repo.stage({".oracle-guard.yaml": CONTRACT.replace('"oracle/**", ', ""),
-                "oracle/expected.json": {"answer": 41}})
+    repo.stage(
+        {
+            ".oracle-guard.yaml": CONTRACT.replace('"oracle/**", ', ""),
+            "oracle/expected.json": {"answer": 41},
+        }
+    )
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'" in out
@@ -659,8 +795,10 @@ def test_change_that_introduces_the_contract_passes_with_a_notice():
     repo.stage({".oracle-guard.yaml": CONTRACT, "oracle/expected.json": {"answer": 1}})
     rc, out, _ = write_set(repo)
     assert rc == 0, out
-    assert out == ("write-set: passed (nothing to check: the base (HEAD) has no contract; "
-                   "this change introduces it)\n")
+    assert out == (
+        "write-set: passed (nothing to check: the base (HEAD) has no contract; "
+        "this change introduces it)\n"
+    )
 
 
 def test_contract_without_write_set_section_passes_with_a_notice():
@@ -668,32 +806,39 @@ def test_contract_without_write_set_section_passes_with_a_notice():
     repo.stage({"anything": ""})
     rc, out, _ = write_set(repo)
     assert rc == 0
-    assert out == ("write-set: passed (no 'write_set' section: only what the "
-                   "contract names is guarded)\n")
+    assert out == (
+        "write-set: passed (no 'write_set' section: only what the contract names is guarded)\n"
+    )
 
 
 # -- names git allows but shells and terminals do not like -------------------------
 
-@pytest.mark.parametrize(("raw", "shown"), [
-    (b"docs/with space.md", "docs/with space.md"),
-    (b"docs/with\ttab.md", "docs/with\\ttab.md"),
-    (b"docs/with\nnewline.md", "docs/with\\nnewline.md"),
-    (b"docs/\"quoted\" 'name'.md", "docs/\"quoted\" 'name'.md"),
-    (b"-leading-dash.md", "-leading-dash.md"),
-    (b"docs/caf\xe9-latin1.md", "docs/caf\\xe9-latin1.md"),
-    (b"docs/\xc3\xa9t\xc3\xa9.md", "docs/\u00e9t\u00e9.md"),
-])
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        (b"docs/with space.md", "docs/with space.md"),
+        (b"docs/with\ttab.md", "docs/with\\ttab.md"),
+        (b"docs/with\nnewline.md", "docs/with\\nnewline.md"),
+        (b"docs/\"quoted\" 'name'.md", "docs/\"quoted\" 'name'.md"),
+        (b"-leading-dash.md", "-leading-dash.md"),
+        (b"docs/caf\xe9-latin1.md", "docs/caf\\xe9-latin1.md"),
+        (b"docs/\xc3\xa9t\xc3\xa9.md", "docs/\u00e9t\u00e9.md"),
+    ],
+)
 def test_awkward_names_are_reported_exactly(raw, shown):
     repo = guarded_repo()
     add_cacheinfo(repo, raw)
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        f"{shown}: write-outside-set: matches no allowed pattern of the write set"]
+        f"{shown}: write-outside-set: matches no allowed pattern of the write set"
+    ]
 
 
-@pytest.mark.parametrize("raw", [b"src/with\nnewline.py", b"src/caf\xe9.py",
-                                 b"src/-n", b"src/a\tb \"c\".py"])
+@pytest.mark.parametrize(
+    "raw", [b"src/with\nnewline.py", b"src/caf\xe9.py", b"src/-n", b'src/a\tb "c".py']
+)
 def test_awkward_names_inside_the_set_pass(raw):
     repo = guarded_repo()
     add_cacheinfo(repo, raw)
@@ -709,7 +854,8 @@ def test_awkward_names_in_committed_history(tmp_path, capsys):
     rc, out, _ = write_set_git(capsys, repo, "--base", "HEAD~1", "--head", "HEAD")
     assert rc == 1
     assert finding_lines(out) == [
-        "oracle/new\\nline \\xff.json: write-denied: matches deny pattern 'oracle/**'"]
+        "oracle/new\\nline \\xff.json: write-denied: matches deny pattern 'oracle/**'"
+    ]
 
 
 def test_json_output_keeps_awkward_names_printable():
@@ -719,7 +865,8 @@ def test_json_output_keeps_awkward_names_printable():
     assert rc == 1
     doc = json.loads(out)
     assert [(f["path"], f["code"]) for f in doc["findings"]] == [
-        ("oracle/a\\nb\\xff", "write-denied")]
+        ("oracle/a\\nb\\xff", "write-denied")
+    ]
 
 
 NFC = "donn\u00e9es"  # é as one code point
@@ -728,7 +875,8 @@ NFD = "donne\u0301es"  # e + combining acute: the same name on macOS
 
 @pytest.mark.parametrize("protected,written", [(NFC, NFD), (NFD, NFC)])
 def test_unicode_normalization_twin_of_a_protected_path_is_denied(
-        tmp_path, capsys, protected, written):
+    tmp_path, capsys, protected, written
+):
     contract = f"version: 1\nwrite_set:\n  deny: ['{protected}/**']\n"
     repo = guarded_git_repo(tmp_path, {".oracle-guard.yaml": contract, "src/a.py": ""})
     add_git_cacheinfo(repo, f"{written}/expected.txt")
@@ -754,35 +902,39 @@ def test_gitattributes_anywhere_is_denied(tmp_path, capsys, path):
     rc, out, _ = write_set_git(capsys, repo)
     assert rc == 1
     assert finding_lines(out) == [
-        f"{path}: write-denied: matches oracle pattern '.gitattributes' named by the contract"]
+        f"{path}: write-denied: matches oracle pattern '.gitattributes' named by the contract"
+    ]
 
 
 def test_known_id_files_are_denied():
-    contract = ("version: 1\nbudget:\n  max_frozen: 1\n  known_ids: ['props/*.txt']\n"
-                "write_set:\n  allow: ['src/**', 'props/**']\n")
+    contract = (
+        "version: 1\nbudget:\n  max_frozen: 1\n  known_ids: ['props/*.txt']\n"
+        "write_set:\n  allow: ['src/**', 'props/**']\n"
+    )
     repo = guarded_repo({".oracle-guard.yaml": contract, "src/a.py": ""})
     repo.stage({"props/flaky_prop.txt": "", "src/a.py": "x\n"})
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
         "props/flaky_prop.txt: write-denied: matches oracle pattern 'props/*.txt' named "
-        "by the contract"]
+        "by the contract"
+    ]
 
 
 def test_without_a_write_set_section_the_oracle_is_still_denied():
     contract = "version: 1\nseeds:\n  - {paths: ['seeds/*.json'], format: json-array}\n"
-    repo = guarded_repo({".oracle-guard.yaml": contract, "seeds/a.json": [1],
-                         "src/a.py": ""})
+    repo = guarded_repo({".oracle-guard.yaml": contract, "seeds/a.json": [1], "src/a.py": ""})
     repo.stage({"seeds/a.json": [1, 2], "src/a.py": "x\n", "anything/else.txt": ""})
     rc, out, _ = write_set(repo)
     assert rc == 1
     assert finding_lines(out) == [
-        "seeds/a.json: write-denied: matches oracle pattern 'seeds/*.json' named by the "
-        "contract"]
+        "seeds/a.json: write-denied: matches oracle pattern 'seeds/*.json' named by the contract"
+    ]
 
 
-@pytest.mark.parametrize("deny", ["testdata/", "testdata/**", "/testdata/golden.txt",
-                                  "testdata/*.txt", "golden/"])
+@pytest.mark.parametrize(
+    "deny", ["testdata/", "testdata/**", "/testdata/golden.txt", "testdata/*.txt", "golden/"]
+)
 def test_submodule_at_a_protected_folder_is_denied(deny):
     folder = "testdata" if deny != "golden/" else "tests/golden"
     contract = f"version: 1\nwrite_set:\n  allow: ['**']\n  deny: ['{deny}']\n"
@@ -795,9 +947,11 @@ def test_submodule_at_a_protected_folder_is_denied(deny):
 
 
 def test_symlink_standing_in_for_a_protected_folder_is_denied():
-    contract = ("version: 1\nfreeze:\n  - {paths: ['quarantine/active/*.yaml'], "
-                "schema: quarantine-entry}\nbudget:\n  max_frozen: 0\n"
-                "write_set:\n  allow: ['**']\n")
+    contract = (
+        "version: 1\nfreeze:\n  - {paths: ['quarantine/active/*.yaml'], "
+        "schema: quarantine-entry}\nbudget:\n  max_frozen: 0\n"
+        "write_set:\n  allow: ['**']\n"
+    )
     repo = guarded_repo({".oracle-guard.yaml": contract, "src/q/flaky.yaml": "x\n"})
     add_cacheinfo(repo, "quarantine/active", b"../src/q", mode="120000")
     rc, out, _ = write_set(repo)
@@ -805,7 +959,8 @@ def test_symlink_standing_in_for_a_protected_folder_is_denied():
     assert finding_lines(out) == [
         "quarantine/active: write-denied: is a symlink or submodule where oracle pattern "
         "'quarantine/active/*.yaml' protects files below it (git does not list what lies "
-        "behind it)"]
+        "behind it)"
+    ]
 
 
 def test_symlink_and_submodule_elsewhere_pass():

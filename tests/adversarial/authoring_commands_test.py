@@ -1,6 +1,7 @@
 """Attacks on the authoring commands (freeze, seeds append, lock --add) and on the
 reports: each test is a broken promise of README "Editing the oracle" or of the
 report formats, found by hand in real repositories. They fail until fixed."""
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,11 @@ def og(capsys, repo, *args):
 
 
 def tree_bytes(root: Path) -> dict:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and ".git" not in p.relative_to(root).parts}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }
 
 
 def one_error_line(err: str) -> None:
@@ -40,6 +44,7 @@ def one_error_line(err: str) -> None:
 
 
 # -- writes go where git looks, and a refusal leaves every file as it was -------------
+
 
 def test_freeze_add_never_writes_through_a_symlinked_folder(tmp_path, capsys):
     """git sees oracle/flake_budget.yaml as deleted once oracle/ is a symlink (its
@@ -50,8 +55,21 @@ def test_freeze_add_never_writes_through_a_symlinked_folder(tmp_path, capsys):
     os.rename(repo / "oracle", outside)
     os.symlink(outside, repo / "oracle")
     before = tree_bytes(outside)
-    rc, out, err = og(capsys, repo, "freeze", "add", "late_check", "--owner", "qa",
-                             "--reason", "timing", "--days", "3", "--now", NOW)
+    rc, out, err = og(
+        capsys,
+        repo,
+        "freeze",
+        "add",
+        "late_check",
+        "--owner",
+        "qa",
+        "--reason",
+        "timing",
+        "--days",
+        "3",
+        "--now",
+        NOW,
+    )
     assert tree_bytes(outside) == before, out
     assert rc == 2, out + err
     one_error_line(err)
@@ -63,8 +81,14 @@ def test_seeds_append_never_writes_through_a_symlinked_folder(tmp_path, capsys):
     os.rename(repo / "seeds", outside)
     os.symlink(outside, repo / "seeds")
     before = tree_bytes(outside)
-    rc, out, err = og(capsys, repo, "seeds", "append", "seeds/header_name.json",
-                             '{"raw": "Z: z", "expect_name": "Z"}')
+    rc, out, err = og(
+        capsys,
+        repo,
+        "seeds",
+        "append",
+        "seeds/header_name.json",
+        '{"raw": "Z: z", "expect_name": "Z"}',
+    )
     assert tree_bytes(outside) == before, out
     assert rc == 2, out + err
 
@@ -84,24 +108,50 @@ def test_a_failed_write_leaves_the_file_byte_identical(tmp_path):
     before = budget.read_bytes()
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "ORACLE_GUARD_NOW")}
     proc = subprocess.run(
-        [sys.executable, "-m", "oracle_guard", "freeze", "add", "late_check", "--owner", "qa",
-         "--reason", "timing", "--days", "3", "--now", NOW, "-C", str(repo)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-        preexec_fn=_limit_file_size)
+        [
+            sys.executable,
+            "-m",
+            "oracle_guard",
+            "freeze",
+            "add",
+            "late_check",
+            "--owner",
+            "qa",
+            "--reason",
+            "timing",
+            "--days",
+            "3",
+            "--now",
+            NOW,
+            "-C",
+            str(repo),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=_limit_file_size,
+    )
     assert proc.returncode == 2, proc.stderr
     assert budget.read_bytes() == before
 
 
 # -- refusals: what the hooks reject, in one clear line -------------------------------
 
+
 def test_renew_to_an_expiry_beyond_max_days_is_refused_even_when_unchanged(tmp_path, capsys):
     """README: an expiry beyond max_days is refused. Renewing to the same too-far date
     the entry already has exits 0 ('renewed ... until 2026-12-01') with a note."""
-    repo = example_repo(tmp_path, "merge-contract", {BUDGET: (
-        "max_frozen: 3\nfrozen:\n  - id: a\n    owner: o\n"
-        "    expires: \"2026-12-01\"\n    reason: r\n")})
-    rc, out, err = og(capsys, repo, "freeze", "renew", "a", "--until", "2026-12-01",
-                             "--now", NOW)
+    repo = example_repo(
+        tmp_path,
+        "merge-contract",
+        {
+            BUDGET: (
+                "max_frozen: 3\nfrozen:\n  - id: a\n    owner: o\n"
+                '    expires: "2026-12-01"\n    reason: r\n'
+            )
+        },
+    )
+    rc, out, err = og(capsys, repo, "freeze", "renew", "a", "--until", "2026-12-01", "--now", NOW)
     assert rc == 2, out + err
     one_error_line(err)
     assert "budget-too-far" in err
@@ -110,8 +160,17 @@ def test_renew_to_an_expiry_beyond_max_days_is_refused_even_when_unchanged(tmp_p
 def test_days_out_of_range_is_a_clear_refusal_not_an_internal_error(tmp_path, capsys):
     repo = example_repo(tmp_path, "merge-contract")
     for days in ("999999999", "-999999999"):
-        rc, out, err = og(capsys, repo, "freeze", "renew",
-                                 "canonicalize_unicode_hyphen", "--days", days, "--now", NOW)
+        rc, out, err = og(
+            capsys,
+            repo,
+            "freeze",
+            "renew",
+            "canonicalize_unicode_hyphen",
+            "--days",
+            days,
+            "--now",
+            NOW,
+        )
         assert rc == 2
         one_error_line(err)
         assert "internal error" not in err, err
@@ -133,12 +192,28 @@ def test_lock_add_of_a_non_utf8_name_is_a_clear_refusal(tmp_path, capsys):
 
 # -- the file keeps its layout ----------------------------------------------------------
 
+
 def test_freeze_add_keeps_crlf_in_a_quarantine_list(tmp_path, capsys):
-    crlf = ('[\r\n  {\r\n    "test": "t1",\r\n    "owner": "billing",\r\n'
-            '    "expires": "2026-10-05",\r\n    "reason": "x"\r\n  }\r\n]\r\n')
+    crlf = (
+        '[\r\n  {\r\n    "test": "t1",\r\n    "owner": "billing",\r\n'
+        '    "expires": "2026-10-05",\r\n    "reason": "x"\r\n  }\r\n]\r\n'
+    )
     repo = example_repo(tmp_path, "oracle-dir", {"oracle/quarantine.json": crlf})
-    rc, out, err = og(capsys, repo, "freeze", "add", "t2", "--owner", "qa",
-                             "--reason", "r", "--days", "3", "--now", NOW)
+    rc, out, err = og(
+        capsys,
+        repo,
+        "freeze",
+        "add",
+        "t2",
+        "--owner",
+        "qa",
+        "--reason",
+        "r",
+        "--days",
+        "3",
+        "--now",
+        NOW,
+    )
     assert rc == 0, out + err
     data = (repo / "oracle/quarantine.json").read_bytes()
     assert data.count(b"\n") == data.count(b"\r\n"), data
@@ -147,8 +222,7 @@ def test_freeze_add_keeps_crlf_in_a_quarantine_list(tmp_path, capsys):
 def test_seeds_append_keeps_crlf_in_a_json_array(tmp_path, capsys):
     crlf = '[\r\n  {\r\n    "a": 1\r\n  }\r\n]\r\n'
     repo = example_repo(tmp_path, "harness", {"seeds/header_name.json": crlf})
-    rc, out, err = og(capsys, repo, "seeds", "append", "seeds/header_name.json",
-                             '{"b": [1, 2]}')
+    rc, out, err = og(capsys, repo, "seeds", "append", "seeds/header_name.json", '{"b": [1, 2]}')
     assert rc == 0, out + err
     data = (repo / "seeds/header_name.json").read_bytes()
     assert data.count(b"\n") == data.count(b"\r\n"), data
@@ -157,8 +231,7 @@ def test_seeds_append_keeps_crlf_in_a_json_array(tmp_path, capsys):
 def test_seeds_append_keeps_crlf_in_jsonl_without_a_final_newline(tmp_path, capsys):
     corpus = b'{"id":"a"}\r\n{"id":"b"}'
     repo = example_repo(tmp_path, "oracle-dir", {"oracle/corpus.jsonl": corpus})
-    rc, out, err = og(capsys, repo, "seeds", "append", "oracle/corpus.jsonl",
-                             '{"id":"c"}')
+    rc, out, err = og(capsys, repo, "seeds", "append", "oracle/corpus.jsonl", '{"id":"c"}')
     assert rc == 0, out + err
     data = (repo / "oracle/corpus.jsonl").read_bytes()
     # line 2 ends in a bare LF: a CR added to it is a rewrite of that seed for
@@ -169,11 +242,17 @@ def test_seeds_append_keeps_crlf_in_jsonl_without_a_final_newline(tmp_path, caps
 def test_renew_keeps_an_explicit_str_tag(tmp_path, capsys):
     """`expires: !!str 2026-09-30` becomes `expires: 2026-09-29`: the tag the author
     wrote is dropped, and YAML 1.1 tools (PyYAML's safe_load) now read a date."""
-    repo = example_repo(tmp_path, "merge-contract", {BUDGET: (
-        "max_frozen: 3\nfrozen:\n  - id: a\n    owner: o\n"
-        "    expires: !!str 2026-09-30\n    reason: r\n")})
-    rc, out, err = og(capsys, repo, "freeze", "renew", "a", "--days", "4",
-                             "--now", NOW)
+    repo = example_repo(
+        tmp_path,
+        "merge-contract",
+        {
+            BUDGET: (
+                "max_frozen: 3\nfrozen:\n  - id: a\n    owner: o\n"
+                "    expires: !!str 2026-09-30\n    reason: r\n"
+            )
+        },
+    )
+    rc, out, err = og(capsys, repo, "freeze", "renew", "a", "--days", "4", "--now", NOW)
     assert rc == 0, out + err
     data = yaml.safe_load((repo / BUDGET).read_text("utf-8"))
     assert data["frozen"][0]["expires"] == "2026-09-29", data
@@ -181,13 +260,26 @@ def test_renew_keeps_an_explicit_str_tag(tmp_path, capsys):
 
 # -- what the commands print ------------------------------------------------------------
 
+
 def test_printed_git_add_works_where_the_command_ran(tmp_path, capsys):
     """-C DIR runs as if started in DIR; the 'git add' printed is relative to the
     repository root, so from a subfolder it fails ('did not match any files')."""
     repo = example_repo(tmp_path, "merge-contract")
-    rc, out, err = og(capsys, repo / "src", "freeze", "add", "late_check",
-                             "--owner", "qa", "--reason", "timing", "--days", "3",
-                             "--now", NOW)
+    rc, out, err = og(
+        capsys,
+        repo / "src",
+        "freeze",
+        "add",
+        "late_check",
+        "--owner",
+        "qa",
+        "--reason",
+        "timing",
+        "--days",
+        "3",
+        "--now",
+        NOW,
+    )
     assert rc == 0, out + err
     command = out.split("stage it with: ", 1)[1].splitlines()[0]
     git(repo / "src", *shlex.split(command)[1:])
@@ -196,9 +288,16 @@ def test_printed_git_add_works_where_the_command_ran(tmp_path, capsys):
 def test_freeze_list_escapes_ids_and_owners(tmp_path, capsys):
     """Ids and owners come from files a patch can write: a newline forges a line
     (a workflow command in a CI log), an escape sequence reaches the terminal."""
-    repo = example_repo(tmp_path, "merge-contract", {BUDGET: (
-        'max_frozen: 3\nfrozen:\n  - id: "a\\n::error title=x::forged"\n'
-        '    owner: "o\\e[31mRED"\n    expires: "2026-09-30"\n    reason: r\n')})
+    repo = example_repo(
+        tmp_path,
+        "merge-contract",
+        {
+            BUDGET: (
+                'max_frozen: 3\nfrozen:\n  - id: "a\\n::error title=x::forged"\n'
+                '    owner: "o\\e[31mRED"\n    expires: "2026-09-30"\n    reason: r\n'
+            )
+        },
+    )
     rc, out, err = og(capsys, repo, "freeze", "list", "--now", NOW)
     assert rc == 0, err
     assert "\x1b" not in out

@@ -13,6 +13,7 @@ stderr) three ways in the same copy:
 The scenarios run as the catalogue runs them (``scenarios.run``); only the
 judging is wrapped, by replacing ``oracle_guard.cli.main`` for the test.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -38,9 +39,12 @@ Run = Tuple[int, str, str]  # exit code, stdout, stderr
 
 
 def _cache_file(repo: str) -> Path:
-    common = subprocess.run(["git", "-C", repo, "rev-parse", "--path-format=absolute",
-                             "--git-common-dir"], stdout=subprocess.PIPE, check=True,
-                            text=True).stdout.strip()
+    common = subprocess.run(
+        ["git", "-C", repo, "rev-parse", "--path-format=absolute", "--git-common-dir"],
+        stdout=subprocess.PIPE,
+        check=True,
+        text=True,
+    ).stdout.strip()
     return Path(common) / "oracle-guard" / "cache.json"
 
 
@@ -66,10 +70,10 @@ def _merged(earlier: Optional[bytes], fresh: Optional[bytes]) -> Optional[bytes]
             if key in entries[kind]:
                 assert entries[kind][key] == value, (
                     f"cache key {kind} {key} holds two verdicts:\n"
-                    f"  earlier {entries[kind][key]!r}\n  now     {value!r}")
+                    f"  earlier {entries[kind][key]!r}\n  now     {value!r}"
+                )
             entries[kind][key] = value
-    return json.dumps(dict(new, entries=entries,
-                           checksum=cache_mod._checksum(entries))).encode()
+    return json.dumps(dict(new, entries=entries, checksum=cache_mod._checksum(entries))).encode()
 
 
 class ThreeWays:
@@ -107,8 +111,10 @@ class ThreeWays:
             assert loaded == json.loads(merged)["entries"], "the merged cache was not believed"
         runs["warm"] = self._once(argv, env)
         if _read(path) != merged:  # the warm run found every verdict it needed
-            self.problems.append(f"{argv}: the warm run computed a verdict the cold run "
-                                 "had cached, or a different one")
+            self.problems.append(
+                f"{argv}: the warm run computed a verdict the cold run "
+                "had cached, or a different one"
+            )
         self.judgments.append(runs)
         rc, out, err = runs["warm"]
         print(out, end="")
@@ -123,9 +129,13 @@ def _difference(runs: Dict[str, Run]) -> Optional[str]:
             lines = []
             for name, a, b in zip(("exit", "stdout", "stderr"), reference, runs[way]):
                 if a != b:
-                    lines += difflib.unified_diff(str(a).splitlines(), str(b).splitlines(),
-                                                  f"{name} --no-cache", f"{name} {way}",
-                                                  lineterm="")
+                    lines += difflib.unified_diff(
+                        str(a).splitlines(),
+                        str(b).splitlines(),
+                        f"{name} --no-cache",
+                        f"{name} {way}",
+                        lineterm="",
+                    )
             return "\n".join(lines)
     return None
 
@@ -157,5 +167,6 @@ def test_warm_cold_and_no_cache_agree(scenario, context, baseline, tmp_path, mon
         difference = _difference(runs)
         assert difference is None, (
             f"{scenario.name} in {context}, judgment {number}: the cache changed the "
-            f"output\n{difference}")
+            f"output\n{difference}"
+        )
     assert not three.problems, "\n".join(three.problems)

@@ -13,6 +13,7 @@ cannot hold (not UTF-8; '-' at the root of a sha256sum lock).
 Replayed from the fixed seed of testing/bounds.py (``property_settings``);
 ORACLE_GUARD_EXPLORE=1 explores with a random one.
 """
+
 from __future__ import annotations
 
 import errno
@@ -31,18 +32,39 @@ from testing.bounds import property_settings
 from testing.git import git, init_repo, run_guard
 
 ROOT = "in"
-FORMS = {"json": "locks/fixtures.lock.json", "text": "locks/SHA256SUMS",
-         "binary": "locks/SHA256SUMS", "tag": "locks/SHA256SUMS"}
+FORMS = {
+    "json": "locks/fixtures.lock.json",
+    "text": "locks/SHA256SUMS",
+    "binary": "locks/SHA256SUMS",
+    "tag": "locks/SHA256SUMS",
+}
 ANCHOR = "a.txt"  # always there and always on disk: GNU verifies at least one file
 
 # No 'g': no '.git' component (and none of its NTFS spellings) can come up.
 _plain = st.text(alphabet=list("abZ09 -_.()*#=é\\\n\r\t\x7f"), min_size=1, max_size=6)
-_special = st.sampled_from(["-", "\\", "\n", "\r", " ", "*", "(x", "p)q) = 0",
-                            "SHA256 (x) = y", "\\n", "..\n", " lead", "trail ", "é"])
+_special = st.sampled_from(
+    [
+        "-",
+        "\\",
+        "\n",
+        "\r",
+        " ",
+        "*",
+        "(x",
+        "p)q) = 0",
+        "SHA256 (x) = y",
+        "\\n",
+        "..\n",
+        " lead",
+        "trail ",
+        "é",
+    ]
+)
 _not_utf8 = st.sampled_from(["bad\udcff", "\udce9t\udce9"])  # b"bad\xff", b"\xe9t\xe9"
 _too_long = st.integers(256, 300).map(lambda n: "L" * n)  # above NAME_MAX
 _component = st.one_of(_plain, _plain, _plain, _special, _special, _not_utf8, _too_long).filter(
-    lambda c: c not in (".", ".."))
+    lambda c: c not in (".", "..")
+)
 names = st.lists(_component, min_size=1, max_size=3).map("/".join)
 fixture_sets = st.dictionaries(names, st.binary(max_size=16), max_size=6)
 
@@ -86,15 +108,21 @@ def put(repo: Path, files: Dict[str, bytes]) -> List[str]:
     if index_only:
         lines = b""
         for path in index_only:
-            oid = subprocess.run(["git", "-C", str(repo), "hash-object", "-w", "--stdin"],
-                                 input=files[path], stdout=subprocess.PIPE,
-                                 check=True).stdout.strip()
+            oid = subprocess.run(
+                ["git", "-C", str(repo), "hash-object", "-w", "--stdin"],
+                input=files[path],
+                stdout=subprocess.PIPE,
+                check=True,
+            ).stdout.strip()
             lines += b"100644 " + oid + b"\t" + raw(path) + b"\0"
-        subprocess.run(["git", "-C", str(repo), "update-index", "-z", "--index-info"],
-                       input=lines, check=True)
-        subprocess.run(["git", "-C", str(repo), "update-index", "-z", "--skip-worktree",
-                        "--stdin"], input=b"".join(raw(p) + b"\0" for p in index_only),
-                       check=True)
+        subprocess.run(
+            ["git", "-C", str(repo), "update-index", "-z", "--index-info"], input=lines, check=True
+        )
+        subprocess.run(
+            ["git", "-C", str(repo), "update-index", "-z", "--skip-worktree", "--stdin"],
+            input=b"".join(raw(p) + b"\0" for p in index_only),
+            check=True,
+        )
     return index_only
 
 
@@ -109,9 +137,13 @@ def first_lock(form: str) -> Optional[str]:
 
 def make_repo(base: Path, form: str) -> Path:
     repo = init_repo(Path(tempfile.mkdtemp(dir=base)) / "r")
-    files = {".oracle-guard.yaml": (f"version: 1\nfixtures:\n  - lock: {FORMS[form]}\n"
-                                    f"    root: {ROOT}\n    paths: ['{ROOT}/**']\n").encode(),
-             f"{ROOT}/{ANCHOR}": b"anchor\n"}
+    files = {
+        ".oracle-guard.yaml": (
+            f"version: 1\nfixtures:\n  - lock: {FORMS[form]}\n"
+            f"    root: {ROOT}\n    paths: ['{ROOT}/**']\n"
+        ).encode(),
+        f"{ROOT}/{ANCHOR}": b"anchor\n",
+    }
     existing = first_lock(form)
     if existing is not None:
         files[FORMS[form]] = existing.encode()
@@ -123,8 +155,12 @@ def make_repo(base: Path, form: str) -> Path:
 def gnu_verifies(repo: Path, lock: str, locked: Dict[str, bytes], index_only: List[str]):
     """`sha256sum -c --strict` from the root: every line well formed, every file on
     disk OK, and only the index-only ones unreadable."""
-    proc = subprocess.run(["sha256sum", "--check", "--strict", os.path.relpath(lock, ROOT)],
-                          cwd=repo / ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.run(
+        ["sha256sum", "--check", "--strict", os.path.relpath(lock, ROOT)],
+        cwd=repo / ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert b"improperly formatted" not in proc.stderr, proc.stderr
     lines = proc.stdout.split(b"\n")
     assert sum(line.endswith(b": FAILED") for line in lines) == 0, proc.stdout
@@ -143,8 +179,7 @@ def passes_check(capsys, repo: Path, lock: str) -> None:
 def refused_in_one_line(rc: int, out: str, err: str, repo: Path, lock: str, before) -> None:
     assert (rc, out) == (2, ""), out + err
     assert err.startswith("oracle-guard: error: ") and err.count("\n") == 1, err
-    assert ("is not a valid UTF-8 file name" in err
-            or "a sha256sum lock cannot name it" in err), err
+    assert "is not a valid UTF-8 file name" in err or "a sha256sum lock cannot name it" in err, err
     assert _read(repo / lock) == before
 
 
@@ -153,10 +188,15 @@ def _read(path: Path) -> Optional[bytes]:
 
 
 @property_settings(max_examples=60)
-@given(form=st.sampled_from(sorted(FORMS)), fixtures=fixture_sets, extra=names,
-       extra_data=st.binary(max_size=16))
-def test_lock_writes_only_locks_both_checks_pass(capsys, tmp_path, form, fixtures, extra,
-                                                 extra_data):
+@given(
+    form=st.sampled_from(sorted(FORMS)),
+    fixtures=fixture_sets,
+    extra=names,
+    extra_data=st.binary(max_size=16),
+)
+def test_lock_writes_only_locks_both_checks_pass(
+    capsys, tmp_path, form, fixtures, extra, extra_data
+):
     fixtures = {**fixtures, ANCHOR: b"anchor\n"}
     assume(not conflicts(list(fixtures)))
     style = "json" if form == "json" else "sha256sum"
@@ -166,8 +206,10 @@ def test_lock_writes_only_locks_both_checks_pass(capsys, tmp_path, form, fixture
     before = _read(repo / lock)
 
     rc, out, err = run_guard(capsys, repo, "lock")
-    event(f"{form}: {len(index_only)} index-only, escaped: "
-          f"{any(fixture_lock.escape_name(k)[0] for k in fixtures)}")
+    event(
+        f"{form}: {len(index_only)} index-only, escaped: "
+        f"{any(fixture_lock.escape_name(k)[0] for k in fixtures)}"
+    )
     if not all(expressible(k, style) for k in fixtures):
         event("lock refused")
         refused_in_one_line(rc, out, err, repo, lock, before)
@@ -180,7 +222,7 @@ def test_lock_writes_only_locks_both_checks_pass(capsys, tmp_path, form, fixture
         assert fixture_lock.parse_sum_line(first)[2] == form
     passes_check(capsys, repo, lock)
     if style == "sha256sum":
-        gnu_verifies(repo, lock, fixtures, [p[len(ROOT) + 1:] for p in index_only])
+        gnu_verifies(repo, lock, fixtures, [p[len(ROOT) + 1 :] for p in index_only])
 
     # lock --add: one more fixture, written in the lock's style and form
     assume(extra not in fixtures and not conflicts([*fixtures, extra]))
@@ -195,5 +237,6 @@ def test_lock_writes_only_locks_both_checks_pass(capsys, tmp_path, form, fixture
     assert (rc, err) == (0, ""), out + err
     passes_check(capsys, repo, lock)
     if style == "sha256sum":
-        gnu_verifies(repo, lock, {**fixtures, extra: extra_data},
-                     [p[len(ROOT) + 1:] for p in index_only])
+        gnu_verifies(
+            repo, lock, {**fixtures, extra: extra_data}, [p[len(ROOT) + 1 :] for p in index_only]
+        )

@@ -9,6 +9,7 @@ Seed and lock properties call the pure functions on in-memory snapshots; the
 pattern properties ask git itself (tests/patterns_test.py already checks single
 patterns against `git check-ignore`; here: pattern sets and case folding).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -21,8 +22,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from oracle_guard.checks import fixture_lock
-from oracle_guard.checks import seed_append_only
+from oracle_guard.checks import fixture_lock, seed_append_only
 from oracle_guard.parsing.patterns import Pattern, PatternSet
 from oracle_guard.snapshot import MemorySnapshot
 from testing.bounds import property_settings
@@ -44,11 +44,16 @@ def codes(findings) -> List[str]:
 # -- append-only ----------------------------------------------------------------
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=8)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(max_size=8)
     | st.floats(allow_nan=False, allow_infinity=False),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner,
-                                                                  max_size=4),
-    max_leaves=12)
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 seed_lists = st.lists(json_values, min_size=1, max_size=8)
 
 
@@ -66,8 +71,12 @@ def same(a, b) -> bool:
 
 
 @property_settings()
-@given(base=seed_lists, appended=st.lists(json_values, max_size=5),
-       indent=st.sampled_from([None, 1, 4]), sort_keys=st.booleans())
+@given(
+    base=seed_lists,
+    appended=st.lists(json_values, max_size=5),
+    indent=st.sampled_from([None, 1, 4]),
+    sort_keys=st.booleans(),
+)
 def test_json_array_append_passes_in_any_layout(base, appended, indent, sort_keys):
     new = json.dumps(base + appended, indent=indent, sort_keys=sort_keys).encode()
     assert compare("json-array", array(base), new) == []
@@ -83,7 +92,7 @@ def test_jsonl_append_passes(base, appended):
 @given(base=seed_lists, data=st.data())
 def test_deleting_a_seed_fails(base, data):
     i = data.draw(st.integers(0, len(base) - 1), label="deleted")
-    kept = base[:i] + base[i + 1:]
+    kept = base[:i] + base[i + 1 :]
     assume(kept)  # an empty candidate is oracle-incomplete, tested on its own
     unique = sum(same(v, base[i]) for v in base) == 1
     for fmt, render in (("json-array", array), ("jsonl", lines)):
@@ -107,21 +116,35 @@ def test_swapping_two_unequal_seeds_is_a_reorder(base, data):
 
 
 @property_settings()
-@given(base=seed_lists, replacement=json_values, appended=st.lists(json_values, max_size=3),
-       data=st.data())
+@given(
+    base=seed_lists,
+    replacement=json_values,
+    appended=st.lists(json_values, max_size=3),
+    data=st.data(),
+)
 def test_mutating_a_seed_fails_even_with_appends(base, replacement, appended, data):
     i = data.draw(st.integers(0, len(base) - 1), label="mutated")
     assume(not same(base[i], replacement))
-    mutated = base[:i] + [replacement] + base[i + 1:] + appended
-    later = any(same(v, base[i]) for v in mutated[i + 1:])
+    mutated = base[:i] + [replacement] + base[i + 1 :] + appended
+    later = any(same(v, base[i]) for v in mutated[i + 1 :])
     expected = "seed-reordered" if later else "seed-rewritten"
     for fmt, render in (("json-array", array), ("jsonl", lines)):
         assert codes(compare(fmt, render(base), render(mutated))) == [expected], fmt
 
 
 # Equal in Python, different seeds: each pair must be a rewrite, at any depth.
-LOOKALIKES = [(0, 0.0), (0, False), (0.0, False), (1, True), (1, 1.0), (1.0, True),
-              (-0.0, 0.0), (None, False), ("1", 1), ([], {})]
+LOOKALIKES = [
+    (0, 0.0),
+    (0, False),
+    (0.0, False),
+    (1, True),
+    (1, 1.0),
+    (1.0, True),
+    (-0.0, 0.0),
+    (None, False),
+    ("1", 1),
+    ([], {}),
+]
 
 
 @st.composite
@@ -145,10 +168,12 @@ def nested_pair(draw):
 def test_equality_is_type_strict(prefix, pair):
     old, new = pair
     # the changed element is the last, so no later element can hold the old value
-    assert codes(compare("json-array", array(prefix + [old]), array(prefix + [new]))) == \
-        ["seed-rewritten"]
-    assert codes(compare("jsonl", lines(prefix + [old]), lines(prefix + [new]))) == \
-        ["seed-rewritten"]
+    assert codes(compare("json-array", array(prefix + [old]), array(prefix + [new]))) == [
+        "seed-rewritten"
+    ]
+    assert codes(compare("jsonl", lines(prefix + [old]), lines(prefix + [new]))) == [
+        "seed-rewritten"
+    ]
     if isinstance(old, dict) and isinstance(new, dict):
         assert codes(compare("json-object", array(old), array(new))) == ["seed-rewritten"]
 
@@ -160,12 +185,15 @@ LOCK = "oracle/fixtures.lock"
 ENTRY = {"lock": LOCK, "root": ROOT, "paths": [f"{ROOT}/**"]}
 
 _name = st.text(alphabet="abZ09-_. é", min_size=1, max_size=6).filter(
-    lambda n: n not in (".", ".."))
+    lambda n: n not in (".", "..")
+)
 _relative = st.lists(_name, min_size=1, max_size=3).map("/".join)
-fixture_sets = st.dictionaries(_relative, st.binary(min_size=1, max_size=64),
-                               min_size=1, max_size=6).filter(
+fixture_sets = st.dictionaries(
+    _relative, st.binary(min_size=1, max_size=64), min_size=1, max_size=6
+).filter(
     # a file and a folder of the same name cannot both exist
-    lambda files: not any(other.startswith(p + "/") for p in files for other in files))
+    lambda files: not any(other.startswith(p + "/") for p in files for other in files)
+)
 
 
 def lock_text(files: Dict[str, bytes], style: str) -> bytes:
@@ -185,8 +213,10 @@ def styles(files) -> List[str]:
 def check_lock(files: Dict[str, bytes], lock: bytes):
     tree = {f"{ROOT}/{p}": d for p, d in files.items()}
     tree[LOCK] = lock
-    return [(f.code, f.path) for f in
-            fixture_lock.check_entry(ENTRY, MemorySnapshot(tree, "the candidate"))]
+    return [
+        (f.code, f.path)
+        for f in fixture_lock.check_entry(ENTRY, MemorySnapshot(tree, "the candidate"))
+    ]
 
 
 @property_settings()
@@ -212,8 +242,10 @@ def test_any_byte_flip_is_caught(files, data):
 @property_settings()
 @given(files=fixture_sets, extra=_relative, content=st.binary(max_size=16))
 def test_an_added_file_is_caught(files, extra, content):
-    assume(extra not in files and not any(p.startswith(extra + "/") or extra.startswith(p + "/")
-                                          for p in files))
+    assume(
+        extra not in files
+        and not any(p.startswith(extra + "/") or extra.startswith(p + "/") for p in files)
+    )
     for style in styles(files):
         found = check_lock({**files, extra: content}, lock_text(files, style))
         if style == "digest":
@@ -235,14 +267,16 @@ def test_a_removed_file_is_caught(files, data):
 
 # -- pattern sets and case folding against git ------------------------------------
 
+
 @pytest.fixture(scope="module")
 def ignore_repos(tmp_path_factory):
     """Two repositories for `git check-ignore`: case-sensitive and case-folding."""
     repos = {}
     for fold in (False, True):
         repo = init_repo(tmp_path_factory.mktemp("ignore") / f"fold-{fold}")
-        subprocess.run(["git", "-C", str(repo), "config", "core.ignoreCase", str(fold).lower()],
-                       check=True)
+        subprocess.run(
+            ["git", "-C", str(repo), "config", "core.ignoreCase", str(fold).lower()], check=True
+        )
         repos[fold] = repo
     return repos
 
@@ -254,19 +288,33 @@ def git_ignored(repo, patterns, paths) -> Dict[str, bool]:
     proc = subprocess.run(
         ["git", "-C", str(repo), "check-ignore", "--no-index", "--stdin", "-z", "-v", "-n"],
         input=b"".join(os.fsencode(p) + b"\0" for p in paths),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        check=False,
+    )
     assert proc.returncode in (0, 1), proc.stderr
     fields = proc.stdout.split(b"\0")
     return {os.fsdecode(fields[i + 3]): bool(fields[i]) for i in range(0, len(fields) - 1, 4)}
 
 
-_segment = st.sampled_from(["a", "b", "ab", "A", "B", "*", "**", "?", "[ab]", "[!a]",
-                            "[A-Z]", "a*", "*b", "x"])
-_patterns = st.lists(st.lists(_segment, min_size=1, max_size=4).map("/".join).flatmap(
-    lambda body: st.sampled_from([body, "/" + body, body + "/"])), min_size=1, max_size=5)
-_paths = st.lists(st.lists(st.sampled_from(["a", "b", "ab", "A", "aB", "x", "ba"]),
-                           min_size=1, max_size=5).map("/".join),
-                  min_size=1, max_size=15, unique=True)
+_segment = st.sampled_from(
+    ["a", "b", "ab", "A", "B", "*", "**", "?", "[ab]", "[!a]", "[A-Z]", "a*", "*b", "x"]
+)
+_patterns = st.lists(
+    st.lists(_segment, min_size=1, max_size=4)
+    .map("/".join)
+    .flatmap(lambda body: st.sampled_from([body, "/" + body, body + "/"])),
+    min_size=1,
+    max_size=5,
+)
+_paths = st.lists(
+    st.lists(st.sampled_from(["a", "b", "ab", "A", "aB", "x", "ba"]), min_size=1, max_size=5).map(
+        "/".join
+    ),
+    min_size=1,
+    max_size=15,
+    unique=True,
+)
 
 
 @property_settings(max_examples=60)

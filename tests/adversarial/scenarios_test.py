@@ -1,6 +1,7 @@
 """Adversarial scenarios (testing/scenarios.py), each in every context: a staged
 change judged like `git commit`, a CI pull-request range, and a real `git push`
 to a bare repository with the pre-receive hook installed."""
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,8 @@ def test_scenario(scenario, context, baseline, tmp_path):
     want = scenario.expect[context]
     assert (got.verdict, sorted(got.codes)) == (want.verdict, sorted(want.codes)), (
         f"{scenario.name} in {context}: {scenario.why}\n"
-        f"expected {want}\n     got {got}\n{got.detail}")
+        f"expected {want}\n     got {got}\n{got.detail}"
+    )
 
 
 def test_baseline_passes_every_check_it_has(baseline, tmp_path):
@@ -32,8 +34,9 @@ def test_baseline_passes_every_check_it_has(baseline, tmp_path):
     checks = json.loads(got.detail)["checks"]
     for hook in ("fixture-lock", "freeze-schema", "flake-budget"):
         assert checks[hook] == {"status": "passed", "errors": 0, "warnings": 0, "note": None}
-    assert git(work.client, "rev-parse", "refs/remotes/origin/main") == \
-        git(work.server, "rev-parse", "refs/heads/main")
+    assert git(work.client, "rev-parse", "refs/remotes/origin/main") == git(
+        work.server, "rev-parse", "refs/heads/main"
+    )
 
 
 def test_catalog_shape():

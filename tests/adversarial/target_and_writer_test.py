@@ -1,6 +1,7 @@
 """Attacks on the newest surfaces: --target / ORACLE_GUARD_TARGET, the worktree
 writer behind lock/init/freeze/seeds, and inert printed text. Each test is a
 broken promise found by hand in a real repository; they fail until fixed."""
+
 from __future__ import annotations
 
 import io
@@ -17,25 +18,31 @@ from testing.samples import EXAMPLES, example_repo
 def _commands_in(text: str):
     """Lines the GitHub Actions runner would act on: '::' after leading white space
     (its TryParseV2 trims with .NET's TrimStart), or '##[' anywhere (TryParse)."""
-    return [line for line in text.splitlines()
-            if line.lstrip().startswith("::") or "##[" in line]
+    return [line for line in text.splitlines() if line.lstrip().startswith("::") or "##[" in line]
 
 
 def _raw_controls(text: str):
     """Characters a terminal or log viewer acts on: C0 (but LF), DEL and C1."""
-    return sorted({hex(ord(c)) for c in text
-                   if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f})
+    return sorted(
+        {hex(ord(c)) for c in text if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F}
+    )
 
 
 # -- inert printed text ---------------------------------------------------------------
+
 
 def test_text_report_line_cannot_start_a_command_after_leading_white_space(tmp_path, capsys):
     """inert() only looks for '::' at column 0, but the runner trims leading white
     space first: a file named ' ::error::...' (or with a no-break space) forges an
     annotation in the text report of any CI log."""
     repo = example_repo(tmp_path, "harness")
-    stage(repo, {" ::error file=src/harness.py::forged by a file name": "x",
-                 "\u00a0::warning::forged with a no-break space": "y"})
+    stage(
+        repo,
+        {
+            " ::error file=src/harness.py::forged by a file name": "x",
+            "\u00a0::warning::forged with a no-break space": "y",
+        },
+    )
     rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW)
     assert rc == 1, out
     assert _commands_in(out) == [], out
@@ -97,8 +104,12 @@ def test_error_line_holds_no_legacy_runner_command(tmp_path, capsys):
 
 def test_freeze_list_json_holds_no_legacy_runner_command(tmp_path, capsys):
     ident = "##[error]forged by an id"
-    freeze = {"excluded_property_ids": [ident], "reason": {ident: "r"},
-              "owner": {ident: "o"}, "expires": {ident: "2026-10-01"}}
+    freeze = {
+        "excluded_property_ids": [ident],
+        "reason": {ident: "r"},
+        "owner": {ident: "o"},
+        "expires": {ident: "2026-10-01"},
+    }
     repo = example_repo(tmp_path, "harness", {"freeze.json": freeze})
     from oracle_guard.cli import main
 
@@ -122,8 +133,9 @@ def test_pre_receive_report_holds_no_legacy_runner_command(tmp_path, capsys, mon
     git(work, "push", "-q", str(server), "topic")
     monkeypatch.chdir(server)
     stderr = io.StringIO()
-    rc = pre_receive.main(io.StringIO(f"{'0' * 40} {new} refs/heads/topic2\n"), stderr,
-                           {"ORACLE_GUARD_NOW": NOW})
+    rc = pre_receive.main(
+        io.StringIO(f"{'0' * 40} {new} refs/heads/topic2\n"), stderr, {"ORACLE_GUARD_NOW": NOW}
+    )
     assert rc == 1, stderr.getvalue()
     assert _commands_in(stderr.getvalue()) == [], stderr.getvalue()
 
@@ -144,6 +156,7 @@ def test_init_output_escapes_names_it_prints(tmp_path, capsys):
 
 # -- worktree writes ----------------------------------------------------------------
 
+
 def test_lock_never_writes_into_the_git_folder(tmp_path, capsys):
     """A contract's lock path is any normalized path, '.git/hooks/pre-commit'
     included: 'oracle-guard lock' overwrites the hook (keeping its exec bit) with
@@ -151,10 +164,15 @@ def test_lock_never_writes_into_the_git_folder(tmp_path, capsys):
     'fx/$(touch PWNED)' runs a command at the next commit. git never tracks a
     '.git' path, so no write may go there (nor through '.GIT' on macOS)."""
     repo = init_repo(tmp_path / "r")
-    write(repo, {"fx/$(touch PWNED)": "x",
-                 ".oracle-guard.yaml": "version: 1\nfixtures:\n"
-                                       "  - lock: .git/hooks/pre-commit\n"
-                                       "    paths: [\"fx/**\"]\n"})
+    write(
+        repo,
+        {
+            "fx/$(touch PWNED)": "x",
+            ".oracle-guard.yaml": "version: 1\nfixtures:\n"
+            "  - lock: .git/hooks/pre-commit\n"
+            '    paths: ["fx/**"]\n',
+        },
+    )
     git(repo, "add", "-A")
     hook = repo / ".git" / "hooks" / "pre-commit"
     hook.write_text("#!/bin/sh\nexit 0\n")
@@ -165,6 +183,7 @@ def test_lock_never_writes_into_the_git_folder(tmp_path, capsys):
 
 
 # -- --target / ORACLE_GUARD_TARGET ---------------------------------------------------
+
 
 def _contract_added_later(tmp_path):
     """upstream: A (oracle, no contract), then B adds the contract; a clone of it."""
@@ -189,8 +208,9 @@ def test_target_branch_cannot_be_shadowed_by_a_tag(tmp_path, capsys):
     git(clone, "tag", "origin/main", "HEAD~1")
     git(clone, "checkout", "-q", "-b", "topic")
     commit(clone, {"seeds/header_name.json": '["rewritten"]\n'}, message="rewrite seeds")
-    rc, out, err = run_guard(capsys, clone, "check", "--target", "origin/main",
-                             "--head", "HEAD", "--now", NOW)
+    rc, out, err = run_guard(
+        capsys, clone, "check", "--target", "origin/main", "--head", "HEAD", "--now", NOW
+    )
     assert rc != 0, out + err
 
 
@@ -201,8 +221,10 @@ def test_pre_push_without_a_range_exits_2_with_a_target_too(tmp_path, capsys):
     repo = example_repo(tmp_path, "harness")
     git(repo, "checkout", "-q", "-b", "topic")
     commit(repo, {"src/more.py": "x = 1\n"})
-    env = {"PRE_COMMIT_REMOTE_BRANCH": "refs/heads/orphan",
-           "PRE_COMMIT_LOCAL_BRANCH": "refs/heads/orphan",
-           "ORACLE_GUARD_TARGET": "main"}
+    env = {
+        "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/orphan",
+        "PRE_COMMIT_LOCAL_BRANCH": "refs/heads/orphan",
+        "ORACLE_GUARD_TARGET": "main",
+    }
     rc, out, err = run_guard(capsys, repo, "check", "--now", NOW, env=env)
     assert rc == 2, out + err

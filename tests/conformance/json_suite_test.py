@@ -15,6 +15,7 @@ No file may end in any exception other than LoadError, and every LoadError has a
 line, so a finding can name it. One case per kind of error then goes through
 ``oracle-guard check`` as a seed file in a real repository.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,14 +36,12 @@ FILES = sorted(os.listdir(CASES))
 # y_ cases the README's Strict input section rejects on purpose.
 Y_REJECTED: Dict[str, str] = {
     "y_object_duplicated_key.json": "duplicate keys are errors: two readers could keep "
-                                    "different values",
-    "y_object_duplicated_key_and_value.json": "duplicate keys are errors, even with the "
-                                              "same value",
+    "different values",
+    "y_object_duplicated_key_and_value.json": "duplicate keys are errors, even with the same value",
 }
 
 _OVERFLOW = "numbers that overflow or underflow a double are errors: 1e999 would read as inf"
-_UNDERFLOW = ("numbers that underflow a double are errors: 1e-400 would read as 0.0 and "
-              "equal 0")
+_UNDERFLOW = "numbers that underflow a double are errors: 1e-400 would read as 0.0 and equal 0"
 _SURROGATE = "a lone surrogate escape is not text in any encoding: an error"
 _UTF8 = "input must be valid UTF-8: other bytes are errors, never guessed"
 I_CHOICES: Dict[str, Tuple[str, str]] = {
@@ -79,10 +78,11 @@ I_CHOICES: Dict[str, Tuple[str, str]] = {
     "i_string_truncated-utf-8.json": ("reject", _UTF8),
     "i_string_utf16BE_no_BOM.json": ("reject", _UTF8),
     "i_string_utf16LE_no_BOM.json": ("reject", _UTF8),
-    "i_structure_500_nested_arrays.json": ("reject", "nesting deeper than 200 levels is an "
-                                                     "error (no reader's stack is at risk)"),
-    "i_structure_UTF-8_BOM_empty_object.json": ("reject", "a UTF-8 byte-order mark is an "
-                                                          "error"),
+    "i_structure_500_nested_arrays.json": (
+        "reject",
+        "nesting deeper than 200 levels is an error (no reader's stack is at risk)",
+    ),
+    "i_structure_UTF-8_BOM_empty_object.json": ("reject", "a UTF-8 byte-order mark is an error"),
 }
 
 
@@ -137,21 +137,24 @@ def test_each_case(name, positions):
         assert same(value, json.loads(data.decode("utf-8"))), name
 
 
-@pytest.mark.parametrize("name, value", [
-    ("y_array_empty.json", []),
-    ("y_object_empty_key.json", {"": 0}),
-    ("y_number_negative_zero.json", [-0]),  # an integer zero, not -0.0
-    ("y_number_minus_zero.json", [-0]),
-    ("y_number_real_capital_e.json", [1e22]),
-    ("y_number_real_neg_exp.json", [1e-2]),
-    ("y_number_int_with_exp.json", [200.0]),  # 20e1: an exponent makes a double
-    ("y_string_null_escape.json", ["\x00"]),
-    ("y_string_surrogates_U+1D11E_MUSICAL_SYMBOL_G_CLEF.json", ["\U0001d11e"]),
-    ("y_string_utf8.json", ["\u20ac\U0001d11e"]),
-    ("y_structure_lonely_null.json", None),
-    ("y_structure_whitespace_array.json", []),
-    ("y_object_duplicated_key.json", None),
-])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("y_array_empty.json", []),
+        ("y_object_empty_key.json", {"": 0}),
+        ("y_number_negative_zero.json", [-0]),  # an integer zero, not -0.0
+        ("y_number_minus_zero.json", [-0]),
+        ("y_number_real_capital_e.json", [1e22]),
+        ("y_number_real_neg_exp.json", [1e-2]),
+        ("y_number_int_with_exp.json", [200.0]),  # 20e1: an exponent makes a double
+        ("y_string_null_escape.json", ["\x00"]),
+        ("y_string_surrogates_U+1D11E_MUSICAL_SYMBOL_G_CLEF.json", ["\U0001d11e"]),
+        ("y_string_utf8.json", ["\u20ac\U0001d11e"]),
+        ("y_structure_lonely_null.json", None),
+        ("y_structure_whitespace_array.json", []),
+        ("y_object_duplicated_key.json", None),
+    ],
+)
 def test_values(name, value):
     """Values read by hand from the files, not from Python's decoder."""
     data = (CASES / name).read_bytes()
@@ -172,14 +175,17 @@ seeds:
 """
 
 
-@pytest.mark.parametrize("name", [
-    "n_array_extra_comma.json",             # syntax
-    "n_object_trailing_comment.json",       # a comment
-    "n_structure_100000_opening_arrays.json",  # depth
-    "i_string_iso_latin_1.json",            # encoding
-    "i_number_real_pos_overflow.json",      # a number out of range
-    "y_object_duplicated_key.json",         # a strict choice
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "n_array_extra_comma.json",  # syntax
+        "n_object_trailing_comment.json",  # a comment
+        "n_structure_100000_opening_arrays.json",  # depth
+        "i_string_iso_latin_1.json",  # encoding
+        "i_number_real_pos_overflow.json",  # a number out of range
+        "y_object_duplicated_key.json",  # a strict choice
+    ],
+)
 def test_a_suite_file_as_a_seed_is_a_finding_on_its_line(capsys, tmp_path, name):
     data = (CASES / name).read_bytes()
     got, error = verdict(data, True)

@@ -1,21 +1,23 @@
 """Owners before the first push, and owners added later (README: Bootstrap)."""
+
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
+from testing import oracle
 from testing.git import commit, git
 from testing.server import make_client, make_server, push, push_env, rev
 from testing.signatures import SIGNED_CONTRACT, SIGNERS
-from testing import oracle
 
 OWNERLESS = oracle.OWNERLESS_SEEDS
 
 
 def owner_key(folder: Path) -> Path:
     key = folder / "alice"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f",
-                    str(key)], check=True)
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f", str(key)], check=True
+    )
     return key
 
 
@@ -27,8 +29,18 @@ def signed_commit(client: Path, key: Path, files, message: str) -> str:
     from testing.git import stage
 
     stage(client, files)
-    git(client, "-c", "gpg.format=ssh", "-c", f"user.signingkey={key}", "commit", "-q", "-S",
-        "-m", message)
+    git(
+        client,
+        "-c",
+        "gpg.format=ssh",
+        "-c",
+        f"user.signingkey={key}",
+        "commit",
+        "-q",
+        "-S",
+        "-m",
+        message,
+    )
     return rev(client, "HEAD")
 
 
@@ -36,8 +48,16 @@ def test_signers_in_the_first_push_make_owners_from_the_start(tmp_path):
     key = owner_key(tmp_path)
     server = make_server(tmp_path / "srv.git")
     client = make_client(tmp_path / "work", server)
-    commit(client, {".oracle-guard.yaml": SIGNED_CONTRACT, SIGNERS: signers_line(key),
-                    "seeds/a.json": "[1]\n", "src/app.py": ""}, "the oracle, with its owners")
+    commit(
+        client,
+        {
+            ".oracle-guard.yaml": SIGNED_CONTRACT,
+            SIGNERS: signers_line(key),
+            "seeds/a.json": "[1]\n",
+            "src/app.py": "",
+        },
+        "the oracle, with its owners",
+    )
     assert push(client, "main").rc == 0
     signed_commit(client, key, {"seeds/a.json": "[1, 2]\n"}, "append a seed")
     assert push(client, "main").rc == 0
@@ -50,13 +70,20 @@ def test_no_push_adds_owners_to_an_ownerless_contract_but_the_server_admin_can(t
     key = owner_key(tmp_path)
     server = make_server(tmp_path / "srv.git")
     client = make_client(tmp_path / "work", server)
-    commit(client, {".oracle-guard.yaml": OWNERLESS, "seeds/a.json": "[1]\n", "src/app.py": ""},
-           "the oracle, no owners")
+    commit(
+        client,
+        {".oracle-guard.yaml": OWNERLESS, "seeds/a.json": "[1]\n", "src/app.py": ""},
+        "the oracle, no owners",
+    )
     assert push(client, "main").rc == 0
     before = rev(server, "refs/heads/main")
     # whoever pushes it, signed or not, a push cannot name its own owners
-    signed_commit(client, key, {".oracle-guard.yaml": SIGNED_CONTRACT,
-                                SIGNERS: signers_line(key)}, "add owners")
+    signed_commit(
+        client,
+        key,
+        {".oracle-guard.yaml": SIGNED_CONTRACT, SIGNERS: signers_line(key)},
+        "add owners",
+    )
     p = push(client, "main", env=push_env(REMOTE_USER="alice", GL_USER="alice"))
     assert p.rc != 0 and ".oracle-guard.yaml: write-denied" in p.stderr, p.stderr
     assert rev(server, "refs/heads/main") == before
@@ -76,8 +103,16 @@ def test_a_tag_at_an_older_owner_signed_commit_needs_no_owner_to_push_it(tmp_pat
     key = owner_key(tmp_path)
     server = make_server(tmp_path / "srv.git")
     client = make_client(tmp_path / "work", server)
-    unsigned = commit(client, {".oracle-guard.yaml": SIGNED_CONTRACT, SIGNERS: signers_line(key),
-                               "seeds/a.json": "[1]\n", "src/app.py": ""}, "the oracle")
+    unsigned = commit(
+        client,
+        {
+            ".oracle-guard.yaml": SIGNED_CONTRACT,
+            SIGNERS: signers_line(key),
+            "seeds/a.json": "[1]\n",
+            "src/app.py": "",
+        },
+        "the oracle",
+    )
     assert push(client, "main").rc == 0
     signed = signed_commit(client, key, {"seeds/a.json": "[1, 2]\n"}, "append a seed")
     assert push(client, "main").rc == 0

@@ -1,6 +1,7 @@
 """Hostile input stays within bounds: each run of oracle-guard here gets 5 s of
 wall time and 256 MiB of address space (testing/bounds.py), and still fails
 closed with a clear message, or passes when the input is a legitimate one."""
+
 from __future__ import annotations
 
 import json
@@ -53,9 +54,14 @@ def guard(repo, *args):
 
 
 def finding_lines(run):
-    return [line for line in run.stdout.splitlines()
-            if ": " in line and not line.startswith(("hint:",)) and "passed" not in line
-            and "failed (" not in line]
+    return [
+        line
+        for line in run.stdout.splitlines()
+        if ": " in line
+        and not line.startswith(("hint:",))
+        and "passed" not in line
+        and "failed (" not in line
+    ]
 
 
 def stage_paths(repo, paths, content=b"x\n"):
@@ -76,33 +82,41 @@ def test_bounds_break_a_run_that_exceeds_them():
 
 # -- YAML -------------------------------------------------------------------------
 
+
 def test_alias_bomb_in_a_freeze_file_is_rejected_unexpanded(repo):
     stage(repo, {"quarantine/budget.yaml": alias_bomb()})
     run = guard(repo, "--only", "freeze-schema")
     assert run.returncode == 1, run
-    assert ("quarantine/budget.yaml:1: freeze-invalid: does not parse: anchor &a is not "
-            "allowed (column 4)") in run.stdout.splitlines()
+    assert (
+        "quarantine/budget.yaml:1: freeze-invalid: does not parse: anchor &a is not "
+        "allowed (column 4)"
+    ) in run.stdout.splitlines()
 
 
 def test_alias_bomb_in_the_contract_is_a_broken_contract(repo):
     commit(repo, {".oracle-guard.yaml": CONTRACT + alias_bomb("x_a")})
     run = guard(repo)
     assert run.returncode == 2, run
-    assert run.stderr == ("oracle-guard: error: .oracle-guard.yaml:11: anchor &a is not "
-                          "allowed (the contract in HEAD)\n")
+    assert run.stderr == (
+        "oracle-guard: error: .oracle-guard.yaml:11: anchor &a is not "
+        "allowed (the contract in HEAD)\n"
+    )
 
 
 def test_yaml_nested_100000_deep_in_a_freeze_file_is_invalid(repo):
     stage(repo, {"quarantine/deep.yaml": b"[" * 100_000 + b"]" * 100_000})
     run = guard(repo, "--only", "freeze-schema")
     assert run.returncode == 1, run
-    assert any(line.startswith("quarantine/deep.yaml:1: freeze-invalid: does not parse: "
-                               "nested deeper than") for line in run.stdout.splitlines()), run
+    assert any(
+        line.startswith(
+            "quarantine/deep.yaml:1: freeze-invalid: does not parse: nested deeper than"
+        )
+        for line in run.stdout.splitlines()
+    ), run
 
 
 def test_yaml_nested_100000_deep_in_the_contract_is_a_broken_contract(repo):
-    commit(repo, {".oracle-guard.yaml": CONTRACT + "x: " + "[" * 100_000 + "]" * 100_000
-                  + "\n"})
+    commit(repo, {".oracle-guard.yaml": CONTRACT + "x: " + "[" * 100_000 + "]" * 100_000 + "\n"})
     run = guard(repo)
     assert run.returncode == 2, run
     assert run.stderr.startswith("oracle-guard: error: .oracle-guard.yaml:"), run.stderr
@@ -113,16 +127,20 @@ def test_yaml_integer_of_100000_digits_is_invalid(repo):
     stage(repo, {"quarantine/budget.yaml": "max_frozen: 1" + "0" * 100_000 + "\nfrozen: []\n"})
     run = guard(repo, "--only", "freeze-schema")
     assert run.returncode == 1, run
-    assert any(line.startswith("quarantine/budget.yaml:1: freeze-invalid: ")
-               for line in run.stdout.splitlines()), run
+    assert any(
+        line.startswith("quarantine/budget.yaml:1: freeze-invalid: ")
+        for line in run.stdout.splitlines()
+    ), run
 
 
 def test_very_long_yaml_key_is_invalid(repo):
     stage(repo, {"quarantine/budget.yaml": "k" * 1_000_000 + ": 1\n"})
     run = guard(repo, "--only", "freeze-schema")
     assert run.returncode == 1, run
-    assert ("quarantine/budget.yaml:1: freeze-invalid: does not parse: mapping values are "
-            "not allowed here (column 1000001)") in run.stdout.splitlines()
+    assert (
+        "quarantine/budget.yaml:1: freeze-invalid: does not parse: mapping values are "
+        "not allowed here (column 1000001)"
+    ) in run.stdout.splitlines()
 
 
 def test_very_long_yaml_key_in_the_contract_is_a_broken_contract(repo):
@@ -134,15 +152,25 @@ def test_very_long_yaml_key_in_the_contract_is_a_broken_contract(repo):
 
 # -- JSON -------------------------------------------------------------------------
 
+
 def test_json_nested_100000_deep_is_invalid(repo):
-    stage(repo, {"seeds/deep.json": b"[" * 100_000 + b"]" * 100_000,
-                 "quarantine/deep.json": b'{"a":' * 100_000 + b"1" + b"}" * 100_000})
+    stage(
+        repo,
+        {
+            "seeds/deep.json": b"[" * 100_000 + b"]" * 100_000,
+            "quarantine/deep.json": b'{"a":' * 100_000 + b"1" + b"}" * 100_000,
+        },
+    )
     run = guard(repo, "--only", "seed-append-only,freeze-schema")
     assert run.returncode == 1, run
     lines = run.stdout.splitlines()
     assert "seeds/deep.json:1: seed-invalid: nested deeper than 200 levels" in lines
-    assert any(line.startswith("quarantine/deep.json:1: freeze-invalid: does not parse: "
-                               "nested deeper than 200 levels") for line in lines), run
+    assert any(
+        line.startswith(
+            "quarantine/deep.json:1: freeze-invalid: does not parse: nested deeper than 200 levels"
+        )
+        for line in lines
+    ), run
 
 
 def test_json_integer_of_100000_digits_is_invalid(repo):
@@ -159,8 +187,12 @@ def test_10_mb_string_rewritten_in_a_seed_is_caught_and_clipped(repo):
     run = guard(repo, "--only", "seed-append-only")
     assert run.returncode == 1, run
     assert finding_lines(run) == [
-        'seeds/big.json:2: seed-rewritten: element [0] changed: …' + "x" * 20 + '" -> …'
-        + "x" * 20 + 'y"']
+        "seeds/big.json:2: seed-rewritten: element [0] changed: …"
+        + "x" * 20
+        + '" -> …'
+        + "x" * 20
+        + 'y"'
+    ]
 
 
 def test_10_mb_freeze_file_is_above_its_cap(repo):
@@ -168,11 +200,14 @@ def test_10_mb_freeze_file_is_above_its_cap(repo):
     stage(repo, {"quarantine/big.json": data})
     run = guard(repo, "--only", "freeze-schema")
     assert run.returncode == 1, run
-    assert (f"quarantine/big.json: freeze-invalid: is {len(data):,} bytes, above the limit of "
-            "4,194,304 (limits.freeze_bytes): not loaded") in run.stdout.splitlines()
+    assert (
+        f"quarantine/big.json: freeze-invalid: is {len(data):,} bytes, above the limit of "
+        "4,194,304 (limits.freeze_bytes): not loaded"
+    ) in run.stdout.splitlines()
 
 
 # -- big legitimate and near-legitimate changes --------------------------------------
+
 
 def test_appending_to_a_jsonl_corpus_of_a_million_lines_passes(repo):
     corpus = b"".join(b'{"i":%d}\n' % i for i in range(1_000_000))
@@ -191,7 +226,8 @@ def test_reordering_the_end_of_a_200000_seed_array_is_caught(repo):
     assert run.returncode == 1, run
     assert finding_lines(run) == [
         "seeds/a.json:1: seed-reordered: element [199998] moved: the base has 199998 there, "
-        "the candidate has 199999"]
+        "the candidate has 199999"
+    ]
 
 
 def test_20000_changed_paths_inside_the_write_set_pass(repo):
@@ -206,11 +242,13 @@ def test_20000_changed_paths_outside_the_write_set_are_each_reported(repo):
     assert run.returncode == 1, run
     found = finding_lines(run)
     assert len(found) == 20_000
-    assert found[0] == "lib/d0/f0.txt: write-outside-set: matches no allowed pattern of the " \
-                       "write set"
+    assert (
+        found[0] == "lib/d0/f0.txt: write-outside-set: matches no allowed pattern of the write set"
+    )
 
 
 # -- paths --------------------------------------------------------------------------
+
 
 def test_a_4000_byte_path_under_a_protected_folder_is_denied(repo):
     # 16 folders of 249 bytes (a name's limit is 255); git stores the path as is
@@ -231,4 +269,5 @@ def test_many_star_pattern_against_a_deep_path(repo, depth):
     assert run.returncode == 1, run
     assert finding_lines(run) == [
         f"{deep}: write-outside-set: matches no allowed pattern of the write set",
-        "a/x/b/y/c/z/d: write-denied: matches deny pattern 'a/**/b/**/c/**/d'"]
+        "a/x/b/y/c/z/d: write-denied: matches deny pattern 'a/**/b/**/c/**/d'",
+    ]

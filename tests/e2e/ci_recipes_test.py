@@ -1,5 +1,6 @@
 """The CI recipes in examples/ci/: valid for their CI systems, and they judge a branch
 as the README says when their steps run in a clone laid out as that CI system lays it."""
+
 import json
 import os
 import shutil
@@ -16,9 +17,11 @@ from testing.oracle import NOW
 
 ROOT = Path(__file__).resolve().parents[2]
 CI = ROOT / "examples" / "ci"
-WORKFLOWS = [("github-actions.yml", "vendor.github-workflows"),
-             ("github-actions-base-branch.yml", "vendor.github-workflows"),
-             ("gitlab-ci.yml", "vendor.gitlab-ci")]
+WORKFLOWS = [
+    ("github-actions.yml", "vendor.github-workflows"),
+    ("github-actions-base-branch.yml", "vendor.github-workflows"),
+    ("gitlab-ci.yml", "vendor.gitlab-ci"),
+]
 # pre-commit runs the hooks from this checkout's venv: the recipes, not the install, are tested
 LOCAL_HOOKS = """\
 repos:
@@ -34,9 +37,12 @@ repos:
 
 
 def check_jsonschema(schema: str, path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema,
-                           str(path)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, str(path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 @pytest.mark.parametrize("name,schema", WORKFLOWS)
@@ -87,8 +93,10 @@ def test_the_gitlab_recipe_follows_the_readme():
     assert job["stage"] == ".pre"
     assert job["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]
     assert job["variables"]["GIT_DEPTH"] == "0"
-    assert any("CI_MERGE_REQUEST_TARGET_BRANCH_NAME" in line and "git fetch" in line
-               for line in job["script"])
+    assert any(
+        "CI_MERGE_REQUEST_TARGET_BRANCH_NAME" in line and "git fetch" in line
+        for line in job["script"]
+    )
     assert "pre-commit run --all-files --show-diff-on-failure" in job["script"]
 
 
@@ -101,11 +109,17 @@ def test_the_recipes_command_lines_are_ones_the_cli_accepts():
 def tool_env(tmp_path, **extra):
     """The test's environment with this venv's oracle-guard and pre-commit first on PATH
     and the revision variables of the test process removed."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("GITHUB_", "CI_", "PRE_COMMIT_")) and k != "CI"}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GITHUB_", "CI_", "PRE_COMMIT_")) and k != "CI"
+    }
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
-    env.update(PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), PRE_COMMIT_COLOR="never",
-               ORACLE_GUARD_NOW=NOW)
+    env.update(
+        PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"),
+        PRE_COMMIT_COLOR="never",
+        ORACLE_GUARD_NOW=NOW,
+    )
     env.update(extra)
     return env
 
@@ -129,8 +143,11 @@ def origin(tmp_path):
     commit(work, {"seeds/header_name.json": seeds[::-1]}, "reorder seeds")
     git(work, "checkout", "-q", "main")  # an owner appends a seed on main after the branches
     retry = json.loads((work / RETRY_SEEDS).read_text())
-    commit(work, {RETRY_SEEDS: retry + [{"header": "Retry-After: 0", "expect_seconds": 0}]},
-           "append a seed")
+    commit(
+        work,
+        {RETRY_SEEDS: retry + [{"header": "Retry-After: 0", "expect_seconds": 0}]},
+        "append a seed",
+    )
     bare = tmp_path / "origin.git"
     git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
     return bare
@@ -144,8 +161,14 @@ def full_clone(origin: Path, dest: Path, branch: str) -> Path:
 
 
 def run(script: str, cwd: Path, env) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-euc", script], cwd=cwd, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True)
+    return subprocess.run(
+        ["bash", "-euc", script],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def github_steps():
@@ -155,13 +178,15 @@ def github_steps():
 
 
 @pytest.mark.parametrize("branch,passes", [("honest", True), ("reorders-seeds", False)])
-def test_the_github_steps_judge_the_pull_request_against_its_target(tmp_path, origin, branch,
-                                                                    passes):
+def test_the_github_steps_judge_the_pull_request_against_its_target(
+    tmp_path, origin, branch, passes
+):
     clone = full_clone(origin, tmp_path / "ci", branch)
     env = tool_env(tmp_path, CI="true", GITHUB_BASE_REF="main")
     results = [run(step, clone, env) for step in github_steps()]
-    assert [r.returncode == 0 for r in results] == [passes] * len(results), \
-        [r.stdout for r in results]
+    assert [r.returncode == 0 for r in results] == [passes] * len(results), [
+        r.stdout for r in results
+    ]
     annotations = results[0].stdout
     if not passes:
         assert "::error file=seeds/header_name.json" in annotations
@@ -170,30 +195,42 @@ def test_the_github_steps_judge_the_pull_request_against_its_target(tmp_path, or
 
 
 @pytest.mark.parametrize("branch,passes", [("honest", True), ("reorders-seeds", False)])
-def test_the_gitlab_script_fetches_the_target_and_judges_the_merge_request(tmp_path, origin,
-                                                                           branch, passes):
+def test_the_gitlab_script_fetches_the_target_and_judges_the_merge_request(
+    tmp_path, origin, branch, passes
+):
     # GitLab's runner fetches the pipeline's ref only: no origin/main until the script's fetch
     clone = init_repo(tmp_path / "ci")
     git(clone, "remote", "add", "origin", str(origin))
     git(clone, "fetch", "-q", "origin", f"+refs/heads/{branch}:refs/remotes/origin/{branch}")
     git(clone, "checkout", "-q", "--detach", f"origin/{branch}")
     diff_base = git(clone, "rev-parse", "HEAD~1").strip()
-    env = tool_env(tmp_path, CI="true", CI_MERGE_REQUEST_DIFF_BASE_SHA=diff_base,
-                   CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main")
+    env = tool_env(
+        tmp_path,
+        CI="true",
+        CI_MERGE_REQUEST_DIFF_BASE_SHA=diff_base,
+        CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main",
+    )
     script = yaml.safe_load((CI / "gitlab-ci.yml").read_text())["oracle-guard"]["script"]
     script = [line for line in script if "pip install" not in line]
     results = [run(line, clone, env) for line in script]
     assert results[0].returncode == 0, results[0].stdout  # the fetch of the target branch
     assert git(clone, "rev-parse", "refs/remotes/origin/main").strip()
-    assert [r.returncode == 0 for r in results[1:]] == [passes] * (len(results) - 1), \
-        [r.stdout for r in results]
+    assert [r.returncode == 0 for r in results[1:]] == [passes] * (len(results) - 1), [
+        r.stdout for r in results
+    ]
     if not passes:
         assert "seeds/header_name.json:2: seed-reordered:" in results[1].stdout
 
 
 def plain(clone: Path, env, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["sh", str(CI / "plain.sh"), *args], cwd=clone, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.run(
+        ["sh", str(CI / "plain.sh"), *args],
+        cwd=clone,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def test_plain_script_passes_an_honest_branch_though_main_gained_a_seed(tmp_path, origin):
@@ -203,9 +240,22 @@ def test_plain_script_passes_an_honest_branch_though_main_gained_a_seed(tmp_path
     assert "plain.sh: judging" in done.stdout and "Passed" in done.stdout
     # comparing with main itself would call the seed main gained a removal
     direct = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "run", "--from-ref", "origin/main", "--to-ref",
-         "HEAD"], cwd=clone, env=tool_env(tmp_path), stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True)
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "run",
+            "--from-ref",
+            "origin/main",
+            "--to-ref",
+            "HEAD",
+        ],
+        cwd=clone,
+        env=tool_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert direct.returncode == 1 and "seed-removed" in direct.stdout
 
 
@@ -240,11 +290,19 @@ def test_a_push_build_stays_red_until_the_oracle_is_restored(tmp_path, origin):
     git(tmp_path, "clone", "-q", str(origin), str(work))
     git(work, "checkout", "-q", "-b", "agent", "origin/honest")
     seeds = (work / "seeds/header_name.json").read_text()
-    pushes = [({"seeds/header_name.json": seeds.replace("[", "[\n  {\"raw\": \"X: y\", "
-                                                        "\"expect_name\": \"X\"},", 1)},
-               1, "first push: prepends a seed"),
-              ({"src/more.py": "Y = 2\n"}, 1, "second push: honest, on top of the first"),
-              ({"seeds/header_name.json": seeds}, 0, "third push: restores the seed file")]
+    pushes = [
+        (
+            {
+                "seeds/header_name.json": seeds.replace(
+                    "[", '[\n  {"raw": "X: y", "expect_name": "X"},', 1
+                )
+            },
+            1,
+            "first push: prepends a seed",
+        ),
+        ({"src/more.py": "Y = 2\n"}, 1, "second push: honest, on top of the first"),
+        ({"seeds/header_name.json": seeds}, 0, "third push: restores the seed file"),
+    ]
     for files, want, what in pushes:
         commit(work, files, what)
         git(work, "push", "-q", "origin", "agent")
@@ -260,16 +318,29 @@ def test_plain_script_judges_a_branch_cut_before_the_contract_by_the_targets_rul
     commit before that and rewrites a fixture. From the merge-base the range has
     no rules of its own: the target's tip must supply them."""
     work = init_repo(tmp_path / "work")
-    shutil.copytree(ROOT / "examples" / "harness", work, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns(".oracle-guard.yaml"))
+    shutil.copytree(
+        ROOT / "examples" / "harness",
+        work,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns(".oracle-guard.yaml"),
+    )
     commit(work, {}, "before oracle-guard")
     git(work, "branch", "old-agent")
     contract = (ROOT / "examples" / "harness" / ".oracle-guard.yaml").read_text()
-    commit(work, {".oracle-guard.yaml": contract, ".pre-commit-config.yaml": LOCAL_HOOKS},
-           "guard the oracle")
+    commit(
+        work,
+        {".oracle-guard.yaml": contract, ".pre-commit-config.yaml": LOCAL_HOOKS},
+        "guard the oracle",
+    )
     git(work, "checkout", "-q", "old-agent")
-    commit(work, {"fixtures/exchange_example.json": '{"rewritten": true}\n',
-                  ".pre-commit-config.yaml": LOCAL_HOOKS}, "agent rewrites a fixture")
+    commit(
+        work,
+        {
+            "fixtures/exchange_example.json": '{"rewritten": true}\n',
+            ".pre-commit-config.yaml": LOCAL_HOOKS,
+        },
+        "agent rewrites a fixture",
+    )
     git(work, "checkout", "-q", "main")
     bare = tmp_path / "origin.git"
     git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
@@ -279,10 +350,22 @@ def test_plain_script_judges_a_branch_cut_before_the_contract_by_the_targets_rul
     assert "fixtures/exchange_example.json: write-denied:" in done.stdout
     # the near-miss: the same range with the merge-base's own rules has none to apply
     unnamed = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "run", "--from-ref",
-         git(clone, "merge-base", "origin/main", "HEAD").strip(), "--to-ref", "HEAD"],
-        cwd=clone, env=tool_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True)
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "run",
+            "--from-ref",
+            git(clone, "merge-base", "origin/main", "HEAD").strip(),
+            "--to-ref",
+            "HEAD",
+        ],
+        cwd=clone,
+        env=tool_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert unnamed.returncode == 0, unnamed.stdout
 
 
@@ -292,8 +375,14 @@ def test_plain_script_gates_a_branch_that_empties_its_pre_commit_config(tmp_path
     work = tmp_path / "agent"
     git(tmp_path, "clone", "-q", str(origin), str(work))
     git(work, "checkout", "-q", "-b", "no-hooks", "origin/honest")
-    commit(work, {".pre-commit-config.yaml": "repos: []\n",
-                  "fixtures/exchange_example.json": '{"rewritten": true}\n'}, "no hooks")
+    commit(
+        work,
+        {
+            ".pre-commit-config.yaml": "repos: []\n",
+            "fixtures/exchange_example.json": '{"rewritten": true}\n',
+        },
+        "no hooks",
+    )
     git(work, "push", "-q", "origin", "no-hooks")
     clone = full_clone(origin, tmp_path / "ci", "no-hooks")
     done = plain(clone, tool_env(tmp_path))

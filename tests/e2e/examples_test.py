@@ -1,4 +1,5 @@
 """Each layout in examples/: green as shipped, red on a characteristic edit."""
+
 import json
 import re
 
@@ -33,11 +34,20 @@ def edit_locked_input(repo):
 # (example, edit, [(path, code)] that must be reported)
 CASES = [
     ("harness", reorder_header_seeds, [("seeds/header_name.json", "seed-reordered")]),
-    ("oracle-dir", rewrite_corpus_line, [("oracle/corpus.jsonl", "seed-rewritten"),
-                                         ("oracle/corpus.jsonl", "fixture-mismatch")]),
+    (
+        "oracle-dir",
+        rewrite_corpus_line,
+        [("oracle/corpus.jsonl", "seed-rewritten"), ("oracle/corpus.jsonl", "fixture-mismatch")],
+    ),
     ("replay-queue", change_locked_seed, [("seeds.lock", "seed-rewritten")]),
-    ("merge-contract", edit_locked_input, [("oracle/inputs/pricing.json", "fixture-mismatch"),
-                                           ("oracle/inputs/pricing.json", "write-denied")]),
+    (
+        "merge-contract",
+        edit_locked_input,
+        [
+            ("oracle/inputs/pricing.json", "fixture-mismatch"),
+            ("oracle/inputs/pricing.json", "write-denied"),
+        ],
+    ),
 ]
 
 

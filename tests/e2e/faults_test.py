@@ -2,6 +2,7 @@
 gone or garbage, a bad clock, a hook that raises. Every one exits 2 with one
 `oracle-guard: error:` line (JSON with an `error` key under --format json),
 never 0."""
+
 import hashlib
 import io
 import json
@@ -11,12 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from oracle_guard.commands import pre_receive
 from oracle_guard.checks.registry import check_module
+from oracle_guard.commands import pre_receive
 from oracle_guard.findings import HOOKS
-from testing.faults import (batch_dies_after_first_object, blob_id, calls, cli_env,
-                            corrupt_object, delete_object, dying_git, logging_git,
-                            path_with, run_cli)
+from testing.faults import (
+    batch_dies_after_first_object,
+    blob_id,
+    calls,
+    cli_env,
+    corrupt_object,
+    delete_object,
+    dying_git,
+    logging_git,
+    path_with,
+    run_cli,
+)
 from testing.git import commit, git, init_repo, run_guard, stage
 from testing.oracle import NOW
 
@@ -47,10 +57,14 @@ def base_files(tag):
     """Every hook has something to read. ``tag`` makes the contract blob unique to
     the test, so no contract parsed in-process by an earlier test is reused."""
     lock = json.dumps({"a.txt": hashlib.sha256(ALPHA).hexdigest()}, indent=2) + "\n"
-    return {".oracle-guard.yaml": CONTRACT + f"# {tag}\n", FIXTURE: ALPHA,
-            "oracle/fixtures.lock.json": lock, SEEDS: [1, 2],
-            "oracle/flake_budget.yaml": "max_frozen: 2\nfrozen: []\n",
-            "src/app.py": "print('v1')\n"}
+    return {
+        ".oracle-guard.yaml": CONTRACT + f"# {tag}\n",
+        FIXTURE: ALPHA,
+        "oracle/fixtures.lock.json": lock,
+        SEEDS: [1, 2],
+        "oracle/flake_budget.yaml": "max_frozen: 2\nfrozen: []\n",
+        "src/app.py": "print('v1')\n",
+    }
 
 
 @pytest.fixture
@@ -73,7 +87,7 @@ def assert_fault(rc, out, err, fmt="text"):
     assert rc == 2, (out, err)
     assert err.startswith("oracle-guard: error: ") and err.count("\n") == 1, err
     assert "Traceback" not in err
-    message = err[len("oracle-guard: error: "):-1]
+    message = err[len("oracle-guard: error: ") : -1]
     if fmt == "json":
         doc = json.loads(out)
         assert (doc["error"], doc["findings"], doc["checks"]) == (message, [], {})
@@ -84,18 +98,21 @@ def assert_fault(rc, out, err, fmt="text"):
 
 # -- git missing from PATH ---------------------------------------------------------
 
+
 @pytest.mark.parametrize("command", [["check"], ["lock"], ["lock", "--check"]])
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_git_missing_from_path(repo, tmp_path, command, fmt):
     empty = tmp_path / "empty-bin"
     empty.mkdir()
-    proc = run_cli([*command, "-C", str(repo), "--now", NOW, "--format", fmt],
-                   cli_env(path=str(empty)))
+    proc = run_cli(
+        [*command, "-C", str(repo), "--now", NOW, "--format", fmt], cli_env(path=str(empty))
+    )
     message = assert_fault(proc.returncode, proc.stdout, proc.stderr, fmt)
     assert message == "cannot run git: No such file or directory"
 
 
 # -- a git that dies mid-run ----------------------------------------------------------
+
 
 def healthy_calls(repo, tmp_path, monkeypatch, capsys, *args):
     """The git invocations of a healthy run, in order (the wrapper only logs)."""
@@ -108,8 +125,9 @@ def healthy_calls(repo, tmp_path, monkeypatch, capsys, *args):
     return rc, out, found
 
 
-def assert_every_phase_fails_closed(repo, tmp_path, monkeypatch, capsys, phases, *args,
-                                    deaths=None, how="kill", fmt="text"):
+def assert_every_phase_fails_closed(
+    repo, tmp_path, monkeypatch, capsys, phases, *args, deaths=None, how="kill", fmt="text"
+):
     for after, phase in enumerate(phases):
         folder = tmp_path / f"bin-{how}-{fmt}-{after}"
         wrapper = dying_git(folder, after, how, deaths=deaths)
@@ -125,8 +143,13 @@ def test_a_check_runs_each_phase(repo, tmp_path, monkeypatch, capsys):
     they must reach."""
     _, _, phases = healthy_calls(repo, tmp_path, monkeypatch, capsys)
     kinds = [" ".join(p.split()[:2]) for p in phases]
-    for kind in ("rev-parse --git-dir", "ls-files --stage", "rev-parse --verify",
-                 "ls-tree -r", "cat-file --batch"):
+    for kind in (
+        "rev-parse --git-dir",
+        "ls-files --stage",
+        "rev-parse --verify",
+        "ls-tree -r",
+        "cat-file --batch",
+    ):
         assert kind in kinds, phases
 
 
@@ -134,8 +157,7 @@ def test_a_check_runs_each_phase(repo, tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("fmt", ["text", "json"])
 def test_git_that_dies_from_some_invocation_on(repo, tmp_path, capsys, monkeypatch, how, fmt):
     _, _, phases = healthy_calls(repo, tmp_path, monkeypatch, capsys)
-    assert_every_phase_fails_closed(repo, tmp_path, monkeypatch, capsys, phases,
-                                    how=how, fmt=fmt)
+    assert_every_phase_fails_closed(repo, tmp_path, monkeypatch, capsys, phases, how=how, fmt=fmt)
 
 
 def test_git_that_dies_once(tmp_path, capsys, monkeypatch):
@@ -150,8 +172,11 @@ def test_git_that_dies_once(tmp_path, capsys, monkeypatch):
     assert_every_phase_fails_closed(repo, tmp_path, monkeypatch, capsys, phases, deaths=1)
 
 
-@pytest.mark.parametrize("args", [["--head", "HEAD"], ["--base", "HEAD~1", "--head", "HEAD"]],
-                         ids=["head-alone", "base-and-head"])
+@pytest.mark.parametrize(
+    "args",
+    [["--head", "HEAD"], ["--base", "HEAD~1", "--head", "HEAD"]],
+    ids=["head-alone", "base-and-head"],
+)
 def test_git_that_dies_once_while_judging_a_commit(tmp_path, capsys, monkeypatch, args):
     """`--head` alone asks git for the commit's parent: a git that dies there is not
     "a root commit" to judge against the empty tree."""
@@ -160,13 +185,11 @@ def test_git_that_dies_once_while_judging_a_commit(tmp_path, capsys, monkeypatch
     commit(repo, {SEEDS: [1, 5]}, "rewrite a seed")
     rc, out, phases = healthy_calls(repo, tmp_path, monkeypatch, capsys, *args)
     assert rc == 1 and f"{SEEDS}:3: seed-rewritten" in out, out
-    assert_every_phase_fails_closed(repo, tmp_path, monkeypatch, capsys, phases, *args,
-                                    deaths=1)
+    assert_every_phase_fails_closed(repo, tmp_path, monkeypatch, capsys, phases, *args, deaths=1)
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
-def test_cat_file_batch_that_exits_after_the_first_object(repo, tmp_path, capsys, monkeypatch,
-                                                          fmt):
+def test_cat_file_batch_that_exits_after_the_first_object(repo, tmp_path, capsys, monkeypatch, fmt):
     wrapper = batch_dies_after_first_object(tmp_path / "bin")
     monkeypatch.setenv("PATH", path_with(wrapper))
     rc, out, err = check(capsys, repo, "--format", fmt)
@@ -188,10 +211,11 @@ def test_dying_git_as_a_process_prints_no_traceback(repo, tmp_path, monkeypatch,
 # -- corrupt or missing objects ---------------------------------------------------------
 # As separate processes: a long-lived interpreter could hold a parsed contract.
 
-@pytest.mark.parametrize("fault", [delete_object, corrupt_object],
-                         ids=["deleted", "garbage"])
-@pytest.mark.parametrize("target", [".oracle-guard.yaml", FIXTURE, SEEDS],
-                         ids=["contract", "fixture", "seed"])
+
+@pytest.mark.parametrize("fault", [delete_object, corrupt_object], ids=["deleted", "garbage"])
+@pytest.mark.parametrize(
+    "target", [".oracle-guard.yaml", FIXTURE, SEEDS], ids=["contract", "fixture", "seed"]
+)
 def test_missing_or_corrupt_blob(repo, fault, target):
     if target == SEEDS:  # a changed seed file: the base's blob is read to compare
         stage(repo, {SEEDS: [1, 2, 3]})
@@ -203,8 +227,7 @@ def test_missing_or_corrupt_blob(repo, fault, target):
         assert message == f"cannot read object {oid}: {oid} missing"
 
 
-@pytest.mark.parametrize("fault", [delete_object, corrupt_object],
-                         ids=["deleted", "garbage"])
+@pytest.mark.parametrize("fault", [delete_object, corrupt_object], ids=["deleted", "garbage"])
 def test_missing_or_corrupt_tree(repo, fault):
     oid = blob_id(repo, "HEAD^{tree}")
     fault(repo, oid)
@@ -221,14 +244,17 @@ def test_healthy_objects_near_miss(repo):
 
 # -- a malformed ORACLE_GUARD_NOW (the text form is in clock_test) ------------------------
 
+
 def test_malformed_clock_from_the_environment_is_json(repo, capsys):
-    rc, out, err = run_guard(capsys, repo, "check", "--format", "json",
-                             env={"ORACLE_GUARD_NOW": "2026-13-01"})
+    rc, out, err = run_guard(
+        capsys, repo, "check", "--format", "json", env={"ORACLE_GUARD_NOW": "2026-13-01"}
+    )
     message = assert_fault(rc, out, err, "json")
     assert message.startswith("--now/ORACLE_GUARD_NOW '2026-13-01' is not a valid date")
 
 
 # -- an exception inside a hook ---------------------------------------------------------
+
 
 def raise_fault(*args, **kwargs):
     raise RuntimeError("injected fault")
@@ -254,6 +280,7 @@ def test_hook_that_raises_shows_its_traceback_with_debug(repo, capsys, monkeypat
 
 def test_hook_that_calls_exit_0(repo, capsys, monkeypatch):
     """A hook that ends the process with status 0 (a stray sys.exit()) must not pass."""
+
     def exit_quietly(*args, **kwargs):
         raise SystemExit(0)
 
@@ -267,6 +294,7 @@ def test_hook_that_calls_exit_0(repo, capsys, monkeypatch):
 
 # -- faults in the pre-receive gate -------------------------------------------------------
 
+
 @pytest.fixture
 def server(tmp_path, monkeypatch):
     """A bare repository holding the base and an honest change on main, entered
@@ -275,8 +303,9 @@ def server(tmp_path, monkeypatch):
     old = commit(work, base_files(tmp_path.name), "oracle")
     new = commit(work, {"src/app.py": "print('v2')\n"}, "honest")
     bare = tmp_path / "srv.git"
-    subprocess.run(["git", "clone", "-q", "--bare", "--no-hardlinks", str(work), str(bare)],
-                   check=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--bare", "--no-hardlinks", str(work), str(bare)], check=True
+    )
     monkeypatch.chdir(bare)
     return bare, f"{old} {new} refs/heads/main\n"
 
@@ -295,8 +324,10 @@ def test_pre_receive_near_miss_accepts_the_honest_push(server):
 def test_pre_receive_hook_that_raises_rejects_the_push(server, monkeypatch, hook):
     monkeypatch.setattr(check_module(hook), "check", raise_fault)
     rc, err = receive(server[1])
-    assert (rc, err) == (2, "oracle-guard: push rejected: internal error: RuntimeError: "
-                            "injected fault\n")
+    assert (rc, err) == (
+        2,
+        "oracle-guard: push rejected: internal error: RuntimeError: injected fault\n",
+    )
 
 
 def test_pre_receive_hook_that_calls_exit_0_rejects_the_push(server, monkeypatch):
@@ -315,8 +346,10 @@ def test_pre_receive_missing_object_rejects_the_push(server):
     bare, line = server
     oid = blob_id(bare, f"main~1:{SEEDS}")
     delete_object(bare, oid)
-    assert receive(line) == (2, f"oracle-guard: push rejected: cannot read object {oid}: "
-                                f"{oid} missing\n")
+    assert receive(line) == (
+        2,
+        f"oracle-guard: push rejected: cannot read object {oid}: {oid} missing\n",
+    )
 
 
 def test_pre_receive_git_missing_rejects_the_push(server, tmp_path, monkeypatch):
@@ -324,8 +357,10 @@ def test_pre_receive_git_missing_rejects_the_push(server, tmp_path, monkeypatch)
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
     rc, err = receive(server[1])
-    assert (rc, err) == (2, "oracle-guard: push rejected: cannot run git: "
-                            "No such file or directory\n")
+    assert (rc, err) == (
+        2,
+        "oracle-guard: push rejected: cannot run git: No such file or directory\n",
+    )
 
 
 # The gate runs eight git commands for one ref: the old or default tip, its tree,
@@ -333,8 +368,9 @@ def test_pre_receive_git_missing_rejects_the_push(server, tmp_path, monkeypatch)
 # the listing of the new commits (rev-list, diff-tree).
 @pytest.mark.parametrize("after", range(8))
 @pytest.mark.parametrize("kind", ["update", "create"])
-def test_pre_receive_git_that_dies_once_rejects_the_push(server, tmp_path, monkeypatch, kind,
-                                                         after):
+def test_pre_receive_git_that_dies_once_rejects_the_push(
+    server, tmp_path, monkeypatch, kind, after
+):
     """An owner's push that rewrites a seed (seeds are append-only for owners too):
     a git that dies once must not turn the rejection into an acceptance."""
     bare, _ = server
@@ -342,8 +378,11 @@ def test_pre_receive_git_that_dies_once_rejects_the_push(server, tmp_path, monke
     old = git(work, "rev-parse", "HEAD").strip()
     new = commit(work, {SEEDS: [1, 5]}, "rewrite a seed")
     git(work, "push", "-q", str(bare), "HEAD:refs/heads/candidate")
-    line = (f"{old} {new} refs/heads/main\n" if kind == "update"
-            else f"{'0' * 40} {new} refs/heads/feature\n")
+    line = (
+        f"{old} {new} refs/heads/main\n"
+        if kind == "update"
+        else f"{'0' * 40} {new} refs/heads/feature\n"
+    )
     env = {"ORACLE_GUARD_NOW": NOW, "GL_USERNAME": "alice"}
     rc, err = receive(line, env)
     assert rc == 1 and f"{SEEDS}:3: seed-rewritten" in err, err

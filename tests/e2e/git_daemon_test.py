@@ -1,5 +1,6 @@
 """pre-receive over the network: a real `git daemon --enable=receive-pack` on
 127.0.0.1, started and stopped by the test."""
+
 from __future__ import annotations
 
 import subprocess
@@ -27,8 +28,11 @@ def client(tmp_path, daemon):
     running, server = daemon
     client = init_repo(tmp_path / "work")
     git(client, "remote", "add", "origin", running.url("srv.git"))
-    commit(client, {".oracle-guard.yaml": CONTRACT, "seeds/a.json": [1, 2],
-                    "src/app.py": "v1\n"}, "oracle")
+    commit(
+        client,
+        {".oracle-guard.yaml": CONTRACT, "seeds/a.json": [1, 2], "src/app.py": "v1\n"},
+        "oracle",
+    )
     p = push(client, "main")
     assert p.rc == 0, p.stderr
     return client
@@ -50,10 +54,14 @@ def test_bad_push_over_git_daemon_is_rejected_with_the_reason(daemon, client):
     assert p.rc != 0
     assert "! [remote rejected] main -> main (pre-receive hook declined)" in p.stderr, p.stderr
     assert f"remote: oracle-guard: refs/heads/main ({bad[:12]}): seeds/a.json:" in p.stderr
-    assert p.findings() == ["refs/heads/main: seeds/a.json: seed-rewritten",
-                            "refs/heads/main: seeds/a.json: write-denied"], p.stderr
-    assert "remote: oracle-guard: push rejected: 2 problems in 1 of 1 judged ref; " \
-           "no ref was updated" in p.stderr
+    assert p.findings() == [
+        "refs/heads/main: seeds/a.json: seed-rewritten",
+        "refs/heads/main: seeds/a.json: write-denied",
+    ], p.stderr
+    assert (
+        "remote: oracle-guard: push rejected: 2 problems in 1 of 1 judged ref; "
+        "no ref was updated" in p.stderr
+    )
     assert rev(server, "refs/heads/main") == old
     missing = subprocess.run(["git", "-C", str(server), "cat-file", "-e", bad])
     assert missing.returncode != 0  # the quarantined objects went with the push

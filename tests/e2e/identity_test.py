@@ -1,4 +1,5 @@
 """Owners by a host variable: only the one variable the contract names counts."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,18 +24,21 @@ def test_owners_without_identity_env_is_a_contract_error_naming_the_fix(tmp_path
     commit(repo, {".oracle-guard.yaml": OWNERS, "seeds/a.json": "[1]\n"})
     rc, out, err = run_guard(capsys, repo, "check", "--now", NOW, "--head", "HEAD", env={})
     assert (rc, out) == (2, "")
-    assert err == ("oracle-guard: error: .oracle-guard.yaml:6: write_set.owners names server "
-                   "accounts, but no identity_env names the variable your server sets for the "
-                   "pusher: add identity_env: GL_USERNAME (GitLab), GITEA_PUSHER_NAME (Gitea, "
-                   "Forgejo), GL_USER (gitolite), GITHUB_USER_LOGIN (GitHub Enterprise Server) "
-                   "or REMOTE_USER (git http-backend) (the contract in HEAD)\n")
+    assert err == (
+        "oracle-guard: error: .oracle-guard.yaml:6: write_set.owners names server "
+        "accounts, but no identity_env names the variable your server sets for the "
+        "pusher: add identity_env: GL_USERNAME (GitLab), GITEA_PUSHER_NAME (Gitea, "
+        "Forgejo), GL_USER (gitolite), GITHUB_USER_LOGIN (GitHub Enterprise Server) "
+        "or REMOTE_USER (git http-backend) (the contract in HEAD)\n"
+    )
 
 
 def test_owners_with_identity_env_load(tmp_path, capsys):
     repo = tmp_path / "r"
     git(tmp_path, "init", "-q", "-b", "main", str(repo))
-    commit(repo, {".oracle-guard.yaml": OWNERS + "identity_env: GL_USER\n",
-                  "seeds/a.json": "[1]\n"})
+    commit(
+        repo, {".oracle-guard.yaml": OWNERS + "identity_env: GL_USER\n", "seeds/a.json": "[1]\n"}
+    )
     rc, out, _ = run_guard(capsys, repo, "check", "--now", NOW, "--head", "HEAD", env={})
     assert rc == 0, out
 
@@ -44,15 +48,23 @@ def gitolite_like(tmp_path):
     """A server whose contract names gitolite's GL_USER."""
     server = make_server(tmp_path / "srv.git")
     client = make_client(tmp_path / "work", server)
-    commit(client, {".oracle-guard.yaml": OWNERS + "identity_env: GL_USER\n",
-                    "seeds/a.json": "[1]\n", "src/app.py": ""}, "the oracle")
+    commit(
+        client,
+        {
+            ".oracle-guard.yaml": OWNERS + "identity_env: GL_USER\n",
+            "seeds/a.json": "[1]\n",
+            "src/app.py": "",
+        },
+        "the oracle",
+    )
     assert push(client, "main").rc == 0
     commit(client, {"seeds/a.json": "[1, 2]\n"}, "append a seed")
     return server, client
 
 
-@pytest.mark.parametrize("spoofed", ["GL_USERNAME", "GITEA_PUSHER_NAME", "GITHUB_USER_LOGIN",
-                                     "REMOTE_USER"])
+@pytest.mark.parametrize(
+    "spoofed", ["GL_USERNAME", "GITEA_PUSHER_NAME", "GITHUB_USER_LOGIN", "REMOTE_USER"]
+)
 def test_another_hosts_variable_naming_an_owner_does_not_count(gitolite_like, spoofed):
     server, client = gitolite_like
     before = rev(server, "refs/heads/main")
@@ -75,8 +87,15 @@ def pinned_server(tmp_path, host: str, identity_env: str):
     said = install_hook(server, "--host", host)
     assert said.startswith(f"host: {host} (from --host)\n"), said
     client = make_client(tmp_path / "work", server)
-    commit(client, {".oracle-guard.yaml": OWNERS + f"identity_env: {identity_env}\n",
-                    "seeds/a.json": "[1]\n", "src/app.py": ""}, "the oracle")
+    commit(
+        client,
+        {
+            ".oracle-guard.yaml": OWNERS + f"identity_env: {identity_env}\n",
+            "seeds/a.json": "[1]\n",
+            "src/app.py": "",
+        },
+        "the oracle",
+    )
     assert push(client, "main").rc == 0
     commit(client, {"seeds/a.json": "[1, 2]\n"}, "append a seed")
     return server, client
@@ -93,9 +112,15 @@ def test_the_hosts_own_variable_names_an_owner(tmp_path, host, variable):
     assert rev(server, "refs/heads/main") == rev(client, "HEAD")
 
 
-@pytest.mark.parametrize("host, variable", [("gitolite", "GL_USER"), ("gitlab", "GL_USERNAME"),
-                                            ("gitea", "GITEA_PUSHER_NAME"),
-                                            ("ghes", "GITHUB_USER_LOGIN")])
+@pytest.mark.parametrize(
+    "host, variable",
+    [
+        ("gitolite", "GL_USER"),
+        ("gitlab", "GL_USERNAME"),
+        ("gitea", "GITEA_PUSHER_NAME"),
+        ("ghes", "GITHUB_USER_LOGIN"),
+    ],
+)
 def test_pre_receive_for_a_host_reads_the_variable_that_host_sets(tmp_path, host, variable):
     """git's protocol on stdin of `oracle-guard pre-receive --host HOST` in the
     server repository, as each host's hook runs it."""
@@ -104,8 +129,15 @@ def test_pre_receive_for_a_host_reads_the_variable_that_host_sets(tmp_path, host
 
     server = make_server(tmp_path / "srv.git", hook=False)
     client = make_client(tmp_path / "work", server)
-    commit(client, {".oracle-guard.yaml": OWNERS + f"identity_env: {variable}\n",
-                    "seeds/a.json": "[1]\n", "src/app.py": ""}, "the oracle")
+    commit(
+        client,
+        {
+            ".oracle-guard.yaml": OWNERS + f"identity_env: {variable}\n",
+            "seeds/a.json": "[1]\n",
+            "src/app.py": "",
+        },
+        "the oracle",
+    )
     assert push(client, "main").rc == 0
     old = rev(server, "refs/heads/main")
     new = commit(client, {"seeds/a.json": "[1, 2]\n"}, "append a seed")
@@ -113,10 +145,16 @@ def test_pre_receive_for_a_host_reads_the_variable_that_host_sets(tmp_path, host
     line = f"{old} {new} refs/heads/main\n"
 
     def judged(**variables):
-        return subprocess.run([sys.executable, "-m", "oracle_guard", "pre-receive", "--host",
-                               host], cwd=server, input=line, text=True,
-                              env=push_env(**variables), stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE)
+        return subprocess.run(
+            [sys.executable, "-m", "oracle_guard", "pre-receive", "--host", host],
+            cwd=server,
+            input=line,
+            text=True,
+            env=push_env(**variables),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
     owner = judged(**{variable: "alice"})
     assert owner.returncode == 0, owner.stderr
     assert "alice is an owner" in owner.stderr
@@ -134,9 +172,10 @@ def test_a_contract_naming_another_hosts_variable_makes_no_owner(tmp_path):
     p = push(client, "main", env=push_env(GL_USERNAME="alice", REMOTE_USER="bob"))
     assert p.rc != 0
     assert "seeds/a.json: write-denied" in p.stderr, p.stderr
-    assert ("identity_env GL_USERNAME is not the variable this server sets for the pusher "
-            "(REMOTE_USER): nobody is an owner by variable; owners' signatures still count"
-            ) in p.stderr
+    assert (
+        "identity_env GL_USERNAME is not the variable this server sets for the pusher "
+        "(REMOTE_USER): nobody is an owner by variable; owners' signatures still count"
+    ) in p.stderr
     assert rev(server, "refs/heads/main") == old
 
 
@@ -145,11 +184,20 @@ def test_ssh_identity_env_can_name_the_variable_the_keys_set(tmp_path):
 
     server = make_server(tmp_path / "srv.git", hook=False)
     install_hook(server, "--host", "ssh", "--identity-env", "OG_PUSHER")
-    assert "pre-receive --host ssh --identity-env OG_PUSHER\n" in \
-        (server / "hooks" / "pre-receive").read_text()
+    assert (
+        "pre-receive --host ssh --identity-env OG_PUSHER\n"
+        in (server / "hooks" / "pre-receive").read_text()
+    )
     client = make_client(tmp_path / "work", server)
-    commit(client, {".oracle-guard.yaml": OWNERS + "identity_env: OG_PUSHER\n",
-                    "seeds/a.json": "[1]\n", "src/app.py": ""}, "the oracle")
+    commit(
+        client,
+        {
+            ".oracle-guard.yaml": OWNERS + "identity_env: OG_PUSHER\n",
+            "seeds/a.json": "[1]\n",
+            "src/app.py": "",
+        },
+        "the oracle",
+    )
     assert push(client, "main").rc == 0
     commit(client, {"seeds/a.json": "[1, 2]\n"}, "append a seed")
     assert push(client, "main", env=push_env(REMOTE_USER="alice")).rc != 0
@@ -160,10 +208,17 @@ def test_identity_env_is_refused_for_a_host_that_sets_its_own(tmp_path, capsys):
     from oracle_guard.cli import main
 
     server = make_server(tmp_path / "srv.git", hook=False)
-    assert main(["install-pre-receive", str(server), "--host", "gitolite", "--identity-env",
-                 "X"], env={}) == 2
-    assert capsys.readouterr().err == ("oracle-guard: error: --identity-env is for ssh and "
-                                       "plain hosts: gitolite sets GL_USER itself\n")
+    assert (
+        main(
+            ["install-pre-receive", str(server), "--host", "gitolite", "--identity-env", "X"],
+            env={},
+        )
+        == 2
+    )
+    assert capsys.readouterr().err == (
+        "oracle-guard: error: --identity-env is for ssh and "
+        "plain hosts: gitolite sets GL_USER itself\n"
+    )
     assert not (server / "hooks" / "pre-receive").exists()
 
 
@@ -180,11 +235,18 @@ write_set:
 """
 
 
-@pytest.mark.parametrize("host, rejected", [("ssh", True), ("gitlab", True), ("plain", False)],
-                         ids=["ssh-reads-the-servers-clock", "gitlab-reads-the-servers-clock",
-                              "plain-reads-the-variable"])
+@pytest.mark.parametrize(
+    "host, rejected",
+    [("ssh", True), ("gitlab", True), ("plain", False)],
+    ids=[
+        "ssh-reads-the-servers-clock",
+        "gitlab-reads-the-servers-clock",
+        "plain-reads-the-variable",
+    ],
+)
 def test_oracle_guard_now_from_the_pushers_environment_moves_no_expiry_on_a_host(
-        tmp_path, host, rejected):
+    tmp_path, host, rejected
+):
     """sshd's AcceptEnv hands a client's ORACLE_GUARD_NOW to the hook: on a named
     host it is ignored, so an entry that expired in 2020 stays expired."""
     import json
@@ -198,8 +260,14 @@ def test_oracle_guard_now_from_the_pushers_environment_moves_no_expiry_on_a_host
     if host == "gitlab":
         (server / "hooks" / "oracle-guard").rename(server / "hooks" / "pre-receive")
     client = make_client(tmp_path / "work", server)
-    commit(client, {".oracle-guard.yaml": FROZEN, "src/app.py": "",
-                    "freeze.json": json.dumps(freeze_json(expires="2020-01-01"))})
+    commit(
+        client,
+        {
+            ".oracle-guard.yaml": FROZEN,
+            "src/app.py": "",
+            "freeze.json": json.dumps(freeze_json(expires="2020-01-01")),
+        },
+    )
     git(server, "fetch", "-q", str(client), "main:main")  # the admin's: no hook runs
     git(client, "fetch", "-q", "origin")
     commit(client, {"src/app.py": "v2\n"}, "honest")
@@ -209,23 +277,34 @@ def test_oracle_guard_now_from_the_pushers_environment_moves_no_expiry_on_a_host
 
 
 def test_pre_receive_now_replays_a_push_at_a_chosen_time(tmp_path):
+    import json
     import subprocess
     import sys
-
-    import json
 
     from testing.scenarios import freeze_json
 
     server = make_server(tmp_path / "srv.git", hook=False)
     client = make_client(tmp_path / "work", server)
-    first = commit(client, {".oracle-guard.yaml": FROZEN, "src/app.py": "",
-                            "freeze.json": json.dumps(freeze_json(expires="2020-01-01"))})
+    first = commit(
+        client,
+        {
+            ".oracle-guard.yaml": FROZEN,
+            "src/app.py": "",
+            "freeze.json": json.dumps(freeze_json(expires="2020-01-01")),
+        },
+    )
     git(server, "fetch", "-q", str(client), "main:main")  # the admin's: no hook runs
     new = commit(client, {"src/app.py": "v2\n"}, "honest")
     git(client, "push", "-q", "origin", "main:refs/heads/incoming")
     line = f"{first} {new} refs/heads/main\n"
     for now, rc in (("2019-12-25", 0), ("2020-06-01", 1)):
-        proc = subprocess.run([sys.executable, "-m", "oracle_guard", "pre-receive", "--host",
-                               "ssh", "--now", now], cwd=server, input=line, text=True,
-                              env=push_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.run(
+            [sys.executable, "-m", "oracle_guard", "pre-receive", "--host", "ssh", "--now", now],
+            cwd=server,
+            input=line,
+            text=True,
+            env=push_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert proc.returncode == rc, proc.stderr

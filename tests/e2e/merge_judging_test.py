@@ -1,5 +1,6 @@
 """Judging the merge: what the environment may not change about it, grafts,
 conflicts, and the git it needs."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,8 +25,16 @@ def pull_request(tmp_path):
     origin = init_repo(tmp_path / "origin.git", bare=True)
     repo = init_repo(tmp_path / "r")
     git(repo, "remote", "add", "origin", str(origin))
-    commit(repo, {".oracle-guard.yaml": CONTRACT, "oracle/a.json": "1\n", "src/a.py": "",
-                  "seeds/s.json": "[1, 2]\n"}, message="base")
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": CONTRACT,
+            "oracle/a.json": "1\n",
+            "src/a.py": "",
+            "seeds/s.json": "[1, 2]\n",
+        },
+        message="base",
+    )
     git(repo, "push", "-q", "origin", "main")
     git(repo, "checkout", "-q", "-b", "feature")
     commit(repo, {"oracle/a.json": "2\n"}, message="agent edit")
@@ -42,20 +51,24 @@ def check(capsys, repo, *args, env):
 GITHUB = {"CI": "1", "GITHUB_BASE_REF": "main"}
 
 
-@pytest.mark.parametrize("variable,value", [("ORACLE_GUARD_TARGET", "feature"),
-                                            ("ORACLE_GUARD_TARGET", "HEAD")])
+@pytest.mark.parametrize(
+    "variable,value", [("ORACLE_GUARD_TARGET", "feature"), ("ORACLE_GUARD_TARGET", "HEAD")]
+)
 def test_in_ci_a_target_variable_that_disagrees_with_the_platform_exits_2(
-        tmp_path, capsys, variable, value):
+    tmp_path, capsys, variable, value
+):
     repo = pull_request(tmp_path)
     rc, out, err = check(capsys, repo, env=dict(GITHUB, **{variable: value}))
     assert (rc, out) == (2, "")
     named = git(repo, "rev-parse", value).strip()
     main = git(repo, "rev-parse", "refs/remotes/origin/main").strip()
     ref = "refs/heads/feature" if value == "feature" else "HEAD"
-    assert err == (f"oracle-guard: error: {variable}={value} ({ref} at {named[:12]}) disagrees "
-                   f"with the target the CI system names (refs/remotes/origin/main at "
-                   f"{main[:12]}): in CI the platform's target decides; pass --target on the "
-                   "command line to judge against another branch\n")
+    assert err == (
+        f"oracle-guard: error: {variable}={value} ({ref} at {named[:12]}) disagrees "
+        f"with the target the CI system names (refs/remotes/origin/main at "
+        f"{main[:12]}): in CI the platform's target decides; pass --target on the "
+        "command line to judge against another branch\n"
+    )
 
 
 def test_in_ci_a_target_variable_that_agrees_is_accepted(tmp_path, capsys):
@@ -64,8 +77,9 @@ def test_in_ci_a_target_variable_that_agrees_is_accepted(tmp_path, capsys):
     assert rc == 1 and out.startswith(EDIT), out
 
 
-@pytest.mark.parametrize("from_ref,to_ref", [("HEAD~1", "HEAD"), ("main", "HEAD~1"),
-                                             ("HEAD", "HEAD")])
+@pytest.mark.parametrize(
+    "from_ref,to_ref", [("HEAD~1", "HEAD"), ("main", "HEAD~1"), ("HEAD", "HEAD")]
+)
 def test_in_ci_a_pre_commit_range_that_disagrees_exits_2(tmp_path, capsys, from_ref, to_ref):
     # HEAD~1..HEAD would hide the oracle edit; so would judging HEAD~1
     repo = pull_request(tmp_path)
@@ -75,13 +89,16 @@ def test_in_ci_a_pre_commit_range_that_disagrees_exits_2(tmp_path, capsys, from_
     env = dict(GITHUB, PRE_COMMIT_FROM_REF=from_ref, PRE_COMMIT_TO_REF=to_ref)
     rc, out, err = check(capsys, repo, env=env)
     assert (rc, out) == (2, "")
-    assert err.startswith(f"oracle-guard: error: the pre-commit range {from_ref}..{to_ref} "
-                          "disagrees with what the CI system names"), err
+    assert err.startswith(
+        f"oracle-guard: error: the pre-commit range {from_ref}..{to_ref} "
+        "disagrees with what the CI system names"
+    ), err
 
 
 @pytest.mark.parametrize("from_ref", ["refs/remotes/origin/main", "main"])
-def test_in_ci_a_pre_commit_range_from_the_target_or_its_merge_base_agrees(tmp_path, capsys,
-                                                                          from_ref):
+def test_in_ci_a_pre_commit_range_from_the_target_or_its_merge_base_agrees(
+    tmp_path, capsys, from_ref
+):
     repo = pull_request(tmp_path)
     env = dict(GITHUB, PRE_COMMIT_FROM_REF=from_ref, PRE_COMMIT_TO_REF="HEAD")
     rc, out, _ = check(capsys, repo, env=env)
@@ -91,8 +108,15 @@ def test_in_ci_a_pre_commit_range_from_the_target_or_its_merge_base_agrees(tmp_p
 def test_in_ci_flags_the_job_wrote_still_count(tmp_path, capsys):
     repo = pull_request(tmp_path)
     git(repo, "branch", "-q", "release", "HEAD~1")  # already holds the oracle edit
-    rc, out, _ = check(capsys, repo, "--target", "release", "--only", "write-set",
-                       env=dict(GITHUB, ORACLE_GUARD_TARGET="nope"))
+    rc, out, _ = check(
+        capsys,
+        repo,
+        "--target",
+        "release",
+        "--only",
+        "write-set",
+        env=dict(GITHUB, ORACLE_GUARD_TARGET="nope"),
+    )
     assert rc == 0, out
     rc, out, _ = check(capsys, repo, "--base", "HEAD~1", "--only", "write-set", env=GITHUB)
     assert rc == 0, out
@@ -102,8 +126,9 @@ def test_base_and_target_together_exit_2(tmp_path, capsys):
     repo = pull_request(tmp_path)
     rc, _, err = check(capsys, repo, "--base", "HEAD~1", "--target", "origin/main", env={})
     assert rc == 2
-    assert err.startswith("oracle-guard: error: --base and --target both name what the "
-                          "change is compared with")
+    assert err.startswith(
+        "oracle-guard: error: --base and --target both name what the change is compared with"
+    )
 
 
 def graft_line(repo):
@@ -130,8 +155,9 @@ def test_grafts_do_not_change_what_is_judged(tmp_path, capsys, monkeypatch, how)
         monkeypatch.setenv("GIT_GRAFT_FILE", str(graft))
     # git itself now takes the oracle edit for a commit main already has
     assert git(repo, "merge-base", "refs/remotes/origin/main", "HEAD").strip() == edit
-    rc, out, _ = check(capsys, repo, "--target", "origin/main", "--head", "HEAD",
-                       "--only", "write-set", env={})
+    rc, out, _ = check(
+        capsys, repo, "--target", "origin/main", "--head", "HEAD", "--only", "write-set", env={}
+    )
     assert rc == 1 and out.startswith(EDIT), out
 
 
@@ -158,16 +184,19 @@ def conflicting(tmp_path, capsys, on_main, on_branch):
 
 
 def test_a_merge_that_conflicts_exits_1_naming_the_paths(tmp_path, capsys):
-    rc, out, _ = conflicting(tmp_path, capsys, {"seeds/s.json": "[1, 2, 3]\n"},
-                             {"seeds/s.json": "[1, 2, 4]\n"})
+    rc, out, _ = conflicting(
+        tmp_path, capsys, {"seeds/s.json": "[1, 2, 3]\n"}, {"seeds/s.json": "[1, 2, 4]\n"}
+    )
     assert rc == 1
     assert out.splitlines()[0] == (
         "seeds/s.json: merge-conflict: the merge of HEAD into refs/remotes/origin/main "
-        "conflicts here; it is judged once it merges cleanly")
+        "conflicts here; it is judged once it merges cleanly"
+    )
     assert out.splitlines()[1:] == [  # no check that could not run reports a pass
         "write-set: failed (1 error)",
         "hint: rebase the branch onto the target (or merge the target into it) and resolve "
-        "the conflict, then push again. See 'oracle-guard explain merge-conflict'."]
+        "the conflict, then push again. See 'oracle-guard explain merge-conflict'.",
+    ]
 
 
 def test_the_merge_is_judged_though_no_merge_commit_is_made(tmp_path, capsys):
@@ -187,8 +216,10 @@ def test_merge_judging_needs_git_2_38(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(Git, "version", lambda self: (2, 37, 9))
     rc, out, err = check(capsys, repo, "--target", "origin/main", "--head", "HEAD", env={})
     assert (rc, out) == (2, "")
-    assert err == ("oracle-guard: error: judging a merge needs git 2.38 or later (git "
-                   "merge-tree --write-tree); this git is 2.37.9\n")
+    assert err == (
+        "oracle-guard: error: judging a merge needs git 2.38 or later (git "
+        "merge-tree --write-tree); this git is 2.37.9\n"
+    )
     # near-miss: a commit judged without a target needs no merge
     rc, out, _ = check(capsys, repo, "--head", "HEAD", env={})
     assert rc == 0, out
@@ -232,12 +263,14 @@ def test_a_push_build_of_the_target_branch_judges_its_last_commit(tmp_path, caps
     rc, out, _ = check(capsys, repo, "--head", "HEAD", "--only", "write-set", env=env)
     assert rc == 0, out
     rc, out, err = check(capsys, repo, env=env)
-    assert (rc, out) == (2, "") and err.startswith("oracle-guard: error: CI is set but no "
-                                                   "base is named"), err
+    assert (rc, out) == (2, "") and err.startswith(
+        "oracle-guard: error: CI is set but no base is named"
+    ), err
 
 
 def test_a_file_folder_conflict_names_the_path_not_gits_aside_name(tmp_path, capsys):
-    rc, out, _ = conflicting(tmp_path, capsys, {"src/fd": "a file\n"},
-                             {"src/fd/x.py": "a folder\n"})
+    rc, out, _ = conflicting(
+        tmp_path, capsys, {"src/fd": "a file\n"}, {"src/fd/x.py": "a folder\n"}
+    )
     assert rc == 1
     assert out.splitlines()[0].startswith("src/fd: merge-conflict: "), out

@@ -1,5 +1,6 @@
 """pre-receive: real bare repositories, the hook installed by install-pre-receive,
 and real `git push` over file://."""
+
 from __future__ import annotations
 
 import hashlib
@@ -19,8 +20,17 @@ from oracle_guard.cli import main
 from oracle_guard.commands.doctor import MARKER
 from testing.git import commit, git
 from testing.server import (
-    ZERO, fast_commits, install_hook, make_client, make_server, push, push_env, rev,
-    run_pre_receive, updates)
+    ZERO,
+    fast_commits,
+    install_hook,
+    make_client,
+    make_server,
+    push,
+    push_env,
+    rev,
+    run_pre_receive,
+    updates,
+)
 
 CONTRACT = """\
 version: 1
@@ -56,8 +66,12 @@ def lock_for(**fixtures: bytes) -> str:
 def budget(*ids: str, expires: str = "2026-10-01", owner: str = "platform") -> str:
     lines = ["max_frozen: 2", "frozen:" if ids else "frozen: []"]
     for ident in ids:
-        lines += [f"  - id: {ident}", f"    owner: {json.dumps(owner)}",
-                  f"    expires: {json.dumps(expires)}", '    reason: "flaky on CI"']
+        lines += [
+            f"  - id: {ident}",
+            f"    owner: {json.dumps(owner)}",
+            f"    expires: {json.dumps(expires)}",
+            '    reason: "flaky on CI"',
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -73,8 +87,9 @@ BASE_FILES = {
 
 def contract(**keys) -> str:
     """CONTRACT plus top-level keys (JSON is YAML flow style); identity_env replaces its own."""
-    text = CONTRACT.replace("identity_env: GL_USERNAME\n", "") if "identity_env" in keys \
-        else CONTRACT
+    text = (
+        CONTRACT.replace("identity_env: GL_USERNAME\n", "") if "identity_env" in keys else CONTRACT
+    )
     return text + "".join(f"{key}: {json.dumps(value)}\n" for key, value in keys.items())
 
 
@@ -137,7 +152,8 @@ def test_install_writes_an_executable_hook_that_runs_this_python(tmp_path):
     command = f"{sys.executable} -I -m oracle_guard pre-receive --host plain"
     assert said.splitlines()[:2] == [
         "host: plain (detected: no host's marks in the repository; pass --host to choose)",
-        f"wrote {hook} (runs {command})"]
+        f"wrote {hook} (runs {command})",
+    ]
     assert hook.stat().st_mode & stat.S_IXUSR
     text = hook.read_text()
     assert text.startswith("#!/bin/sh\n") and MARKER in text
@@ -173,9 +189,11 @@ def test_install_refuses_a_foreign_hook_without_force(tmp_path, capsys):
     assert main(["install-pre-receive", str(server)], env={}) == 2
     out, err = capsys.readouterr()
     assert out == ""
-    assert err == (f"oracle-guard: error: {hook} exists and was not written by oracle-guard; "
-                   "move it into a pre-receive.d folder and use --dir, or pass --force to "
-                   "replace it (it is kept as a backup)\n")
+    assert err == (
+        f"oracle-guard: error: {hook} exists and was not written by oracle-guard; "
+        "move it into a pre-receive.d folder and use --dir, or pass --force to "
+        "replace it (it is kept as a backup)\n"
+    )
     assert hook.read_text() == "#!/bin/sh\nexit 0\n"
 
     install_hook(server, "--force")
@@ -192,7 +210,8 @@ def test_install_dir_writes_into_a_folder_relative_to_the_repository(tmp_path, m
     target = server / "custom_hooks" / "pre-receive.d" / "oracle-guard"
     assert said.splitlines()[1:3] == [
         f"wrote {target} (runs {sys.executable} -I -m oracle_guard pre-receive --host plain)",
-        f"created {target.parent}: make sure your server runs the scripts in it"]
+        f"created {target.parent}: make sure your server runs the scripts in it",
+    ]
     assert target.stat().st_mode & stat.S_IXUSR
     assert not (server / "hooks" / "pre-receive").exists()
     assert not (elsewhere / "custom_hooks").exists()
@@ -234,8 +253,9 @@ def test_write_set_outside_the_allowed_paths(repos):
     rejected(p, f"{MAIN}: README.md: write-outside-set")
     assert repos.tip() == old
     assert "oracle-guard:   fix: drop the change to that path" in "\n".join(p.guard)
-    assert p.guard[-1] == ("oracle-guard: push rejected: 1 problem in 1 of 1 judged ref; "
-                           "no ref was updated")
+    assert p.guard[-1] == (
+        "oracle-guard: push rejected: 1 problem in 1 of 1 judged ref; no ref was updated"
+    )
 
 
 def test_write_set_denied_oracle_file(repos):
@@ -251,14 +271,16 @@ def test_fixture_lock_rejects_an_owners_fixture_change_without_the_lock(repos):
     p = push(repos.client, "main", env=ALICE)
     rejected(p, f"{MAIN}: {FIXTURE}: fixture-mismatch")
     assert p.findings() == [f"{MAIN}: {FIXTURE}: fixture-mismatch"]  # write-set not run
-    assert "oracle-guard: refs/heads/main: alice is an owner: protected paths may change" \
-        in p.guard
+    assert "oracle-guard: refs/heads/main: alice is an owner: protected paths may change" in p.guard
     assert repos.tip() == old
 
 
 def test_fixture_lock_near_miss_fixture_and_lock_together(repos):
-    new = commit(repos.client, {FIXTURE: b"changed\n", LOCK: lock_for(**{"a.txt": b"changed\n"})},
-                 "fixture and lock")
+    new = commit(
+        repos.client,
+        {FIXTURE: b"changed\n", LOCK: lock_for(**{"a.txt": b"changed\n"})},
+        "fixture and lock",
+    )
     accepted(push(repos.client, "main", env=ALICE))
     assert repos.tip() == new
 
@@ -319,8 +341,9 @@ def test_one_bad_ref_rejects_the_whole_push_and_nothing_moves(repos):
     p = push(repos.client, "main", "feature", env=BOB)
     rejected(p)
     assert p.findings() == ["refs/heads/feature: README.md: write-outside-set"]
-    assert p.guard[-1] == ("oracle-guard: push rejected: 1 problem in 1 of 2 judged refs; "
-                           "no ref was updated")
+    assert p.guard[-1] == (
+        "oracle-guard: push rejected: 1 problem in 1 of 2 judged refs; no ref was updated"
+    )
     assert p.stderr.count("[remote rejected]") == 2
     assert repos.tip() == old
     assert repos.tip("refs/heads/feature") is None
@@ -346,8 +369,7 @@ def test_new_branch_is_compared_with_its_merge_base_with_the_default_branch(repo
 def test_new_branch_that_drops_a_seed_of_its_merge_base_is_rejected(repos):
     git(repos.client, "checkout", "-q", "-b", "feature")
     commit(repos.client, {SEEDS: [1]}, "drop a seed")
-    rejected(push(repos.client, "feature", env=ALICE),
-             f"refs/heads/feature: {SEEDS}: seed-removed")
+    rejected(push(repos.client, "feature", env=ALICE), f"refs/heads/feature: {SEEDS}: seed-removed")
     assert repos.tip("refs/heads/feature") is None
 
 
@@ -358,9 +380,12 @@ def test_new_branch_rules_come_from_the_default_branch(repos):
     commit(repos.client, {".oracle-guard.yaml": loose}, "loosen")
     commit(repos.client, {SEEDS: [1, 9]}, "rewrite")
     p = push(repos.client, "feature", env=BOB)
-    rejected(p, "refs/heads/feature: .oracle-guard.yaml: write-denied",
-             f"refs/heads/feature: {SEEDS}: write-denied",
-             f"refs/heads/feature: {SEEDS}: seed-rewritten")
+    rejected(
+        p,
+        "refs/heads/feature: .oracle-guard.yaml: write-denied",
+        f"refs/heads/feature: {SEEDS}: write-denied",
+        f"refs/heads/feature: {SEEDS}: seed-rewritten",
+    )
 
 
 @pytest.mark.parametrize("annotated", [False, True], ids=["lightweight", "annotated"])
@@ -385,8 +410,10 @@ def test_deleting_a_protected_branch_is_rejected(repos):
     accepted(push(repos.client, "release", env=BOB))
     p = push(repos.client, ":release", env=ALICE)  # owners too
     rejected(p, "refs/heads/release: -: ref-deleted")
-    assert "oracle-guard: refs/heads/release: ref-deleted: deleting protected " \
-           "refs/heads/release is not allowed" in p.guard
+    assert (
+        "oracle-guard: refs/heads/release: ref-deleted: deleting protected "
+        "refs/heads/release is not allowed" in p.guard
+    )
     # no commit carries a deletion: no path placeholder, no rebase advice
     assert not any("git rebase -i" in line for line in p.guard), p.guard
     assert repos.tip("refs/heads/release") == repos.tip()
@@ -452,8 +479,9 @@ def test_a_commit_from_a_scratch_branch_gets_no_free_pass_into_main(repos):
 
 
 # -- owners and identity ----------------------------------------------------------------------
-@pytest.mark.parametrize("variable", ["GL_USERNAME", "GITEA_PUSHER_NAME", "GL_USER",
-                                      "GITHUB_USER_LOGIN", "REMOTE_USER"])
+@pytest.mark.parametrize(
+    "variable", ["GL_USERNAME", "GITEA_PUSHER_NAME", "GL_USER", "GITHUB_USER_LOGIN", "REMOTE_USER"]
+)
 def test_an_owners_contract_commit_is_accepted(repos, variable):
     set_contract(repos, contract(identity_env=variable))
     new = commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
@@ -474,9 +502,11 @@ def test_owners_mixed_commit_is_rejected(repos):
     mixed = commit(repos.client, {SEEDS: [1, 2, 3], "src/app.py": "print('v2')\n"}, "both")
     p = push(repos.client, "main", env=ALICE)
     rejected(p, f"{MAIN}: {SEEDS}: contract-mixed-commit")
-    assert (f"oracle-guard: refs/heads/main ({mixed[:12]}): {SEEDS}: contract-mixed-commit: "
-            f"commit {mixed[:12]} changes protected '{SEEDS}' and allowed 'src/app.py': an "
-            "oracle change rides alone in its own commit") in p.guard
+    assert (
+        f"oracle-guard: refs/heads/main ({mixed[:12]}): {SEEDS}: contract-mixed-commit: "
+        f"commit {mixed[:12]} changes protected '{SEEDS}' and allowed 'src/app.py': an "
+        "oracle change rides alone in its own commit"
+    ) in p.guard
     assert repos.tip() == old
 
 
@@ -502,8 +532,10 @@ def test_identity_env_chooses_the_variable(repos):
     old = repos.tip()
     new = commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
     # GL_USERNAME names an owner, but the contract reads only REMOTE_USER
-    rejected(push(repos.client, "main", env=as_user("alice", REMOTE_USER="bob")),
-             f"{MAIN}: {SEEDS}: write-denied")
+    rejected(
+        push(repos.client, "main", env=as_user("alice", REMOTE_USER="bob")),
+        f"{MAIN}: {SEEDS}: write-denied",
+    )
     rejected(push(repos.client, "main", env=ALICE), f"{MAIN}: {SEEDS}: write-denied")
     assert repos.tip() == old
     accepted(push(repos.client, "main", env=as_user("alice", "REMOTE_USER", GL_USERNAME="bob")))
@@ -514,14 +546,19 @@ def test_identity_env_chooses_the_variable(repos):
 def test_loosening_the_contract_and_editing_the_oracle_together_is_rejected(repos, split):
     old = repos.tip()
     loose = CONTRACT.replace("owners: [alice]", "owners: [alice, bob]").replace(
-        '"docs/**"]', '"docs/**", "seeds/**"]')
+        '"docs/**"]', '"docs/**", "seeds/**"]'
+    )
     if split:
         commit(repos.client, {".oracle-guard.yaml": loose}, "loosen")
         commit(repos.client, {SEEDS: [1, 9]}, "rewrite")
     else:
         commit(repos.client, {".oracle-guard.yaml": loose, SEEDS: [1, 9]}, "loosen and rewrite")
-    rejected(push(repos.client, "main", env=BOB), f"{MAIN}: .oracle-guard.yaml: write-denied",
-             f"{MAIN}: {SEEDS}: write-denied", f"{MAIN}: {SEEDS}: seed-rewritten")
+    rejected(
+        push(repos.client, "main", env=BOB),
+        f"{MAIN}: .oracle-guard.yaml: write-denied",
+        f"{MAIN}: {SEEDS}: write-denied",
+        f"{MAIN}: {SEEDS}: seed-rewritten",
+    )
     assert repos.tip() == old
 
 
@@ -531,9 +568,11 @@ def test_a_contract_that_does_not_load_is_rejected_before_it_locks_the_repositor
     commit(repos.client, {".oracle-guard.yaml": CONTRACT + "version: 2\n"}, "broken")
     p = push(repos.client, "main", env=ALICE)
     assert p.rc != 0, p.stderr
-    assert p.guard[-1] == ("oracle-guard: push rejected: .oracle-guard.yaml:17: duplicate key "
-                           "'version' (the contract in the pushed tip of "
-                           "refs/heads/main)"), p.stderr
+    assert p.guard[-1] == (
+        "oracle-guard: push rejected: .oracle-guard.yaml:17: duplicate key "
+        "'version' (the contract in the pushed tip of "
+        "refs/heads/main)"
+    ), p.stderr
     assert repos.tip() == old
 
 
@@ -543,8 +582,10 @@ def test_a_contract_whose_allow_file_is_missing_is_rejected(repos):
     commit(repos.client, {".oracle-guard.yaml": text}, "allow file")
     p = push(repos.client, "main", env=ALICE)
     assert p.rc != 0, p.stderr
-    assert p.guard[-1] == ("oracle-guard: push rejected: write_set.allow_file 'oracle/allowed' "
-                           "is missing from the pushed tip of refs/heads/main"), p.stderr
+    assert p.guard[-1] == (
+        "oracle-guard: push rejected: write_set.allow_file 'oracle/allowed' "
+        "is missing from the pushed tip of refs/heads/main"
+    ), p.stderr
     assert repos.tip() == old
     # near miss: the allow file in the same commit
     new = commit(repos.client, {"oracle/allowed": "src/\n"}, "allow file")
@@ -568,8 +609,9 @@ def test_a_broken_contract_on_the_server_fails_closed(tmp_path):
     p = push(client, "main", env=BOB)
     assert p.rc != 0
     assert len(p.guard) == 1, p.stderr
-    assert p.guard[0].startswith("oracle-guard: push rejected: .oracle-guard.yaml:2: invalid "
-                                 "contract"), p.stderr
+    assert p.guard[0].startswith(
+        "oracle-guard: push rejected: .oracle-guard.yaml:2: invalid contract"
+    ), p.stderr
     assert rev(server, MAIN) == old
 
 
@@ -657,20 +699,25 @@ def test_sha256_repository(tmp_path):
 
 
 # -- protocol, messages, time-out -----------------------------------------------------------------
-@pytest.mark.parametrize("stdin", [
-    b"garbage\n",
-    b"%s %s\n" % (ZERO.encode(), ZERO.encode()),
-    b"%s %s main\n" % (ZERO.encode(), b"1" * 40),
-    b"%s %s refs/heads/main\n" % (ZERO.encode(), b"G" * 40),
-    b"%s  %s refs/heads/main\n" % (ZERO.encode(), b"1" * 40),
-], ids=["one-word", "no-ref", "short-ref", "not-hex", "two-spaces"])
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        b"garbage\n",
+        b"%s %s\n" % (ZERO.encode(), ZERO.encode()),
+        b"%s %s main\n" % (ZERO.encode(), b"1" * 40),
+        b"%s %s refs/heads/main\n" % (ZERO.encode(), b"G" * 40),
+        b"%s  %s refs/heads/main\n" % (ZERO.encode(), b"1" * 40),
+    ],
+    ids=["one-word", "no-ref", "short-ref", "not-hex", "two-spaces"],
+)
 def test_malformed_stdin_exits_2_with_one_line(tmp_path, stdin):
     server = make_server(tmp_path / "srv.git")
     proc = run_pre_receive(server, stdin)
     assert proc.returncode == 2
     err = proc.stderr.decode()
     assert err.count("\n") == 1 and err.startswith(
-        "oracle-guard: push rejected: stdin line 1 is not '<old-oid> <new-oid> <ref>' with 40-digit ids: "), err
+        "oracle-guard: push rejected: stdin line 1 is not '<old-oid> <new-oid> <ref>' with 40-digit ids: "
+    ), err
 
 
 def test_every_line_of_stdin_is_read(repos):
@@ -686,8 +733,9 @@ def test_unknown_new_object_fails_closed(repos):
     old = repos.tip()
     proc = run_pre_receive(repos.server, updates((old, "1" * 40, "refs/heads/main")))
     assert proc.returncode == 2
-    assert proc.stderr.decode() == ("oracle-guard: push rejected: refs/heads/main: 111111111111 "
-                                    "does not point to a commit\n")
+    assert proc.stderr.decode() == (
+        "oracle-guard: push rejected: refs/heads/main: 111111111111 does not point to a commit\n"
+    )
 
 
 def test_gl_id_prefixes_the_lines_gitlab_shows(repos):
@@ -695,8 +743,9 @@ def test_gl_id_prefixes_the_lines_gitlab_shows(repos):
     p = push(repos.client, "main", env=as_user("bob", GL_ID="user-2"))
     rejected(p, f"{MAIN}: README.md: write-outside-set")
     hook_lines = [line for line in p.remote if "oracle-guard:" in line]
-    assert hook_lines and all(line.startswith("GL-HOOK-ERR: oracle-guard: ")
-                              for line in hook_lines), p.stderr
+    assert hook_lines and all(
+        line.startswith("GL-HOOK-ERR: oracle-guard: ") for line in hook_lines
+    ), p.stderr
     # near miss: no GL_ID, no prefix
     p = push(repos.client, "main", env=BOB)
     assert not [line for line in p.remote if "GL-HOOK-ERR" in line], p.stderr
@@ -708,8 +757,9 @@ def test_time_out_rejects_the_push(repos):
     commit(repos.client, {"src/app.py": "print('v2')\n"}, "src")
     p = push(repos.client, "main", env=BOB)
     assert p.rc != 0
-    assert p.guard == ["oracle-guard: push rejected: the checks took longer than 0.001 s "
-                       "(contract key timeout_s)"], p.stderr
+    assert p.guard == [
+        "oracle-guard: push rejected: the checks took longer than 0.001 s (contract key timeout_s)"
+    ], p.stderr
     assert repos.tip() == old
 
 
@@ -744,8 +794,11 @@ def test_a_branch_from_before_the_contract_is_judged_by_the_default_branchs(tmp_
     own = "version: 1\nwrite_set:\n  owners: [bob]\nidentity_env: GL_USERNAME\n"
     commit(client, {".oracle-guard.yaml": own, "README.md": "x\n"}, "my own rules")
     p = push(client, "legacy", env=BOB)
-    rejected(p, "refs/heads/legacy: .oracle-guard.yaml: write-denied",
-             "refs/heads/legacy: README.md: write-outside-set")
+    rejected(
+        p,
+        "refs/heads/legacy: .oracle-guard.yaml: write-denied",
+        "refs/heads/legacy: README.md: write-outside-set",
+    )
     assert rev(server, "refs/heads/legacy") == legacy
     # near miss: an owner brings the oracle in, then the same branch takes allowed changes
     git(client, "reset", "-q", "--hard", "main")
@@ -762,8 +815,14 @@ def test_deleting_a_branch_from_before_the_contract_follows_the_default_branchs_
     git(client, "branch", "legacy")
     git(client, "branch", "old-release")
     accepted(push(client, "main", "legacy", "old-release", env=BOB))
-    commit(client, {**BASE_FILES, ".oracle-guard.yaml": contract(
-        protected_refs=["refs/heads/main", "refs/heads/old-*"])}, "oracle")
+    commit(
+        client,
+        {
+            **BASE_FILES,
+            ".oracle-guard.yaml": contract(protected_refs=["refs/heads/main", "refs/heads/old-*"]),
+        },
+        "oracle",
+    )
     accepted(push(client, "main", env=ALICE))
     accepted(push(client, ":legacy", env=BOB))  # not protected by main's contract
     assert rev(server, "refs/heads/legacy") is None
@@ -779,7 +838,8 @@ def test_an_unreadable_server_clock_rejects_the_push(repos):
     assert [line for line in p.remote if line.startswith("oracle-guard:")] == [
         "oracle-guard: push rejected: --now/ORACLE_GUARD_NOW 'next tuesday' is not a date (YYYY-MM-DD) "
         "or a date-time with offset (YYYY-MM-DDTHH:MM[:SS]Z or +HH:MM) (e.g. 2026-09-25 or "
-        "2026-09-25T12:00:00Z)"], p.stderr
+        "2026-09-25T12:00:00Z)"
+    ], p.stderr
     assert repos.tip() == old
 
 
@@ -787,8 +847,10 @@ def test_reinstalling_the_same_hook_changes_nothing(tmp_path):
     server = make_server(tmp_path / "srv.git", hook=False)
     install_hook(server)
     hook = server / "hooks" / "pre-receive"
-    assert install_hook(server).splitlines()[1] == \
-        f"{hook} is already installed and current; nothing changed"
+    assert (
+        install_hook(server).splitlines()[1]
+        == f"{hook} is already installed and current; nothing changed"
+    )
 
 
 # -- a default branch that does not resolve -------------------------------------------
@@ -803,8 +865,10 @@ def test_head_naming_a_missing_branch_rejects_pushes_once_the_repo_has_refs(tmp_
     commit(client, {SEEDS: [2, 1]}, "reorder on a new branch")
     p = push(client, "main:evil")
     assert p.rc != 0
-    assert ("oracle-guard: push rejected: the repository's HEAD names refs/heads/master, "
-            "which does not exist") in p.stderr
+    assert (
+        "oracle-guard: push rejected: the repository's HEAD names refs/heads/master, "
+        "which does not exist"
+    ) in p.stderr
     assert rev(server, "refs/heads/evil") is None
     git(server, "symbolic-ref", "HEAD", "refs/heads/main")
     p = push(client, "main:evil")
@@ -858,8 +922,10 @@ def test_a_non_owners_replace_ref_is_rejected_and_nothing_moves(repos):
     p = push(repos.client, "main", f"{ref}:{ref}", env=BOB)
     rejected(p, f"{ref}: -: replace-ref")
     assert p.findings() == [f"{ref}: -: replace-ref"], p.stderr
-    assert (f"oracle-guard: {ref}: replace-ref: {ref}: refs/replace/* changes what git "
-            "shows for an object; only an owner may push it") in p.guard
+    assert (
+        f"oracle-guard: {ref}: replace-ref: {ref}: refs/replace/* changes what git "
+        "shows for an object; only an owner may push it"
+    ) in p.guard
     assert repos.tip(ref) is None
     assert repos.tip() == old
     # nobody named at all is not an owner either
@@ -902,23 +968,28 @@ def test_deleting_a_replace_ref_needs_an_owner(repos):
 # -- every ref takes its rules from the default branch before the push ------------------------
 TIGHTER = {
     # an owner denies a folder the write set allows
-    "deny": (CONTRACT.replace('  owners: [alice]\n',
-                              '  owners: [alice]\n  deny: ["docs/legal/**"]\n'),
-             {"docs/legal/terms.md": "anything goes\n"},
-             ["docs/legal/terms.md: write-denied"]),
+    "deny": (
+        CONTRACT.replace("  owners: [alice]\n", '  owners: [alice]\n  deny: ["docs/legal/**"]\n'),
+        {"docs/legal/terms.md": "anything goes\n"},
+        ["docs/legal/terms.md: write-denied"],
+    ),
     # an owner makes an allowed file a seed file
-    "seeds": (CONTRACT.replace('format: json-array}\n',
-                               'format: json-array}\n'
-                               '  - {paths: ["docs/cases/*.json"], format: json-array}\n'),
-              {"docs/cases/a.json": [1, 9]},
-              ["docs/cases/a.json: write-denied", "docs/cases/a.json: seed-rewritten"]),
+    "seeds": (
+        CONTRACT.replace(
+            "format: json-array}\n",
+            'format: json-array}\n  - {paths: ["docs/cases/*.json"], format: json-array}\n',
+        ),
+        {"docs/cases/a.json": [1, 9]},
+        ["docs/cases/a.json: write-denied", "docs/cases/a.json: seed-rewritten"],
+    ),
 }
 
 
 @pytest.mark.parametrize("created", [True, False], ids=["new-branch", "existing-branch"])
 @pytest.mark.parametrize("tightening", sorted(TIGHTER))
 def test_a_branch_at_an_old_commit_is_judged_by_the_default_branchs_current_contract(
-        repos, tightening, created):
+    repos, tightening, created
+):
     text, forbidden, expected = TIGHTER[tightening]
     commit(repos.client, {"docs/cases/a.json": [1, 2]}, "docs")
     accepted(push(repos.client, "main", env=BOB))
@@ -937,8 +1008,9 @@ def test_a_branch_at_an_old_commit_is_judged_by_the_default_branchs_current_cont
 
     # near miss: an honest edit on the same old-based branch
     git(repos.client, "reset", "-q", "--hard", cut)
-    honest = commit(repos.client, {"src/app.py": "print('feature')\n",
-                                   "docs/readme.md": "hello\n"}, "honest")
+    honest = commit(
+        repos.client, {"src/app.py": "print('feature')\n", "docs/readme.md": "hello\n"}, "honest"
+    )
     accepted(push(repos.client, "--force", "feature", env=BOB))
     assert repos.tip("refs/heads/feature") == honest
 
@@ -1004,11 +1076,14 @@ def test_an_owners_merge_that_reverts_the_fixture_and_its_lock_is_rejected(repos
     assert (repos.client / FIXTURE).read_bytes() == ALPHA
     p = push(repos.client, "main", env=ALICE)
     rejected(p, f"{MAIN}: {FIXTURE}: merge-edits-oracle", f"{MAIN}: {LOCK}: merge-edits-oracle")
-    assert sorted(p.findings()) == sorted([f"{MAIN}: {FIXTURE}: merge-edits-oracle",
-                                           f"{MAIN}: {LOCK}: merge-edits-oracle"]), p.stderr
-    assert f"oracle-guard: {MAIN} ({merge[:12]}): {FIXTURE}: merge-edits-oracle: merge commit " \
-        f"{merge[:12]} records protected '{FIXTURE}' as its parents do not merge to that" \
-        in "\n".join(p.guard), p.stderr
+    assert sorted(p.findings()) == sorted(
+        [f"{MAIN}: {FIXTURE}: merge-edits-oracle", f"{MAIN}: {LOCK}: merge-edits-oracle"]
+    ), p.stderr
+    assert (
+        f"oracle-guard: {MAIN} ({merge[:12]}): {FIXTURE}: merge-edits-oracle: merge commit "
+        f"{merge[:12]} records protected '{FIXTURE}' as its parents do not merge to that"
+        in "\n".join(p.guard)
+    ), p.stderr
     assert repos.tip() == main_tip
 
 
@@ -1097,10 +1172,16 @@ def test_an_honest_merge_in_a_criss_cross_history_is_accepted(repos):
 
 
 # -- ref names with line separators ---------------------------------------------------------------
-@pytest.mark.parametrize("separator, escaped", [
-    ("\u2028", "\\u2028"), ("\u2029", "\\u2029"), ("\u0085", "\\x85"),
-    ("\udcff", "\\xff"),  # the byte 0xff: not UTF-8, yet a valid ref name
-], ids=["U+2028", "U+2029", "U+0085", "byte-ff"])
+@pytest.mark.parametrize(
+    "separator, escaped",
+    [
+        ("\u2028", "\\u2028"),
+        ("\u2029", "\\u2029"),
+        ("\u0085", "\\x85"),
+        ("\udcff", "\\xff"),  # the byte 0xff: not UTF-8, yet a valid ref name
+    ],
+    ids=["U+2028", "U+2029", "U+0085", "byte-ff"],
+)
 def test_a_ref_name_holding_a_unicode_line_separator_is_one_line(repos, separator, escaped):
     name = f"refs/heads/a{separator}b"
     assert subprocess.run(["git", "check-ref-format", name]).returncode == 0
@@ -1149,8 +1230,11 @@ def test_a_blob_on_an_unprotected_ref_before_the_first_contract(tmp_path):
     for name in ("a.txt", "b.txt"):
         (client / name).write_text(f"{name}\n")
         blobs.append(git(client, "hash-object", "-w", name).strip())
-    for refspec in (f"{blobs[0]}:refs/scratch/blob", f"{blobs[1]}:refs/scratch/blob",
-                    ":refs/scratch/blob"):
+    for refspec in (
+        f"{blobs[0]}:refs/scratch/blob",
+        f"{blobs[1]}:refs/scratch/blob",
+        ":refs/scratch/blob",
+    ):
         p = push(client, "--force", refspec, env=BOB)
         accepted(p)
         assert p.guard == [], p.stderr
@@ -1158,8 +1242,9 @@ def test_a_blob_on_an_unprotected_ref_before_the_first_contract(tmp_path):
     # near miss: a tag is protected by default, with or without a contract
     p = push(client, f"{blobs[0]}:refs/tags/x", env=BOB)
     assert p.rc != 0
-    assert p.guard == [f"oracle-guard: push rejected: refs/tags/x: {blobs[0][:12]} does not "
-                       "point to a commit"], p.stderr
+    assert p.guard == [
+        f"oracle-guard: push rejected: refs/tags/x: {blobs[0][:12]} does not point to a commit"
+    ], p.stderr
 
 
 def test_a_blob_on_a_protected_tag_rejects_the_push_with_one_line(repos):
@@ -1170,8 +1255,9 @@ def test_a_blob_on_a_protected_tag_rejects_the_push_with_one_line(repos):
     commit(repos.client, {"src/app.py": "print('v2')\n"}, "honest")
     p = push(repos.client, "main", f"{blob}:refs/tags/x", env=BOB)
     assert p.rc != 0 and "pre-receive hook declined" in p.stderr, p.stderr
-    assert p.guard == [f"oracle-guard: push rejected: refs/tags/x: {blob[:12]} does not point "
-                       "to a commit"], p.stderr
+    assert p.guard == [
+        f"oracle-guard: push rejected: refs/tags/x: {blob[:12]} does not point to a commit"
+    ], p.stderr
     assert repos.tip("refs/tags/x") is None
     assert repos.tip() == old
 
@@ -1190,15 +1276,21 @@ def _one_protocol_line(proc, digits: int) -> None:
     assert proc.returncode == 2, proc.stderr
     err = proc.stderr.decode()
     assert err.count("\n") == 1, err
-    assert err.startswith("oracle-guard: push rejected: stdin line 1 is not '<old-oid> "
-                          f"<new-oid> <ref>' with {digits}-digit ids: "), err
+    assert err.startswith(
+        "oracle-guard: push rejected: stdin line 1 is not '<old-oid> "
+        f"<new-oid> <ref>' with {digits}-digit ids: "
+    ), err
 
 
-@pytest.mark.parametrize("line", [
-    ("0" * 40, "1" * 40, "refs/heads/main"),
-    ("0" * 40, "TIP", "refs/heads/feature"),
-    ("TIP", "TIP40", "refs/heads/main"),
-], ids=["sha1-ids", "forty-zeros", "truncated-new"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        ("0" * 40, "1" * 40, "refs/heads/main"),
+        ("0" * 40, "TIP", "refs/heads/feature"),
+        ("TIP", "TIP40", "refs/heads/main"),
+    ],
+    ids=["sha1-ids", "forty-zeros", "truncated-new"],
+)
 def test_a_sha256_repository_requires_64_digit_ids(sha256_server, line):
     tip = sha256_server.tip()
     assert len(tip) == 64
@@ -1209,21 +1301,26 @@ def test_a_sha256_repository_requires_64_digit_ids(sha256_server, line):
 
 def test_a_sha256_repository_parses_64_digit_ids(sha256_server):
     tip = sha256_server.tip()
-    proc = run_pre_receive(sha256_server.server, updates(
-        (tip, tip, "refs/heads/main"), ("0" * 64, tip, "refs/heads/feature")))
+    proc = run_pre_receive(
+        sha256_server.server,
+        updates((tip, tip, "refs/heads/main"), ("0" * 64, tip, "refs/heads/feature")),
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.decode() == "oracle-guard: push accepted: 2 judged refs passed\n"
 
 
 def test_a_sha1_repository_requires_40_digit_ids(repos):
     tip = repos.tip()
-    _one_protocol_line(run_pre_receive(repos.server, updates(
-        ("0" * 64, "1" * 64, "refs/heads/main"))), 40)
-    _one_protocol_line(run_pre_receive(repos.server, updates(
-        (tip, tip + "0" * 24, "refs/heads/main"))), 40)
+    _one_protocol_line(
+        run_pre_receive(repos.server, updates(("0" * 64, "1" * 64, "refs/heads/main"))), 40
+    )
+    _one_protocol_line(
+        run_pre_receive(repos.server, updates((tip, tip + "0" * 24, "refs/heads/main"))), 40
+    )
     # near miss: the same line with 40-digit ids
-    proc = run_pre_receive(repos.server, updates((tip, tip, "refs/heads/main"),
-                                                 (ZERO, tip, "refs/heads/feature")))
+    proc = run_pre_receive(
+        repos.server, updates((tip, tip, "refs/heads/main"), (ZERO, tip, "refs/heads/feature"))
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.decode() == "oracle-guard: push accepted: 2 judged refs passed\n"
 
@@ -1236,8 +1333,13 @@ def _grafts(server: Path, *lines: str) -> None:
 
 def _honoured(server: Path, *args: str, env=None) -> str:
     """What plain git (grafts honoured) answers in the server."""
-    return subprocess.run(["git", "-C", str(server), *args], env=env, check=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
+    return subprocess.run(
+        ["git", "-C", str(server), *args],
+        env=env,
+        check=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    ).stdout.decode()
 
 
 def test_info_grafts_that_rewrite_the_pushed_commits_parent_change_no_verdict(repos):
@@ -1258,7 +1360,9 @@ def test_info_grafts_that_rewrite_the_pushed_commits_parent_change_no_verdict(re
     # the graft was live: plain git on the server sees the rewritten parent
     accepted(push(repos.client, "main:refs/scratch/mixed", env=BOB))
     assert _honoured(repos.server, "rev-list", "--parents", "-1", mixed).split() == [
-        mixed, seeds_only]
+        mixed,
+        seeds_only,
+    ]
     # near miss: with the grafts still there, the owner's split commits pass
     git(repos.client, "reset", "-q", "--hard", old)
     commit(repos.client, {SEEDS: [1, 2, 3]}, "append a seed")
@@ -1286,8 +1390,11 @@ def test_info_grafts_do_not_move_a_new_branchs_merge_base(repos):
     # main would be itself, and the branch would change nothing
     _grafts(repos.server, f"{main_tip} {bad}")
     p = push(repos.client, "feature", env=BOB)
-    rejected(p, f"refs/heads/feature: {SEEDS}: write-denied",
-             f"refs/heads/feature: {SEEDS}: seed-rewritten")
+    rejected(
+        p,
+        f"refs/heads/feature: {SEEDS}: write-denied",
+        f"refs/heads/feature: {SEEDS}: seed-rewritten",
+    )
     assert repos.tip("refs/heads/feature") is None
     accepted(push(repos.client, "feature:refs/scratch/bad", env=BOB))
     assert _honoured(repos.server, "merge-base", "main", bad).strip() == bad
@@ -1306,8 +1413,11 @@ def test_info_grafts_do_not_make_a_branch_update_look_taken_from_main(repos):
     # like what the branch took from the default branch
     _grafts(repos.server, f"{main_tip} {bad}")
     p = push(repos.client, "feature", env=BOB)
-    rejected(p, f"refs/heads/feature: {SEEDS}: write-denied",
-             f"refs/heads/feature: {SEEDS}: seed-rewritten")
+    rejected(
+        p,
+        f"refs/heads/feature: {SEEDS}: write-denied",
+        f"refs/heads/feature: {SEEDS}: seed-rewritten",
+    )
     assert repos.tip("refs/heads/feature") == cut
     assert repos.tip() == main_tip
 
@@ -1346,9 +1456,10 @@ def test_an_oracle_edit_a_later_pushed_commit_undoes_is_rejected(repos):
     commit(repos.client, {SEEDS: [1, 2]}, "undo it")
     p = push(repos.client, "main", env=BOB)
     rejected(p, f"{MAIN}: {SEEDS}: oracle-edit-undone")
-    assert (f"oracle-guard: {MAIN} ({middle[:12]}): {SEEDS}: oracle-edit-undone: commit "
-            f"{middle[:12]} changes protected '{SEEDS}' and a later commit undoes it") \
-        in "\n".join(p.guard)
+    assert (
+        f"oracle-guard: {MAIN} ({middle[:12]}): {SEEDS}: oracle-edit-undone: commit "
+        f"{middle[:12]} changes protected '{SEEDS}' and a later commit undoes it"
+    ) in "\n".join(p.guard)
     assert repos.tip() == old
     # the near miss: the same tree with the edit dropped from the history
     git(repos.client, "reset", "-q", "--hard", old)
@@ -1361,8 +1472,10 @@ def test_a_new_protected_ref_at_an_older_commit_of_main_is_an_owners(repos, ref)
     middle = _rewrite_then_undo(repos)
     p = push(repos.client, f"{middle}:{ref}", env=BOB)
     rejected(p, f"{ref}: -: ref-at-old-commit")
-    assert (f"oracle-guard: {ref} ({middle[:12]}): ref-at-old-commit: {middle[:12]} is an "
-            "older commit of refs/heads/main; its tree was never judged on its own") in p.guard
+    assert (
+        f"oracle-guard: {ref} ({middle[:12]}): ref-at-old-commit: {middle[:12]} is an "
+        "older commit of refs/heads/main; its tree was never judged on its own"
+    ) in p.guard
     assert repos.tip(ref) is None
     accepted(push(repos.client, f"{middle}:{ref}", env=ALICE))  # an owner may
 

@@ -1,4 +1,5 @@
 """The real pre-commit: try-repo and an installed git hook."""
+
 import os
 import subprocess
 import sys
@@ -34,8 +35,14 @@ def pre_commit_home(tmp_path_factory):
 
 def pre_commit(repo: Path, home: str, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PRE_COMMIT_HOME=home, PRE_COMMIT_COLOR="never")
-    return subprocess.run([sys.executable, "-m", "pre_commit", *args], cwd=repo, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def guarded_repo(path: Path, config: str = "") -> Path:
@@ -56,23 +63,27 @@ def guarded_repo(path: Path, config: str = "") -> Path:
 
 
 def test_try_repo_rejects_a_rewritten_fixture_and_passes_a_clean_tree(
-        tmp_path, hook_repo, pre_commit_home):
+    tmp_path, hook_repo, pre_commit_home
+):
     hook_path, _ = hook_repo
     repo = guarded_repo(tmp_path / "r")
-    clean = pre_commit(repo, pre_commit_home, "try-repo", str(hook_path), "fixture-lock",
-                       "--all-files")
+    clean = pre_commit(
+        repo, pre_commit_home, "try-repo", str(hook_path), "fixture-lock", "--all-files"
+    )
     assert clean.returncode == 0, clean.stdout
     assert "Passed" in clean.stdout
 
     stage(repo, {"fixtures/pricing.json": '{"price": 1}\n'})
-    dirty = pre_commit(repo, pre_commit_home, "try-repo", str(hook_path), "fixture-lock",
-                       "--all-files")
+    dirty = pre_commit(
+        repo, pre_commit_home, "try-repo", str(hook_path), "fixture-lock", "--all-files"
+    )
     assert dirty.returncode == 1, dirty.stdout
     assert "fixtures/pricing.json: fixture-mismatch:" in dirty.stdout
 
 
 def test_installed_hook_blocks_a_commit_and_lets_an_honest_one_through(
-        tmp_path, hook_repo, pre_commit_home):
+    tmp_path, hook_repo, pre_commit_home
+):
     hook_path, sha = hook_repo
     config = f"""\
 fail_fast: true
@@ -89,15 +100,27 @@ repos:
     env = dict(os.environ, PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never")
     write(repo, {"src/app.py": "x = 2\n"})
     git(repo, "add", "-A")
-    honest = subprocess.run(["git", "commit", "-m", "honest"], cwd=repo, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    honest = subprocess.run(
+        ["git", "commit", "-m", "honest"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert honest.returncode == 0, honest.stdout
 
     write(repo, {"fixtures/pricing.json": '{"price": 1}\n'})
     git(repo, "add", "-A")
     before = git(repo, "rev-parse", "HEAD")
-    blocked = subprocess.run(["git", "commit", "-m", "sneaky"], cwd=repo, env=env,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    blocked = subprocess.run(
+        ["git", "commit", "-m", "sneaky"],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert blocked.returncode != 0
     assert "fixtures/pricing.json: fixture-mismatch:" in blocked.stdout
     assert "fixtures/pricing.json: write-denied:" in blocked.stdout
@@ -105,7 +128,8 @@ repos:
 
 
 def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
-        tmp_path, hook_repo, pre_commit_home):
+    tmp_path, hook_repo, pre_commit_home
+):
     """The owner flow with signed authority: the installed pre-commit and
     pre-push hooks pass an owner's signed oracle-only commit (no SKIP=), the
     server's hook accepts the push, and CI passes the owner's branch; the same
@@ -116,16 +140,28 @@ def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
     key = tmp_path / "owner"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
     signers = "alice " + " ".join(key.with_suffix(".pub").read_text().split()[:2]) + "\n"
-    contract = ("version: 1\nseeds:\n  - {paths: [\"seeds/*.json\"], format: json-array}\n"
-                "write_set:\n  allow: [\"src/**\"]\n"
-                "authority:\n  signers: .oracle-guard/allowed_signers\n")
-    config = f"repos:\n  - repo: {hook_path}\n    rev: {sha}\n    hooks:\n      - id: oracle-guard\n"
+    contract = (
+        'version: 1\nseeds:\n  - {paths: ["seeds/*.json"], format: json-array}\n'
+        'write_set:\n  allow: ["src/**"]\n'
+        "authority:\n  signers: .oracle-guard/allowed_signers\n"
+    )
+    config = (
+        f"repos:\n  - repo: {hook_path}\n    rev: {sha}\n    hooks:\n      - id: oracle-guard\n"
+    )
     server = make_server(tmp_path / "srv.git")
     repo = init_repo(tmp_path / "r")
     git(repo, "remote", "add", "origin", str(server))
-    commit(repo, {".oracle-guard.yaml": contract, ".oracle-guard/allowed_signers": signers,
-                  "seeds/a.json": "[1, 2]\n", "src/app.py": "", ".pre-commit-config.yaml": config},
-           "the oracle")
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": contract,
+            ".oracle-guard/allowed_signers": signers,
+            "seeds/a.json": "[1, 2]\n",
+            "src/app.py": "",
+            ".pre-commit-config.yaml": config,
+        },
+        "the oracle",
+    )
     git(repo, "push", "-q", "origin", "main")
     for hook_type in ("pre-commit", "pre-push"):
         installed = pre_commit(repo, pre_commit_home, "install", "--hook-type", hook_type)
@@ -133,14 +169,21 @@ def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
     env = dict(push_env(), PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never")
 
     def run(*args):
-        return subprocess.run(["git", *args], cwd=repo, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
+        return subprocess.run(
+            ["git", *args],
+            cwd=repo,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
 
     write(repo, {"seeds/a.json": "[1, 2, 3]\n"})
     git(repo, "add", "-A")
     unsigned = run("commit", "-m", "append a seed, unsigned")
-    assert unsigned.returncode != 0 and "seeds/a.json: write-denied:" in unsigned.stdout, \
+    assert unsigned.returncode != 0 and "seeds/a.json: write-denied:" in unsigned.stdout, (
         unsigned.stdout
+    )
     assert "an owner signs the commit: git config gpg.format ssh" in unsigned.stdout
     git(repo, "config", "gpg.format", "ssh")
     git(repo, "config", "user.signingkey", str(key.with_suffix(".pub")))
@@ -153,22 +196,30 @@ def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
     assert "oracle-guard (all five hooks)" in pushed.stdout  # the pre-push hook ran
     assert "an owner signed every commit of this oracle change" in pushed.stdout  # the server
     git(repo, "fetch", "-q", "origin")
-    ci = subprocess.run([sys.executable, "-m", "oracle_guard", "check"], cwd=repo,
-                        env=dict(env, CI="1", GITHUB_BASE_REF="main"), stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT, text=True)
+    ci = subprocess.run(
+        [sys.executable, "-m", "oracle_guard", "check"],
+        cwd=repo,
+        env=dict(env, CI="1", GITHUB_BASE_REF="main"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert ci.returncode == 0, ci.stdout
 
 
 def test_the_first_push_into_an_empty_remote_passes_pre_push_without_skip(
-        tmp_path, hook_repo, pre_commit_home):
+    tmp_path, hook_repo, pre_commit_home
+):
     """pre-commit passes no range for a history the remote has none of: the
     pre-push hook judges it against the empty tree by its own contract, as the
     server does; a broken lock in that history is still caught before the push."""
     from testing.server import make_server, push_env, rev
 
     hook_path, sha = hook_repo
-    config = (f"repos:\n  - repo: {hook_path}\n    rev: {sha}\n    hooks:\n"
-              "      - id: oracle-guard\n        stages: [pre-push]\n")
+    config = (
+        f"repos:\n  - repo: {hook_path}\n    rev: {sha}\n    hooks:\n"
+        "      - id: oracle-guard\n        stages: [pre-push]\n"
+    )
     env = dict(push_env(), PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never")
     for name, broken in (("honest", False), ("broken", True)):
         server = make_server(tmp_path / f"{name}.git")
@@ -178,8 +229,14 @@ def test_the_first_push_into_an_empty_remote_passes_pre_push_without_skip(
         git(repo, "remote", "add", "origin", str(server))
         installed = pre_commit(repo, pre_commit_home, "install", "--hook-type", "pre-push")
         assert installed.returncode == 0, installed.stdout
-        pushed = subprocess.run(["git", "push", "origin", "main"], cwd=repo, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        pushed = subprocess.run(
+            ["git", "push", "origin", "main"],
+            cwd=repo,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         assert "oracle-guard (all five hooks)" in pushed.stdout, pushed.stdout  # it ran
         if broken:  # pre-commit shows a hook's output when it fails
             assert "origin has no branch this clone knows of" in pushed.stdout, pushed.stdout

@@ -5,6 +5,7 @@ outside any repository, a bare repository with --base/--head, a shallow CI
 clone without its base (revisions_test); CRLF checkouts of fixtures, for the
 hook and for `lock` (fixture_lock_test, lock_command_test); a sha256 server
 (pre_receive_test)."""
+
 import hashlib
 import json
 import subprocess
@@ -33,8 +34,10 @@ SEEDS = "seeds/a.json"
 ALPHA = b"alpha\n"
 MISMATCH = f"{FIXTURE}: fixture-mismatch: sha256 "
 REORDERED = f"{SEEDS}:2: seed-reordered: element [0] moved"
-SHALLOW_HINT = ("fetch full history (actions/checkout with 'fetch-depth: 0', or "
-                "'git fetch --unshallow origin' / 'git fetch origin main')")
+SHALLOW_HINT = (
+    "fetch full history (actions/checkout with 'fetch-depth: 0', or "
+    "'git fetch --unshallow origin' / 'git fetch origin main')"
+)
 
 
 def lock_for(**fixtures):
@@ -42,8 +45,13 @@ def lock_for(**fixtures):
     return json.dumps(dict(sorted(digests.items())), indent=2) + "\n"
 
 
-BASE_FILES = {".oracle-guard.yaml": CONTRACT, FIXTURE: ALPHA, LOCK: lock_for(**{"a.txt": ALPHA}),
-              SEEDS: [1, 2], "src/app.py": "print('v1')\n"}
+BASE_FILES = {
+    ".oracle-guard.yaml": CONTRACT,
+    FIXTURE: ALPHA,
+    LOCK: lock_for(**{"a.txt": ALPHA}),
+    SEEDS: [1, 2],
+    "src/app.py": "print('v1')\n",
+}
 
 
 def make_repo(path, *init_args):
@@ -75,10 +83,11 @@ def assert_error(capsys, repo, *args):
     rc, out, err = check(capsys, repo, *args)
     assert (rc, out) == (2, ""), out + err
     assert err.startswith("oracle-guard: error: ") and err.count("\n") == 1, err
-    return err[len("oracle-guard: error: "):-1]
+    return err[len("oracle-guard: error: ") : -1]
 
 
 # -- detached HEAD ---------------------------------------------------------------------
+
 
 def test_detached_head_judges_the_index_against_the_detached_commit(tmp_path, capsys):
     repo = make_repo(tmp_path / "repo")
@@ -101,10 +110,12 @@ def test_detached_head_with_head_option(tmp_path, capsys):
 
 # -- shallow clones ----------------------------------------------------------------------
 
+
 def shallow(tmp_path, origin, depth):
     clone = tmp_path / f"depth{depth}"
-    subprocess.run(["git", "clone", "-q", "--depth", str(depth), f"file://{origin}",
-                    str(clone)], check=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", str(depth), f"file://{origin}", str(clone)], check=True
+    )
     return clone
 
 
@@ -140,6 +151,7 @@ def test_shallow_clone_commit_whose_parent_was_cut_off_is_an_error(tmp_path, cap
 
 # -- git worktree ----------------------------------------------------------------------------
 
+
 @pytest.fixture
 def worktree(tmp_path):
     """A linked worktree on branch 'feature', whose contract also denies docs/**
@@ -147,7 +159,15 @@ def worktree(tmp_path):
     repo = make_repo(tmp_path / "repo")
     linked = tmp_path / "linked"
     git(repo, "worktree", "add", "-q", "-b", "feature", str(linked))
-    commit(linked, {".oracle-guard.yaml": CONTRACT.replace("  owners: [alice]\n", "  owners: [alice]\n  deny: [\"docs/**\"]\n")}, "tighten")
+    commit(
+        linked,
+        {
+            ".oracle-guard.yaml": CONTRACT.replace(
+                "  owners: [alice]\n", '  owners: [alice]\n  deny: ["docs/**"]\n'
+            )
+        },
+        "tighten",
+    )
     return repo, linked
 
 
@@ -162,8 +182,10 @@ def test_worktree_uses_its_own_index_and_contract(capsys, worktree):
     stage(repo, {"docs/x.md": "x\n"})
     rc, out, _ = check(capsys, repo, "--only", "write-set")
     assert rc == 1
-    assert out.splitlines()[0] == "docs/x.md: write-outside-set: matches no allowed pattern " \
-                                  "of the write set"
+    assert (
+        out.splitlines()[0] == "docs/x.md: write-outside-set: matches no allowed pattern "
+        "of the write set"
+    )
 
 
 def test_worktree_from_a_subfolder(capsys, worktree, monkeypatch):
@@ -188,6 +210,7 @@ def test_worktree_lock_writes_into_the_worktree(capsys, worktree):
 
 # -- bare repositories (with --base/--head: revisions_test) -------------------------------------
 
+
 def test_bare_repository_without_head_is_an_error(tmp_path, capsys):
     """A bare repository has no index: there is no candidate to judge unless
     --head names one (an empty "index" would read as every file deleted)."""
@@ -205,11 +228,13 @@ def test_bare_repository_lock_is_an_error(tmp_path, capsys):
     subprocess.run(["git", "clone", "-q", "--bare", str(origin), str(bare)], check=True)
     rc, out, err = run_guard(capsys, bare, "lock")
     assert (rc, out) == (2, "")
-    assert err == ("oracle-guard: error: 'oracle-guard lock' needs a working tree "
-                   "(not a bare repository)\n")
+    assert err == (
+        "oracle-guard: error: 'oracle-guard lock' needs a working tree (not a bare repository)\n"
+    )
 
 
 # -- sparse checkout ----------------------------------------------------------------------
+
 
 def stage_blob(repo, path, data):
     """Put ``data`` at ``path`` in the index only, keeping the entry outside the
@@ -249,6 +274,7 @@ def test_sparse_checkout_seed_rewrite_outside_the_working_tree(capsys, sparse):
 
 # -- sha256 repositories --------------------------------------------------------------------
 
+
 def test_sha256_repository_check(tmp_path, capsys):
     repo = make_repo(tmp_path / "repo", "--object-format=sha256")
     assert len(git(repo, "rev-parse", "HEAD").strip()) == 64
@@ -273,6 +299,7 @@ def test_sha256_repository_lock(tmp_path, capsys):
 
 
 # -- core.autocrlf=true (fixtures and `lock`: fixture_lock_test, lock_command_test) -------------
+
 
 def test_autocrlf_seeds_are_judged_on_the_bytes_git_stores(tmp_path, capsys):
     repo = init_repo(tmp_path / "repo")

@@ -1,5 +1,6 @@
 """rules_ref: the branch whose contract judges every push, named by the default
 branch's contract; real bare repositories, the hook installed, real pushes."""
+
 from __future__ import annotations
 
 from testing.git import commit, git
@@ -21,13 +22,19 @@ def server_with_rules_on_stable(tmp_path):
     contract denies oracle/**, develop's own would allow it."""
     server = make_server(tmp_path / "srv.git")
     client = make_client(tmp_path / "work", server)
-    commit(client, {".oracle-guard.yaml": STRICT, "oracle/a.txt": "1\n", "src/a.py": ""},
-           "strict rules")
+    commit(
+        client,
+        {".oracle-guard.yaml": STRICT, "oracle/a.txt": "1\n", "src/a.py": ""},
+        "strict rules",
+    )
     assert push(client, "HEAD:refs/heads/stable", env=ALICE).rc == 0
     git(server, "symbolic-ref", "HEAD", "refs/heads/stable")
     git(client, "checkout", "-q", "-b", "develop")
-    commit(client, {".oracle-guard.yaml": LOOSE + "rules_ref: refs/heads/stable\n"},
-           "develop points at stable's rules")
+    commit(
+        client,
+        {".oracle-guard.yaml": LOOSE + "rules_ref: refs/heads/stable\n"},
+        "develop points at stable's rules",
+    )
     p = push(client, "develop", env=ALICE)
     assert p.rc == 0, p.stderr
     git(server, "symbolic-ref", "HEAD", "refs/heads/develop")
@@ -57,6 +64,8 @@ def test_a_missing_rules_ref_rejects_every_push_with_one_line(tmp_path):
     commit(client, {"src/a.py": "x = 1\n"}, "honest")
     p = push(client, "develop", env=BOB)
     assert p.rc != 0
-    assert p.guard == ["oracle-guard: push rejected: the default branch's contract names "
-                       "rules_ref refs/heads/stable, which does not exist: no push can be "
-                       "judged until an admin creates it or an owner changes rules_ref"], p.stderr
+    assert p.guard == [
+        "oracle-guard: push rejected: the default branch's contract names "
+        "rules_ref refs/heads/stable, which does not exist: no push can be "
+        "judged until an admin creates it or an owner changes rules_ref"
+    ], p.stderr

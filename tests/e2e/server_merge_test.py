@@ -1,6 +1,7 @@
 """The server's view of merges: a branch update compared with what it took from
 the default branch, a new ref in a criss-cross history, the rules branch, and
 commits already judged; real bare repositories and real pushes."""
+
 from __future__ import annotations
 
 from testing.git import commit, git
@@ -27,8 +28,16 @@ def accepted(p) -> None:
 def server_and_client(tmp_path, files=None):
     server = make_server(tmp_path / "srv.git")
     client = make_client(tmp_path / "work", server)
-    commit(client, {".oracle-guard.yaml": CONTRACT, "seeds/a.json": "[1, 2]\n",
-                    "src/app.py": "", **(files or {})}, "the oracle")
+    commit(
+        client,
+        {
+            ".oracle-guard.yaml": CONTRACT,
+            "seeds/a.json": "[1, 2]\n",
+            "src/app.py": "",
+            **(files or {}),
+        },
+        "the oracle",
+    )
     accepted(push(client, "main", env=ALICE))
     return server, client
 
@@ -51,8 +60,7 @@ def test_a_rename_on_main_cannot_carry_a_branch_edit_into_the_oracle(tmp_path):
     git(client, "merge", "-q", "--no-edit", "main")
     assert "  3,\n" not in (client / "seeds/cases.json").read_text()  # git carried the drop
     p = push(client, "feat", env=BOB)
-    assert p.rc != 0 and "refs/heads/feat: seeds/cases.json: write-denied" in p.findings(), \
-        p.stderr
+    assert p.rc != 0 and "refs/heads/feat: seeds/cases.json: write-denied" in p.findings(), p.stderr
 
 
 def test_a_branch_that_merges_main_cleanly_is_accepted(tmp_path):
@@ -108,15 +116,26 @@ def test_the_rules_branch_is_protected_whatever_protected_refs_says(tmp_path):
     """protected_refs leaves main out; a push to main would choose the rules of
     every later push, so main is judged all the same."""
     server, client = server_and_client(tmp_path)
-    commit(client, {".oracle-guard.yaml": CONTRACT + 'protected_refs: ["refs/heads/release/*"]\n'},
-           "owner: only release branches")
+    commit(
+        client,
+        {".oracle-guard.yaml": CONTRACT + 'protected_refs: ["refs/heads/release/*"]\n'},
+        "owner: only release branches",
+    )
     accepted(push(client, "main", env=ALICE))
     before = rev(server, "refs/heads/main")
-    commit(client, {".oracle-guard.yaml": CONTRACT.replace('  deny: ["seeds/**"]\n', "")
-                    .replace('"tests/**"]', '"tests/**", "seeds/**"]')}, "loosen the rules")
+    commit(
+        client,
+        {
+            ".oracle-guard.yaml": CONTRACT.replace('  deny: ["seeds/**"]\n', "").replace(
+                '"tests/**"]', '"tests/**", "seeds/**"]'
+            )
+        },
+        "loosen the rules",
+    )
     p = push(client, "main", env=BOB)
-    assert p.rc != 0 and "refs/heads/main: .oracle-guard.yaml: write-denied" in p.findings(), \
+    assert p.rc != 0 and "refs/heads/main: .oracle-guard.yaml: write-denied" in p.findings(), (
         p.stderr
+    )
     assert rev(server, "refs/heads/main") == before
     # the near-miss: a branch protected_refs leaves out is not judged
     accepted(push(client, "HEAD:refs/heads/scratch", env=BOB))

@@ -1,5 +1,6 @@
 """Real-server tier: accounts, a hook venv, sshd and gitolite3 on 127.0.0.1.
 Needs root and the Debian packages openssh-server gitolite3 (.ci/run installs them)."""
+
 from __future__ import annotations
 
 import shutil

@@ -2,6 +2,7 @@
 repo-specific-hooks routes, installed by the gitolite account with
 `install-pre-receive --host gitolite`, judged by real pushes with alice's
 (owner) and bob's (agent) keys."""
+
 from __future__ import annotations
 
 import itertools
@@ -11,9 +12,20 @@ import subprocess
 import pytest
 
 from testing.git import clean_environment, git
-from testing.hosts import (CATALOGUE, DENIED, GITOLITE_CONF, IDENTITY_VARIABLES, SEEDS, Site,
-                           Templates, doctor_verdict, gitolite_host, gone, judge_case,
-                           spoof_rejected)
+from testing.hosts import (
+    CATALOGUE,
+    DENIED,
+    GITOLITE_CONF,
+    IDENTITY_VARIABLES,
+    SEEDS,
+    Site,
+    Templates,
+    doctor_verdict,
+    gitolite_host,
+    gone,
+    judge_case,
+    spoof_rejected,
+)
 
 ENABLE_REPO_HOOKS = ("# 'repo-specific-hooks',", "'repo-specific-hooks',")
 numbers = itertools.count()
@@ -21,15 +33,37 @@ numbers = itertools.count()
 
 def install(host, python, *args):
     """`install-pre-receive ~/repositories --host gitolite` as the gitolite account."""
-    return host.run(python, "-m", "oracle_guard", "install-pre-receive", host.repositories,
-                    "--host", "gitolite", *args, check=False)
+    return host.run(
+        python,
+        "-m",
+        "oracle_guard",
+        "install-pre-receive",
+        host.repositories,
+        "--host",
+        "gitolite",
+        *args,
+        check=False,
+    )
 
 
 def doctor(host, python, repo):
     """As root, as the README says: sshd's configuration is root's to read."""
-    return subprocess.run([str(python), "-m", "oracle_guard", "doctor", str(repo),
-                           "--sshd-config", str(host.sshd.config)], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, cwd="/", timeout=120)
+    return subprocess.run(
+        [
+            str(python),
+            "-m",
+            "oracle_guard",
+            "doctor",
+            str(repo),
+            "--sshd-config",
+            str(host.sshd.config),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd="/",
+        timeout=120,
+    )
 
 
 def assert_guarded(host, python, repo):
@@ -43,8 +77,14 @@ def assert_not_guarded(host, python, repo, *problems):
 def new_repo(host, name):
     """A wild repository created by alice's first access, HEAD set to main by the
     admin (gitolite creates it with HEAD on master)."""
-    proc = subprocess.run(["git", "ls-remote", host.url(name)], env=host.env("alice"),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    proc = subprocess.run(
+        ["git", "ls-remote", host.url(name)],
+        env=host.env("alice"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     host.run("git", "--git-dir", host.repo(name), "symbolic-ref", "HEAD", "refs/heads/main")
     return host.repo(name)
@@ -52,16 +92,24 @@ def new_repo(host, name):
 
 def site_for(host, name, tmp_path):
     repo = host.repo(name)
-    return Site(tmp_path / f"work-{name.replace('/', '-')}", host.url(name), repo, host.keys,
-                host.env, lambda *a: host.run("git", "--git-dir", repo, *a, check=False))
+    return Site(
+        tmp_path / f"work-{name.replace('/', '-')}",
+        host.url(name),
+        repo,
+        host.keys,
+        host.env,
+        lambda *a: host.run("git", "--git-dir", repo, *a, check=False),
+    )
 
 
 @pytest.fixture(scope="module")
 def gitolite(hosts_base, hook_python, tmp_path_factory):
     """One gitolite with both routes enabled and oracle-guard installed, for the
     module; its sshd is stopped by pid at the end."""
-    with clean_environment(), gitolite_host(hosts_base, tmp_path_factory.mktemp("gl"),
-                                            conf=GITOLITE_CONF) as host:
+    with (
+        clean_environment(),
+        gitolite_host(hosts_base, tmp_path_factory.mktemp("gl"), conf=GITOLITE_CONF) as host,
+    ):
         host.edit_rc(*ENABLE_REPO_HOOKS)
         installed = install(host, hook_python)
         assert installed.returncode == 0, installed.stdout + installed.stderr
@@ -103,8 +151,7 @@ def site(request, gitolite, seeded, hook_python, tmp_path):
     host, _ = gitolite
     name = f"{request.param}/r{next(numbers)}"
     fresh = site_for(host, name, tmp_path)
-    site = seeded.site(request.param, fresh.repo, fresh.client, fresh.remote,
-                       fresh.server_git)
+    site = seeded.site(request.param, fresh.repo, fresh.client, fresh.remote, fresh.server_git)
     yield site
     assert_guarded(host, hook_python, site.repo)
 
@@ -124,8 +171,9 @@ def test_installer_warns_on_an_empty_repository_with_head_on_master(gitolite):
     # gap (c): gitolite's own 'testing' repository is empty with HEAD on master
     _, installed = gitolite
     warnings = [line for line in installed.stdout.splitlines() if line.startswith("warning: ")]
-    assert any("testing" in line and "symbolic-ref HEAD refs/heads/main" in line
-               for line in warnings), installed.stdout
+    assert any(
+        "testing" in line and "symbolic-ref HEAD refs/heads/main" in line for line in warnings
+    ), installed.stdout
 
 
 def test_existing_repository_app_is_guarded_by_the_common_hook(gitolite, hook_python, tmp_path):
@@ -155,7 +203,8 @@ def test_repo_specific_route_runs_oracle_guard_through_gitolites_driver(gitolite
     hooks = repo / "hooks"
     assert os.readlink(hooks / "pre-receive").endswith("/multi-hook-driver")
     assert os.readlink(hooks / "pre-receive.h00-oracle-guard").endswith(
-        "/hooks/repo-specific/oracle-guard")
+        "/hooks/repo-specific/oracle-guard"
+    )
 
 
 # -- the catalogue --------------------------------------------------------------
@@ -164,13 +213,16 @@ def test_catalogue(site, case):
     judge_case(site, case)
 
 
-@pytest.mark.parametrize("site", ["t"], indirect=True, ids=["common-hook"])  # same hook either route
+@pytest.mark.parametrize(
+    "site", ["t"], indirect=True, ids=["common-hook"]
+)  # same hook either route
 # -- spoofing ----------------------------------------------------------------------
 @pytest.mark.parametrize("variable", IDENTITY_VARIABLES)
 def test_setenv_of_an_identity_variable_does_not_make_the_agent_an_owner(site, variable):
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
-    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main",
-                                   ssh_options=[f"SetEnv={variable}=alice"]))
+    spoof_rejected(
+        site, site.push("bob", "HEAD:refs/heads/main", ssh_options=[f"SetEnv={variable}=alice"])
+    )
 
 
 def test_setenv_reaches_the_server_under_acceptenv_star(gitolite, tmp_path):
@@ -182,7 +234,9 @@ def test_setenv_reaches_the_server_under_acceptenv_star(gitolite, tmp_path):
     assert b"hello bob" in proc.stdout + proc.stderr  # gitolite knows bob by his key
 
 
-@pytest.mark.parametrize("site", ["t"], indirect=True, ids=["common-hook"])  # same hook either route
+@pytest.mark.parametrize(
+    "site", ["t"], indirect=True, ids=["common-hook"]
+)  # same hook either route
 @pytest.mark.parametrize("variable", IDENTITY_VARIABLES)
 def test_push_option_naming_an_owner_does_not_make_the_agent_one(site, variable):
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
@@ -191,25 +245,41 @@ def test_push_option_naming_an_owner_does_not_make_the_agent_one(site, variable)
     spoof_rejected(site, pushed)
 
 
-@pytest.mark.parametrize("site", ["t"], indirect=True, ids=["common-hook"])  # same hook either route
+@pytest.mark.parametrize(
+    "site", ["t"], indirect=True, ids=["common-hook"]
+)  # same hook either route
 def test_receive_pack_with_variables_is_refused_by_gitolite(site):
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
     before = site.rev("refs/heads/main")
-    pushed = site.push("bob", "--receive-pack=GL_USER=alice REMOTE_USER=alice git-receive-pack",
-                       "HEAD:refs/heads/main")
+    pushed = site.push(
+        "bob",
+        "--receive-pack=GL_USER=alice REMOTE_USER=alice git-receive-pack",
+        "HEAD:refs/heads/main",
+    )
     assert pushed.rc != 0
     assert site.rev("refs/heads/main") == before
 
 
-@pytest.mark.parametrize("site", ["t"], indirect=True, ids=["common-hook"])  # same hook either route
+@pytest.mark.parametrize(
+    "site", ["t"], indirect=True, ids=["common-hook"]
+)  # same hook either route
 def test_commit_author_named_alice_does_not_make_the_agent_an_owner(site):
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
-    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main", git_options=[
-        "-c", "user.name=alice"], GIT_AUTHOR_NAME="alice", GIT_COMMITTER_NAME="alice"))
+    spoof_rejected(
+        site,
+        site.push(
+            "bob",
+            "HEAD:refs/heads/main",
+            git_options=["-c", "user.name=alice"],
+            GIT_AUTHOR_NAME="alice",
+            GIT_COMMITTER_NAME="alice",
+        ),
+    )
 
 
 def test_contract_naming_gl_username_makes_nobody_an_owner_by_variable(
-        gitolite, hook_python, tmp_path):
+    gitolite, hook_python, tmp_path
+):
     # gap (e): the contract names GitLab's variable, a client can send it
     host, _ = gitolite
     name = f"t/r{next(numbers)}"
@@ -229,7 +299,8 @@ def test_contract_naming_gl_username_makes_nobody_an_owner_by_variable(
 
 # -- gaps of the gitolite routes ----------------------------------------------------
 def test_other_repo_specific_hook_drops_oracle_guard_installer_and_doctor_say_so(
-        fresh_gitolite, hook_python, tmp_path):
+    fresh_gitolite, hook_python, tmp_path
+):
     # gap (a): with 'option hook.pre-receive = notify' gitolite links its driver
     # over the common hook, and oracle-guard no longer runs for that repository
     host = fresh_gitolite
@@ -245,9 +316,13 @@ def test_other_repo_specific_hook_drops_oracle_guard_installer_and_doctor_say_so
     site.seed("GL_USER")
     assert_guarded(host, hook_python, host.repo("app"))
 
-    host.configure(GITOLITE_CONF.replace("    RW      =   bob\n\nrepo t/",
-                                "    RW      =   bob\n    option hook.pre-receive = notify\n\n"
-                                "repo t/", 1))
+    host.configure(
+        GITOLITE_CONF.replace(
+            "    RW      =   bob\n\nrepo t/",
+            "    RW      =   bob\n    option hook.pre-receive = notify\n\nrepo t/",
+            1,
+        )
+    )
     site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
     pushed = site.push("bob", "HEAD:refs/heads/main")
     assert pushed.rc == 0, pushed.stderr  # the gap itself: nothing judged this push
@@ -255,14 +330,19 @@ def test_other_repo_specific_hook_drops_oracle_guard_installer_and_doctor_say_so
 
     again = install(host, hook_python)
     assert again.returncode == 1, again.stdout + again.stderr
-    assert any("app" in line and line.startswith("not guarded") for line in
-               again.stdout.splitlines()), again.stdout
+    assert any(
+        "app" in line and line.startswith("not guarded") for line in again.stdout.splitlines()
+    ), again.stdout
     assert_not_guarded(host, hook_python, host.repo("app"))
 
     # listing oracle-guard beside it guards the repository again
-    host.configure(GITOLITE_CONF.replace("    RW      =   bob\n\nrepo t/",
-                                "    RW      =   bob\n    option hook.pre-receive = "
-                                "oracle-guard notify\n\nrepo t/", 1))
+    host.configure(
+        GITOLITE_CONF.replace(
+            "    RW      =   bob\n\nrepo t/",
+            "    RW      =   bob\n    option hook.pre-receive = oracle-guard notify\n\nrepo t/",
+            1,
+        )
+    )
     site.commit({SEEDS: "[1, 8]\n"}, "rewrite it again")
     assert site.push("bob", "HEAD:refs/heads/main").rc != 0
     assert_guarded(host, hook_python, host.repo("app"))
@@ -285,15 +365,19 @@ def test_existing_repository_hook_is_backed_up_not_replaced(fresh_gitolite, hook
 
 
 def test_empty_repository_with_head_on_master_installer_warns_doctor_reports(
-        fresh_gitolite, hook_python, tmp_path):
+    fresh_gitolite, hook_python, tmp_path
+):
     # gap (c): once main is pushed, HEAD on master rejects every later push
     host = fresh_gitolite
     installed = install(host, hook_python)
     assert installed.returncode == 0, installed.stdout + installed.stderr
     app = host.repo("app")
-    assert any(line.startswith("warning: ") and str(app) in line
-               and "symbolic-ref HEAD refs/heads/main" in line
-               for line in installed.stdout.splitlines()), installed.stdout
+    assert any(
+        line.startswith("warning: ")
+        and str(app) in line
+        and "symbolic-ref HEAD refs/heads/main" in line
+        for line in installed.stdout.splitlines()
+    ), installed.stdout
     assert_not_guarded(host, hook_python, app, "HEAD")
 
     site = site_for(host, "app", tmp_path)
@@ -322,8 +406,9 @@ def test_hook_survives_gitolite_setup(fresh_gitolite, hook_python, tmp_path):
         host.configure(GITOLITE_CONF)
         site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
         pushed = site.push("bob", "HEAD:refs/heads/main")
-        assert set(pushed.findings()) == {f"refs/heads/main: {SEEDS}: {code}"
-                                          for code in DENIED | {"seed-rewritten"}}, pushed.stderr
+        assert set(pushed.findings()) == {
+            f"refs/heads/main: {SEEDS}: {code}" for code in DENIED | {"seed-rewritten"}
+        }, pushed.stderr
         git(site.client, "reset", "-q", "--hard", "HEAD~1")
         assert_guarded(host, hook_python, host.repo("app"))
 
@@ -356,22 +441,30 @@ def test_local_code_inside_gitolite_admin_is_refused(fresh_gitolite, hook_python
     # gap: the rc's second LOCAL_CODE line lives in the admin repository, whose every
     # push replaces it; the installer takes the server's line and refuses that one
     host = fresh_gitolite
-    host.edit_rc('# LOCAL_CODE => "$rc{GL_ADMIN_BASE}/local",',
-                 '    LOCAL_CODE => "$rc{GL_ADMIN_BASE}/local",')
+    host.edit_rc(
+        '# LOCAL_CODE => "$rc{GL_ADMIN_BASE}/local",',
+        '    LOCAL_CODE => "$rc{GL_ADMIN_BASE}/local",',
+    )
     installed = install(host, hook_python)
     assert installed.returncode == 2, installed.stdout + installed.stderr
-    assert "inside the gitolite-admin checkout: every push to gitolite-admin replaces what " \
-           "is there" in installed.stderr, installed.stderr
-    assert not (host.account.home / ".gitolite" / "local" / "hooks" / "common" /
-                "pre-receive").exists()
+    assert (
+        "inside the gitolite-admin checkout: every push to gitolite-admin replaces what "
+        "is there" in installed.stderr
+    ), installed.stderr
+    assert not (
+        host.account.home / ".gitolite" / "local" / "hooks" / "common" / "pre-receive"
+    ).exists()
 
 
 def test_the_servers_local_code_line_is_the_one_turned_on(fresh_gitolite, hook_python):
     host = fresh_gitolite
     installed = install(host, hook_python)
     assert installed.returncode == 0, installed.stdout + installed.stderr
-    active = [" ".join(line.split()) for line in host.rc.read_text().splitlines()
-              if line.strip().startswith("LOCAL_CODE")]
+    active = [
+        " ".join(line.split())
+        for line in host.rc.read_text().splitlines()
+        if line.strip().startswith("LOCAL_CODE")
+    ]
     assert active == ['LOCAL_CODE => "$ENV{HOME}/local",'], active
 
 
@@ -379,8 +472,14 @@ def test_doctor_as_root_reads_the_git_accounts_own_config(site, hook_python):
     """gitolite's recipe turns fsck on in the account's global config: doctor run
     by root reads it as git will (the account's HOME), not root's."""
     repo = site.repo
-    proc = subprocess.run([str(hook_python), "-m", "oracle_guard", "doctor", str(repo)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/",
-                          env={"PATH": "/usr/bin:/bin", "HOME": "/root"}, timeout=120)
+    proc = subprocess.run(
+        [str(hook_python), "-m", "oracle_guard", "doctor", str(repo)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd="/",
+        env={"PATH": "/usr/bin:/bin", "HOME": "/root"},
+        timeout=120,
+    )
     doctor_verdict(proc, repo, True)
     assert "ok: receive.fsckObjects is on" in proc.stdout.splitlines()

@@ -4,6 +4,7 @@ REMOTE_USER is the authenticated user. alice owns the oracle, bob is the agent.
 Every repository is the web account's, its hook root's (installed with the
 root-made venv, --host http), and `oracle-guard doctor` must call it guarded
 when its test ends."""
+
 from __future__ import annotations
 
 import itertools
@@ -18,11 +19,20 @@ import pytest
 
 from testing import hosts as shared
 from testing.git import commit, git, init_repo, write
-from testing.hosts import (doctor_verdict, gone, keygen, public, run_as, system_account,
-                           world_base)
-from testing.http_host import (USERS, as_user, client_env, doctor, http_push, install_hook,
-                               lighttpd, make_repo, processes_of, remove_repo,
-                               root_git_env)
+from testing.hosts import doctor_verdict, gone, keygen, public, run_as, system_account, world_base
+from testing.http_host import (
+    USERS,
+    as_user,
+    client_env,
+    doctor,
+    http_push,
+    install_hook,
+    lighttpd,
+    make_repo,
+    processes_of,
+    remove_repo,
+    root_git_env,
+)
 from testing.server import Push
 from testing.signatures import SIGNED_CONTRACT, SIGNERS
 
@@ -58,9 +68,13 @@ def web():
 
 def server_rev(repo: Path, ref: str) -> Optional[str]:
     """What ``ref`` names in the server repository (read as root: safe.directory)."""
-    proc = subprocess.run(["git", "--git-dir", str(repo), "rev-parse", "--verify", "--quiet",
-                           ref], env=root_git_env(repo), stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
+    proc = subprocess.run(
+        ["git", "--git-dir", str(repo), "rev-parse", "--verify", "--quiet", ref],
+        env=root_git_env(repo),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert proc.returncode in (0, 1), proc.stderr  # 128: git could not read the repository
     return proc.stdout.strip() or None
 
@@ -70,17 +84,33 @@ class Site:
     ``alice`` and ``bob`` push with each user's credentials. alice pushes the first
     contract (the first push into an empty repository brings its own rules)."""
 
-    def __init__(self, web, python: Path, tmp_path: Path, name: str,
-                 contract: str = CONTRACT, files: Optional[Dict[str, str]] = None,
-                 hook: bool = True, **repo) -> None:
+    def __init__(
+        self,
+        web,
+        python: Path,
+        tmp_path: Path,
+        name: str,
+        contract: str = CONTRACT,
+        files: Optional[Dict[str, str]] = None,
+        hook: bool = True,
+        **repo,
+    ) -> None:
         self.web, self.python, self.name = web, python, name
         self.expect_guarded = hook  # teardown asks doctor
         self.repo = make_repo(web, name, python if hook else None, **repo)
         self.client = init_repo(tmp_path / "work")
         for user in USERS:
             git(self.client, "remote", "add", user, web.url(name, user))
-        commit(self.client, {".oracle-guard.yaml": contract, SEEDS: "[1, 2]\n",
-                             "src/app.py": "v1\n", **(files or {})}, "the oracle")
+        commit(
+            self.client,
+            {
+                ".oracle-guard.yaml": contract,
+                SEEDS: "[1, 2]\n",
+                "src/app.py": "v1\n",
+                **(files or {}),
+            },
+            "the oracle",
+        )
         first = self.push("alice", "main")
         assert first.rc == 0, first.stderr
 
@@ -93,8 +123,18 @@ class Site:
     def signed(self, files: Dict[str, str], key: Path, message: str = "signed") -> str:
         write(self.client, files)
         git(self.client, "add", "-A")
-        git(self.client, "-c", "gpg.format=ssh", "-c", f"user.signingkey={key}", "commit",
-            "-q", "-S", "-m", message)
+        git(
+            self.client,
+            "-c",
+            "gpg.format=ssh",
+            "-c",
+            f"user.signingkey={key}",
+            "commit",
+            "-q",
+            "-S",
+            "-m",
+            message,
+        )
         return git(self.client, "rev-parse", "HEAD").strip()
 
 
@@ -106,8 +146,9 @@ def site(web, hook_python, tmp_path, request):
     slug = re.sub(r"[^A-Za-z0-9]+", "-", request.node.name).strip("-")[:60]
 
     def make(**kw) -> Site:
-        s = Site(web, hook_python, tmp_path / f"site{len(made)}", f"{slug}-{next(numbers)}.git",
-                 **kw)
+        s = Site(
+            web, hook_python, tmp_path / f"site{len(made)}", f"{slug}-{next(numbers)}.git", **kw
+        )
         made.append(s)
         return s
 
@@ -199,16 +240,18 @@ def test_a_strangers_signed_oracle_commit_is_rejected(site, tmp_path):
     s = site(contract=SIGNED_CONTRACT, files={SIGNERS: f"alice {public(owner)}\n"})
     before = s.tip()
     s.signed({SEEDS: "[1, 2, 3]\n"}, agent)
-    assert_rejected(s, s.push("bob", "main"), before,
-                    [WD, f"refs/heads/main: {SEEDS}: oracle-change-unsigned"])
+    assert_rejected(
+        s, s.push("bob", "main"), before, [WD, f"refs/heads/main: {SEEDS}: oracle-change-unsigned"]
+    )
 
 
 def test_a_mixed_commit_is_rejected_even_for_an_owner(site):
     s = site()
     before = s.tip()
     commit(s.client, {SEEDS: "[1, 2, 3]\n", "src/app.py": "v2\n"}, "seed and code")
-    assert_rejected(s, s.push("alice", "main"), before,
-                    [f"refs/heads/main: {SEEDS}: contract-mixed-commit"])
+    assert_rejected(
+        s, s.push("alice", "main"), before, [f"refs/heads/main: {SEEDS}: contract-mixed-commit"]
+    )
 
 
 def test_the_same_changes_in_two_commits_pass_for_an_owner(site):
@@ -301,15 +344,30 @@ def test_bob_cannot_pass_for_alice(site, spoof):
     s = site()
     before = s.tip()
     name = spoof.get("author")
-    env = {} if name is None else {"GIT_AUTHOR_NAME": name, "GIT_COMMITTER_NAME": name,
-                                   "GIT_AUTHOR_EMAIL": f"{name}@example.invalid",
-                                   "GIT_COMMITTER_EMAIL": f"{name}@example.invalid"}
+    env = (
+        {}
+        if name is None
+        else {
+            "GIT_AUTHOR_NAME": name,
+            "GIT_COMMITTER_NAME": name,
+            "GIT_AUTHOR_EMAIL": f"{name}@example.invalid",
+            "GIT_COMMITTER_EMAIL": f"{name}@example.invalid",
+        }
+    )
     write(s.client, {SEEDS: "[1, 2, 3]\n"})
     git(s.client, "add", "-A")
-    subprocess.run(["git", "-C", str(s.client), "commit", "-q", "-m", "append a seed"],
-                   env=client_env(**env), check=True)
-    p = s.push("bob", *spoof.get("args", []), "main", config=spoof.get("config", []),
-               env=client_env(**spoof.get("env", {})))
+    subprocess.run(
+        ["git", "-C", str(s.client), "commit", "-q", "-m", "append a seed"],
+        env=client_env(**env),
+        check=True,
+    )
+    p = s.push(
+        "bob",
+        *spoof.get("args", []),
+        "main",
+        config=spoof.get("config", []),
+        env=client_env(**spoof.get("env", {})),
+    )
     assert "does not support push options" not in p.stderr  # the option reached the hook
     assert_rejected(s, p, before, [WD])
 
@@ -331,8 +389,7 @@ def test_an_unauthenticated_push_is_refused(site, web):
     commit(s.client, {"src/app.py": "v2\n"}, "src")
     p = s.push(web.url(s.name), "main")
     assert p.rc != 0
-    assert "terminal prompts disabled" in p.stderr or "Authentication failed" in p.stderr, \
-        p.stderr
+    assert "terminal prompts disabled" in p.stderr or "Authentication failed" in p.stderr, p.stderr
     assert not p.remote
     assert s.tip() == before
 
@@ -357,16 +414,29 @@ def test_what_the_hook_environment_holds(site):
     (s.repo / "hooks" / "pre-receive").write_text(PROBE)
     (s.repo / "hooks" / "pre-receive").chmod(0o755)
     commit(s.client, {"src/app.py": "v2\n"}, "src")
-    p = s.push("bob", "-o", "REMOTE_USER=alice", "main",
-               config=["http.extraHeader=Remote-User: alice",
-                       "http.extraHeader=X-Remote-User: alice",
-                       "http.extraHeader=X-Forwarded-User: alice"],
-               env=client_env(REMOTE_USER="alice"))
+    p = s.push(
+        "bob",
+        "-o",
+        "REMOTE_USER=alice",
+        "main",
+        config=[
+            "http.extraHeader=Remote-User: alice",
+            "http.extraHeader=X-Remote-User: alice",
+            "http.extraHeader=X-Forwarded-User: alice",
+        ],
+        env=client_env(REMOTE_USER="alice"),
+    )
     assert p.rc != 0
-    probe = [line[len("probe: "):] for line in p.remote if line.startswith("probe: ")]
-    assert probe == ["REMOTE_USER=bob", "AUTH_TYPE=Basic", "HTTP_AUTHORIZATION=unset", "HTTP_REMOTE_USER=alice",
-                     "HTTP_X_REMOTE_USER=alice", "HTTP_X_FORWARDED_USER=alice",
-                     "GIT_PUSH_OPTION_0=REMOTE_USER=alice"], p.stderr
+    probe = [line[len("probe: ") :] for line in p.remote if line.startswith("probe: ")]
+    assert probe == [
+        "REMOTE_USER=bob",
+        "AUTH_TYPE=Basic",
+        "HTTP_AUTHORIZATION=unset",
+        "HTTP_REMOTE_USER=alice",
+        "HTTP_X_REMOTE_USER=alice",
+        "HTTP_X_FORWARDED_USER=alice",
+        "GIT_PUSH_OPTION_0=REMOTE_USER=alice",
+    ], p.stderr
     not_guarded(s.repo, s.python)  # a hook that is not oracle-guard's
 
 
@@ -376,8 +446,11 @@ def not_guarded(repo: Path, python: Path) -> List[str]:
     d = doctor(repo, python)
     lines = d.stdout.splitlines()
     assert d.returncode == 1, f"doctor exited {d.returncode}:\n{d.stdout}{d.stderr}"
-    assert lines and re.fullmatch(rf"not guarded: {re.escape(str(repo))}: [1-9][0-9]* "
-                                  r"problems?", lines[-1]), d.stdout
+    assert lines and re.fullmatch(
+        rf"not guarded: {re.escape(str(repo))}: [1-9][0-9]* "
+        r"problems?",
+        lines[-1],
+    ), d.stdout
     problems = [line for line in lines if line.startswith("problem: ")]
     assert problems, d.stdout
     return problems
@@ -403,8 +476,11 @@ def test_install_warns_when_fsck_objects_is_off_and_doctor_calls_it_a_problem(si
     warned = warnings_of(install_hook(s.repo, s.python))
     assert [w for w in warned if "receive.fsckObjects" in w], warned
     assert [p for p in not_guarded(s.repo, s.python) if "receive.fsckObjects" in p]
-    run_as(web.account, ["git", "--git-dir", s.repo, "config", "receive.fsckObjects", "true"],
-           check=True)  # the fix the warning names
+    run_as(
+        web.account,
+        ["git", "--git-dir", s.repo, "config", "receive.fsckObjects", "true"],
+        check=True,
+    )  # the fix the warning names
     s.expect_guarded = True
 
 
@@ -415,8 +491,10 @@ def test_a_hook_the_web_account_can_write_is_a_warning_and_a_problem(site, web):
     hooks = s.repo / "hooks"
     for path in [hooks, *hooks.iterdir()]:
         os.chown(path, web.account.uid, web.account.gid)
-    done = run_as(web.account, [s.python, "-I", "-m", "oracle_guard", "install-pre-receive",
-                                s.repo, "--host", "http"])
+    done = run_as(
+        web.account,
+        [s.python, "-I", "-m", "oracle_guard", "install-pre-receive", s.repo, "--host", "http"],
+    )
     warned = warnings_of(done)
     assert [w for w in warned if "writ" in w], warned
     assert [p for p in not_guarded(s.repo, s.python) if "writ" in p]
@@ -428,8 +506,11 @@ def test_a_hook_the_web_account_can_write_is_a_warning_and_a_problem(site, web):
 def test_install_warns_when_an_empty_repositorys_head_names_another_branch(web, hook_python):
     repo = make_repo(web, "install-head.git", None)
     try:
-        run_as(web.account, ["git", "--git-dir", repo, "symbolic-ref", "HEAD",
-                             "refs/heads/trunk"], check=True)
+        run_as(
+            web.account,
+            ["git", "--git-dir", repo, "symbolic-ref", "HEAD", "refs/heads/trunk"],
+            check=True,
+        )
         warned = warnings_of(install_hook(repo, hook_python))
         assert [w for w in warned if "refs/heads/trunk" in w], warned
         assert not_guarded(repo, hook_python)  # empty: no rules yet

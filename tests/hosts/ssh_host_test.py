@@ -2,6 +2,7 @@
 git-shell, bare repositories in its home, the hook installed by root with
 `install-pre-receive REPO --host ssh`, and the pusher named per key in
 authorized_keys (`restrict,environment="REMOTE_USER=alice" ...`)."""
+
 from __future__ import annotations
 
 import itertools
@@ -10,19 +11,30 @@ import sys
 import pytest
 
 from testing.git import clean_environment, commit, git, init_repo
-from testing.hosts import (CATALOGUE, IDENTITY_VARIABLES, SEEDS, SharedSshHost, Templates,
-                           authorize, doctor_verdict, gone, judge_case, keygen, public,
-                           spoof_rejected, sshd, system_account)
+from testing.hosts import (
+    CATALOGUE,
+    IDENTITY_VARIABLES,
+    SEEDS,
+    SharedSshHost,
+    Templates,
+    authorize,
+    doctor_verdict,
+    gone,
+    judge_case,
+    keygen,
+    public,
+    spoof_rejected,
+    sshd,
+    system_account,
+)
 
 numbers = itertools.count()
 
 
 def key_lines(keys, options="restrict,"):
-    return [f'{options}environment="REMOTE_USER={name}" {public(key)}'
-            for name, key in keys.items()]
-
-
-
+    return [
+        f'{options}environment="REMOTE_USER={name}" {public(key)}' for name, key in keys.items()
+    ]
 
 
 def assert_guarded(host, repo):
@@ -42,8 +54,10 @@ def keys(tmp_path_factory):
 @pytest.fixture(scope="module")
 def host(hosts_base, hook_python, keys):
     """The good setup: git-shell, a restricted key per person naming them."""
-    with clean_environment(), system_account("ogs", shell="/usr/bin/git-shell",
-                                             base=hosts_base) as account:
+    with (
+        clean_environment(),
+        system_account("ogs", shell="/usr/bin/git-shell", base=hosts_base) as account,
+    ):
         authorize(account, key_lines(keys))
         with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
             yield SharedSshHost(account, server, keys, hook_python)
@@ -67,6 +81,7 @@ def broken(hosts_base, hook_python, keys):
 def seeded(host, tmp_path_factory):
     """One guarded repository, its contract pushed by alice (judged by the hook),
     copied for each test's site."""
+
     def make(_):
         repo = host.create("seeded")
         installed = host.install(repo)
@@ -137,8 +152,9 @@ def test_catalogue(site, case):
 @pytest.mark.parametrize("variable", IDENTITY_VARIABLES)
 def test_setenv_of_an_identity_variable_does_not_make_the_agent_an_owner(site, variable):
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
-    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main",
-                                   ssh_options=[f"SetEnv={variable}=alice"]))
+    spoof_rejected(
+        site, site.push("bob", "HEAD:refs/heads/main", ssh_options=[f"SetEnv={variable}=alice"])
+    )
 
 
 @pytest.mark.parametrize("variable", IDENTITY_VARIABLES)
@@ -152,8 +168,9 @@ def test_push_option_naming_an_owner_does_not_make_the_agent_one(site, variable)
 def test_receive_pack_with_variables_is_refused_by_git_shell(site):
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
     before = site.rev("refs/heads/main")
-    pushed = site.push("bob", "--receive-pack=REMOTE_USER=alice git-receive-pack",
-                       "HEAD:refs/heads/main")
+    pushed = site.push(
+        "bob", "--receive-pack=REMOTE_USER=alice git-receive-pack", "HEAD:refs/heads/main"
+    )
     assert pushed.rc != 0
     assert "unrecognized command" in pushed.stderr, pushed.stderr
     assert site.rev("refs/heads/main") == before
@@ -161,8 +178,16 @@ def test_receive_pack_with_variables_is_refused_by_git_shell(site):
 
 def test_commit_author_named_alice_does_not_make_the_agent_an_owner(site):
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
-    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main", git_options=[
-        "-c", "user.name=alice"], GIT_AUTHOR_NAME="alice", GIT_COMMITTER_NAME="alice"))
+    spoof_rejected(
+        site,
+        site.push(
+            "bob",
+            "HEAD:refs/heads/main",
+            git_options=["-c", "user.name=alice"],
+            GIT_AUTHOR_NAME="alice",
+            GIT_COMMITTER_NAME="alice",
+        ),
+    )
 
 
 def test_git_shell_gives_the_agent_no_shell(host):
@@ -177,8 +202,10 @@ def probe(hosts_base, keys):
     """An account with a shell, to print the session's environment: alice's key
     names her, bob's key has no environment= option."""
     with system_account("ogp", shell="/bin/sh", base=hosts_base) as account:
-        authorize(account, [f'environment="REMOTE_USER=alice" {public(keys["alice"])}',
-                            public(keys["bob"])])
+        authorize(
+            account,
+            [f'environment="REMOTE_USER=alice" {public(keys["alice"])}', public(keys["bob"])],
+        )
         with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
             yield account, server
             pid = server.process.pid
@@ -222,8 +249,9 @@ def test_broken_setup_lets_receive_pack_variables_spoof_the_owner(broken, tmp_pa
     site.seed("REMOTE_USER")
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
     spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main"))  # the near-miss
-    pushed = site.push("bob", "--receive-pack=REMOTE_USER=alice git-receive-pack",
-                       "HEAD:refs/heads/main")
+    pushed = site.push(
+        "bob", "--receive-pack=REMOTE_USER=alice git-receive-pack", "HEAD:refs/heads/main"
+    )
     assert pushed.rc == 0, pushed.stderr  # the shell ran the assignment: bob is alice
     assert site.rev("refs/heads/main") == git(site.client, "rev-parse", "HEAD").strip()
     assert_not_guarded(broken, repo, "/bin/sh")
@@ -236,10 +264,13 @@ def test_broken_setup_lets_the_agent_rewrite_the_hook(broken, tmp_path):
     site.seed("REMOTE_USER")
     site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
     assert site.push("bob", "HEAD:refs/heads/main").rc != 0  # the near-miss
-    proc = broken.sshd.ssh(broken.keys["bob"], broken.account,
-                           "rm -f app.git/hooks/pre-receive && "
-                           "printf '#!/bin/sh\\nexit 0\\n' > app.git/hooks/pre-receive && "
-                           "chmod +x app.git/hooks/pre-receive")
+    proc = broken.sshd.ssh(
+        broken.keys["bob"],
+        broken.account,
+        "rm -f app.git/hooks/pre-receive && "
+        "printf '#!/bin/sh\\nexit 0\\n' > app.git/hooks/pre-receive && "
+        "chmod +x app.git/hooks/pre-receive",
+    )
     assert proc.returncode == 0, proc.stderr
     pushed = site.push("bob", "HEAD:refs/heads/main")
     assert pushed.rc == 0 and not pushed.guard, pushed.stderr
@@ -253,8 +284,9 @@ def test_identity_env_other_than_the_hosts_makes_nobody_an_owner_by_variable(hos
     site = host.site(repo.stem, tmp_path)
     site.seed("GL_USERNAME")
     site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
-    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main",
-                                   ssh_options=["SetEnv=GL_USERNAME=alice"]))
+    spoof_rejected(
+        site, site.push("bob", "HEAD:refs/heads/main", ssh_options=["SetEnv=GL_USERNAME=alice"])
+    )
     spoof_rejected(site, site.push("alice", "HEAD:refs/heads/main"))
     git(site.client, "reset", "-q", "--hard", "HEAD~1")
     site.signed({SEEDS: "[1, 2, 3]\n"}, "alice")
@@ -267,8 +299,13 @@ def test_identity_env_other_than_the_hosts_makes_nobody_an_owner_by_variable(hos
 def unnamed_key(hosts_base, hook_python, keys):
     """git-shell, but bob's key carries no environment= option."""
     with system_account("ogk", shell="/usr/bin/git-shell", base=hosts_base) as account:
-        authorize(account, [f'restrict,environment="REMOTE_USER=alice" {public(keys["alice"])}',
-                            f'restrict {public(keys["bob"])}'])
+        authorize(
+            account,
+            [
+                f'restrict,environment="REMOTE_USER=alice" {public(keys["alice"])}',
+                f"restrict {public(keys['bob'])}",
+            ],
+        )
         with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
             yield SharedSshHost(account, server, keys, hook_python)
             pid = server.process.pid
@@ -276,7 +313,8 @@ def unnamed_key(hosts_base, hook_python, keys):
 
 
 def test_a_key_without_environment_lets_setenv_name_an_owner_and_doctor_says_so(
-        unnamed_key, tmp_path):
+    unnamed_key, tmp_path
+):
     repo = unnamed_key.create("app")
     assert unnamed_key.install(repo).returncode == 0
     site = unnamed_key.site("app", tmp_path)
