@@ -13,6 +13,7 @@ truncated, or written by another version is ignored and rebuilt, never
 trusted. The file lives in the repository's git directory, which the patches
 being judged cannot write.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -139,22 +140,25 @@ def _well_formed(entries: Any) -> bool:
         key = _KEYS[kind]
         if not isinstance(table, dict) or not all(key.fullmatch(k) for k in table):
             return False
-        if kind == "sha256" and not all(isinstance(v, str) and _HEX64.match(v)
-                                        for v in table.values()):
+        if kind == "sha256" and not all(
+            isinstance(v, str) and _HEX64.match(v) for v in table.values()
+        ):
             return False
         if kind == "lock" and not all(v is True for v in table.values()):
             return False
         if kind == "contract" and not all(isinstance(v, dict) for v in table.values()):
             return False
         if kind == "freeze" and not all(
-                _freeze_verdict(v) and v["size"] <= int(key.fullmatch(k).group(1))  # type: ignore[union-attr]  # matched above
-                for k, v in table.items()):
+            _freeze_verdict(v) and v["size"] <= int(key.fullmatch(k).group(1))  # type: ignore[union-attr]  # matched above
+            for k, v in table.items()
+        ):
             return False  # a verdict on more bytes than its cap lets be read: not made so
     return True
 
 
 def _freeze_verdict(value: Any) -> bool:
     """The shape freeze_schema._verdict writes; anything else is not trusted."""
+
     def line(v: Any) -> bool:
         return v is None or (type(v) is int and v > 0)
 
@@ -164,14 +168,28 @@ def _freeze_verdict(value: Any) -> bool:
     if not isinstance(value, dict) or set(value) != {"size", "problems", "records", "cap"}:
         return False
     problems, records, cap = value["problems"], value["records"], value["cap"]
-    return (type(value["size"]) is int and value["size"] >= 0
-            and isinstance(problems, list) and isinstance(records, list)
-            and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
-                    and line(p[1]) for p in problems)
-            and all(isinstance(r, list) and len(r) == 5 and isinstance(r[0], str)
-                    and all(text(v) for v in r[1:4]) and line(r[4]) for r in records)
-            and (cap is None or (isinstance(cap, list) and len(cap) == 2
-                                 and type(cap[0]) is int and line(cap[1]))))
+    return (
+        type(value["size"]) is int
+        and value["size"] >= 0
+        and isinstance(problems, list)
+        and isinstance(records, list)
+        and all(
+            isinstance(p, list) and len(p) == 2 and isinstance(p[0], str) and line(p[1])
+            for p in problems
+        )
+        and all(
+            isinstance(r, list)
+            and len(r) == 5
+            and isinstance(r[0], str)
+            and all(text(v) for v in r[1:4])
+            and line(r[4])
+            for r in records
+        )
+        and (
+            cap is None
+            or (isinstance(cap, list) and len(cap) == 2 and type(cap[0]) is int and line(cap[1]))
+        )
+    )
 
 
 class Cache:
@@ -191,8 +209,7 @@ class Cache:
                 doc = json.loads(f.read().decode("utf-8"))
         except (OSError, ValueError):
             return  # absent, truncated or not JSON: start empty
-        if not isinstance(doc, dict) or doc.get("format") != FORMAT \
-                or doc.get("key") != self._key:
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != self._key:
             return  # another version's or a foreign file
         entries: Any = doc.get("entries")  # untrusted until _well_formed says otherwise
         if not _well_formed(entries) or doc.get("checksum") != _checksum(entries):
@@ -222,8 +239,12 @@ class Cache:
                 keep = [k for k in table if k in self._used[kind]]
                 keep += [k for k in table if k not in self._used[kind]]
                 self._entries[kind] = {k: table[k] for k in keep[:MAX_ENTRIES]}
-        doc = {"format": FORMAT, "key": self._key, "entries": self._entries,
-               "checksum": _checksum(self._entries)}
+        doc = {
+            "format": FORMAT,
+            "key": self._key,
+            "entries": self._entries,
+            "checksum": _checksum(self._entries),
+        }
         tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)

@@ -3,6 +3,7 @@
 
 Each command is a module of ``oracle_guard.commands`` with ``add_parser(sub)`` and
 ``run(options)``; this module only assembles them and handles what they raise."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,22 +13,45 @@ import traceback
 from typing import Mapping, Optional, Sequence
 
 from oracle_guard import __version__
-from oracle_guard.commands import (check, demo, doctor, explain, freeze, init,
-                                   install_pre_receive, lock, pre_receive, schema, seeds,
-                                   signers)
+from oracle_guard.commands import (
+    check,
+    demo,
+    doctor,
+    explain,
+    freeze,
+    init,
+    install_pre_receive,
+    lock,
+    pre_receive,
+    schema,
+    seeds,
+    signers,
+)
 from oracle_guard.errors import failure
 from oracle_guard.report.escaping import inert, show_text
 
-
 # in the order `oracle-guard --help` lists them
-COMMANDS = (check, lock, freeze, seeds, signers, pre_receive, install_pre_receive, doctor,
-            demo, init, explain, schema)
+COMMANDS = (
+    check,
+    lock,
+    freeze,
+    seeds,
+    signers,
+    pre_receive,
+    install_pre_receive,
+    doctor,
+    demo,
+    init,
+    explain,
+    schema,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="oracle-guard",
-        description="Keep a repository's test oracle out of reach of the patches it judges.")
+        description="Keep a repository's test oracle out of reach of the patches it judges.",
+    )
     parser.add_argument("--version", action="version", version=f"oracle-guard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True

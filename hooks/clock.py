@@ -1,4 +1,5 @@
 """Time: parsed once at start, passed to every check."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -12,9 +13,9 @@ from oracle_guard.errors import ClockError
 _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _DATETIME = re.compile(
     r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2})"
-    r"(?::([0-9]{2})(?:\.([0-9]+))?)?(Z|([+-])([0-9]{2}):([0-9]{2}))")
-_FORMS = ("a date (YYYY-MM-DD) or a date-time with offset "
-          "(YYYY-MM-DDTHH:MM[:SS]Z or +HH:MM)")
+    r"(?::([0-9]{2})(?:\.([0-9]+))?)?(Z|([+-])([0-9]{2}):([0-9]{2}))"
+)
+_FORMS = "a date (YYYY-MM-DD) or a date-time with offset (YYYY-MM-DDTHH:MM[:SS]Z or +HH:MM)"
 
 
 def _date(match: re.Match[str]) -> dt.date:
@@ -46,8 +47,9 @@ def parse_when(text: str) -> dt.datetime:
         match = _DATE.fullmatch(text)
         if match:
             day = _date(match)
-            return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc) \
-                + dt.timedelta(days=1)
+            return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc) + dt.timedelta(
+                days=1
+            )
         match = _DATETIME.fullmatch(text)
         if match:
             return _datetime(match)
@@ -70,8 +72,9 @@ def parse_now(text: str) -> dt.datetime:
         problem = f"is not {_FORMS}"
     except (ValueError, OverflowError) as exc:
         problem = f"is not a valid date: {exc}"
-    raise ClockError(f"--now/ORACLE_GUARD_NOW {text!r} {problem} "
-                     "(e.g. 2026-09-25 or 2026-09-25T12:00:00Z)")
+    raise ClockError(
+        f"--now/ORACLE_GUARD_NOW {text!r} {problem} (e.g. 2026-09-25 or 2026-09-25T12:00:00Z)"
+    )
 
 
 def now_from(option: Optional[str], env: Mapping[str, str]) -> dt.datetime:

@@ -1,15 +1,15 @@
 """The merge contract, ``.oracle-guard.yaml``: loaded strictly, from the base."""
+
 from __future__ import annotations
 
 import copy
 import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
-from oracle_guard.parsing import loaders
-from oracle_guard.parsing import validation
 from oracle_guard.cache import contract_key
 from oracle_guard.errors import ContractError
 from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.parsing import loaders, validation
 from oracle_guard.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -21,9 +21,11 @@ LIMITS = {"freeze_bytes": 4 << 20, "seed_bytes": 32 << 20, "lock_bytes": 16 << 2
 
 
 # The variable each host sets for the pusher; one is named, never guessed.
-IDENTITY_HINT = ("GL_USERNAME (GitLab), GITEA_PUSHER_NAME (Gitea, Forgejo), GL_USER "
-                 "(gitolite), GITHUB_USER_LOGIN (GitHub Enterprise Server) or REMOTE_USER "
-                 "(git http-backend)")
+IDENTITY_HINT = (
+    "GL_USERNAME (GitLab), GITEA_PUSHER_NAME (Gitea, Forgejo), GL_USER "
+    "(gitolite), GITHUB_USER_LOGIN (GitHub Enterprise Server) or REMOTE_USER "
+    "(git http-backend)"
+)
 
 
 class Contract:
@@ -51,8 +53,11 @@ class Contract:
         """Files the contract names: the contract, locks, repo schemas, the allow file."""
         files = [CONTRACT_PATH]
         files.extend(entry["lock"] for entry in self.data.get("fixtures", []))
-        files.extend(entry["schema"] for entry in self.data.get("freeze", [])
-                     if entry["schema"] not in validation.BUILTIN)
+        files.extend(
+            entry["schema"]
+            for entry in self.data.get("freeze", [])
+            if entry["schema"] not in validation.BUILTIN
+        )
         ws = self.data.get("write_set") or {}
         if "allow_file" in ws:
             files.append(ws["allow_file"])
@@ -63,8 +68,12 @@ class Contract:
     def oracle_globs(self) -> List[str]:
         """The fixture, seed, freeze and known-id patterns the contract names,
         and every .gitattributes (it changes the bytes a checkout of them gets)."""
-        globs = [pattern for section in ("fixtures", "seeds", "freeze")
-                 for entry in self.data.get(section, []) for pattern in entry["paths"]]
+        globs = [
+            pattern
+            for section in ("fixtures", "seeds", "freeze")
+            for entry in self.data.get(section, [])
+            for pattern in entry["paths"]
+        ]
         globs.extend((self.data.get("budget") or {}).get("known_ids", []))
         return globs + [".gitattributes"]
 
@@ -75,8 +84,9 @@ def literal_pattern(path: str) -> str:
     return "/" + escaped
 
 
-def parse(data: bytes, label: str = CONTRACT_PATH,
-          revision: Optional[str] = None) -> Dict[str, Any]:
+def parse(
+    data: bytes, label: str = CONTRACT_PATH, revision: Optional[str] = None
+) -> Dict[str, Any]:
     """The validated contract; ContractError names ``label``, the line and ``revision``."""
     suffix = f" (the contract in {revision})" if revision else ""
     try:
@@ -90,19 +100,22 @@ def parse(data: bytes, label: str = CONTRACT_PATH,
         line = _line_of_problem(doc, path, message)
         where = f"{label}:{line}" if line else label
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise ContractError(f"{where}: invalid contract at {loaders.json_pointer(path)}: "
-                            f"{_readable(message)}{more}{suffix}")
+        raise ContractError(
+            f"{where}: invalid contract at {loaders.json_pointer(path)}: "
+            f"{_readable(message)}{more}{suffix}"
+        )
     if (doc.value.get("write_set") or {}).get("owners") and not doc.value.get("identity_env"):
         line = doc.line_of(("write_set", "owners"))
         where = f"{label}:{line}" if line else label
-        raise ContractError(f"{where}: write_set.owners names server accounts, but no "
-                            f"identity_env names the variable your server sets for the pusher: "
-                            f"add identity_env: {IDENTITY_HINT}{suffix}")
+        raise ContractError(
+            f"{where}: write_set.owners names server accounts, but no "
+            f"identity_env names the variable your server sets for the pusher: "
+            f"add identity_env: {IDENTITY_HINT}{suffix}"
+        )
     return doc.value
 
 
-def _line_of_problem(doc: loaders.Document, path: Tuple[Any, ...],
-                     message: str) -> Optional[int]:
+def _line_of_problem(doc: loaders.Document, path: Tuple[Any, ...], message: str) -> Optional[int]:
     """The line of the offending key for an unknown key, else of the value at ``path``."""
     unexpected = re.search(r"\((.*) (?:was|were) unexpected\)$", message)
     if unexpected:
@@ -117,11 +130,11 @@ def _line_of_problem(doc: loaders.Document, path: Tuple[Any, ...],
 # What the schema's path regexes mean, for messages a person can act on.
 _MEANING = {
     "file": "a normalized repo-relative file path (no leading '/', no '.' or '..' "
-            "parts, no '//', '\\' or trailing '/')",
+    "parts, no '//', '\\' or trailing '/')",
     "folder": "a normalized repo-relative folder path (no leading '/', no '.' or '..' "
-              "parts, no '//' or '\\')",
+    "parts, no '//' or '\\')",
     "branch": "a branch name such as origin/main (not a commit id or a relative "
-              "revision like HEAD~1)",
+    "revision like HEAD~1)",
 }
 
 
@@ -134,8 +147,9 @@ def _readable(message: str) -> str:
             return message[: -len(tail)] + f" is not {meaning}"
     tail = f" does not match {defs['patterns']['items']['pattern']!r}"
     if message.endswith(tail):
-        return message[: -len(tail)] + (" is not a pattern: negation ('!') and '.' or '..' "
-                                         "parts are not supported")
+        return message[: -len(tail)] + (
+            " is not a pattern: negation ('!') and '.' or '..' parts are not supported"
+        )
     return message
 
 

@@ -4,6 +4,7 @@ An ``OracleGuardError`` is an expected failure: the run stops with its one-line
 message and its ``exit_code``. Anything else is a bug, reported as an internal
 error; either way the run never exits 0 (fail closed). This module imports
 nothing of oracle-guard: every layer may raise these."""
+
 from __future__ import annotations
 
 from typing import NamedTuple

@@ -1,4 +1,5 @@
 """Findings are data; the modules of oracle_guard.report only render them."""
+
 from __future__ import annotations
 
 from typing import List, NamedTuple, Optional, Sequence
@@ -20,8 +21,9 @@ class Finding(NamedTuple):  # not a dataclass: every hook run would import inspe
 
 
 class HookResult:
-    def __init__(self, hook: str, findings: Optional[List[Finding]] = None,
-                 note: Optional[str] = None) -> None:
+    def __init__(
+        self, hook: str, findings: Optional[List[Finding]] = None, note: Optional[str] = None
+    ) -> None:
         self.hook = hook
         self.findings: List[Finding] = findings if findings is not None else []
         self.note = note  # e.g. why there was nothing to check

@@ -1,5 +1,6 @@
 """What oracle-guard knows of each git host: the one variable it sets for the
 pusher, and how to tell it from the repository it serves."""
+
 from __future__ import annotations
 
 import os
@@ -17,15 +18,18 @@ class Host:
     hook_dir: Optional[str] = None
 
 
-HOSTS = {host.name: host for host in (
-    Host("gitolite", "GL_USER"),
-    Host("gitlab", "GL_USERNAME", "custom_hooks/pre-receive.d"),
-    Host("gitea", "GITEA_PUSHER_NAME", "hooks/pre-receive.d"),
-    Host("ghes", "GITHUB_USER_LOGIN"),
-    Host("http", "REMOTE_USER"),
-    Host("ssh", "REMOTE_USER"),
-    Host("plain", None),
-)}
+HOSTS = {
+    host.name: host
+    for host in (
+        Host("gitolite", "GL_USER"),
+        Host("gitlab", "GL_USERNAME", "custom_hooks/pre-receive.d"),
+        Host("gitea", "GITEA_PUSHER_NAME", "hooks/pre-receive.d"),
+        Host("ghes", "GITHUB_USER_LOGIN"),
+        Host("http", "REMOTE_USER"),
+        Host("ssh", "REMOTE_USER"),
+        Host("plain", None),
+    )
+}
 
 
 def pusher_variable(host: Optional[str], identity_env: Optional[str]) -> Optional[str]:

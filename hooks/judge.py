@@ -1,4 +1,5 @@
 """Run the checks: one HookResult per hook, the same in every context."""
+
 from __future__ import annotations
 
 import datetime
@@ -11,16 +12,29 @@ from oracle_guard.findings import HookResult
 from oracle_guard.snapshot import Snapshot
 
 
-def judge(contract: Optional[Contract], base: Snapshot, candidate: Snapshot,
-          now: datetime.datetime, hooks: Optional[Sequence[str]] = None) -> List[HookResult]:
+def judge(
+    contract: Optional[Contract],
+    base: Snapshot,
+    candidate: Snapshot,
+    now: datetime.datetime,
+    hooks: Optional[Sequence[str]] = None,
+) -> List[HookResult]:
     """``contract`` is read from the rules revision (None when neither it nor the
     candidate has one); ``hooks`` (default: all) are run in the registry's order."""
-    return [run_check(check, contract, base, candidate, now) for check in registry.CHECKS
-            if hooks is None or check.id in hooks]
+    return [
+        run_check(check, contract, base, candidate, now)
+        for check in registry.CHECKS
+        if hooks is None or check.id in hooks
+    ]
 
 
-def run_check(check: Check, contract: Optional[Contract], base: Snapshot,
-              candidate: Snapshot, now: datetime.datetime) -> HookResult:
+def run_check(
+    check: Check,
+    contract: Optional[Contract],
+    base: Snapshot,
+    candidate: Snapshot,
+    now: datetime.datetime,
+) -> HookResult:
     result = HookResult(check.id)
     section = contract.section(check.section) if contract is not None else None
     if contract is None:
@@ -28,16 +42,17 @@ def run_check(check: Check, contract: Optional[Contract], base: Snapshot,
     elif section is None and check.guards_without_section is None:
         result.note = f"nothing to check: the contract has no '{check.section}' section"
     elif check.needs_base and not contract.from_base:
-        result.note = (f"nothing to check: the base ({contract.rules_label}) has no "
-                       "contract; this change introduces it")
+        result.note = (
+            f"nothing to check: the base ({contract.rules_label}) has no "
+            "contract; this change introduces it"
+        )
     else:
         try:
             result.findings = check.function()(contract, base, candidate, now)
         except SystemExit as exc:  # a stray exit() in a hook is a bug, never a pass
             raise RuntimeError(f"{check.id} tried to exit (status {exc.code!r})") from None
         if check.needs_base and not result.findings and base.same_files(candidate):
-            result.note = (f"no change: {candidate.label} has the same files as "
-                           f"{base.label}")
+            result.note = f"no change: {candidate.label} has the same files as {base.label}"
         elif section is None:
             result.note = f"no '{check.section}' section: {check.guards_without_section}"
     return result

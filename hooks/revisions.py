@@ -1,4 +1,5 @@
 """Which revisions are judged: the candidate, the base, and their snapshots."""
+
 from __future__ import annotations
 
 from typing import Callable, List, Mapping, Optional, Sequence, Tuple, cast
@@ -16,12 +17,19 @@ class Revisions:
     a commit being made). ``conflicts``: the paths a merge candidate could not
     merge, which are never judged as one side."""
 
-    def __init__(self, base: Snapshot, candidate: Snapshot, base_reason: str,
-                 rules: Optional[Snapshot] = None,
-                 history: Optional[Tuple[str, List[str]]] = None,
-                 head: Optional[str] = None, conflicts: Sequence[str] = (),
-                 linear: bool = True, notice: Optional[str] = None,
-                 pushed: bool = False) -> None:
+    def __init__(
+        self,
+        base: Snapshot,
+        candidate: Snapshot,
+        base_reason: str,
+        rules: Optional[Snapshot] = None,
+        history: Optional[Tuple[str, List[str]]] = None,
+        head: Optional[str] = None,
+        conflicts: Sequence[str] = (),
+        linear: bool = True,
+        notice: Optional[str] = None,
+        pushed: bool = False,
+    ) -> None:
         self.base = base
         self.candidate = candidate
         self.base_reason = base_reason
@@ -54,10 +62,14 @@ def _history(head: str, *exclude: Optional[str]) -> Tuple[str, List[str]]:
     return head, [oid for oid in exclude if oid]
 
 
-def resolve(git: Git, base: Optional[str], head: Optional[str],
-            env: Mapping[str, str],
-            contract_base: Callable[[Snapshot], Optional[str]] = lambda s: None,
-            target: Optional[str] = None) -> Revisions:
+def resolve(
+    git: Git,
+    base: Optional[str],
+    head: Optional[str],
+    env: Mapping[str, str],
+    contract_base: Callable[[Snapshot], Optional[str]] = lambda s: None,
+    target: Optional[str] = None,
+) -> Revisions:
     """Apply the revision model (README: "The revision model")."""
     from_ref = env.get("PRE_COMMIT_FROM_REF") or None
     to_ref = env.get("PRE_COMMIT_TO_REF") or None
@@ -67,7 +79,8 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
     if base is not None and target is not None:
         raise RevisionError(
             "--base and --target both name what the change is compared with: --target "
-            "judges the merge into the target's tip; drop --base")
+            "judges the merge into the target's tip; drop --base"
+        )
     if target is None and base is None and env.get("CI"):
         platform = _platform_target(git, env, contract_base, head, to_ref)
         if platform is not None:
@@ -83,15 +96,15 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
     if use_pre_commit:
         head = to_ref
     if head is not None:
-        head_oid = _commit_or_fail(git, head, "PRE_COMMIT_TO_REF" if use_pre_commit
-                                   else "--head")
+        head_oid = _commit_or_fail(git, head, "PRE_COMMIT_TO_REF" if use_pre_commit else "--head")
         candidate = Snapshot.of_commit(git, head_oid, head)
     else:
         head_oid = None
         if git.is_bare():
             raise RevisionError(
                 "a bare repository has no index to judge: name the commit with --head REV "
-                "(and what it started from with --base REV)")
+                "(and what it started from with --base REV)"
+            )
         candidate = Snapshot.of_index(git)
 
     if env.get("PRE_COMMIT_REMOTE_BRANCH") and head_oid is None:
@@ -108,34 +121,48 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         # a commit being made (a local hook): its change is the index against HEAD,
         # judged by the target's rules; HEAD may well be in the target already
         rules = Snapshot.of_commit(git, target_oid, target)
-        return Revisions(_head(git) or Snapshot.empty("no commits yet"), candidate,
-                         "HEAD, rules from --target", rules)
+        return Revisions(
+            _head(git) or Snapshot.empty("no commits yet"),
+            candidate,
+            "HEAD, rules from --target",
+            rules,
+        )
     if base is not None or use_pre_commit:
         # use_pre_commit says from_ref is set
-        rev, what = ((base, "--base") if base is not None
-                     else (cast(str, from_ref), "PRE_COMMIT_FROM_REF"))
+        rev, what = (
+            (base, "--base") if base is not None else (cast(str, from_ref), "PRE_COMMIT_FROM_REF")
+        )
         oid = _commit_or_fail(git, rev, what)
         if oid == head_oid:
             raise RevisionError(
                 f"{what} {rev!r} is the candidate commit itself: nothing to compare; "
-                "name the commit the change started from")
+                "name the commit the change started from"
+            )
         base_snapshot: Snapshot = Snapshot.of_commit(git, oid, rev)
         rules = _remote_default(git, env) if use_pre_commit else None
         if rules is not None and head_oid is not None:  # as the server will compare it
             from oracle_guard.contract import choose
 
-            base_snapshot = caught_up(git, base_snapshot, rules.commit, head_oid,
-                                      choose(rules, rules))
-        history = (_history(head_oid, oid, rules.commit if rules else None)
-                   if head_oid else None)
+            base_snapshot = caught_up(
+                git, base_snapshot, rules.commit, head_oid, choose(rules, rules)
+            )
+        history = _history(head_oid, oid, rules.commit if rules else None) if head_oid else None
         linear = head_oid is None or git.is_ancestor(oid, head_oid)
-        return Revisions(base_snapshot, candidate, what, rules, history, linear=linear,
-                         pushed=use_pre_commit and bool(env.get("PRE_COMMIT_REMOTE_NAME")))
+        return Revisions(
+            base_snapshot,
+            candidate,
+            what,
+            rules,
+            history,
+            linear=linear,
+            pushed=use_pre_commit and bool(env.get("PRE_COMMIT_REMOTE_NAME")),
+        )
     if env.get("CI") and head_oid is None:
         raise RevisionError(
             "CI is set but no base is named: set GITHUB_BASE_REF or "
             "CI_MERGE_REQUEST_TARGET_BRANCH_NAME, pass --target BRANCH or --base REV, or "
-            "give the contract a 'base' branch such as origin/main")
+            "give the contract a 'base' branch such as origin/main"
+        )
     if head_oid is not None:
         # a commit alone is judged as its own change: against its first parent,
         # with every commit it brings (a merge's other side included)
@@ -143,12 +170,21 @@ def resolve(git: Git, base: Optional[str], head: Optional[str],
         if parent is None and git.records_a_parent(head_oid):
             raise RevisionError(
                 f"--head {head!r}: its parent is not in this clone (a shallow clone); "
-                f"pass --base REV or {SHALLOW_HINT}")
+                f"pass --base REV or {SHALLOW_HINT}"
+            )
         if parent is None:
-            return Revisions(Snapshot.empty("the empty tree (a root commit)"), candidate,
-                             "--head without a base", history=_history(head_oid))
-        return Revisions(Snapshot.of_commit(git, parent, f"{head}^1"), candidate,
-                         "--head without a base", history=_history(head_oid, parent))
+            return Revisions(
+                Snapshot.empty("the empty tree (a root commit)"),
+                candidate,
+                "--head without a base",
+                history=_history(head_oid),
+            )
+        return Revisions(
+            Snapshot.of_commit(git, parent, f"{head}^1"),
+            candidate,
+            "--head without a base",
+            history=_history(head_oid, parent),
+        )
     head_snapshot = _head(git)
     if head_snapshot is None:
         return Revisions(Snapshot.empty("no commits yet"), candidate, "no commits yet")
@@ -165,22 +201,40 @@ def _unrelated_push(git: Git, env: Mapping[str, str]) -> Revisions:
         raise RevisionError(
             "pre-commit gave this push no range and no local branch to judge (its history "
             "shares no commit with the remote): upgrade pre-commit to 2.21 or later, or "
-            "judge it with 'oracle-guard check --head BRANCH'")
+            "judge it with 'oracle-guard check --head BRANCH'"
+        )
     head_oid = _commit_or_fail(git, local, "PRE_COMMIT_LOCAL_BRANCH")
     candidate = Snapshot.of_commit(git, head_oid, local)
     rules = _remote_default(git, env)
     remote = env.get("PRE_COMMIT_REMOTE_NAME") or "the remote"
     empty = Snapshot.empty("the empty tree")
     if rules is None:
-        notice = (f"{remote} has no branch this clone knows of: {local} is judged against the "
-                  "empty tree by its own contract, as the server judges a first push "
-                  f"(if {remote} is not empty, run git fetch {remote} and push again)")
-        return Revisions(empty, candidate, "the empty tree (a first push)",
-                         history=_history(head_oid), notice=notice, pushed=True)
-    notice = (f"{local} shares no commit with {remote}: judged against the empty tree by "
-              f"{rules.label}, as the server judges it")
-    return Revisions(empty, candidate, "the empty tree (no common history)", rules,
-                     _history(head_oid, rules.commit), notice=notice, pushed=True)
+        notice = (
+            f"{remote} has no branch this clone knows of: {local} is judged against the "
+            "empty tree by its own contract, as the server judges a first push "
+            f"(if {remote} is not empty, run git fetch {remote} and push again)"
+        )
+        return Revisions(
+            empty,
+            candidate,
+            "the empty tree (a first push)",
+            history=_history(head_oid),
+            notice=notice,
+            pushed=True,
+        )
+    notice = (
+        f"{local} shares no commit with {remote}: judged against the empty tree by "
+        f"{rules.label}, as the server judges it"
+    )
+    return Revisions(
+        empty,
+        candidate,
+        "the empty tree (no common history)",
+        rules,
+        _history(head_oid, rules.commit),
+        notice=notice,
+        pushed=True,
+    )
 
 
 def _head(git: Git) -> Optional[Snapshot]:
@@ -194,12 +248,12 @@ def _head(git: Git) -> Optional[Snapshot]:
     if len(merging) != 1:  # none, or an octopus: git merges two at a time
         return Snapshot.of_commit(git, head, "HEAD")
     tree, _ = git.merge_tree(head, merging[0])  # conflicted paths keep their markers
-    return Snapshot.of_tree(git, tree, f"git's merge of HEAD and MERGE_HEAD "
-                                       f"({merging[0][:12]})")
+    return Snapshot.of_tree(git, tree, f"git's merge of HEAD and MERGE_HEAD ({merging[0][:12]})")
 
 
-def caught_up(git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str,
-              contract) -> Snapshot:
+def caught_up(
+    git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str, contract
+) -> Snapshot:
     """What a branch's update is compared with: its old tip, plus what it took
     from the default branch since (a merge of main into the branch), so changes
     that landed on main and were judged there are not the push's own. That is
@@ -210,8 +264,9 @@ def caught_up(git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str,
     edit into the oracle): then more is judged, never less."""
     if default_oid is None or old.commit is None:
         return old
-    new_to_branch = [oid for oid in git.merge_bases(default_oid, new_oid)
-                     if not git.is_ancestor(oid, old.commit)]
+    new_to_branch = [
+        oid for oid in git.merge_bases(default_oid, new_oid) if not git.is_ancestor(oid, old.commit)
+    ]
     if len(new_to_branch) != 1:
         return old
     taken = new_to_branch[0]
@@ -224,8 +279,9 @@ def caught_up(git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str,
 
         if any(map(WriteSet.of(contract).protects, made)):
             return old
-    return Snapshot.of_tree(git, tree, f"{old.commit[:12]} merged with {taken[:12]} of the "
-                                       "default branch")
+    return Snapshot.of_tree(
+        git, tree, f"{old.commit[:12]} merged with {taken[:12]} of the default branch"
+    )
 
 
 def new_ref_base(git: Git, default_oid: str, new_oid: str) -> Snapshot:
@@ -241,8 +297,9 @@ def new_ref_base(git: Git, default_oid: str, new_oid: str) -> Snapshot:
     if len(bases) == 2:
         tree, conflicts = git.merge_tree(bases[0], bases[1])
         if not conflicts:
-            return Snapshot.of_tree(git, tree, "its virtual merge-base with the default "
-                                               "branch (the histories cross)")
+            return Snapshot.of_tree(
+                git, tree, "its virtual merge-base with the default branch (the histories cross)"
+            )
     return Snapshot.of_commit(git, default_oid, "the default branch tip (the histories cross)")
 
 
@@ -265,33 +322,43 @@ def _remote_default(git: Git, env: Mapping[str, str]) -> Optional[Snapshot]:
 
     named = (read(rules) or {}).get("rules_ref")  # as the server reads it: refs/heads/X
     if named:
-        ref = f"refs/remotes/{remote}/{named[len('refs/heads/'):]}"
+        ref = f"refs/remotes/{remote}/{named[len('refs/heads/') :]}"
         oid = git.resolve_commit(ref)
         if oid is None:
-            raise RevisionError(f"the remote's contract takes its rules from {named}, which "
-                                f"this clone does not have as {ref}: fetch it first")
+            raise RevisionError(
+                f"the remote's contract takes its rules from {named}, which "
+                f"this clone does not have as {ref}: fetch it first"
+            )
         rules = Snapshot.of_commit(git, oid, ref)
     return rules
 
 
-def _merged(git: Git, head: str, head_oid: str, target: str, target_oid: str,
-            source: str) -> Revisions:
+def _merged(
+    git: Git, head: str, head_oid: str, target: str, target_oid: str, source: str
+) -> Revisions:
     """The merge the platform will record: ``head`` merged into ``target``'s tip,
     by git's own 3-way merge. The target's tip is the base and the rules; every
     commit the merge brings is judged too."""
     merge_base = git.merge_base(target_oid, head_oid)
     if merge_base is None:
-        raise RevisionError(
-            f"no merge-base between {target} ({source}) and {head}; {SHALLOW_HINT}")
+        raise RevisionError(f"no merge-base between {target} ({source}) and {head}; {SHALLOW_HINT}")
     if merge_base == head_oid:
         raise RevisionError(
             f"the target {target} ({source}) already contains {head} "
-            f"({head_oid[:12]}): merging it changes nothing, so there is nothing to judge")
+            f"({head_oid[:12]}): merging it changes nothing, so there is nothing to judge"
+        )
     tree, conflicts = git.merge_tree(target_oid, head_oid)
     rules = Snapshot.of_commit(git, target_oid, target)
     candidate = Snapshot.of_tree(git, tree, f"the merge of {head} into {target}")
-    return Revisions(rules, candidate, source, rules, _history(head_oid, target_oid),
-                     head=head_oid, conflicts=conflicts)
+    return Revisions(
+        rules,
+        candidate,
+        source,
+        rules,
+        _history(head_oid, target_oid),
+        head=head_oid,
+        conflicts=conflicts,
+    )
 
 
 def _target(git: Git, name: str) -> Tuple[str, str]:
@@ -299,8 +366,7 @@ def _target(git: Git, name: str) -> Tuple[str, str]:
     (refs/heads/NAME, then refs/remotes/NAME), so a tag called 'origin/main' cannot
     stand in for the branch; otherwise whatever the name means to git (a full ref,
     a tag or commit the job names on purpose)."""
-    candidates = [] if name.startswith("refs/") else [f"refs/heads/{name}",
-                                                      f"refs/remotes/{name}"]
+    candidates = [] if name.startswith("refs/") else [f"refs/heads/{name}", f"refs/remotes/{name}"]
     for ref in candidates:
         oid = git.resolve_commit(ref)
         if oid is not None:
@@ -308,17 +374,24 @@ def _target(git: Git, name: str) -> Tuple[str, str]:
     oid = git.resolve_commit(name)
     if oid is None:
         remote, _, branch = name.partition("/")
-        hint = (f"; fetch it (git fetch {remote} '+refs/heads/{branch}:refs/remotes/{name}')"
-                if branch and not name.startswith("refs/") else "")
-        raise RevisionError(f"{TARGET_SOURCE} {name!r} does not name a commit in this "
-                            f"repository{hint}")
+        hint = (
+            f"; fetch it (git fetch {remote} '+refs/heads/{branch}:refs/remotes/{name}')"
+            if branch and not name.startswith("refs/")
+            else ""
+        )
+        raise RevisionError(
+            f"{TARGET_SOURCE} {name!r} does not name a commit in this repository{hint}"
+        )
     return name, oid
 
 
-def _platform_target(git: Git, env: Mapping[str, str],
-                     contract_base_of: Callable[[Snapshot], Optional[str]],
-                     head: Optional[str], to_ref: Optional[str]
-                     ) -> Optional[Tuple[str, str, str]]:
+def _platform_target(
+    git: Git,
+    env: Mapping[str, str],
+    contract_base_of: Callable[[Snapshot], Optional[str]],
+    head: Optional[str],
+    to_ref: Optional[str],
+) -> Optional[Tuple[str, str, str]]:
     """(ref, commit, what named it) of the branch a CI run's change targets, or
     None when the CI system names none and the contract has no 'base'.
 
@@ -333,23 +406,28 @@ def _platform_target(git: Git, env: Mapping[str, str],
         named = f"GITHUB_BASE_REF={env['GITHUB_BASE_REF']}"
         source = "GITHUB_BASE_REF"
         target_ref = f"refs/remotes/origin/{env['GITHUB_BASE_REF']}"
-    elif env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA") or \
-            env.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME"):
+    elif env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA") or env.get(
+        "CI_MERGE_REQUEST_TARGET_BRANCH_NAME"
+    ):
         branch = env.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
         if not branch:
             raise RevisionError(
                 "CI_MERGE_REQUEST_DIFF_BASE_SHA is set but CI_MERGE_REQUEST_TARGET_BRANCH_NAME "
                 "is not: the change is judged as its merge into the target branch's tip, so "
-                "the target branch is needed")
+                "the target branch is needed"
+            )
         named = source = "CI_MERGE_REQUEST_TARGET_BRANCH_NAME"
         target_ref = f"refs/remotes/origin/{branch}"
     else:
         rev = head or to_ref or "HEAD"
         oid = git.resolve_commit(rev)
         if oid is None:
-            raise RevisionError(f"CI is set, but {rev!r} names no commit: CI judges a commit, "
-                                "and this repository has none" if rev == "HEAD" else
-                                f"CI is set, but {rev!r} does not name a commit here")
+            raise RevisionError(
+                f"CI is set, but {rev!r} names no commit: CI judges a commit, "
+                "and this repository has none"
+                if rev == "HEAD"
+                else f"CI is set, but {rev!r} does not name a commit here"
+            )
         wanted = contract_base_of(Snapshot.of_commit(git, oid, rev))
         if not wanted:
             return None
@@ -359,14 +437,24 @@ def _platform_target(git: Git, env: Mapping[str, str],
             raise RevisionError(
                 f"the contract's 'base' {wanted!r} is not a branch in this clone: it must name "
                 f"a branch, not a tag, a commit or a relative revision, and the clone must "
-                f"have it ({SHALLOW_HINT})")
+                f"have it ({SHALLOW_HINT})"
+            )
     target_oid = git.resolve_commit(target_ref)
     if target_oid is None:
-        branch = target_ref[len("refs/remotes/origin/"):] \
-            if target_ref.startswith("refs/remotes/origin/") else None
-        hint = (f"fetch it (git fetch origin '+refs/heads/{branch}:{target_ref}') with full "
+        branch = (
+            target_ref[len("refs/remotes/origin/") :]
+            if target_ref.startswith("refs/remotes/origin/")
+            else None
+        )
+        hint = (
+            (
+                f"fetch it (git fetch origin '+refs/heads/{branch}:{target_ref}') with full "
                 "history (actions/checkout with 'fetch-depth: 0', GitLab's GIT_DEPTH: 0, or "
-                "'git fetch --unshallow')") if branch else SHALLOW_HINT
+                "'git fetch --unshallow')"
+            )
+            if branch
+            else SHALLOW_HINT
+        )
         raise RevisionError(f"{named}: {target_ref} is not in this clone; {hint}")
     if source == CONTRACT_BASE:
         at_target = contract_base_of(Snapshot.of_commit(git, target_oid, target_ref))
@@ -374,13 +462,20 @@ def _platform_target(git: Git, env: Mapping[str, str],
             raise RevisionError(
                 f"the candidate's contract names base {wanted!r}, but the contract at "
                 f"{target_ref} names {at_target!r}: a change cannot choose its own base; "
-                "pass --target BRANCH")
+                "pass --target BRANCH"
+            )
     return target_ref, target_oid, source
 
 
-def _agrees_with_platform(git: Git, env: Mapping[str, str], ref: str, oid: str,
-                          use_pre_commit: bool, from_ref: Optional[str],
-                          to_ref: Optional[str]) -> None:
+def _agrees_with_platform(
+    git: Git,
+    env: Mapping[str, str],
+    ref: str,
+    oid: str,
+    use_pre_commit: bool,
+    from_ref: Optional[str],
+    to_ref: Optional[str],
+) -> None:
     """In CI, what the job's environment says must agree with the target the CI
     system names: a variable is not a way to choose another base or range."""
     named = env.get("ORACLE_GUARD_TARGET")
@@ -391,7 +486,8 @@ def _agrees_with_platform(git: Git, env: Mapping[str, str], ref: str, oid: str,
                 f"ORACLE_GUARD_TARGET={named} ({named_ref} at {named_oid[:12]}) disagrees "
                 f"with the target the CI system names ({ref} at {oid[:12]}): in CI the "
                 "platform's target decides; pass --target on the command line to judge "
-                "against another branch")
+                "against another branch"
+            )
     if not use_pre_commit:
         return
     assert from_ref is not None and to_ref is not None  # use_pre_commit says both are set
@@ -402,4 +498,5 @@ def _agrees_with_platform(git: Git, env: Mapping[str, str], ref: str, oid: str,
         raise RevisionError(
             f"the pre-commit range {from_ref}..{to_ref} disagrees with what the CI system "
             f"names (the merge of HEAD into {ref}): in CI the platform's target decides; "
-            "run pre-commit on HEAD with --from-ref at the target or its merge-base")
+            "run pre-commit on HEAD with --from-ref at the target or its merge-base"
+        )

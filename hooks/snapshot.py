@@ -4,13 +4,13 @@
 (a commit, the index, a merge result, or nothing), ``Overlay`` (files being
 edited on top of another snapshot) and ``MemorySnapshot`` (files held as bytes,
 for tests and for trees no repository holds)."""
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from oracle_guard.git.plumbing import (MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry, Git,
-                                       GitError)
+from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry, Git, GitError
 from oracle_guard.parsing.patterns import PatternSet
 
 Change = Tuple[str, Optional[Entry], Optional[Entry]]  # path, before, after
@@ -24,8 +24,13 @@ def changes(base: Snapshot, candidate: Snapshot) -> List[Change]:
     """Each file added, deleted, modified or changed in type or mode, by path
     (a rename is both sides); between two commits from one diff-tree."""
     git = base.repository
-    if base.commit and candidate.commit and git is not None \
-            and git is candidate.repository and not (base.listed and candidate.listed):
+    if (
+        base.commit
+        and candidate.commit
+        and git is not None
+        and git is candidate.repository
+        and not (base.listed and candidate.listed)
+    ):
         return sorted(git.diff_trees(base.commit, candidate.commit))
     old, new = base.entries, candidate.entries
     found: List[Change] = [(p, old.get(p), e) for p, e in new.items() if old.get(p) != e]
@@ -115,8 +120,13 @@ class GitSnapshot(Snapshot):
     listing just their folders, and a change between two commits by diff-tree,
     so the cost follows the oracle and the change, not the repository."""
 
-    def __init__(self, git: Optional[Git], label: str, entries: Optional[Dict[str, Entry]],
-                 commit: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        git: Optional[Git],
+        label: str,
+        entries: Optional[Dict[str, Entry]],
+        commit: Optional[str] = None,
+    ) -> None:
         self._git = git
         self.label = label
         self._entries = entries  # None: a commit not listed yet
@@ -166,8 +176,7 @@ class GitSnapshot(Snapshot):
         return patterns.select(self._known)
 
     def same_files(self, other: Snapshot) -> bool:
-        if self.commit and other.commit and self._git is not None \
-                and other.repository is self._git:
+        if self.commit and other.commit and self._git is not None and other.repository is self._git:
             return self._git.root_tree(self.commit) == self._git.root_tree(other.commit)
         return self.entries == other.entries
 
@@ -178,8 +187,9 @@ class GitSnapshot(Snapshot):
     def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
         """The ones the cache lacks are hashed in one streamed batch."""
         oids = {path: self._entry_of(path).oid for path in paths}
-        known = {oid: self._digests.get(oid) or self.cache.get("sha256", oid)
-                 for oid in oids.values()}
+        known = {
+            oid: self._digests.get(oid) or self.cache.get("sha256", oid) for oid in oids.values()
+        }
         missing = [oid for oid, digest in known.items() if digest is None]
         if missing:
             assert self._git is not None  # the empty tree has no paths to ask for
@@ -264,8 +274,12 @@ class MemorySnapshot(Snapshot):
     submodule's commit id). Entries carry git's SHA-1 blob ids, so they equal
     those of a git snapshot of the same tree."""
 
-    def __init__(self, files: Mapping[str, File], label: str = "the tree in memory",
-                 commit: Optional[str] = None) -> None:
+    def __init__(
+        self,
+        files: Mapping[str, File],
+        label: str = "the tree in memory",
+        commit: Optional[str] = None,
+    ) -> None:
         self.label = label
         self.commit = commit
         self._entries: Dict[str, Entry] = {}

@@ -22,6 +22,7 @@ Refused, each with an error naming the line:
 A key may be listed once: with one line per key, a lookup by key has one
 answer.
 """
+
 from __future__ import annotations
 
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -31,9 +32,9 @@ from oracle_guard.authority import sshsig
 PATTERN_CHARACTERS = "*?!"
 REFUSED_OPTIONS = {
     "valid-after": "a commit's date is whatever its author wrote, so it cannot "
-                   "bound a key's validity; to retire a key, remove its line",
+    "bound a key's validity; to retire a key, remove its line",
     "valid-before": "a commit's date is whatever its author wrote, so it cannot "
-                    "bound a key's validity; to retire a key, remove its line",
+    "bound a key's validity; to retire a key, remove its line",
     "cert-authority": "certificates are not verified; list each signer's own key",
 }
 
@@ -87,11 +88,11 @@ def _names(field: str, what: str) -> Tuple[str, ...]:
         if any(char in name for char in " \t"):
             raise ValueError(f"{what} {name!r} holds white space")
         if '"' in name:
-            raise ValueError(f"{what} {name!r} holds a double quote "
-                             f"(quoted {what}s are not supported)")
+            raise ValueError(
+                f"{what} {name!r} holds a double quote (quoted {what}s are not supported)"
+            )
         if any(char in name for char in PATTERN_CHARACTERS):
-            raise ValueError(f"{what} {name!r} is a pattern: list each {what} "
-                             f"by its exact name")
+            raise ValueError(f"{what} {name!r} is a pattern: list each {what} by its exact name")
     return names
 
 
@@ -119,12 +120,13 @@ def _options(field: str) -> Optional[Tuple[str, ...]]:
         if name in REFUSED_OPTIONS:
             raise ValueError(f"option {name} is refused: {REFUSED_OPTIONS[name]}")
         if name != "namespaces" or not equals:
-            raise ValueError(f"unknown option {option!r} (only namespaces=\"...\")")
+            raise ValueError(f'unknown option {option!r} (only namespaces="...")')
         if namespaces is not None:
             raise ValueError("duplicate option namespaces")
         if len(value) < 2 or value[0] != '"' or value[-1] != '"' or '"' in value[1:-1]:
-            raise ValueError(f"namespaces value must be one double-quoted list: "
-                             f"namespaces=\"git\", not {option!r}")
+            raise ValueError(
+                f'namespaces value must be one double-quoted list: namespaces="git", not {option!r}'
+            )
         namespaces = _names(value[1:-1], "namespace")
     return namespaces
 
@@ -133,8 +135,12 @@ def _looks_like_options(field: str, following: str) -> bool:
     """Whether the field after the principals is options (else a key type):
     options hold '=' or ',' or name a flag; a lone word followed by a key
     type is an (unknown) option too."""
-    return ("=" in field or "," in field or field.lower() in REFUSED_OPTIONS
-            or _word(following)[0] in sshsig.KEY_TYPES)
+    return (
+        "=" in field
+        or "," in field
+        or field.lower() in REFUSED_OPTIONS
+        or _word(following)[0] in sshsig.KEY_TYPES
+    )
 
 
 def parse_line(number: int, line: str) -> Optional[Signer]:
@@ -145,8 +151,7 @@ def parse_line(number: int, line: str) -> Optional[Signer]:
     try:
         principals_field, rest = _word(text)
         if principals_field in sshsig.KEY_TYPES:
-            raise ValueError("missing principals: a line starts with them, "
-                             "then the key type")
+            raise ValueError("missing principals: a line starts with them, then the key type")
         principals = _names(principals_field, "principal")
         if not rest:
             raise ValueError("missing key type and key after the principals")
@@ -179,9 +184,12 @@ def parse(text: str) -> List[Signer]:
         if signer is None:
             continue
         if signer.public_key in first_line:
-            raise AllowedSignersError(number, f"key already listed on line "
-                                      f"{first_line[signer.public_key]} (list each "
-                                      f"key once, with all its principals)")
+            raise AllowedSignersError(
+                number,
+                f"key already listed on line "
+                f"{first_line[signer.public_key]} (list each "
+                f"key once, with all its principals)",
+            )
         first_line[signer.public_key] = number
         signers.append(signer)
     return signers

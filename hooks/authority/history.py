@@ -8,13 +8,14 @@ that is recorded, and is not a finding of its own in CI: a red run is made green
 by restoring the oracle. A push is stricter (``undone``): the server records
 every commit, and a ref can later point at the one that edited the oracle.
 """
+
 from __future__ import annotations
 
 from typing import Iterable, List, Optional, Tuple
 
 from oracle_guard.findings import Finding
-from oracle_guard.report.escaping import show_path
 from oracle_guard.git.plumbing import Commit, Git
+from oracle_guard.report.escaping import show_path
 
 HOOK = "write-set"
 Attributed = Tuple[str, Finding]  # (commit id, finding)
@@ -33,20 +34,33 @@ def judge(contract, git: Git, commits: Iterable[Commit]) -> List[Attributed]:
             continue
         protected, allowed = _split(commit.paths, write_set)
         if protected and allowed:
-            out.append((commit.id, Finding(
-                HOOK, "contract-mixed-commit", protected[0],
-                f"commit {commit.id[:12]} changes protected {show_path(protected[0])!r} "
-                f"and allowed {show_path(allowed[0])!r}: an oracle change rides alone in "
-                "its own commit")))
+            out.append(
+                (
+                    commit.id,
+                    Finding(
+                        HOOK,
+                        "contract-mixed-commit",
+                        protected[0],
+                        f"commit {commit.id[:12]} changes protected {show_path(protected[0])!r} "
+                        f"and allowed {show_path(allowed[0])!r}: an oracle change rides alone in "
+                        "its own commit",
+                    ),
+                )
+            )
     return out
 
 
 AUTHORIZED = "an owner signed every commit of this oracle change"
 
 
-def judge_with_authority(contract, git: Git, commits: Iterable[Commit],
-                         net: List[Finding], linear: bool = True, undone: bool = False
-                         ) -> Tuple[List[Finding], List[Attributed], Optional[str]]:
+def judge_with_authority(
+    contract,
+    git: Git,
+    commits: Iterable[Commit],
+    net: List[Finding],
+    linear: bool = True,
+    undone: bool = False,
+) -> Tuple[List[Finding], List[Attributed], Optional[str]]:
     """(what stands of ``net``, the change as a whole; each commit's findings;
     a note) with the owners' signed authority applied: when it holds, ``net``
     is lifted and the note says so. ``linear``: no history is replaced.
@@ -64,8 +78,9 @@ def judge_with_authority(contract, git: Git, commits: Iterable[Commit],
     return net, per_commit + unsigned, None
 
 
-def _undone(contract, git: Git, commits: List[Commit], net: List[Finding],
-            found: List[Attributed]) -> List[Attributed]:
+def _undone(
+    contract, git: Git, commits: List[Commit], net: List[Finding], found: List[Attributed]
+) -> List[Attributed]:
     """Commits that edit an oracle file the change as a whole leaves as it was:
     the tip is clean, but the edit stays in the history a push records, where a
     tag or branch can point at it. An owner-signed commit may."""
@@ -85,11 +100,19 @@ def _undone(contract, git: Git, commits: List[Commit], net: List[Finding],
                 continue
             if authority is not None and authority.why_not(commit) is None:
                 break
-            out.append((commit.id, Finding(
-                HOOK, "oracle-edit-undone", path,
-                f"commit {commit.id[:12]} changes protected {show_path(path)!r} and a "
-                "later commit undoes it: the push would record the edit in history, where "
-                "a tag or branch can point at it")))
+            out.append(
+                (
+                    commit.id,
+                    Finding(
+                        HOOK,
+                        "oracle-edit-undone",
+                        path,
+                        f"commit {commit.id[:12]} changes protected {show_path(path)!r} and a "
+                        "later commit undoes it: the push would record the edit in history, where "
+                        "a tag or branch can point at it",
+                    ),
+                )
+            )
             shown.add(path)
     return out
 
@@ -109,15 +132,25 @@ def _merge(git: Git, commit: Commit, write_set) -> List[Attributed]:
         why = "its parents do not merge to that"
     else:  # git merges two commits at a time; an octopus cannot be remerged here
         differing = git.differing_paths(commit.parents[0], commit.id)
-        why = ("its first parent does not have it, and an octopus merge cannot be "
-               "remerged (merge oracle changes two at a time)")
+        why = (
+            "its first parent does not have it, and an octopus merge cannot be "
+            "remerged (merge oracle changes two at a time)"
+        )
     out = []
     for path in differing:
         denied = write_set.finding(path)
         if denied is not None and denied.code == "write-denied":
-            out.append((commit.id, Finding(
-                HOOK, "merge-edits-oracle", path,
-                f"merge commit {commit.id[:12]} records protected {show_path(path)!r} as "
-                f"{why} ({denied.message}): the merge changes the oracle itself, which "
-                "'git log -p' does not show")))
+            out.append(
+                (
+                    commit.id,
+                    Finding(
+                        HOOK,
+                        "merge-edits-oracle",
+                        path,
+                        f"merge commit {commit.id[:12]} records protected {show_path(path)!r} as "
+                        f"{why} ({denied.message}): the merge changes the oracle itself, which "
+                        "'git log -p' does not show",
+                    ),
+                )
+            )
     return out

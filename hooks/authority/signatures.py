@@ -10,15 +10,16 @@ platform's merge of an owner's branch). A key added in the same change does
 not count: the file is read from the rules revision, never from the change.
 Each commit is verified once a run; ``cryptography`` is imported only then.
 """
+
 from __future__ import annotations
 
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from oracle_guard.contract import ContractError
 from oracle_guard.findings import Finding
-from oracle_guard.report.escaping import show_path
 from oracle_guard.git.plumbing import BlobTooLarge, Commit, Git
 from oracle_guard.parsing import loaders
+from oracle_guard.report.escaping import show_path
 
 HOOK = "write-set"
 NAMESPACE = "git"
@@ -37,8 +38,10 @@ class Authority:
         source = contract.source
         entry = source.entry(self.path)
         if entry is None or not entry.is_regular:
-            raise ContractError(f"authority.signers {self.path!r} is missing from "
-                                f"{source.label} (or is not a regular file)")
+            raise ContractError(
+                f"authority.signers {self.path!r} is missing from "
+                f"{source.label} (or is not a regular file)"
+            )
         try:
             text = loaders.decode_text(source.read(self.path, SIGNERS_MAX_BYTES))
             self.signers = allowed_signers.parse(text)
@@ -74,8 +77,9 @@ class Authority:
         if not key:
             return None, "no user.signingkey is set"
         try:
-            blob = sshsig.public_key_blob(key[len("key::"):] if key.startswith("key::")
-                                          else _public_key_text(key))
+            blob = sshsig.public_key_blob(
+                key[len("key::") :] if key.startswith("key::") else _public_key_text(key)
+            )
         except (OSError, ValueError, sshsig.SignatureError) as exc:
             return None, f"cannot read the public key of user.signingkey ({exc})"
         signer = allowed_signers.find(self.signers, blob, NAMESPACE)
@@ -96,8 +100,10 @@ class Authority:
         if _signed_parents(raw) != commit.parents:
             # a header between the parent lines ends git's list of them, though
             # the signature (which skips gpgsig* lines) still covers them all
-            return ("lists parents in a way git does not read as the commit's parents "
-                    "(a header between them)")
+            return (
+                "lists parents in a way git does not read as the commit's parents "
+                "(a header between them)"
+            )
         payload, armored = sshsig.split_commit(raw, self._format)
         if armored is None:
             return "is not signed"
@@ -107,21 +113,28 @@ class Authority:
             return f"has a signature that does not verify ({exc})"
         if allowed_signers.find(self.signers, verified.public_key, NAMESPACE) is None:
             listed = any(s.public_key == verified.public_key for s in self.signers)
-            return ("is signed by a key the signers file limits to other namespaces" if listed
-                    else f"is signed by a key that is not in {self.path} at {self.rules_label}")
+            return (
+                "is signed by a key the signers file limits to other namespaces"
+                if listed
+                else f"is signed by a key that is not in {self.path} at {self.rules_label}"
+            )
         if self.require_touch and verified.user_present is None:
             return "is signed by a key that is not a security key (authority.require_touch)"
         if self.require_touch and not verified.user_present:
-            return ("is signed without the security key's user-presence flag "
-                    "(authority.require_touch)")
+            return (
+                "is signed without the security key's user-presence flag (authority.require_touch)"
+            )
         return None
 
 
 def _signed_parents(raw: bytes) -> Tuple[str, ...]:
     """The parent lines of a commit's header, wherever they stand in it."""
     head = raw.split(b"\n\n", 1)[0]
-    return tuple(line[len(b"parent "):].decode("ascii", "replace")
-                 for line in head.split(b"\n") if line.startswith(b"parent "))
+    return tuple(
+        line[len(b"parent ") :].decode("ascii", "replace")
+        for line in head.split(b"\n")
+        if line.startswith(b"parent ")
+    )
 
 
 def _public_key_text(path: str) -> str:
@@ -133,16 +146,19 @@ def _public_key_text(path: str) -> str:
     with open(path, "rb") as f:
         data = f.read(64 << 10)
     if data.startswith(b"-----BEGIN"):
-        raise ValueError(f"{path} is a private key with no .pub beside it; point "
-                         "user.signingkey at the .pub file")
+        raise ValueError(
+            f"{path} is a private key with no .pub beside it; point "
+            "user.signingkey at the .pub file"
+        )
     try:
         return data.decode("utf-8").strip()
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a public key file (not UTF-8 text)") from None
 
 
-def judge(contract, git: Git, commits: Iterable[Commit], net: List[Finding],
-          explained: bool = True) -> Tuple[List[Tuple[str, Finding]], bool]:
+def judge(
+    contract, git: Git, commits: Iterable[Commit], net: List[Finding], explained: bool = True
+) -> Tuple[List[Tuple[str, Finding]], bool]:
     """(findings, authorized) for a range whose change as a whole has the
     write-set findings ``net``. ``authorized``: every commit is an owner's,
     so the oracle change stands (the other checks still judge its content).
@@ -154,40 +170,70 @@ def judge(contract, git: Git, commits: Iterable[Commit], net: List[Finding],
         return [], False
     protected = next((f.path for f in net if f.path), None)
     if not explained:
-        return [("", Finding(
-            HOOK, "oracle-change-unsigned", protected,
-            f"the push replaces history, and no commit signs for how it changes protected "
-            f"{show_path(protected or '')!r}: an owner's oracle change is added on top of "
-            "the old tip"))], False
+        return [
+            (
+                "",
+                Finding(
+                    HOOK,
+                    "oracle-change-unsigned",
+                    protected,
+                    f"the push replaces history, and no commit signs for how it changes protected "
+                    f"{show_path(protected or '')!r}: an owner's oracle change is added on top of "
+                    "the old tip",
+                ),
+            )
+        ], False
     found = []
     signed = 0
     for commit in reversed(list(commits)):  # oldest first
-        if commit.is_merge and len(commit.parents) == 2 \
-                and not git.remerge_differences(commit.id, commit.parents):
+        if (
+            commit.is_merge
+            and len(commit.parents) == 2
+            and not git.remerge_differences(commit.id, commit.parents)
+        ):
             continue  # git's own merge: nothing of its own to sign for
         signed += 1
         reason = authority.why_not(commit)
         if reason is not None:
-            found.append((commit.id, Finding(
-                HOOK, "oracle-change-unsigned", protected,
-                f"commit {commit.id[:12]} {reason}; the change edits protected "
-                f"{show_path(protected or '')!r}, and an oracle change is made only of "
-                f"commits an owner signed (a key in {authority.path})")))
+            found.append(
+                (
+                    commit.id,
+                    Finding(
+                        HOOK,
+                        "oracle-change-unsigned",
+                        protected,
+                        f"commit {commit.id[:12]} {reason}; the change edits protected "
+                        f"{show_path(protected or '')!r}, and an oracle change is made only of "
+                        f"commits an owner signed (a key in {authority.path})",
+                    ),
+                )
+            )
     if not signed:  # nothing of the range signs for the change
-        return [("", Finding(
-            HOOK, "oracle-change-unsigned", protected,
-            f"no commit of its own signs for how the change edits protected "
-            f"{show_path(protected or '')!r}"))], False
+        return [
+            (
+                "",
+                Finding(
+                    HOOK,
+                    "oracle-change-unsigned",
+                    protected,
+                    f"no commit of its own signs for how the change edits protected "
+                    f"{show_path(protected or '')!r}",
+                ),
+            )
+        ], False
     return found, not found
 
 
-HOW_TO_SIGN = ("an owner signs the commit: git config gpg.format ssh; git config "
-               "user.signingkey ~/.ssh/KEY.pub (a key in {path}); git config commit.gpgsign "
-               "true")
+HOW_TO_SIGN = (
+    "an owner signs the commit: git config gpg.format ssh; git config "
+    "user.signingkey ~/.ssh/KEY.pub (a key in {path}); git config commit.gpgsign "
+    "true"
+)
 
 
-def judge_staged(contract, git: Git, changed: Iterable[str], net: List[Finding]
-                 ) -> Tuple[List[Finding], Optional[str]]:
+def judge_staged(
+    contract, git: Git, changed: Iterable[str], net: List[Finding]
+) -> Tuple[List[Finding], Optional[str]]:
     """A commit being made cannot be signed yet: when it changes only protected
     paths and the repository's configuration will sign it with an owner's key,
     the write set lets it through and says so (the pre-push hook, CI and the
@@ -200,10 +246,13 @@ def judge_staged(contract, git: Git, changed: Iterable[str], net: List[Finding]
 
     write_set = WriteSet.of(contract)
     if any(write_set.finding(path) is None for path in changed):
-        return net, ("an owner's oracle change rides alone: commit the oracle files apart "
-                     "from the rest")
+        return net, (
+            "an owner's oracle change rides alone: commit the oracle files apart from the rest"
+        )
     signer, why = authority.configured_signer()
     if signer is None:
         return net, f"{why}; {HOW_TO_SIGN.format(path=authority.path)}"
-    return [], (f"the commit will be signed with {signer}'s key (user.signingkey), an "
-                "owner; the pre-push hook, CI and the server verify the signature")
+    return [], (
+        f"the commit will be signed with {signer}'s key (user.signingkey), an "
+        "owner; the pre-push hook, CI and the server verify the signature"
+    )

@@ -17,6 +17,7 @@ A security key's signature says whether the user touched the key
 (``Verified.user_present``); ``ssh-keygen`` does not require it, and neither
 does ``verify``: that is the caller's policy.
 """
+
 from __future__ import annotations
 
 import base64
@@ -59,6 +60,7 @@ class SignatureError(Exception):
 class Signature(NamedTuple):
     """A parsed SSHSIG blob. ``key_fields`` and ``signature_fields`` hold what
     verifying needs, decoded once (see ``_parse_key`` and ``_parse_inner``)."""
+
     key_type: str
     public_key: bytes  # the key blob as embedded, for comparing with allowed signers
     namespace: str
@@ -100,7 +102,7 @@ def split_commit(raw: bytes, object_format: str = "sha1") -> Tuple[bytes, Option
         if in_signature and line.startswith(b" "):
             part = line[1:]
         elif line.startswith(header):
-            part = line[len(header):]
+            part = line[len(header) :]
             other_signature = False
         elif line.startswith(b"gpgsig"):
             other_signature = True
@@ -132,7 +134,7 @@ class _Reader:
     def take(self, count: int, field: str) -> bytes:
         if len(self.data) - self.pos < count:
             raise SignatureError(f"{self.what} is truncated (reading {field})")
-        chunk = self.data[self.pos:self.pos + count]
+        chunk = self.data[self.pos : self.pos + count]
         self.pos += count
         return chunk
 
@@ -166,8 +168,7 @@ class _Reader:
     def end(self) -> None:
         left = len(self.data) - self.pos
         if left:
-            raise SignatureError(f"{self.what} has {left} trailing "
-                                 f"byte{'s' if left != 1 else ''}")
+            raise SignatureError(f"{self.what} has {left} trailing byte{'s' if left != 1 else ''}")
 
 
 def _string(value: bytes) -> bytes:
@@ -206,16 +207,18 @@ def _parse_key(blob: bytes) -> Tuple[str, Tuple[Any, ...]]:
         modulus = reader.mpint("rsa modulus")
         bits = modulus.bit_length()
         if not RSA_MIN_BITS <= bits <= RSA_MAX_BITS:
-            raise SignatureError(f"rsa key is {bits} bits; OpenSSH accepts "
-                                 f"{RSA_MIN_BITS} to {RSA_MAX_BITS}")
+            raise SignatureError(
+                f"rsa key is {bits} bits; OpenSSH accepts {RSA_MIN_BITS} to {RSA_MAX_BITS}"
+            )
         fields = (exponent, modulus)
     elif key_type == SK_ED25519:
         fields = (_ed25519_key(reader), reader.text("application"))
     elif key_type == SK_ECDSA:
         fields = _ecdsa_key(reader, key_type, "nistp256", 32) + (reader.text("application"),)
     else:
-        raise SignatureError(f"unsupported key type {key_type!r} "
-                             f"(supported: {', '.join(KEY_TYPES)})")
+        raise SignatureError(
+            f"unsupported key type {key_type!r} (supported: {', '.join(KEY_TYPES)})"
+        )
     reader.end()
     return key_type, fields
 
@@ -223,8 +226,10 @@ def _parse_key(blob: bytes) -> Tuple[str, Tuple[Any, ...]]:
 def _signature_type(key_type: str, signature_type: str) -> None:
     if key_type == RSA:
         if signature_type == "ssh-rsa":
-            raise SignatureError("rsa signature uses SHA-1 (ssh-rsa), which is refused: "
-                                 "sign with rsa-sha2-256 or rsa-sha2-512")
+            raise SignatureError(
+                "rsa signature uses SHA-1 (ssh-rsa), which is refused: "
+                "sign with rsa-sha2-256 or rsa-sha2-512"
+            )
         if signature_type in RSA_SIGNATURE_HASHES:
             return
         expected = "rsa-sha2-256 or rsa-sha2-512"
@@ -234,12 +239,14 @@ def _signature_type(key_type: str, signature_type: str) -> None:
         raise SignatureError(f"webauthn signatures ({signature_type}) are not supported")
     else:
         expected = key_type
-    raise SignatureError(f"signature type {signature_type!r} does not fit a {key_type} "
-                         f"key (expected {expected})")
+    raise SignatureError(
+        f"signature type {signature_type!r} does not fit a {key_type} key (expected {expected})"
+    )
 
 
-def _parse_inner(key_type: str, key_fields: Tuple[Any, ...],
-                 blob: bytes) -> Tuple[str, Tuple[Any, ...]]:
+def _parse_inner(
+    key_type: str, key_fields: Tuple[Any, ...], blob: bytes
+) -> Tuple[str, Tuple[Any, ...]]:
     """The signature type and its fields: (signature,) for ed25519 and RSA,
     (r, s) for ECDSA, then flags and counter for security keys."""
     reader = _Reader(blob, "signature")
@@ -255,8 +262,9 @@ def _parse_inner(key_type: str, key_fields: Tuple[Any, ...],
         value = reader.string("rsa signature")
         size = (key_fields[1].bit_length() + 7) // 8
         if len(value) != size:
-            raise SignatureError(f"rsa signature is {len(value)} bytes; the key's "
-                                 f"modulus is {size}")
+            raise SignatureError(
+                f"rsa signature is {len(value)} bytes; the key's modulus is {size}"
+            )
         fields = (value,)
     else:
         pair = _Reader(reader.string("ecdsa signature"), "ecdsa signature")
@@ -287,14 +295,13 @@ def decode_base64(text: bytes, what: str) -> bytes:
 def _dearmor(armored: bytes) -> bytes:
     if not armored.startswith(BEGIN + b"\n"):
         raise SignatureError(f"signature does not start with {BEGIN.decode()} and a newline")
-    body = armored[len(BEGIN) + 1:]
+    body = armored[len(BEGIN) + 1 :]
     for footer in (b"\n" + END + b"\n", b"\n" + END):
         if body.endswith(footer):
-            body = body[:-len(footer)]
+            body = body[: -len(footer)]
             break
     else:
-        raise SignatureError(f"signature does not end with {END.decode()} "
-                             f"(nothing may follow it)")
+        raise SignatureError(f"signature does not end with {END.decode()} (nothing may follow it)")
     if BEGIN in body or END in body:  # e.g. two signature headers, which git joins
         raise SignatureError("signature holds more than one armored signature")
     lines = body.split(b"\n")
@@ -324,12 +331,18 @@ def parse(armored: bytes) -> Signature:
     if reserved:
         raise SignatureError("SSHSIG reserved field is not empty")
     if hash_algorithm not in HASH_ALGORITHMS:
-        raise SignatureError(f"unsupported hash algorithm {hash_algorithm!r} "
-                             f"(sha256 or sha512)")
+        raise SignatureError(f"unsupported hash algorithm {hash_algorithm!r} (sha256 or sha512)")
     key_type, key_fields = _parse_key(public_key)
     signature_type, signature_fields = _parse_inner(key_type, key_fields, inner)
-    return Signature(key_type, public_key, namespace, hash_algorithm, signature_type,
-                     key_fields, signature_fields)
+    return Signature(
+        key_type,
+        public_key,
+        namespace,
+        hash_algorithm,
+        signature_type,
+        key_fields,
+        signature_fields,
+    )
 
 
 def public_key_blob(keytype_and_base64: str) -> bytes:
@@ -344,8 +357,9 @@ def public_key_blob(keytype_and_base64: str) -> bytes:
 
 def key_blob(key_type: str, base64_key: str) -> bytes:
     if key_type not in KEY_TYPES:
-        raise SignatureError(f"unsupported key type {key_type!r} "
-                             f"(supported: {', '.join(KEY_TYPES)})")
+        raise SignatureError(
+            f"unsupported key type {key_type!r} (supported: {', '.join(KEY_TYPES)})"
+        )
     try:
         encoded = base64_key.encode("ascii")
     except UnicodeEncodeError:
@@ -362,22 +376,34 @@ def signed_data(namespace: str, hash_algorithm: str, message: bytes) -> bytes:
     """What the key signs (PROTOCOL.sshsig section 3): the message is hashed
     first, and the namespace is the verifier's, not the blob's."""
     digest = hashlib.new(hash_algorithm, message).digest()
-    return (MAGIC + _string(namespace.encode("utf-8")) + _string(b"")
-            + _string(hash_algorithm.encode()) + _string(digest))
+    return (
+        MAGIC
+        + _string(namespace.encode("utf-8"))
+        + _string(b"")
+        + _string(hash_algorithm.encode())
+        + _string(digest)
+    )
 
 
 def _security_key_data(application: str, flags: int, counter: int, data: bytes) -> bytes:
     """What a FIDO key signs (PROTOCOL.u2f): SHA256(application) || flags ||
     counter || SHA256(data); no extensions are defined for SSH."""
-    return (hashlib.sha256(application.encode("utf-8")).digest() + bytes([flags])
-            + counter.to_bytes(4, "big") + hashlib.sha256(data).digest())
+    return (
+        hashlib.sha256(application.encode("utf-8")).digest()
+        + bytes([flags])
+        + counter.to_bytes(4, "big")
+        + hashlib.sha256(data).digest()
+    )
 
 
 def _hash(name: str):
     from cryptography.hazmat.primitives import hashes
 
     algorithms: Dict[str, Callable[[], hashes.HashAlgorithm]] = {
-        "sha256": hashes.SHA256, "sha384": hashes.SHA384, "sha512": hashes.SHA512}
+        "sha256": hashes.SHA256,
+        "sha384": hashes.SHA384,
+        "sha512": hashes.SHA512,
+    }
     return algorithms[name]()
 
 
@@ -385,7 +411,10 @@ def _ecdsa_public(key_type: str, curve: str, point: bytes):
     from cryptography.hazmat.primitives.asymmetric import ec
 
     curves: Dict[str, Callable[[], ec.EllipticCurve]] = {
-        "nistp256": ec.SECP256R1, "nistp384": ec.SECP384R1, "nistp521": ec.SECP521R1}
+        "nistp256": ec.SECP256R1,
+        "nistp384": ec.SECP384R1,
+        "nistp521": ec.SECP521R1,
+    }
     curve_class = curves[curve]
     try:
         return ec.EllipticCurvePublicKey.from_encoded_point(curve_class(), point)
@@ -414,15 +443,17 @@ def _check(sig: Signature, data: bytes) -> None:
             public = rsa.RSAPublicNumbers(key[0], key[1]).public_key()
         except ValueError:
             raise SignatureError("ssh-rsa key is not a valid RSA public key") from None
-        public.verify(fields[0], data, padding.PKCS1v15(),
-                      _hash(RSA_SIGNATURE_HASHES[sig.signature_type]))
+        public.verify(
+            fields[0], data, padding.PKCS1v15(), _hash(RSA_SIGNATURE_HASHES[sig.signature_type])
+        )
     elif sig.key_type == SK_ED25519:
         signed = _security_key_data(key[1], fields[1], fields[2], data)
         ed25519.Ed25519PublicKey.from_public_bytes(key[0]).verify(fields[0], signed)
     else:
         signed = _security_key_data(key[2], fields[2], fields[3], data)
-        _check_ecdsa(_ecdsa_public(sig.key_type, key[0], key[1]), fields[0], fields[1],
-                     signed, "sha256")
+        _check_ecdsa(
+            _ecdsa_public(sig.key_type, key[0], key[1]), fields[0], fields[1], signed, "sha256"
+        )
 
 
 def verify(sig: Signature, message: bytes, namespace: str = "git") -> Verified:
@@ -432,13 +463,13 @@ def verify(sig: Signature, message: bytes, namespace: str = "git") -> Verified:
     from cryptography.exceptions import InvalidSignature
 
     if sig.namespace != namespace:
-        raise SignatureError(f"signature is for namespace {sig.namespace!r}, "
-                             f"not {namespace!r}")
+        raise SignatureError(f"signature is for namespace {sig.namespace!r}, not {namespace!r}")
     try:
         _check(sig, signed_data(namespace, sig.hash_algorithm, message))
     except InvalidSignature:
-        raise SignatureError(f"bad signature: the {sig.key_type} key in the signature "
-                             f"did not sign this data") from None
+        raise SignatureError(
+            f"bad signature: the {sig.key_type} key in the signature did not sign this data"
+        ) from None
     if sig.key_type in (SK_ED25519, SK_ECDSA):
         flags, counter = sig.signature_fields[-2:]
         return Verified(sig.key_type, sig.public_key, bool(flags & USER_PRESENT), counter)

@@ -1,4 +1,5 @@
 """fixture-lock: do the fixture files match their SHA-256 lock?"""
+
 from __future__ import annotations
 
 import datetime
@@ -6,12 +7,11 @@ import json
 import re
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from oracle_guard.parsing import loaders
-from oracle_guard.parsing import validation
 from oracle_guard.cache import lock_key
 from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge, Entry
+from oracle_guard.parsing import loaders, validation
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 
@@ -25,18 +25,26 @@ _SUM_LINE = re.compile(r"([0-9a-fA-F]{64}) ([ *])(.+)", re.DOTALL)
 _TAG_LINE = re.compile(r"SHA256 \((.+)\) = ([0-9a-fA-F]{64})", re.DOTALL)
 _OTHER_TAG = re.compile(r"([A-Za-z][A-Za-z0-9_-]*) ?\(")
 _UNESCAPE = {"\\": "\\", "n": "\n", "r": "\r"}
-_NOT_A_LINE = ("not a sha256sum line: '<sha256>  <path>', '<sha256> *<path>' or "
-               "'SHA256 (<path>) = <sha256>', with a leading '\\' when the path is escaped")
-_BAD_KEY = ("is not a normalized path relative to the lock's root (no leading '/', "
-            "no '.' or '..' parts, no '//' or trailing '/')")
+_NOT_A_LINE = (
+    "not a sha256sum line: '<sha256>  <path>', '<sha256> *<path>' or "
+    "'SHA256 (<path>) = <sha256>', with a leading '\\' when the path is escaped"
+)
+_BAD_KEY = (
+    "is not a normalized path relative to the lock's root (no leading '/', "
+    "no '.' or '..' parts, no '//' or trailing '/')"
+)
 STDIN_NAME = "-"  # sha256sum -c reads standard input for this name, whatever the lock says
 
 
 class LockInvalid(Exception):
     """The lock is unusable; ``problems`` holds (message, line) for each bad spot."""
 
-    def __init__(self, message: str, line: Optional[int] = None,
-                 more: Sequence[Tuple[str, Optional[int]]] = ()) -> None:
+    def __init__(
+        self,
+        message: str,
+        line: Optional[int] = None,
+        more: Sequence[Tuple[str, Optional[int]]] = (),
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
@@ -56,7 +64,7 @@ def relative_to(root: str, path: str) -> Optional[str]:
     root = root.strip("/")
     if not root:
         return path
-    return path[len(root) + 1:] if path.startswith(root + "/") else None
+    return path[len(root) + 1 :] if path.startswith(root + "/") else None
 
 
 def fixture_files(entry: dict, snapshot: Snapshot) -> List[str]:
@@ -91,8 +99,10 @@ def unlockable(entry: dict, snapshot: Snapshot) -> List[str]:
             kind = "a submodule" if tree_entry.mode == "160000" else "a symlink"
             problems.append(f"{path!r} is {kind}, not a regular file: replace or remove it")
         elif key is None:
-            problems.append(f"{path!r} matches the fixture paths but lies outside the lock's "
-                            f"root {root!r}: move it or fix the contract")
+            problems.append(
+                f"{path!r} matches the fixture paths but lies outside the lock's "
+                f"root {root!r}: move it or fix the contract"
+            )
         else:
             style = style or new_lock_style(entry, snapshot)
             why = unexpressible(key, style)
@@ -119,8 +129,10 @@ def unexpressible(key: str, style: str) -> Optional[str]:
     except UnicodeEncodeError:
         return "is not a valid UTF-8 file name: a lock (UTF-8 text) cannot name it"
     if style == "sha256sum" and key == STDIN_NAME:
-        return ("is named '-' at the lock's root, which 'sha256sum -c' reads as standard "
-                "input: a sha256sum lock cannot name it")
+        return (
+            "is named '-' at the lock's root, which 'sha256sum -c' reads as standard "
+            "input: a sha256sum lock cannot name it"
+        )
     return None
 
 
@@ -130,12 +142,14 @@ def unescape_name(name: str) -> str:
     while i < len(name):
         ch = name[i]
         if ch == "\\":
-            nxt = name[i + 1:i + 2]
+            nxt = name[i + 1 : i + 2]
             if nxt not in _UNESCAPE:
                 raise ValueError(
-                    "the escaped path ends in a lone '\\'" if not nxt else
-                    f"'\\{nxt}' in an escaped path: sha256sum escapes only '\\\\', "
-                    "'\\n' and '\\r'")
+                    "the escaped path ends in a lone '\\'"
+                    if not nxt
+                    else f"'\\{nxt}' in an escaped path: sha256sum escapes only '\\\\', "
+                    "'\\n' and '\\r'"
+                )
             out.append(_UNESCAPE[nxt])
             i += 2
         else:
@@ -166,8 +180,10 @@ def parse_sum_line(line: str) -> Tuple[str, str, str]:
         if not match:
             other = _OTHER_TAG.match(body)
             if other and other.group(1) != "SHA256" and not _HEX.match(body[:64]):
-                raise ValueError(f"a tagged {other.group(1)} line: a lock holds SHA-256 "
-                                 "digests ('SHA256 (<path>) = <sha256>')")
+                raise ValueError(
+                    f"a tagged {other.group(1)} line: a lock holds SHA-256 "
+                    "digests ('SHA256 (<path>) = <sha256>')"
+                )
             raise ValueError(_NOT_A_LINE)
         digest, mark, name = match.groups()
         form = "binary" if mark == "*" else "text"
@@ -222,7 +238,9 @@ def parse_lock(data: bytes, fixtures: List[str], root: str, validated: bool = Fa
             raise LockInvalid(
                 f"a single-digest lock needs 'paths' to match exactly one file; "
                 f"they match {len(fixtures)} ({fixtures[0]}, {fixtures[1]}"
-                f"{', ...' if len(fixtures) > 2 else ''})", 1)
+                f"{', ...' if len(fixtures) > 2 else ''})",
+                1,
+            )
         if not fixtures:
             # Nothing for the digest to lock: check_entry reports fixture-missing.
             if validation.problems({"-": digest}, "fixtures-lock"):
@@ -236,8 +254,9 @@ def parse_lock(data: bytes, fixtures: List[str], root: str, validated: bool = Fa
             if not line and number == text.count("\n") + 1:
                 break  # the final newline
             if line.endswith("\r"):
-                raise LockInvalid("line ends in CR (CRLF line endings); commit the lock "
-                                  "with LF endings", number)
+                raise LockInvalid(
+                    "line ends in CR (CRLF line endings); commit the lock with LF endings", number
+                )
             # Text, binary and tagged lines may mix, as GNU reads them: each names
             # one path and its digest whatever its form.
             try:
@@ -245,8 +264,9 @@ def parse_lock(data: bytes, fixtures: List[str], root: str, validated: bool = Fa
             except ValueError as exc:
                 raise LockInvalid(str(exc), number) from None
             if path in digests:
-                raise LockInvalid(f"duplicate entry for {path!r} (first on line "
-                                  f"{lines[path]})", number)
+                raise LockInvalid(
+                    f"duplicate entry for {path!r} (first on line {lines[path]})", number
+                )
             digests[path], lines[path] = digest, number
         # An empty file locks nothing (what 'oracle-guard lock' writes for no fixtures).
     if not validated:
@@ -264,8 +284,9 @@ def _validate(digests: Dict[str, object], lines: Dict[str, int]) -> None:
             if not path:
                 found.append((f"key {key!r} {_BAD_KEY}", lines.get(key)))
             elif isinstance(digest, str):
-                found.append((f"{key!r}: digest {digest!r} is not 64 lowercase hex digits",
-                              lines.get(key)))
+                found.append(
+                    (f"{key!r}: digest {digest!r} is not 64 lowercase hex digits", lines.get(key))
+                )
             else:
                 found.append((f"{key!r}: {message}", lines.get(key)))
             break
@@ -274,15 +295,17 @@ def _validate(digests: Dict[str, object], lines: Dict[str, int]) -> None:
     raise LockInvalid(found[0][0], found[0][1], found[1:])
 
 
-def check_entry(entry: dict, candidate: Snapshot,
-                lock_limit: int = LIMITS["lock_bytes"]) -> List[Finding]:
+def check_entry(
+    entry: dict, candidate: Snapshot, lock_limit: int = LIMITS["lock_bytes"]
+) -> List[Finding]:
     lock_path = entry["lock"]
     root = entry.get("root", "")
     fixtures = fixture_files(entry, candidate)
     lock_entry = candidate.entry(lock_path)
     if lock_entry is None:
-        return [Finding(HOOK, "lock-invalid", lock_path,
-                        f"lock file is missing from {candidate.label}")]
+        return [
+            Finding(HOOK, "lock-invalid", lock_path, f"lock file is missing from {candidate.label}")
+        ]
     if not lock_entry.is_regular:
         return [Finding(HOOK, "lock-invalid", lock_path, "lock file is not a regular file")]
     cache = candidate.cache
@@ -293,28 +316,47 @@ def check_entry(entry: dict, candidate: Snapshot,
         if lock.style != "digest":  # a digest lock's verdict depends on the fixtures too
             cache.put("lock", cache_key, True)
     except BlobTooLarge as exc:
-        return [Finding(HOOK, "lock-invalid", lock_path,
-                        f"lock file {exc} (limits.lock_bytes): not loaded")]
+        return [
+            Finding(
+                HOOK, "lock-invalid", lock_path, f"lock file {exc} (limits.lock_bytes): not loaded"
+            )
+        ]
     except LockInvalid as exc:
-        findings = [Finding(HOOK, "lock-invalid", lock_path, message, line)
-                    for message, line in exc.problems]
+        findings = [
+            Finding(HOOK, "lock-invalid", lock_path, message, line)
+            for message, line in exc.problems
+        ]
         blockers = unlockable(entry, candidate)
         if blockers:  # the hint's 'oracle-guard lock' would refuse: say why, and what to do
             first = findings[0]
-            findings[0] = Finding(HOOK, first.code, first.path,
-                                  f"{first.message} ('oracle-guard lock' cannot rewrite it: "
-                                  f"{blockers[0]})", first.line)
+            findings[0] = Finding(
+                HOOK,
+                first.code,
+                first.path,
+                f"{first.message} ('oracle-guard lock' cannot rewrite it: {blockers[0]})",
+                first.line,
+            )
         return findings
 
     findings = []
     seen = set()
     if lock.style == "digest" and not fixtures:
-        findings.append(Finding(HOOK, "fixture-missing", lock_path,
-                                f"the digest locks no file: the fixture paths match nothing "
-                                f"in {candidate.label}", 1))
-    digests = candidate.sha256_of([
-        path for path in fixtures if _listed_entry(candidate, path).is_regular
-        and relative_to(root, path) in lock.digests])
+        findings.append(
+            Finding(
+                HOOK,
+                "fixture-missing",
+                lock_path,
+                f"the digest locks no file: the fixture paths match nothing in {candidate.label}",
+                1,
+            )
+        )
+    digests = candidate.sha256_of(
+        [
+            path
+            for path in fixtures
+            if _listed_entry(candidate, path).is_regular and relative_to(root, path) in lock.digests
+        ]
+    )
     for path in fixtures:
         file_entry = _listed_entry(candidate, path)
         key = relative_to(root, path)
@@ -322,35 +364,63 @@ def check_entry(entry: dict, candidate: Snapshot,
             seen.add(key)
         if not file_entry.is_regular:
             kind = "submodule" if file_entry.mode == "160000" else "symlink"
-            findings.append(Finding(HOOK, "fixture-not-regular", path,
-                                    f"is a {kind} (mode {file_entry.mode}), not a regular file"))
+            findings.append(
+                Finding(
+                    HOOK,
+                    "fixture-not-regular",
+                    path,
+                    f"is a {kind} (mode {file_entry.mode}), not a regular file",
+                )
+            )
             continue
         if key is None:
-            findings.append(Finding(HOOK, "fixture-unlocked", path,
-                                    f"matches the fixture paths but lies outside the lock's "
-                                    f"root {root!r}"))
+            findings.append(
+                Finding(
+                    HOOK,
+                    "fixture-unlocked",
+                    path,
+                    f"matches the fixture paths but lies outside the lock's root {root!r}",
+                )
+            )
             continue
         if key not in lock.digests:
             why = unexpressible(key, lock.style)  # then 'oracle-guard lock' cannot help
-            findings.append(Finding(HOOK, "fixture-unlocked", path,
-                                    f"has no entry in {lock_path}" +
-                                    (f"; it {why}; {remedy(lock.style, key)}" if why
-                                     else "")))
+            findings.append(
+                Finding(
+                    HOOK,
+                    "fixture-unlocked",
+                    path,
+                    f"has no entry in {lock_path}"
+                    + (f"; it {why}; {remedy(lock.style, key)}" if why else ""),
+                )
+            )
             continue
         actual = digests[path]
         if actual != lock.digests[key]:
-            findings.append(Finding(
-                HOOK, "fixture-mismatch", path,
-                f"sha256 {actual[:12]}… does not match {lock_path} ({lock.digests[key][:12]}…)"))
+            findings.append(
+                Finding(
+                    HOOK,
+                    "fixture-mismatch",
+                    path,
+                    f"sha256 {actual[:12]}… does not match {lock_path} ({lock.digests[key][:12]}…)",
+                )
+            )
     for key in sorted(set(lock.digests) - seen):
-        findings.append(Finding(HOOK, "fixture-missing", lock_path,
-                                f"entry {key!r} names no fixture file in {candidate.label}",
-                                lock.lines.get(key)))
+        findings.append(
+            Finding(
+                HOOK,
+                "fixture-missing",
+                lock_path,
+                f"entry {key!r} names no fixture file in {candidate.label}",
+                lock.lines.get(key),
+            )
+        )
     return findings
 
 
-def check(contract: Contract, base: Snapshot, candidate: Snapshot,
-          now: datetime.datetime) -> List[Finding]:
+def check(
+    contract: Contract, base: Snapshot, candidate: Snapshot, now: datetime.datetime
+) -> List[Finding]:
     findings: List[Finding] = []
     for entry in contract.section("fixtures") or []:
         findings.extend(check_entry(entry, candidate, contract.limit("lock_bytes")))
@@ -406,8 +476,11 @@ def build_lock(entry: dict, snapshot: Snapshot) -> Tuple[str, int]:
     text = _existing_text(entry, snapshot)
     style = style_for_name(entry["lock"]) if text is None else lock_style(text)
     form = sum_form(text) if text is not None and style == "sha256sum" else "text"
-    relative = {path: relative_to(root, path) for path in fixtures
-                if _listed_entry(snapshot, path).is_regular}
+    relative = {
+        path: relative_to(root, path)
+        for path in fixtures
+        if _listed_entry(snapshot, path).is_regular
+    }
     keys = {path: key for path, key in relative.items() if key is not None}
     by_path = snapshot.sha256_of(list(keys))
     digests = {key: by_path[path] for path, key in keys.items()}

@@ -2,23 +2,24 @@
 frozen entries: freeze-schema reports what does not parse or fails its schema,
 flake-budget counts the entries, and both read the files the same way.
 """
+
 from __future__ import annotations
 
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from oracle_guard import clock
-from oracle_guard.parsing import loaders
-from oracle_guard.parsing import validation
 from oracle_guard.cache import freeze_key
 from oracle_guard.contract import Contract, ContractError
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.parsing import loaders, validation
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 
 
 class Frozen(NamedTuple):
     """One frozen entry, whatever file format it came from."""
+
     id: str
     owner: Optional[str]
     expires: Optional[str]
@@ -40,8 +41,9 @@ def _schema_key(schema: str, contract: Contract) -> str:
         return schema
     entry = contract.source.entry(schema)
     if entry is None:
-        raise ContractError(f"schema file {schema!r} named by the contract is missing "
-                            f"from {contract.source.label}")
+        raise ContractError(
+            f"schema file {schema!r} named by the contract is missing from {contract.source.label}"
+        )
     return f"{schema}@{entry.oid}"
 
 
@@ -61,20 +63,43 @@ def _records(schema: str, value: Any, doc: loaders.Document, path: str) -> List[
         return doc.line_of(json_path)
 
     if schema == "freeze":
-        owners, expires, reasons = (value.get("owner", {}), value.get("expires", {}),
-                                    value.get("reason", {}))
-        return [Frozen(i, owners.get(i), expires.get(i), reasons.get(i), path,
-                       at("excluded_property_ids", n))
-                for n, i in enumerate(value["excluded_property_ids"])]
+        owners, expires, reasons = (
+            value.get("owner", {}),
+            value.get("expires", {}),
+            value.get("reason", {}),
+        )
+        return [
+            Frozen(
+                i,
+                owners.get(i),
+                expires.get(i),
+                reasons.get(i),
+                path,
+                at("excluded_property_ids", n),
+            )
+            for n, i in enumerate(value["excluded_property_ids"])
+        ]
     if schema == "flake-budget":
-        return [Frozen(e["id"], e["owner"], e["expires"], e["reason"], path, at("frozen", n))
-                for n, e in enumerate(value["frozen"])]
+        return [
+            Frozen(e["id"], e["owner"], e["expires"], e["reason"], path, at("frozen", n))
+            for n, e in enumerate(value["frozen"])
+        ]
     if schema == "quarantine-entry":
-        return [Frozen(value["id"], value["owner"], value["expires_at"],
-                       value.get("reason"), path, at("id"))]
+        return [
+            Frozen(
+                value["id"],
+                value["owner"],
+                value["expires_at"],
+                value.get("reason"),
+                path,
+                at("id"),
+            )
+        ]
     if schema == "quarantine-list":
-        return [Frozen(e["test"], e.get("owner"), e.get("expires"), e.get("reason"), path,
-                       at(n)) for n, e in enumerate(value)]
+        return [
+            Frozen(e["test"], e.get("owner"), e.get("expires"), e.get("reason"), path, at(n))
+            for n, e in enumerate(value)
+        ]
     return []
 
 
@@ -114,8 +139,9 @@ def _rules(schema: str, value: Any, doc: loaders.Document) -> List[Tuple[Tuple, 
     elif schema == "quarantine-entry":
         runs, passed, failed = value["runs"], value["pass_count"], value["fail_count"]
         if passed + failed != runs:
-            out.append((("runs",), f"pass_count + fail_count = {passed + failed}, "
-                                   f"but runs is {runs}"))
+            out.append(
+                (("runs",), f"pass_count + fail_count = {passed + failed}, but runs is {runs}")
+            )
         for key in ("pass_count", "fail_count"):
             if value[key] <= 0:
                 out.append(((key,), f"{key} must be above zero for a flaky case"))
@@ -136,28 +162,37 @@ def load(contract: Contract, candidate: Snapshot, hook: str) -> FreezeState:
         key = _schema_key(schema, contract)
         validator = _validator(schema, contract)  # None for a built-in: nothing imported yet
         for path in candidate.select(PatternSet(entry["paths"])):
-            found = _load_file(schema, key, validator, path, candidate, hook, state,
-                               contract.limit("freeze_bytes"))
+            found = _load_file(
+                schema, key, validator, path, candidate, hook, state, contract.limit("freeze_bytes")
+            )
             if found is None:
                 state.unreadable.append(path)
                 continue
             if schema == "quarantine-entry":
                 for record in found:
                     if record.id in entry_ids:
-                        state.findings.append(Finding(
-                            hook, "freeze-invalid", path, f"duplicate id {record.id!r} "
-                            f"(also in {entry_ids[record.id]})", record.line))
+                        state.findings.append(
+                            Finding(
+                                hook,
+                                "freeze-invalid",
+                                path,
+                                f"duplicate id {record.id!r} (also in {entry_ids[record.id]})",
+                                record.line,
+                            )
+                        )
                     entry_ids.setdefault(record.id, path)
             state.entries.extend(found)
     return state
 
 
-def _load_file(schema, schema_key, validator, path, candidate, hook, state,
-               limit: int) -> Optional[List[Frozen]]:
+def _load_file(
+    schema, schema_key, validator, path, candidate, hook, state, limit: int
+) -> Optional[List[Frozen]]:
     """One file's records, or None with its findings in ``state``. The verdict
     depends on the bytes, the loader the file's name picks (the same bytes may be
     YAML at ``x.yaml`` and not JSON at ``x.json``), the size cap and the schema,
     so it is cached under all four; the cached size is checked against the cap too."""
+
     def invalid(message: str, line: Optional[int] = None) -> None:
         state.findings.append(Finding(hook, "freeze-invalid", path, message, line))
 
@@ -183,8 +218,10 @@ def _load_file(schema, schema_key, validator, path, candidate, hook, state,
         return None
     if verdict["cap"] is not None:
         state.caps.append((path, verdict["cap"][0], verdict["cap"][1]))
-    return [Frozen(i, owner, expires, reason, path, line)
-            for i, owner, expires, reason, line in verdict["records"]]
+    return [
+        Frozen(i, owner, expires, reason, path, line)
+        for i, owner, expires, reason, line in verdict["records"]
+    ]
 
 
 def _verdict(schema: str, validator, path: str, data: bytes) -> Dict[str, Any]:
@@ -198,18 +235,20 @@ def _verdict(schema: str, validator, path: str, data: bytes) -> Dict[str, Any]:
         verdict["problems"] = [[f"does not parse: {exc.message}{column}", exc.line]]
         return verdict
     try:
-        found = validation.problems(doc.value, schema if validator is None else None,
-                                    validator)
+        found = validation.problems(doc.value, schema if validator is None else None, validator)
     except validation.SchemaError as exc:
         raise ContractError(f"schema file {schema!r}: {exc}") from None
     if validator is None and not found:
         found = _rules(schema, doc.value, doc)
     if found:
-        verdict["problems"] = [[f"{loaders.json_pointer(json_path)}: {message}",
-                                doc.line_of(json_path)] for json_path, message in found]
+        verdict["problems"] = [
+            [f"{loaders.json_pointer(json_path)}: {message}", doc.line_of(json_path)]
+            for json_path, message in found
+        ]
         return verdict
     if schema == "flake-budget":
         verdict["cap"] = [doc.value["max_frozen"], doc.line_of(("max_frozen",))]
-    verdict["records"] = [[r.id, r.owner, r.expires, r.reason, r.line]
-                          for r in _records(schema, doc.value, doc, path)]
+    verdict["records"] = [
+        [r.id, r.owner, r.expires, r.reason, r.line] for r in _records(schema, doc.value, doc, path)
+    ]
     return verdict

@@ -1,4 +1,5 @@
 """freeze-schema: is every freeze, quarantine and budget file well-formed?"""
+
 from __future__ import annotations
 
 import datetime
@@ -17,6 +18,7 @@ def load(contract: Contract, candidate: Snapshot) -> freeze_files.FreezeState:
     return freeze_files.load(contract, candidate, HOOK)
 
 
-def check(contract: Contract, base: Snapshot, candidate: Snapshot,
-          now: datetime.datetime) -> List[Finding]:
+def check(
+    contract: Contract, base: Snapshot, candidate: Snapshot, now: datetime.datetime
+) -> List[Finding]:
     return load(contract, candidate).findings

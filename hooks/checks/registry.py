@@ -6,6 +6,7 @@ A check is a module ``oracle_guard.checks.<id with underscores>`` with a pure
 ``check(contract, base, candidate, now)`` returning findings. It is imported
 only when it runs, so a ``--only`` run imports one check.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -17,12 +18,12 @@ if TYPE_CHECKING:
     from oracle_guard.findings import Finding
     from oracle_guard.snapshot import Snapshot
 
-CheckFunction = Callable[["Contract", "Snapshot", "Snapshot", datetime.datetime],
-                         List["Finding"]]
+CheckFunction = Callable[["Contract", "Snapshot", "Snapshot", datetime.datetime], List["Finding"]]
 
 
 class CodeDoc(NamedTuple):
     """One finding code as 'oracle-guard explain' and the README table give it."""
+
     code: str
     meaning: str
     fix: str
@@ -48,158 +49,203 @@ class Check(NamedTuple):  # not a dataclass: every hook run would import inspect
 
 
 FIXTURE_LOCK = Check(
-    "fixture-lock", section="fixtures",
+    "fixture-lock",
+    section="fixtures",
     question="do the fixture files match their SHA-256 lock?",
     codes=(
         CodeDoc(
-            "fixture-mismatch", "a fixture's SHA-256 differs from its lock entry",
+            "fixture-mismatch",
+            "a fixture's SHA-256 differs from its lock entry",
             "restore the fixture (git restore --staged --worktree PATH); if the change is "
             "intended, a human runs 'oracle-guard lock' and commits fixture and lock alone",
             "oracle/inputs/prices.json: fixture-mismatch: sha256 57c7463d1e73… does not match "
-            "oracle/fixtures.lock.json (1bb382b9c535…)"),
+            "oracle/fixtures.lock.json (1bb382b9c535…)",
+        ),
         CodeDoc(
-            "fixture-unlocked", "a file under the fixture paths has no lock entry",
+            "fixture-unlocked",
+            "a file under the fixture paths has no lock entry",
             "remove the file, or have a human run 'oracle-guard lock' to record it",
-            "oracle/inputs/extra.json: fixture-unlocked: has no entry in "
-            "oracle/fixtures.lock.json"),
+            "oracle/inputs/extra.json: fixture-unlocked: has no entry in oracle/fixtures.lock.json",
+        ),
         CodeDoc(
             "fixture-missing",
             "a lock entry names a file that is absent or outside the fixture paths",
             "restore the file, or have a human run 'oracle-guard lock' to drop the entry",
             "oracle/fixtures.lock.json:3: fixture-missing: entry 'rates.csv' names no fixture "
-            "file in the index"),
+            "file in the index",
+        ),
         CodeDoc(
-            "lock-invalid", "the lock file is absent, unparsable, or has a bad entry "
+            "lock-invalid",
+            "the lock file is absent, unparsable, or has a bad entry "
             "(path not normalized or outside the root, duplicate, digest not 64 lowercase hex)",
             "regenerate it with 'oracle-guard lock' (if the finding says lock cannot rewrite it, "
             "rename the file it names first); on a branch cut before the lock existed, rebase it "
             "onto the target instead",
-            "oracle/fixtures.lock.json: lock-invalid: lock file is missing from the index"),
+            "oracle/fixtures.lock.json: lock-invalid: lock file is missing from the index",
+        ),
         CodeDoc(
-            "fixture-not-regular", "a symlink or submodule sits under the fixture paths",
+            "fixture-not-regular",
+            "a symlink or submodule sits under the fixture paths",
             "replace it with a regular file; locks hash bytes, not link targets",
             "oracle/inputs/prices.json: fixture-not-regular: is a symlink (mode 120000), not a "
-            "regular file"),
-    ))
+            "regular file",
+        ),
+    ),
+)
 
 SEED_APPEND_ONLY = Check(
-    "seed-append-only", section="seeds", needs_base=True,
+    "seed-append-only",
+    section="seeds",
+    needs_base=True,
     question="were seed corpora only appended to, never rewritten, reordered or deleted?",
     codes=(
         CodeDoc(
-            "seed-removed", "a seed present in the base is gone (element, line or key)",
+            "seed-removed",
+            "a seed present in the base is gone (element, line or key)",
             "put the seed back: seeds are append-only (git checkout BASE -- PATH, then re-append)",
             "seeds/parse_header.json: seed-removed: element [2] 3 is gone: the candidate keeps 2 "
-            "of the base's 3 seeds"),
+            "of the base's 3 seeds",
+        ),
         CodeDoc(
-            "seed-reordered", "an existing seed moved to another position",
+            "seed-reordered",
+            "an existing seed moved to another position",
             "restore the base order and append new seeds at the end",
             "seeds/parse_header.json:2: seed-reordered: element [0] moved: the base has 1 there, "
-            "the candidate has 2"),
+            "the candidate has 2",
+        ),
         CodeDoc(
-            "seed-rewritten", "an existing seed (or an immutable file) changed its value "
-            "or type, or its mode",
+            "seed-rewritten",
+            "an existing seed (or an immutable file) changed its value or type, or its mode",
             "restore the base content; add a new seed instead of editing an old one",
-            "seeds/parse_header.json:2: seed-rewritten: element [0] changed: 1 -> 1.0"),
+            "seeds/parse_header.json:2: seed-rewritten: element [0] changed: 1 -> 1.0",
+        ),
         CodeDoc(
-            "seed-file-deleted", "a seed file of the base is missing from the candidate "
-            "(a rename counts as a deletion)",
+            "seed-file-deleted",
+            "a seed file of the base is missing from the candidate (a rename counts as a deletion)",
             "restore the file under its old name (git checkout BASE -- PATH)",
             "seeds/unicode_hyphen.json: seed-file-deleted: present in HEAD, missing from the "
-            "index (renamed to seeds/unicode_hyphen_v2.json? a rename counts as a deletion)"),
+            "index (renamed to seeds/unicode_hyphen_v2.json? a rename counts as a deletion)",
+        ),
         CodeDoc(
-            "seed-invalid", "a seed file does not parse strictly or has the wrong shape "
-            "for its format",
+            "seed-invalid",
+            "a seed file does not parse strictly or has the wrong shape for its format",
             "fix the syntax; 'json-array' needs one JSON array, 'jsonl' one JSON value a line, "
             "'json-object' one JSON object",
             "oracle/corpus.jsonl:2: seed-invalid: line 2 is not one JSON value: expected a string "
-            "key"),
+            "key",
+        ),
         CodeDoc(
-            "oracle-incomplete", "a seeds entry matches no file, or a json-array/jsonl seed "
-            "file holds no seeds",
+            "oracle-incomplete",
+            "a seeds entry matches no file, or a json-array/jsonl seed file holds no seeds",
             "restore the seed files: missing seeds are never a pass",
-            ".: oracle-incomplete: seeds entry [\"seeds/*.json\"] matches no file in the index"),
-    ))
+            '.: oracle-incomplete: seeds entry ["seeds/*.json"] matches no file in the index',
+        ),
+    ),
+)
 
 FREEZE_SCHEMA = Check(
-    "freeze-schema", section="freeze",
-    question="is every freeze, quarantine and budget file well-formed against its JSON "
-             "Schema?",
+    "freeze-schema",
+    section="freeze",
+    question="is every freeze, quarantine and budget file well-formed against its JSON Schema?",
     codes=(
         CodeDoc(
-            "freeze-invalid", "a freeze, quarantine or budget file does not parse strictly, fails "
+            "freeze-invalid",
+            "a freeze, quarantine or budget file does not parse strictly, fails "
             "its schema, or breaks a cross-field rule (duplicate ids, reason without an "
             "excluded id, pass_count + fail_count != runs); flake-budget reports the same file as "
             "'not counted'",
             "fix the file at the reported line and JSON path",
             "oracle/flake_budget.yaml:3: freeze-invalid: does not parse: anchor &entry is not "
-            "allowed (column 5)"),
-    ))
+            "allowed (column 5)",
+        ),
+    ),
+)
 
 FLAKE_BUDGET = Check(
-    "flake-budget", section="budget",
+    "flake-budget",
+    section="budget",
     question="is every quarantined test owned, unexpired and within the cap?",
     codes=(
         CodeDoc(
-            "budget-exceeded", "more entries are frozen than max_frozen allows (the smaller of the "
+            "budget-exceeded",
+            "more entries are frozen than max_frozen allows (the smaller of the "
             "contract's and the file's own)",
             "fix a frozen test and have an owner run 'oracle-guard freeze remove ID'; raising the "
             "cap is a human's change to the base",
             ".oracle-guard.yaml: budget-exceeded: 4 entries frozen, budget.max_frozen in the "
-            "contract allows 3"),
+            "contract allows 3",
+        ),
         CodeDoc(
-            "budget-no-owner", "a frozen entry has no owner",
+            "budget-no-owner",
+            "a frozen entry has no owner",
             "name the owning team or person in the entry",
-            "oracle/flake_budget.yaml:3: budget-no-owner: 'unicode_hyphen' has no owner"),
+            "oracle/flake_budget.yaml:3: budget-no-owner: 'unicode_hyphen' has no owner",
+        ),
         CodeDoc(
-            "budget-no-expiry", "a frozen entry has no expiry date",
+            "budget-no-expiry",
+            "a frozen entry has no expiry date",
             "give the entry an expiry (a date or a date-time with offset)",
             "oracle/quarantine.json:2: budget-no-expiry: 'tests/test_api.py::test_timeout' has no "
-            "expiry"),
+            "expiry",
+        ),
         CodeDoc(
-            "budget-expired", "a frozen entry's expiry has passed (a date lasts through its "
-            "day in UTC)",
+            "budget-expired",
+            "a frozen entry's expiry has passed (a date lasts through its day in UTC)",
             "fix the test and remove the entry ('oracle-guard freeze remove ID'); renewing "
             "('oracle-guard freeze renew ID --days N') is a human's decision",
-            "freeze.json:3: budget-expired: 'parse_header' expired 2026-09-24"),
+            "freeze.json:3: budget-expired: 'parse_header' expired 2026-09-24",
+        ),
         CodeDoc(
-            "budget-too-far", "a frozen entry expires later than now + max_days",
+            "budget-too-far",
+            "a frozen entry expires later than now + max_days",
             "shorten the expiry to at most max_days from now ('oracle-guard freeze renew ID' "
             "writes the longest allowed)",
             "oracle/flake_budget.yaml:3: budget-too-far: 'unicode_hyphen' expires 2026-12-31, "
-            "beyond 14 days from now"),
+            "beyond 14 days from now",
+        ),
         CodeDoc(
-            "budget-unknown-id", "a frozen id is not among the known ids (stems of known_ids files)",
+            "budget-unknown-id",
+            "a frozen id is not among the known ids (stems of known_ids files)",
             "use an existing property id; check for typos",
             "freeze.json:3: budget-unknown-id: 'parse_headr' is not a known id (stems of "
-            "seeds/*.json)"),
+            "seeds/*.json)",
+        ),
         CodeDoc(
-            "budget-expiring", "warning: a frozen entry expires within warn_days",
+            "budget-expiring",
+            "warning: a frozen entry expires within warn_days",
             "plan the fix or ask the owner to renew ('oracle-guard freeze renew ID --days N')",
             "oracle/flake_budget.yaml:3: budget-expiring (warning): "
-            "'tests/test_io.py::test_upload' expires 2026-09-27, within 3 days"),
-    ))
+            "'tests/test_io.py::test_upload' expires 2026-09-27, within 3 days",
+        ),
+    ),
+)
 
 WRITE_SET = Check(
-    "write-set", section="write_set", needs_base=True,
+    "write-set",
+    section="write_set",
+    needs_base=True,
     guards_without_section="only what the contract names is guarded",
     question="did the change stay inside the allowed paths and out of the protected ones?",
     codes=(
         CodeDoc(
-            "write-outside-set", "a changed path matches no 'allow' pattern or allow_file line",
+            "write-outside-set",
+            "a changed path matches no 'allow' pattern or allow_file line",
             "drop the change to that path (git restore --staged PATH), or ask an owner to widen "
             "the write set in its own change",
-            "Makefile: write-outside-set: matches no allowed pattern of the write set"),
+            "Makefile: write-outside-set: matches no allowed pattern of the write set",
+        ),
         CodeDoc(
-            "write-denied", "a changed path is protected: it matches 'deny' (also ignoring letter "
+            "write-denied",
+            "a changed path is protected: it matches 'deny' (also ignoring letter "
             "case) or is an oracle file the contract names",
             "drop the change (git restore --staged PATH); oracle edits are made by an owner "
             "in a change of their own",
-            "oracle/corpus.jsonl: write-denied: matches deny pattern 'oracle/**'"),
-    ))
+            "oracle/corpus.jsonl: write-denied: matches deny pattern 'oracle/**'",
+        ),
+    ),
+)
 
-CHECKS: Tuple[Check, ...] = (FIXTURE_LOCK, SEED_APPEND_ONLY, FREEZE_SCHEMA, FLAKE_BUDGET,
-                             WRITE_SET)
+CHECKS: Tuple[Check, ...] = (FIXTURE_LOCK, SEED_APPEND_ONLY, FREEZE_SCHEMA, FLAKE_BUDGET, WRITE_SET)
 HOOKS: Tuple[str, ...] = tuple(check.id for check in CHECKS)
 BY_ID: Dict[str, Check] = {check.id: check for check in CHECKS}
 

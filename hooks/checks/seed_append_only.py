@@ -1,14 +1,15 @@
 """seed-append-only: were seed corpora only appended to?"""
+
 from __future__ import annotations
 
 import datetime
 import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from oracle_guard.parsing import loaders
 from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.parsing import loaders
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.parsing.strict_equality import strict_key
 from oracle_guard.snapshot import Snapshot
@@ -41,15 +42,23 @@ def _pair(old: str, new: str, limit: int = SHOW_LIMIT) -> Tuple[str, str]:
     windows start a little before the first character that differs."""
     start = 0
     if old != new and (len(old) > limit or len(new) > limit):
-        first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b),
-                     min(len(old), len(new)))
+        first = next(
+            (i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new))
+        )
         if first >= limit - 1:
             start = max(0, first - limit // 3)
     return _clip(old, limit, start), _clip(new, limit, start)
 
 
-_JSON_TYPE = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-              int: "a number", float: "a number", type(None): "null"}
+_JSON_TYPE = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
 
 
 class Invalid(Exception):
@@ -65,8 +74,9 @@ def _load(snapshot: Snapshot, path: str, kind: type, limit: int) -> Any:
     except loaders.LoadError as exc:
         raise Invalid(exc.message, exc.line) from None
     if not isinstance(value, kind):
-        raise Invalid(f"must be {_JSON_TYPE[kind]} at the top level, found "
-                      f"{_JSON_TYPE[type(value)]}", 1)
+        raise Invalid(
+            f"must be {_JSON_TYPE[kind]} at the top level, found {_JSON_TYPE[type(value)]}", 1
+        )
     return value
 
 
@@ -78,28 +88,32 @@ def first_break(old: Sequence[Any], new: Sequence[Any]) -> Optional[Tuple[str, i
             return "seed-removed", i
         if new[i] != key:
             # an old seed further on means the order changed; elsewhere it is gone
-            if key in new[i + 1:]:
+            if key in new[i + 1 :]:
                 return "seed-reordered", i
             return ("seed-rewritten" if len(new) >= len(old) else "seed-removed"), i
     return None
 
 
-def _break_message(code: str, label: str, old: str, new: Optional[str],
-                   old_count: int, new_count: int) -> str:
+def _break_message(
+    code: str, label: str, old: str, new: Optional[str], old_count: int, new_count: int
+) -> str:
     if new is None:
-        return (f"{label} {_clip(old)} is gone: the candidate keeps {new_count} of the base's "
-                f"{old_count} seeds")
+        return (
+            f"{label} {_clip(old)} is gone: the candidate keeps {new_count} of the base's "
+            f"{old_count} seeds"
+        )
     old, new = _pair(old, new)
     if code == "seed-reordered":
         return f"{label} moved: the base has {old} there, the candidate has {new}"
     if code == "seed-removed":
-        return (f"{label} {old} is gone: the candidate has {new} there and keeps "
-                f"{new_count} of the base's {old_count} seeds")
+        return (
+            f"{label} {old} is gone: the candidate has {new} there and keeps "
+            f"{new_count} of the base's {old_count} seeds"
+        )
     return f"{label} changed: {old} -> {new}"
 
 
-def _array_findings(path: str, old: List[Any], new: List[Any],
-                    new_data: bytes) -> List[Finding]:
+def _array_findings(path: str, old: List[Any], new: List[Any], new_data: bytes) -> List[Finding]:
     found = first_break([strict_key(v) for v in old], [strict_key(v) for v in new])
     if found is None:
         return []
@@ -108,28 +122,42 @@ def _array_findings(path: str, old: List[Any], new: List[Any],
     if i < len(new):
         # positions only now: the slow parser never runs on a passing file
         line = loaders.load_json(new_data, positions=True).line_of((i,))
-    message = _break_message(code, f"element [{i}]", _render(old[i]),
-                             _render(new[i]) if i < len(new) else None, len(old), len(new))
+    message = _break_message(
+        code,
+        f"element [{i}]",
+        _render(old[i]),
+        _render(new[i]) if i < len(new) else None,
+        len(old),
+        len(new),
+    )
     return [Finding(HOOK, code, path, message, line)]
 
 
-def _object_findings(path: str, old: Dict[str, Any], new: Dict[str, Any],
-                     new_data: bytes) -> List[Finding]:
+def _object_findings(
+    path: str, old: Dict[str, Any], new: Dict[str, Any], new_data: bytes
+) -> List[Finding]:
     findings = []
     changed = []
     for key, value in old.items():
         if key not in new:
-            findings.append(Finding(HOOK, "seed-removed", path,
-                                    f"key {_render(key)} ({short(value)}) is gone"))
+            findings.append(
+                Finding(HOOK, "seed-removed", path, f"key {_render(key)} ({short(value)}) is gone")
+            )
         elif strict_key(new[key]) != strict_key(value):
             changed.append(key)
     if changed:
         doc = loaders.load_json(new_data, positions=True)
         for key in changed:
             old_text, new_text = _pair(_render(old[key]), _render(new[key]))
-            findings.append(Finding(HOOK, "seed-rewritten", path,
-                                    f"key {_render(key)} changed: {old_text} -> {new_text}",
-                                    doc.line_of((key,))))
+            findings.append(
+                Finding(
+                    HOOK,
+                    "seed-rewritten",
+                    path,
+                    f"key {_render(key)} changed: {old_text} -> {new_text}",
+                    doc.line_of((key,)),
+                )
+            )
     return findings
 
 
@@ -140,8 +168,7 @@ def _jsonl_lines(data: bytes) -> List[bytes]:
     return lines
 
 
-def _check_new_lines(path: str, lines: List[bytes], start: int,
-                     skipped: int = 0) -> List[Finding]:
+def _check_new_lines(path: str, lines: List[bytes], start: int, skipped: int = 0) -> List[Finding]:
     """Each of ``lines[start:]`` must be one JSON value; ``skipped`` lines come
     before ``lines`` in the file (for the line numbers)."""
     for index in range(start, len(lines)):
@@ -151,8 +178,15 @@ def _check_new_lines(path: str, lines: List[bytes], start: int,
                 raise loaders.LoadError("the line is empty")
             loaders.load_json(lines[index])
         except loaders.LoadError as exc:
-            return [Finding(HOOK, "seed-invalid", path,
-                            f"line {number} is not one JSON value: {exc.message}", number)]
+            return [
+                Finding(
+                    HOOK,
+                    "seed-invalid",
+                    path,
+                    f"line {number} is not one JSON value: {exc.message}",
+                    number,
+                )
+            ]
     return []
 
 
@@ -162,13 +196,19 @@ def _jsonl_findings(path: str, old_lines: List[bytes], new_lines: List[bytes]) -
         return _check_new_lines(path, new_lines, len(old_lines))
     code, i = found
     new = _render_line(new_lines[i]) if i < len(new_lines) else None
-    message = _break_message(code, f"line {i + 1}", _render_line(old_lines[i]), new,
-                             len(old_lines), len(new_lines))
+    message = _break_message(
+        code, f"line {i + 1}", _render_line(old_lines[i]), new, len(old_lines), len(new_lines)
+    )
     return [Finding(HOOK, code, path, message, i + 1 if new is not None else None)]
 
 
-def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
-            limit: int = LIMITS["seed_bytes"]) -> List[Finding]:
+def compare(
+    fmt: str,
+    path: str,
+    base: Optional[Snapshot],
+    candidate: Snapshot,
+    limit: int = LIMITS["seed_bytes"],
+) -> List[Finding]:
     """Findings for one seed file present in the candidate (and maybe in the base);
     a file above ``limit`` bytes is seed-invalid, never loaded."""
     try:
@@ -177,23 +217,37 @@ def compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
         return [Finding(HOOK, "seed-invalid", path, f"{exc} (limits.seed_bytes): not loaded")]
 
 
-def _compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
-             limit: int) -> List[Finding]:
+def _compare(
+    fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot, limit: int
+) -> List[Finding]:
     new_entry = candidate.entry(path)
     assert new_entry is not None  # compare's callers pass a file the candidate holds
     old_entry = base.entry(path) if base is not None else None
     if old_entry is not None and old_entry.mode != new_entry.mode:
-        return [Finding(HOOK, "seed-rewritten", path,
-                        f"mode changed from {old_entry.mode} to {new_entry.mode}")]
+        return [
+            Finding(
+                HOOK,
+                "seed-rewritten",
+                path,
+                f"mode changed from {old_entry.mode} to {new_entry.mode}",
+            )
+        ]
     if not new_entry.is_regular:
-        return [Finding(HOOK, "seed-invalid", path,
-                        f"is not a regular file (mode {new_entry.mode})")]
+        return [
+            Finding(HOOK, "seed-invalid", path, f"is not a regular file (mode {new_entry.mode})")
+        ]
     unchanged = old_entry is not None and old_entry.oid == new_entry.oid
     if fmt == "immutable":
         if old_entry is not None and not unchanged:
-            return [Finding(HOOK, "seed-rewritten", path,
-                            f"immutable file changed (blob {old_entry.oid[:12]} -> "
-                            f"{new_entry.oid[:12]}); add a new file instead")]
+            return [
+                Finding(
+                    HOOK,
+                    "seed-rewritten",
+                    path,
+                    f"immutable file changed (blob {old_entry.oid[:12]} -> "
+                    f"{new_entry.oid[:12]}); add a new file instead",
+                )
+            ]
         return []
     new_data = candidate.read(path, limit)
     if fmt == "jsonl":
@@ -207,8 +261,9 @@ def _compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
         old_data = base.read(path, limit)
         if old_data.endswith(b"\n") and new_data.startswith(old_data):
             # the common case, an append: only the new lines need reading
-            return _check_new_lines(path, _jsonl_lines(new_data[len(old_data):]), 0,
-                                    skipped=old_data.count(b"\n"))
+            return _check_new_lines(
+                path, _jsonl_lines(new_data[len(old_data) :]), 0, skipped=old_data.count(b"\n")
+            )
         new_lines = _jsonl_lines(new_data)
         # split on b"\n" keeps a missing final newline visible: text glued onto
         # the base's last line makes that line differ
@@ -219,8 +274,11 @@ def _compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
     except Invalid as exc:
         return [Finding(HOOK, "seed-invalid", path, exc.message, exc.line)]
     if fmt == "json-array" and not new_value:
-        return [Finding(HOOK, "oracle-incomplete", path,
-                        "seed file holds no seeds (the array is empty)")]
+        return [
+            Finding(
+                HOOK, "oracle-incomplete", path, "seed file holds no seeds (the array is empty)"
+            )
+        ]
     if unchanged or old_entry is None:
         return []
     assert base is not None
@@ -229,16 +287,23 @@ def _compare(fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot,
     except Invalid as exc:
         # fail closed: no append can be verified against a base that does not
         # parse, so any change to it is a rewrite only a human may make
-        return [Finding(HOOK, "seed-rewritten", path,
-                        f"changed, but the base copy does not parse ({exc.message}), so "
-                        "no append can be verified; a human repairs it in its own commit")]
+        return [
+            Finding(
+                HOOK,
+                "seed-rewritten",
+                path,
+                f"changed, but the base copy does not parse ({exc.message}), so "
+                "no append can be verified; a human repairs it in its own commit",
+            )
+        ]
     if fmt == "json-array":
         return _array_findings(path, old_value, new_value, new_data)
     return _object_findings(path, old_value, new_value, new_data)
 
 
-def check(contract: Contract, base: Snapshot, candidate: Snapshot,
-          now: datetime.datetime) -> List[Finding]:
+def check(
+    contract: Contract, base: Snapshot, candidate: Snapshot, now: datetime.datetime
+) -> List[Finding]:
     findings: List[Finding] = []
     added: Optional[Dict[str, List[str]]] = None  # blob id -> paths new in the candidate
     for entry in contract.section("seeds") or []:
@@ -254,20 +319,31 @@ def check(contract: Contract, base: Snapshot, candidate: Snapshot,
                             added.setdefault(new_entry.oid, []).append(new_path)
                 findings.append(_deleted(path, base, candidate, added))
         for path in in_candidate:
-            findings.extend(compare(entry["format"], path, base, candidate,
-                                    contract.limit("seed_bytes")))
+            findings.extend(
+                compare(entry["format"], path, base, candidate, contract.limit("seed_bytes"))
+            )
         if not in_candidate:
-            findings.append(Finding(HOOK, "oracle-incomplete", None,
-                                    f"seeds entry {_render(entry['paths'])} matches no file in "
-                                    f"{candidate.label}"))
+            findings.append(
+                Finding(
+                    HOOK,
+                    "oracle-incomplete",
+                    None,
+                    f"seeds entry {_render(entry['paths'])} matches no file in {candidate.label}",
+                )
+            )
     return findings
 
 
-def _deleted(path: str, base: Snapshot, candidate: Snapshot,
-             added: Dict[str, List[str]]) -> Finding:
+def _deleted(
+    path: str, base: Snapshot, candidate: Snapshot, added: Dict[str, List[str]]
+) -> Finding:
     old_entry = base.entry(path)
     assert old_entry is not None  # a path base.select listed
     moved = sorted(added.get(old_entry.oid, []))
     renamed = f" (renamed to {moved[0]}? a rename counts as a deletion)" if moved else ""
-    return Finding(HOOK, "seed-file-deleted", path,
-                   f"present in {base.label}, missing from {candidate.label}{renamed}")
+    return Finding(
+        HOOK,
+        "seed-file-deleted",
+        path,
+        f"present in {base.label}, missing from {candidate.label}{renamed}",
+    )

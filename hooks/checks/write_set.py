@@ -1,13 +1,14 @@
 """write-set: did the change stay inside the allowed paths and out of the protected ones?"""
+
 from __future__ import annotations
 
 import datetime
 import re
 from typing import Dict, List, Optional, Tuple
 
-from oracle_guard.parsing import loaders
 from oracle_guard.contract import Contract, ContractError, literal_pattern
 from oracle_guard.findings import Finding
+from oracle_guard.parsing import loaders
 from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pattern
 from oracle_guard.snapshot import Snapshot, changes
 
@@ -43,18 +44,24 @@ def allow_file_lines(text: str, path: str) -> List[str]:
         if _GLOB.search(line):
             raise ContractError(
                 f"{where}: {line!r} has a glob character (* ? [ \\); allow_file lines are "
-                "path prefixes from the repository root: use write_set.allow for patterns")
+                "path prefixes from the repository root: use write_set.allow for patterns"
+            )
         prefix = line[1:] if line.startswith("/") else line
         parts = prefix[:-1].split("/") if prefix.endswith("/") else prefix.split("/")
         if not prefix:
-            raise ContractError(f"{where}: '/' names no path; list the folders and files "
-                                "a change may touch")
+            raise ContractError(
+                f"{where}: '/' names no path; list the folders and files a change may touch"
+            )
         if "" in parts:
-            raise ContractError(f"{where}: {line!r} has an empty path part ('//'); "
-                                "allow_file lines are path prefixes from the repository root")
+            raise ContractError(
+                f"{where}: {line!r} has an empty path part ('//'); "
+                "allow_file lines are path prefixes from the repository root"
+            )
         if "." in parts or ".." in parts:
-            raise ContractError(f"{where}: {line!r} has a '.' or '..' part; allow_file "
-                                "lines are normalized path prefixes from the repository root")
+            raise ContractError(
+                f"{where}: {line!r} has a '.' or '..' part; allow_file "
+                "lines are normalized path prefixes from the repository root"
+            )
         patterns.append(literal_pattern(prefix))  # keeps a trailing '/': folders only
     return patterns
 
@@ -74,7 +81,7 @@ class WriteSet:
         self._verdicts: Dict[Tuple[str, bool], Optional[Finding]] = {}
 
     @classmethod
-    def of(cls, contract: Contract) -> "WriteSet":
+    def of(cls, contract: Contract) -> WriteSet:
         """One per contract, so its verdicts are shared by every rule that asks."""
         if getattr(contract, "_write_set", None) is None:
             contract._write_set = cls(contract)
@@ -103,18 +110,21 @@ class WriteSet:
         if reason is not None:
             return Finding(HOOK, "write-denied", path, reason)
         if self.restricted and not self.allow.matches(path):
-            return Finding(HOOK, "write-outside-set", path,
-                           "matches no allowed pattern of the write set")
+            return Finding(
+                HOOK, "write-outside-set", path, "matches no allowed pattern of the write set"
+            )
         return None
 
 
-def check(contract: Contract, base: Snapshot, candidate: Snapshot,
-          now: datetime.datetime) -> List[Finding]:
+def check(
+    contract: Contract, base: Snapshot, candidate: Snapshot, now: datetime.datetime
+) -> List[Finding]:
     write_set = WriteSet.of(contract)
     found = []
     for path, before, after in changes(base, candidate):
-        opaque = ((before is not None and not before.is_regular)
-                  or (after is not None and not after.is_regular))
+        opaque = (before is not None and not before.is_regular) or (
+            after is not None and not after.is_regular
+        )
         found.append(write_set.finding(path, opaque))
     return [f for f in found if f is not None]
 
@@ -124,13 +134,25 @@ Protection = Tuple[Pattern, str, str]  # pattern, what it is, why a path matchin
 
 def _protected(contract: Contract, deny: List[str]) -> List[Protection]:
     """Deny patterns first, then every file and pattern the contract names."""
-    items = [(compile_pattern(p), f"deny pattern {p!r}", f"matches deny pattern {p!r}")
-             for p in deny]
-    items += [(compile_pattern(literal_pattern(f)), f"oracle file {f!r}",
-               f"is oracle file {f!r} named by the contract") for f in contract.oracle_files()]
-    items += [(compile_pattern(p), f"oracle pattern {p!r}",
-               f"matches oracle pattern {p!r} named by the contract")
-              for p in contract.oracle_globs()]
+    items = [
+        (compile_pattern(p), f"deny pattern {p!r}", f"matches deny pattern {p!r}") for p in deny
+    ]
+    items += [
+        (
+            compile_pattern(literal_pattern(f)),
+            f"oracle file {f!r}",
+            f"is oracle file {f!r} named by the contract",
+        )
+        for f in contract.oracle_files()
+    ]
+    items += [
+        (
+            compile_pattern(p),
+            f"oracle pattern {p!r}",
+            f"matches oracle pattern {p!r} named by the contract",
+        )
+        for p in contract.oracle_globs()
+    ]
     return items
 
 
@@ -140,8 +162,10 @@ def _denied(path: str, protected: List[Protection]) -> Optional[str]:
             return reason
     for pattern, what, _ in protected:
         if pattern.matches(path, fold_case=True):
-            return (f"matches {what} when letter case and Unicode normalization are "
-                    "ignored (the same file on macOS and Windows)")
+            return (
+                f"matches {what} when letter case and Unicode normalization are "
+                "ignored (the same file on macOS and Windows)"
+            )
     return None
 
 
@@ -155,8 +179,13 @@ def _covers_protected(folder: str, protected: List[Protection]) -> Optional[str]
         text = pattern.text
         literal = _GLOB.split(text, 1)[0].lstrip("/")
         anchored = "/" in text.rstrip("/")
-        if (anchored and literal.startswith(inside)) or pattern.matches(inside + "\0") \
-                or pattern.matches(inside + "\0", fold_case=True):
-            return (f"is a symlink or submodule where {what} protects files below it "
-                    "(git does not list what lies behind it)")
+        if (
+            (anchored and literal.startswith(inside))
+            or pattern.matches(inside + "\0")
+            or pattern.matches(inside + "\0", fold_case=True)
+        ):
+            return (
+                f"is a symlink or submodule where {what} protects files below it "
+                "(git does not list what lies behind it)"
+            )
     return None

@@ -1,6 +1,7 @@
 """``oracle-guard check``: judge a change with the hooks (all five by default): the
 index as ``git commit`` would record it, or a commit (``--head``), against the
 revision it started from."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,19 +21,31 @@ def hook_list(text: str) -> List[str]:
     unknown = [n for n in names if n not in HOOKS]
     if unknown or not names:
         raise argparse.ArgumentTypeError(
-            f"unknown hook {', '.join(unknown) or text!r}; choose from {', '.join(HOOKS)}")
+            f"unknown hook {', '.join(unknown) or text!r}; choose from {', '.join(HOOKS)}"
+        )
     return names
 
 
-def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[str],
-               now, env: Mapping[str, str], target: Optional[str] = None
-               ) -> Tuple[List[HookResult], Dict, List[str]]:
+def run_checks(
+    git,
+    hooks: Sequence[str],
+    base: Optional[str],
+    head: Optional[str],
+    now,
+    env: Mapping[str, str],
+    target: Optional[str] = None,
+) -> Tuple[List[HookResult], Dict, List[str]]:
     from oracle_guard import revisions
 
     git.check_repository()
     revs = revisions.resolve(
-        git, base, head, env,
-        contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"), target=target)
+        git,
+        base,
+        head,
+        env,
+        contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"),
+        target=target,
+    )
     contract = contract_mod.choose(revs.rules, revs.candidate)
     meta = {
         "base": revs.base.commit or revs.base.label,
@@ -59,7 +72,8 @@ def run_checks(git, hooks: Sequence[str], base: Optional[str], head: Optional[st
 
         result = next(r for r in results if r.hook == "write-set")
         net, per_commit, note = history.judge_with_authority(
-            contract, git, pending(), result.findings, revs.linear, undone=revs.pushed)
+            contract, git, pending(), result.findings, revs.linear, undone=revs.pushed
+        )
         if per_commit or note:
             result.findings = net + [f for _, f in per_commit]
             result.note = note
@@ -85,16 +99,35 @@ def _conflicted(revs, hooks: Sequence[str]) -> List[HookResult]:
     judged as one side."""
     from oracle_guard.findings import Finding
 
-    return [HookResult("write-set", [Finding(
-        "write-set", "merge-conflict", path,
-        f"{revs.candidate.label} conflicts here; it is judged once it merges cleanly")
-        for path in revs.conflicts])]
+    return [
+        HookResult(
+            "write-set",
+            [
+                Finding(
+                    "write-set",
+                    "merge-conflict",
+                    path,
+                    f"{revs.candidate.label} conflicts here; it is judged once it merges cleanly",
+                )
+                for path in revs.conflicts
+            ],
+        )
+    ]
 
 
-def check(directory: str = ".", hooks: Sequence[str] = HOOKS, base: Optional[str] = None,
-          head: Optional[str] = None, target: Optional[str] = None, *,
-          now: Optional[str], env: Mapping[str, str], output: str = "text",
-          color: str = "auto", use_cache: bool = True) -> int:
+def check(
+    directory: str = ".",
+    hooks: Sequence[str] = HOOKS,
+    base: Optional[str] = None,
+    head: Optional[str] = None,
+    target: Optional[str] = None,
+    *,
+    now: Optional[str],
+    env: Mapping[str, str],
+    output: str = "text",
+    color: str = "auto",
+    use_cache: bool = True,
+) -> int:
     """Judge and print the verdict in ``output`` (text, json, github or sarif); the
     exit code: 0 passed, 1 findings."""
     from oracle_guard.git.plumbing import Git
@@ -109,27 +142,44 @@ def check(directory: str = ".", hooks: Sequence[str] = HOOKS, base: Optional[str
     if meta.get("notice"):
         sys.stderr.write(f"oracle-guard: note: {meta['notice']}\n")
     colour = output == "text" and reporters.colour_wanted(color, env, sys.stdout)
-    sys.stdout.write(reporters.render(output, results, meta=meta, owners=owners,
-                                      exit_code=code, colour=colour))
+    sys.stdout.write(
+        reporters.render(output, results, meta=meta, owners=owners, exit_code=code, colour=colour)
+    )
     return code
 
 
 def add_parser(sub) -> None:
-    parser = sub.add_parser("check", parents=[common(), judged()],
-                            help="run the hooks (all five by default)")
-    parser.add_argument("--only", type=hook_list, metavar="ID[,ID...]",
-                        help=f"run only these hooks: {', '.join(HOOKS)}")
+    parser = sub.add_parser(
+        "check", parents=[common(), judged()], help="run the hooks (all five by default)"
+    )
+    parser.add_argument(
+        "--only",
+        type=hook_list,
+        metavar="ID[,ID...]",
+        help=f"run only these hooks: {', '.join(HOOKS)}",
+    )
     parser.add_argument("--base", metavar="REV", help="the revision the change started from")
-    parser.add_argument("--head", metavar="REV",
-                        help="judge this commit instead of the index")
-    parser.add_argument("--target", metavar="BRANCH",
-                        help="the branch the change merges into: the rules come from its tip "
-                             "and, without --base, the change is compared with the merge-base "
-                             "(default: $ORACLE_GUARD_TARGET)")
+    parser.add_argument("--head", metavar="REV", help="judge this commit instead of the index")
+    parser.add_argument(
+        "--target",
+        metavar="BRANCH",
+        help="the branch the change merges into: the rules come from its tip "
+        "and, without --base, the change is compared with the merge-base "
+        "(default: $ORACLE_GUARD_TARGET)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(options) -> int:
-    return check(options.C, options.only or HOOKS, options.base, options.head, options.target,
-                 now=options.now, env=options.env, output=options.format,
-                 color=options.color, use_cache=not options.no_cache)
+    return check(
+        options.C,
+        options.only or HOOKS,
+        options.base,
+        options.head,
+        options.target,
+        now=options.now,
+        env=options.env,
+        output=options.format,
+        color=options.color,
+        use_cache=not options.no_cache,
+    )

@@ -1,5 +1,6 @@
 """``oracle-guard demo``: a throwaway repository, one honest change, and the
 edits an agent might try, each judged by the real hooks."""
+
 from __future__ import annotations
 
 import contextlib
@@ -68,8 +69,10 @@ BASELINE: Dict[str, str] = {
 }
 
 GIT_ENV = {
-    "GIT_AUTHOR_NAME": "oracle-guard demo", "GIT_AUTHOR_EMAIL": "demo@example.invalid",
-    "GIT_COMMITTER_NAME": "oracle-guard demo", "GIT_COMMITTER_EMAIL": "demo@example.invalid",
+    "GIT_AUTHOR_NAME": "oracle-guard demo",
+    "GIT_AUTHOR_EMAIL": "demo@example.invalid",
+    "GIT_COMMITTER_NAME": "oracle-guard demo",
+    "GIT_COMMITTER_EMAIL": "demo@example.invalid",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 
@@ -81,8 +84,12 @@ class Repo:
         self.env.update(GIT_ENV)
 
     def git(self, *args: str) -> str:
-        proc = subprocess.run(["git", "-C", self.path, *args], env=self.env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.run(
+            ["git", "-C", self.path, *args],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"git {args[0]} failed: {proc.stderr.decode().strip()}")
         return proc.stdout.decode()
@@ -100,10 +107,14 @@ class Repo:
 
 # -- the scenarios: (title, edit, expected exit) ------------------------------
 def honest_change(repo: Repo) -> None:
-    repo.write("src/pricing.py", repo.read("src/pricing.py") + "\n\ndef free(cents):\n"
-               "    return price(cents, 0) == cents\n")
-    repo.write("tests/test_pricing.py", "from src.pricing import price\n\n\n"
-               "def test_no_rate():\n    assert price(100, 0) == 100\n")
+    repo.write(
+        "src/pricing.py",
+        repo.read("src/pricing.py") + "\n\ndef free(cents):\n    return price(cents, 0) == cents\n",
+    )
+    repo.write(
+        "tests/test_pricing.py",
+        "from src.pricing import price\n\n\ndef test_no_rate():\n    assert price(100, 0) == 100\n",
+    )
 
 
 def append_seed(repo: Repo) -> None:
@@ -121,8 +132,7 @@ def rewrite_fixture_and_lock(repo: Repo) -> None:
     import hashlib
 
     digest = hashlib.sha256(repo.read("oracle/inputs/pricing.json").encode()).hexdigest()
-    repo.write("oracle/fixtures.lock.json",
-               json.dumps({"pricing.json": digest}, indent=2) + "\n")
+    repo.write("oracle/fixtures.lock.json", json.dumps({"pricing.json": digest}, indent=2) + "\n")
 
 
 def reorder_seeds(repo: Repo) -> None:
@@ -136,17 +146,25 @@ def delete_seed_file(repo: Repo) -> None:
 
 
 def stretch_quarantine(repo: Repo) -> None:
-    repo.write("oracle/flake_budget.yaml", BUDGET.replace("2026-10-07", "2027-01-31") + """\
+    repo.write(
+        "oracle/flake_budget.yaml",
+        BUDGET.replace("2026-10-07", "2027-01-31")
+        + """\
   - id: price_total
     owner: ""
     expires: "2026-12-31"
     reason: "flaky, skip for now"
-""")
+""",
+    )
 
 
 def loosen_contract(repo: Repo) -> None:
-    repo.write(".oracle-guard.yaml", CONTRACT.replace('"seeds/**", ', "")
-               .split("seeds:")[0] + "freeze:" + CONTRACT.split("freeze:")[1])
+    repo.write(
+        ".oracle-guard.yaml",
+        CONTRACT.replace('"seeds/**", ', "").split("seeds:")[0]
+        + "freeze:"
+        + CONTRACT.split("freeze:")[1],
+    )
     seeds = json.loads(repo.read("seeds/discount_rounding.json"))
     repo.write("seeds/discount_rounding.json", json.dumps(seeds[1:], indent=2) + "\n")
 
@@ -159,8 +177,12 @@ def widen_write_set(repo: Repo) -> None:
 # (title, edit, hooks to run, expected exit)
 SCENARIOS: List[Tuple[str, Callable[[Repo], None], str, int]] = [
     ("an honest change: edit src/, add a test", honest_change, "", 0),
-    ("an owner appends a seed (seed-append-only alone; the write set keeps seeds/ "
-     "for humans)", append_seed, "seed-append-only", 0),
+    (
+        "an owner appends a seed (seed-append-only alone; the write set keeps seeds/ for humans)",
+        append_seed,
+        "seed-append-only",
+        0,
+    ),
     ("rewrite a fixture", rewrite_fixture, "", 1),
     ("rewrite a fixture and its lock together", rewrite_fixture_and_lock, "", 1),
     ("reorder property-test seeds", reorder_seeds, "", 1),
@@ -203,10 +225,12 @@ def baseline(path: str) -> Repo:
 def play(path: str, write: Callable[[str], object]) -> bool:
     """Judge every scenario in a repository at ``path``; True when each did as expected."""
     repo = baseline(path)
-    write(f"A repository with a merge contract (.oracle-guard.yaml), judged at {NOW}:\n"
-          "locked fixtures under oracle/inputs/, append-only seeds/, a flake budget, "
-          "and a write set.\nEach change below is staged, then judged as `git commit` "
-          "would judge it.\n")
+    write(
+        f"A repository with a merge contract (.oracle-guard.yaml), judged at {NOW}:\n"
+        "locked fixtures under oracle/inputs/, append-only seeds/, a flake budget, "
+        "and a write set.\nEach change below is staged, then judged as `git commit` "
+        "would judge it.\n"
+    )
     all_as_expected = True
     for number, (title, edit, only, expected) in enumerate(SCENARIOS):
         repo.git("reset", "-q", "--hard")
@@ -218,11 +242,20 @@ def play(path: str, write: Callable[[str], object]) -> bool:
         ok = code == expected
         all_as_expected &= ok
         command = "oracle-guard check" + (f" --only {only}" if only else "")
-        write(f"\n── {number}. {title}\n   $ {command}   -> {verdict}"
-              f"{'' if ok else '  <-- NOT AS EXPECTED'}\n")
+        write(
+            f"\n── {number}. {title}\n   $ {command}   -> {verdict}"
+            f"{'' if ok else '  <-- NOT AS EXPECTED'}\n"
+        )
         write("".join(f"   {line}\n" for line in output.splitlines()))
-    write("\n" + ("Every honest change passed and every move of the goalposts was caught."
-                  if all_as_expected else "Some scenario did not behave as expected.") + "\n")
+    write(
+        "\n"
+        + (
+            "Every honest change passed and every move of the goalposts was caught."
+            if all_as_expected
+            else "Some scenario did not behave as expected."
+        )
+        + "\n"
+    )
     return all_as_expected
 
 
@@ -245,8 +278,9 @@ def show(keep: bool = False) -> int:
 
 
 def add_parser(sub) -> None:
-    parser = sub.add_parser("demo", parents=[debug_only()],
-                            help="show the hooks at work in a throwaway repository")
+    parser = sub.add_parser(
+        "demo", parents=[debug_only()], help="show the hooks at work in a throwaway repository"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the demo repository")
     parser.set_defaults(run=run)
 

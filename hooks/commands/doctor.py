@@ -3,6 +3,7 @@
 Each line is ``ok: ...`` or ``problem: ...`` (a problem says how to fix it);
 the last says ``guarded`` or ``not guarded``. A problem is anything through
 which a push could get past the gate, or that rejects every push."""
+
 from __future__ import annotations
 
 import fnmatch
@@ -26,10 +27,26 @@ MARKER = "# written by oracle-guard install-pre-receive"
 SSHD_CONFIG = "/etc/ssh/sshd_config"
 # what a client's variable must never reach: git's own configuration and
 # directories, the Perl of gitolite-shell, the loader, the hook's clock
-_UNSAFE_VARIABLES = ("GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_PARAMETERS",
-                     "GIT_DIR", "GIT_EXEC_PATH", "GIT_OBJECT_DIRECTORY", "PERL5OPT", "PERL5DB",
-                     "PERL5LIB", "PERLLIB", "LD_PRELOAD", "LD_LIBRARY_PATH", "PATH", "HOME",
-                     "PYTHONPATH", "BASH_ENV", "ENV", "ORACLE_GUARD_NOW")
+_UNSAFE_VARIABLES = (
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_KEY_0",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_DIR",
+    "GIT_EXEC_PATH",
+    "GIT_OBJECT_DIRECTORY",
+    "PERL5OPT",
+    "PERL5DB",
+    "PERL5LIB",
+    "PERLLIB",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "PATH",
+    "HOME",
+    "PYTHONPATH",
+    "BASH_ENV",
+    "ENV",
+    "ORACLE_GUARD_NOW",
+)
 # hosts where the repositories' account has no shell of its own by design
 SERVICE_HOSTS = ("gitolite", "gitlab", "gitea", "ghes")
 
@@ -69,8 +86,9 @@ def diagnose(repo: str, directory: Optional[str], out, sshd_config: str = SSHD_C
     return 0
 
 
-def inspect(git: Git, repo: str, directory: Optional[str] = None,
-            sshd_config: str = SSHD_CONFIG) -> List[Line]:
+def inspect(
+    git: Git, repo: str, directory: Optional[str] = None, sshd_config: str = SSHD_CONFIG
+) -> List[Line]:
     hook, lines = _hook(git, repo, directory)
     lines += _gitolite_options(repo)
     host = hook.host if hook else None
@@ -84,12 +102,23 @@ def inspect(git: Git, repo: str, directory: Optional[str] = None,
     return lines
 
 
-def setup_problems(git: Git, repo: str, host: str, identity_env: Optional[str],
-                   hook_path: str = "", sshd_config: Optional[str] = SSHD_CONFIG) -> List[str]:
+def setup_problems(
+    git: Git,
+    repo: str,
+    host: str,
+    identity_env: Optional[str],
+    hook_path: str = "",
+    sshd_config: Optional[str] = SSHD_CONFIG,
+) -> List[str]:
     """What the installer warns about once the hook is in place."""
     hook = Hook(hook_path, host=host, identity_env=identity_env)
-    lines = (_head(git, repo) + _identity(git, host, identity_env) + _fsck(git, repo)
-             + _account(repo, host, hook) + _sshd(repo, host, sshd_config))
+    lines = (
+        _head(git, repo)
+        + _identity(git, host, identity_env)
+        + _fsck(git, repo)
+        + _account(repo, host, hook)
+        + _sshd(repo, host, sshd_config)
+    )
     return [line.text for line in lines if not line.ok]
 
 
@@ -105,8 +134,9 @@ def hook_problems(repo: str) -> List[str]:
 # -- the hook ---------------------------------------------------------------------
 def is_gitolite_driver(path: str) -> bool:
     """gitolite's multi-hook driver, which runs every executable PATH.* beside it."""
-    return os.path.basename(os.path.realpath(path)) == "multi-hook-driver" or \
-        "for h in $0.*" in _text(path)
+    return os.path.basename(
+        os.path.realpath(path)
+    ) == "multi-hook-driver" or "for h in $0.*" in _text(path)
 
 
 def _hook(git: Git, repo: str, directory: Optional[str]) -> Tuple[Optional[Hook], List[Line]]:
@@ -118,41 +148,68 @@ def _hook(git: Git, repo: str, directory: Optional[str]) -> Tuple[Optional[Hook]
         path = os.path.join(hooks, "pre-receive")
     install = f"oracle-guard install-pre-receive {shlex.quote(repo)} --host HOST"
     if not os.path.lexists(path):
-        return None, [Line(False, f"no hook at {path}: every push is accepted unjudged; "
-                                  f"install it: {install}")]
+        return None, [
+            Line(
+                False, f"no hook at {path}: every push is accepted unjudged; install it: {install}"
+            )
+        ]
     lines = []
     script = path
     if directory is None and is_gitolite_driver(path):
         ours = [m for m in sorted(glob.glob(glob.escape(path) + ".*")) if MARKER in _text(m)]
         if not ours:
-            return None, [Line(False, f"{path} is gitolite's multi-hook driver (the repository "
-                                      "has an 'option hook.pre-receive'), and none of the hooks "
-                                      "it runs is oracle-guard: list it first in that option "
-                                      "(option hook.pre-receive = oracle-guard ...) and run "
-                                      "gitolite setup")]
+            return None, [
+                Line(
+                    False,
+                    f"{path} is gitolite's multi-hook driver (the repository "
+                    "has an 'option hook.pre-receive'), and none of the hooks "
+                    "it runs is oracle-guard: list it first in that option "
+                    "(option hook.pre-receive = oracle-guard ...) and run "
+                    "gitolite setup",
+                )
+            ]
         script = ours[0]
         lines.append(Line(True, f"{path} is gitolite's multi-hook driver; it runs {script}"))
     elif MARKER not in _text(path):
         runner = os.path.join(os.path.dirname(path), "pre-receive.d", "oracle-guard")
         if directory is None and "pre-receive.d" in _text(path) and MARKER in _text(runner):
             script = runner
-            lines.append(Line(True, f"{path} runs the scripts of pre-receive.d, {runner} "
-                                    "among them (check that your server's runner stops on "
-                                    "their failure)"))
+            lines.append(
+                Line(
+                    True,
+                    f"{path} runs the scripts of pre-receive.d, {runner} "
+                    "among them (check that your server's runner stops on "
+                    "their failure)",
+                )
+            )
         else:
-            return None, [Line(False, f"{path} is not oracle-guard's hook: install it: "
-                                      f"{install}")]
+            return None, [Line(False, f"{path} is not oracle-guard's hook: install it: {install}")]
     hook = _parse(script)
     if not _executable(script):
-        return hook, lines + [Line(False, f"{script} is not executable, so git (or gitolite's "
-                                          f"driver) skips it: chmod 755 {script}")]
+        return hook, lines + [
+            Line(
+                False,
+                f"{script} is not executable, so git (or gitolite's "
+                f"driver) skips it: chmod 755 {script}",
+            )
+        ]
     if hook.python is None:
-        return hook, lines + [Line(False, f"{script} does not run oracle-guard pre-receive as "
-                                          f"install-pre-receive writes it: reinstall: {install}")]
+        return hook, lines + [
+            Line(
+                False,
+                f"{script} does not run oracle-guard pre-receive as "
+                f"install-pre-receive writes it: reinstall: {install}",
+            )
+        ]
     lines.append(_runs(hook, repo))
     if hook.host is None:
-        lines.append(Line(True, f"{script} names no host: the pusher is read from the variable "
-                                "the contract names (reinstall with --host to pin the host's)"))
+        lines.append(
+            Line(
+                True,
+                f"{script} names no host: the pusher is read from the variable "
+                "the contract names (reinstall with --host to pin the host's)",
+            )
+        )
     else:
         lines.append(Line(True, f"host: {hook.host}"))
     return hook, lines
@@ -172,11 +229,16 @@ def _gitolite_options(repo: str) -> List[Line]:
     listed = gitolite_hook_option(repo)
     if listed is None or "oracle-guard" in listed:
         return []
-    return [Line(False, f"gitolite.conf sets option hook.pre-receive = {' '.join(listed)} for "
-                        "this repository, without oracle-guard: at the next gitolite-admin push "
-                        "gitolite's driver replaces the oracle-guard hook here and does not "
-                        f"run it; list it: option hook.pre-receive = oracle-guard "
-                        f"{' '.join(listed)}")]
+    return [
+        Line(
+            False,
+            f"gitolite.conf sets option hook.pre-receive = {' '.join(listed)} for "
+            "this repository, without oracle-guard: at the next gitolite-admin push "
+            "gitolite's driver replaces the oracle-guard hook here and does not "
+            f"run it; list it: option hook.pre-receive = oracle-guard "
+            f"{' '.join(listed)}",
+        )
+    ]
 
 
 def _parse(path: str) -> Hook:
@@ -185,7 +247,7 @@ def _parse(path: str) -> Hook:
         if not line.startswith("exec "):
             continue
         try:
-            words = shlex.split(line[len("exec "):])
+            words = shlex.split(line[len("exec ") :])
         except ValueError:
             return hook
         if words[1:5] != ["-I", "-m", "oracle_guard", "pre-receive"]:
@@ -203,9 +265,15 @@ def _runs(hook: Hook, repo: str) -> Line:
     assert hook.python is not None  # inspect reports a hook without one before this
     owner = os.stat(repo).st_uid
     try:
-        proc = subprocess.run([hook.python, "-I", "-m", "oracle_guard", "--version"],
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd="/",
-                              stdin=subprocess.DEVNULL, timeout=60, **_as_owner(repo))
+        proc = subprocess.run(
+            [hook.python, "-I", "-m", "oracle_guard", "--version"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+            **_as_owner(repo),
+        )
         said = proc.stdout.decode("utf-8", "replace").strip()
         rc = proc.returncode
     except OSError as exc:
@@ -213,13 +281,19 @@ def _runs(hook: Hook, repo: str) -> Line:
     account = _account_name(owner)
     if rc != 0:
         first = said.splitlines()[-1] if said else f"exit {rc}"
-        return Line(False, f"{hook.python} cannot run oracle-guard as {account} ({first}): "
-                           "every push is rejected; install oracle-guard with a Python that "
-                           f"account can read (for example python3 -m venv /opt/oracle-guard, "
-                           "made from /usr/bin/python3), and reinstall the hook with it")
+        return Line(
+            False,
+            f"{hook.python} cannot run oracle-guard as {account} ({first}): "
+            "every push is rejected; install oracle-guard with a Python that "
+            f"account can read (for example python3 -m venv /opt/oracle-guard, "
+            "made from /usr/bin/python3), and reinstall the hook with it",
+        )
     if said != f"oracle-guard {__version__}":
-        return Line(False, f"the hook runs {said}, not oracle-guard {__version__} (this one): "
-                           "reinstall the hook with this installation")
+        return Line(
+            False,
+            f"the hook runs {said}, not oracle-guard {__version__} (this one): "
+            "reinstall the hook with this installation",
+        )
     return Line(True, f"the hook runs {said} ({hook.python}) as {account}")
 
 
@@ -245,18 +319,24 @@ def _head(git: Git, repo: str) -> List[Line]:
     target = git.head_target()
     fix = f"git --git-dir={shlex.quote(repo)} symbolic-ref HEAD refs/heads/main"
     if not git.has_refs():
-        return [Line(False, f"the repository is empty: its first push brings its own rules, so "
-                            f"push the first contract yourself; the rules then come from the "
-                            f"branch HEAD names ({target or 'none'}): if the first push "
-                            f"creates another, point HEAD at it first: {fix}")]
+        return [
+            Line(
+                False,
+                f"the repository is empty: its first push brings its own rules, so "
+                f"push the first contract yourself; the rules then come from the "
+                f"branch HEAD names ({target or 'none'}): if the first push "
+                f"creates another, point HEAD at it first: {fix}",
+            )
+        ]
     tip = git.resolve_commit("HEAD")
     if tip is None:
         return [Line(False, unresolved_head(git) + " (every push is rejected until then)")]
     return [Line(True, f"HEAD names {target or 'a detached commit'} ({tip[:12]})")]
 
 
-def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
-           hooked: bool = True) -> List[Line]:
+def _rules(
+    git: Git, host: Optional[str], identity_env: Optional[str], hooked: bool = True
+) -> List[Line]:
     from oracle_guard import contract as contract_mod
     from oracle_guard.authority.signatures import Authority
     from oracle_guard.commands.pre_receive import rules_branch
@@ -270,8 +350,13 @@ def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
         assert tip is not None  # rules_branch gives a tip for a tip
         snapshot = Snapshot.of_commit(git, tip, branch or "HEAD")
         if contract_mod.read(snapshot) is None:
-            return [Line(False, f"{branch} has no {contract_mod.CONTRACT_PATH}: a push is judged "
-                                "by the rules it brings; commit the contract to it")]
+            return [
+                Line(
+                    False,
+                    f"{branch} has no {contract_mod.CONTRACT_PATH}: a push is judged "
+                    "by the rules it brings; commit the contract to it",
+                )
+            ]
         contract = contract_mod.choose(snapshot, snapshot)
         assert contract is not None  # the snapshot has one: read() said so
         lines = [Line(True, f"rules: {contract_mod.CONTRACT_PATH} at {branch} ({tip[:12]})")]
@@ -280,12 +365,22 @@ def _rules(git: Git, host: Optional[str], identity_env: Optional[str],
         return [Line(False, f"the rules do not load, so every push is rejected: {exc}")]
     if authority is not None:
         names = sorted({p for s in authority.signers for p in s.principals})
-        lines.append(Line(True, f"authority: owners sign with the keys in {authority.path} "
-                                f"({len(names)} principal{'s' if len(names) != 1 else ''})"))
+        lines.append(
+            Line(
+                True,
+                f"authority: owners sign with the keys in {authority.path} "
+                f"({len(names)} principal{'s' if len(names) != 1 else ''})",
+            )
+        )
     lines += _identity_of(contract, host, identity_env) if hooked else []
     if authority is None and not contract.owners:
-        lines.append(Line(True, "no owners: oracle changes are refused to every push; an "
-                                "admin changes the rules on the server (README: Bootstrap)"))
+        lines.append(
+            Line(
+                True,
+                "no owners: oracle changes are refused to every push; an "
+                "admin changes the rules on the server (README: Bootstrap)",
+            )
+        )
     return lines
 
 
@@ -312,26 +407,40 @@ def _identity_of(contract, host: Optional[str], identity_env: Optional[str]) -> 
         return []
     trusted = pusher_variable(host, identity_env)
     if trusted is None:
-        return [Line(False, f"owners are read from {named}, as the contract names it, whoever "
-                            "set it: reinstall the hook with --host for your server (or "
-                            "--identity-env for ssh and plain) so only its variable counts")]
+        return [
+            Line(
+                False,
+                f"owners are read from {named}, as the contract names it, whoever "
+                "set it: reinstall the hook with --host for your server (or "
+                "--identity-env for ssh and plain) so only its variable counts",
+            )
+        ]
     if trusted != named:
-        return [Line(False, f"the contract names identity_env {named}, but the hook takes the "
-                            f"pusher from {trusted} ({host}): nobody is an owner by variable; "
-                            f"an owner changes identity_env to {trusted}")]
+        return [
+            Line(
+                False,
+                f"the contract names identity_env {named}, but the hook takes the "
+                f"pusher from {trusted} ({host}): nobody is an owner by variable; "
+                f"an owner changes identity_env to {trusted}",
+            )
+        ]
     return [Line(True, f"owners by variable: {', '.join(contract.owners)} in {named}")]
 
 
 def _fsck(git: Git, repo: str) -> List[Line]:
-    values = [_owner_config(repo, key) for key in ("receive.fsckObjects",
-                                                   "transfer.fsckObjects")]
+    values = [_owner_config(repo, key) for key in ("receive.fsckObjects", "transfer.fsckObjects")]
     if "true" in values:
         return [Line(True, "receive.fsckObjects is on")]
-    return [Line(False, "receive.fsckObjects is off: git stores malformed objects that "
-                        "oracle-guard does not read in full: "
-                        f"git --git-dir={shlex.quote(repo)} config receive.fsckObjects true "
-                        "(or, as the account git runs as, for all its repositories: "
-                        "git config --global receive.fsckObjects true)")]
+    return [
+        Line(
+            False,
+            "receive.fsckObjects is off: git stores malformed objects that "
+            "oracle-guard does not read in full: "
+            f"git --git-dir={shlex.quote(repo)} config receive.fsckObjects true "
+            "(or, as the account git runs as, for all its repositories: "
+            "git config --global receive.fsckObjects true)",
+        )
+    ]
 
 
 def _as_owner(repo: str) -> dict:
@@ -341,16 +450,26 @@ def _as_owner(repo: str) -> dict:
     if os.geteuid() != 0 or owner == 0:
         return {}
     entry = pwd.getpwuid(owner)
-    return dict(user=owner, group=entry.pw_gid, extra_groups=[],
-                env={**os.environ, "HOME": entry.pw_dir, "XDG_CONFIG_HOME": ""})
+    return dict(
+        user=owner,
+        group=entry.pw_gid,
+        extra_groups=[],
+        env={**os.environ, "HOME": entry.pw_dir, "XDG_CONFIG_HOME": ""},
+    )
 
 
 def _owner_config(repo: str, key: str) -> Optional[str]:
     """A config value as git reads it when it serves a push: as the repository's
     owner, whose global config counts, not root's."""
-    proc = subprocess.run(["git", "--git-dir", repo, "config", "--type=bool", "--get", key],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          stdin=subprocess.DEVNULL, cwd="/", timeout=60, **_as_owner(repo))
+    proc = subprocess.run(
+        ["git", "--git-dir", repo, "config", "--type=bool", "--get", key],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        cwd="/",
+        timeout=60,
+        **_as_owner(repo),
+    )
     return proc.stdout.decode("utf-8", "replace").strip() or None
 
 
@@ -360,9 +479,14 @@ def _shallow(git: Git, repo: str) -> List[Line]:
     if not git.is_shallow():
         return []
     shallow = os.path.normpath(os.path.join(git.git_dir(), "shallow"))
-    return [Line(False, f"{shallow} exists: the repository is shallow, so a push's commits "
-                        "beyond its boundary are not judged; make it complete: "
-                        f"git --git-dir={shlex.quote(repo)} fetch --unshallow SOURCE")]
+    return [
+        Line(
+            False,
+            f"{shallow} exists: the repository is shallow, so a push's commits "
+            "beyond its boundary are not judged; make it complete: "
+            f"git --git-dir={shlex.quote(repo)} fetch --unshallow SOURCE",
+        )
+    ]
 
 
 # -- sshd, for the hosts it serves -------------------------------------------------
@@ -378,30 +502,58 @@ def _sshd(repo: str, host: Optional[str], config: Optional[str]) -> List[Line]:
         return []
     account = _account_name(os.stat(repo).st_uid)
     try:
-        proc = subprocess.run(["sshd", "-T", "-f", config, "-C",
-                               f"user={account},host=localhost,addr=127.0.0.1"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, timeout=60,
-                              env={**os.environ, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+        proc = subprocess.run(
+            ["sshd", "-T", "-f", config, "-C", f"user={account},host=localhost,addr=127.0.0.1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+            env={**os.environ, "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+        )
         said, rc = proc.stdout.decode("utf-8", "replace"), proc.returncode
         error = proc.stderr.decode("utf-8", "replace").strip()
     except OSError as exc:
         said, rc, error = "", 127, str(exc)
     if rc != 0:
-        return [Line(False, f"cannot read sshd's configuration {config} ({error or f'exit {rc}'}"
-                            f"): what a client's SetEnv reaches is unknown; run doctor as root, "
-                            "with --sshd-config FILE for the sshd that serves this account")]
-    accepted = [word for line in said.splitlines() if line.startswith("acceptenv ")
-                for word in line.split()[1:]]
-    unsafe = sorted({pattern for pattern in accepted for name in _UNSAFE_VARIABLES
-                     if fnmatch.fnmatchcase(name, pattern)})
+        return [
+            Line(
+                False,
+                f"cannot read sshd's configuration {config} ({error or f'exit {rc}'}"
+                f"): what a client's SetEnv reaches is unknown; run doctor as root, "
+                "with --sshd-config FILE for the sshd that serves this account",
+            )
+        ]
+    accepted = [
+        word
+        for line in said.splitlines()
+        if line.startswith("acceptenv ")
+        for word in line.split()[1:]
+    ]
+    unsafe = sorted(
+        {
+            pattern
+            for pattern in accepted
+            for name in _UNSAFE_VARIABLES
+            if fnmatch.fnmatchcase(name, pattern)
+        }
+    )
     if unsafe:
-        return [Line(False, f"sshd ({config}) accepts the client's variables "
-                            f"{' '.join(unsafe)} (AcceptEnv) for {account}: a pusher's SetEnv "
-                            "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath switches every "
-                            "hook off; accept at most LANG LC_* (Debian's default)")]
-    return [Line(True, f"sshd ({config}) accepts only {' '.join(accepted) or 'no'} client "
-                       f"variables for {account}")]
+        return [
+            Line(
+                False,
+                f"sshd ({config}) accepts the client's variables "
+                f"{' '.join(unsafe)} (AcceptEnv) for {account}: a pusher's SetEnv "
+                "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath switches every "
+                "hook off; accept at most LANG LC_* (Debian's default)",
+            )
+        ]
+    return [
+        Line(
+            True,
+            f"sshd ({config}) accepts only {' '.join(accepted) or 'no'} client "
+            f"variables for {account}",
+        )
+    ]
 
 
 # -- the account git runs as ------------------------------------------------------
@@ -413,13 +565,19 @@ def _account(repo: str, host: Optional[str], hook: Optional[Hook]) -> List[Line]
         return []
     name = _account_name(owner)
     lines = []
-    paths = [p for p in ([hook.path, os.path.dirname(hook.path)] if hook and hook.path
-                         else []) if p]
+    paths = [
+        p for p in ([hook.path, os.path.dirname(hook.path)] if hook and hook.path else []) if p
+    ]
     for path in paths:
         if _writable_by(path, owner):
-            lines.append(Line(False, f"{name}, the account git runs as, can rewrite {path}: "
-                                     f"chown root: {shlex.quote(path)} && chmod 755 "
-                                     f"{shlex.quote(path)}"))
+            lines.append(
+                Line(
+                    False,
+                    f"{name}, the account git runs as, can rewrite {path}: "
+                    f"chown root: {shlex.quote(path)} && chmod 755 "
+                    f"{shlex.quote(path)}",
+                )
+            )
     if host == "ssh":
         lines += _shell(owner)
         lines += _key_variables(owner, pusher_variable(host, hook.identity_env if hook else None))
@@ -456,17 +614,25 @@ def _shell(uid: int) -> List[Line]:
     loose = [n for n, line in lines if "command=" not in _key_options(line)]
     if not loose:
         return [Line(True, f"every key in {keys} has a forced command")]
-    return [Line(False, f"{entry.pw_name} logs in with {entry.pw_shell}, and "
-                        f"{len(loose)} key{'s' if len(loose) != 1 else ''} in {keys} "
-                        f"(line {', '.join(map(str, loose))}) have no forced command: a "
-                        "pusher can run any command, set any variable and rewrite the hook: "
-                        f"chsh -s \"$(command -v git-shell)\" {entry.pw_name}")]
+    return [
+        Line(
+            False,
+            f"{entry.pw_name} logs in with {entry.pw_shell}, and "
+            f"{len(loose)} key{'s' if len(loose) != 1 else ''} in {keys} "
+            f"(line {', '.join(map(str, loose))}) have no forced command: a "
+            "pusher can run any command, set any variable and rewrite the hook: "
+            f'chsh -s "$(command -v git-shell)" {entry.pw_name}',
+        )
+    ]
 
 
 def _key_lines(uid: int) -> Tuple[str, List[Tuple[int, str]]]:
     keys = os.path.join(pwd.getpwuid(uid).pw_dir, ".ssh", "authorized_keys")
-    return keys, [(n, line) for n, line in enumerate(_text(keys).splitlines(), 1)
-                  if line.strip() and not line.lstrip().startswith("#")]
+    return keys, [
+        (n, line)
+        for n, line in enumerate(_text(keys).splitlines(), 1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def _key_variables(uid: int, variable: Optional[str]) -> List[Line]:
@@ -478,17 +644,22 @@ def _key_variables(uid: int, variable: Optional[str]) -> List[Line]:
     unset = [n for n, line in lines if f'environment="{variable}=' not in _key_options(line)]
     if not unset:
         return [Line(True, f"every key in {keys} sets {variable}")] if lines else []
-    return [Line(False, f"{len(unset)} key{'s' if len(unset) != 1 else ''} in {keys} (line "
-                        f"{', '.join(map(str, unset))}) set no {variable}: where sshd accepts "
-                        f"client variables (AcceptEnv), such a key's holder names any pusher; "
-                        f"give each key environment=\"{variable}=NAME\" (and sshd "
-                        f"PermitUserEnvironment {variable})")]
+    return [
+        Line(
+            False,
+            f"{len(unset)} key{'s' if len(unset) != 1 else ''} in {keys} (line "
+            f"{', '.join(map(str, unset))}) set no {variable}: where sshd accepts "
+            f"client variables (AcceptEnv), such a key's holder names any pusher; "
+            f'give each key environment="{variable}=NAME" (and sshd '
+            f"PermitUserEnvironment {variable})",
+        )
+    ]
 
 
 def _key_options(line: str) -> str:
     """The options field of an authorized_keys line: all before the key type."""
     found = re.search(r"(^|\s)(ssh-|ecdsa-|sk-)", line.strip())
-    return line.strip()[:found.start()] if found else line
+    return line.strip()[: found.start()] if found else line
 
 
 def _account_name(uid: int) -> str:
@@ -499,14 +670,20 @@ def _account_name(uid: int) -> str:
 
 
 def add_parser(sub) -> None:
-    parser = sub.add_parser("doctor", parents=[common()],
-                            help="say whether a server repository is guarded (read-only)")
+    parser = sub.add_parser(
+        "doctor", parents=[common()], help="say whether a server repository is guarded (read-only)"
+    )
     parser.add_argument("repo", metavar="REPO", help="the repository, e.g. /srv/git/app.git")
-    parser.add_argument("--dir", metavar="DIR",
-                        help="the hook is DIR/oracle-guard (as installed with --dir)")
-    parser.add_argument("--sshd-config", metavar="FILE", default=SSHD_CONFIG,
-                        help="ssh and gitolite: the configuration of the sshd that serves "
-                             "the repository, read with sshd -T (default: %(default)s)")
+    parser.add_argument(
+        "--dir", metavar="DIR", help="the hook is DIR/oracle-guard (as installed with --dir)"
+    )
+    parser.add_argument(
+        "--sshd-config",
+        metavar="FILE",
+        default=SSHD_CONFIG,
+        help="ssh and gitolite: the configuration of the sshd that serves "
+        "the repository, read with sshd -T (default: %(default)s)",
+    )
     parser.set_defaults(run=run)
 
 

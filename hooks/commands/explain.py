@@ -1,4 +1,5 @@
 """``oracle-guard explain CODE | --all``: what a finding code means, an example, the fix."""
+
 from __future__ import annotations
 
 from typing import Iterable, Optional
@@ -23,8 +24,10 @@ def explain(code: Optional[str], every: bool = False) -> int:
     if name not in CODES:
         raise UsageError(_unknown_code(code, CODES))
     info = CODES[name]
-    print(f"code:    {name}\nhook:    {info.hook}\nmeaning: {info.meaning}\n"
-          f"example: {info.example}\nfix:     {info.fix}")
+    print(
+        f"code:    {name}\nhook:    {info.hook}\nmeaning: {info.meaning}\n"
+        f"example: {info.example}\nfix:     {info.fix}"
+    )
     return 0
 
 
@@ -42,8 +45,9 @@ def _unknown_code(given: str, codes: Iterable[str]) -> str:
 def add_parser(sub) -> None:
     parser = sub.add_parser("explain", help="what a finding code means, an example, the fix")
     parser.add_argument("code", metavar="CODE", nargs="?", help="a finding code")
-    parser.add_argument("--all", action="store_true",
-                        help="list every code with its hook and meaning")
+    parser.add_argument(
+        "--all", action="store_true", help="list every code with its hook and meaning"
+    )
     parser.set_defaults(run=run)
 
 

@@ -9,6 +9,7 @@ fails, even when it failed the same way before). Edits keep the file's comments,
 layout and line endings (``text_edit``); what every authoring command shares is
 in ``workspace``.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -20,8 +21,15 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from oracle_guard import clock
 from oracle_guard.commands.options import common
-from oracle_guard.commands.workspace import (Workspace, describe, edit, fixture_notes,
-                                             new_findings, repo_path, unsafe)
+from oracle_guard.commands.workspace import (
+    Workspace,
+    describe,
+    edit,
+    fixture_notes,
+    new_findings,
+    repo_path,
+    unsafe,
+)
 from oracle_guard.errors import Refused
 from oracle_guard.findings import Finding
 from oracle_guard.report.escaping import inert, show_path, show_text
@@ -39,8 +47,11 @@ class Target(NamedTuple):
 def _freeze_sections(contract) -> List[Tuple[str, List[str]]]:
     from oracle_guard.parsing import validation
 
-    return [(e["schema"], e["paths"]) for e in contract.section("freeze") or []
-            if e["schema"] in validation.BUILTIN]
+    return [
+        (e["schema"], e["paths"])
+        for e in contract.section("freeze") or []
+        if e["schema"] in validation.BUILTIN
+    ]
 
 
 def _all_freeze_patterns(contract) -> List[str]:
@@ -48,8 +59,7 @@ def _all_freeze_patterns(contract) -> List[str]:
 
 
 def _judge(contract, snapshot: Snapshot, now: dt.datetime) -> List[Finding]:
-    from oracle_guard.checks import flake_budget
-    from oracle_guard.checks import freeze_schema
+    from oracle_guard.checks import flake_budget, freeze_schema
 
     findings = freeze_schema.check(contract, snapshot, snapshot, now)
     if contract.section("budget") is not None:
@@ -68,15 +78,17 @@ def _in_scope(path: str, chosen: Optional[str]) -> bool:
 class FreezeCommand:
     """What freeze add, renew, remove and list share: the state before the edit."""
 
-    def __init__(self, ws: Workspace, now: Optional[str], env: Mapping[str, str],
-                 file: Optional[str] = None) -> None:
+    def __init__(
+        self, ws: Workspace, now: Optional[str], env: Mapping[str, str], file: Optional[str] = None
+    ) -> None:
         from oracle_guard.checks import freeze_schema
 
         self.ws = ws
         self.contract = ws.contract
         if not _freeze_sections(self.contract):
-            raise Refused("the contract names no freeze file of a built-in schema "
-                          "(its 'freeze' section)")
+            raise Refused(
+                "the contract names no freeze file of a built-in schema (its 'freeze' section)"
+            )
         self.now = clock.now_from(now, env)
         self.file = repo_path(file) if file else None
         self.before = ws.working(_all_freeze_patterns(self.contract))
@@ -86,20 +98,27 @@ class FreezeCommand:
         """A file that fails freeze-schema is never edited, nor counted as empty."""
         for f in self.state.findings:
             if everywhere or _in_scope(f.path or "", self.file):
-                raise Refused(f"{describe(f)}; fix that file by hand first "
-                              "(oracle-guard edits only files the hooks accept)")
+                raise Refused(
+                    f"{describe(f)}; fix that file by hand first "
+                    "(oracle-guard edits only files the hooks accept)"
+                )
 
     def located(self, ident: str):
         """The one entry with this id (in --file when given)."""
         hits = [e for e in self.state.entries if e.id == ident and _in_scope(e.path, self.file)]
         if not hits:
-            scope = self.file or ", ".join(sorted({e.path for e in self.state.entries})) \
+            scope = (
+                self.file
+                or ", ".join(sorted({e.path for e in self.state.entries}))
                 or "no freeze file"
+            )
             raise Refused(f"unknown id {ident!r}: no frozen entry has it ({scope})")
         if len({e.path for e in hits}) > 1:
-            raise Refused(f"{ident!r} is frozen in several files "
-                          f"({', '.join(sorted({e.path for e in hits}))}): choose one with "
-                          "--file PATH")
+            raise Refused(
+                f"{ident!r} is frozen in several files "
+                f"({', '.join(sorted({e.path for e in hits}))}): choose one with "
+                "--file PATH"
+            )
         return hits[0]
 
     def expiry(self, days: Optional[int], until: Optional[str]) -> str:
@@ -111,34 +130,43 @@ class FreezeCommand:
             if days is None:
                 days = (self.contract.section("budget") or {}).get("max_days")
                 if days is None:
-                    raise Refused("name the expiry with --days N or --until DATE (the "
-                                  "contract sets no budget.max_days to default to)")
+                    raise Refused(
+                        "name the expiry with --days N or --until DATE (the "
+                        "contract sets no budget.max_days to default to)"
+                    )
             try:
                 day = (self.now.astimezone(dt.timezone.utc) + dt.timedelta(days=days)).date()
             except OverflowError:
-                raise Refused(f"--days {days}: the expiry would fall outside the calendar "
-                              "(years 1 to 9999)") from None
+                raise Refused(
+                    f"--days {days}: the expiry would fall outside the calendar (years 1 to 9999)"
+                ) from None
             expires = day.isoformat()
         try:
             ends = clock.parse_when(expires)
         except clock.ClockError as exc:
             raise Refused(f"--until: {exc}") from None
         if self.now >= ends:
-            raise Refused(f"the expiry {show_text(expires)} has already passed (now "
-                          f"{_shown_now(self.now)}): budget-expired")
+            raise Refused(
+                f"the expiry {show_text(expires)} has already passed (now "
+                f"{_shown_now(self.now)}): budget-expired"
+            )
         return expires
 
     def edit(self, path: str):
-        from oracle_guard.parsing import loaders
-        from oracle_guard.parsing import text_edit
+        from oracle_guard.parsing import loaders, text_edit
 
         try:
             return text_edit.editor_for(path, self.before.read(path))
         except (loaders.LoadError, text_edit.Unsafe) as exc:
             raise unsafe(path, str(exc)) from None
 
-    def judged(self, intent: str, files: Dict[str, Optional[bytes]], grew: bool,
-               edited: Optional[Tuple[str, str]] = None):
+    def judged(
+        self,
+        intent: str,
+        files: Dict[str, Optional[bytes]],
+        grew: bool,
+        edited: Optional[Tuple[str, str]] = None,
+    ):
         """(new findings, findings after) of the edited state, or Refused. ``edited``
         (path, id): the entry whose expiry this edit writes, refused while that
         expiry fails flake-budget even when it failed before (renewing to the same
@@ -149,15 +177,26 @@ class FreezeCommand:
         fresh = new_findings(before_findings, after_findings, grew)
         errors = [f for f in fresh if f.severity == "error"]
         if edited is not None:
-            errors += [f for f in after_findings
-                       if f.code in _EXPIRY_CODES and f.severity == "error"
-                       and _concerns(f, *edited) and f not in errors]
+            errors += [
+                f
+                for f in after_findings
+                if f.code in _EXPIRY_CODES
+                and f.severity == "error"
+                and _concerns(f, *edited)
+                and f not in errors
+            ]
         if errors:
             raise Refused(f"cannot {intent}: {describe(errors[0])}")
         return fresh, after_findings
 
-    def apply(self, intent: str, done: str, files: Dict[str, Optional[bytes]],
-              grew: bool, edited: Optional[Tuple[str, str]] = None) -> None:
+    def apply(
+        self,
+        intent: str,
+        done: str,
+        files: Dict[str, Optional[bytes]],
+        grew: bool,
+        edited: Optional[Tuple[str, str]] = None,
+    ) -> None:
         """Judge the edited state, then write the files or refuse."""
         fresh, after_findings = self.judged(intent, files, grew, edited)
         self.ws.write(files)
@@ -166,8 +205,12 @@ class FreezeCommand:
                 print(inert(f"removed {show_path(path)} (it was never staged: nothing to add)"))
                 continue
             verb = "removed" if data is None else "wrote"
-            print(inert(f"{verb} {show_path(path)} ({show_text(done)}); stage it with: "
-                        f"{show_text(self.ws.git_add(path))}"))
+            print(
+                inert(
+                    f"{verb} {show_path(path)} ({show_text(done)}); stage it with: "
+                    f"{show_text(self.ws.git_add(path))}"
+                )
+            )
         for f in fresh:
             print(inert(f"warning: {describe(f)}"))
         for f in after_findings:
@@ -200,8 +243,9 @@ def _add_targets(cmd: FreezeCommand) -> List[Tuple[str, Optional[str], List[str]
         if schema == "quarantine-entry":
             out.append((schema, None, patterns))
         else:
-            out.extend((schema, p, patterns)
-                       for p in PatternSet(patterns).select(cmd.before.entries))
+            out.extend(
+                (schema, p, patterns) for p in PatternSet(patterns).select(cmd.before.entries)
+            )
     return out
 
 
@@ -210,16 +254,16 @@ def _label(target: Tuple[str, Optional[str], List[str]]) -> str:
     return path if path is not None else f"{', '.join(patterns)} (one file an entry)"
 
 
-def _entry_file(cmd: FreezeCommand, ident: str, patterns: List[str],
-                folder: Optional[str] = None) -> str:
+def _entry_file(
+    cmd: FreezeCommand, ident: str, patterns: List[str], folder: Optional[str] = None
+) -> str:
     """Where a new quarantine-entry record goes: FOLDER/ID.yaml, in the folder
     the existing records share (or the one the pattern names)."""
     from oracle_guard.parsing.patterns import PatternSet
 
     pattern_set = PatternSet(patterns)
     if not _SAFE_NAME.fullmatch(ident):
-        raise Refused(f"id {ident!r} does not make a file name: name the new file with "
-                      "--file PATH")
+        raise Refused(f"id {ident!r} does not make a file name: name the new file with --file PATH")
     existing = pattern_set.select(cmd.before.entries)
     ext = ".yml" if existing and all(p.endswith(".yml") for p in existing) else ".yaml"
     if folder is None:
@@ -228,13 +272,16 @@ def _entry_file(cmd: FreezeCommand, ident: str, patterns: List[str],
             literal = [re.split(r"[*?\[]", p.lstrip("/"), maxsplit=1)[0] for p in patterns]
             folders = sorted({posixpath.dirname(p) for p in literal})
         if len(folders) != 1:
-            raise Refused(f"cannot tell which folder a new entry goes to ({', '.join(patterns)})"
-                          ": name the new file with --file PATH")
+            raise Refused(
+                f"cannot tell which folder a new entry goes to ({', '.join(patterns)})"
+                ": name the new file with --file PATH"
+            )
         folder = folders[0]
     path = posixpath.join(folder, ident + ext) if folder else ident + ext
     if not pattern_set.matches(path):
-        raise Refused(f"{path} would not match {', '.join(patterns)}: name the new file "
-                      "with --file PATH")
+        raise Refused(
+            f"{path} would not match {', '.join(patterns)}: name the new file with --file PATH"
+        )
     return path
 
 
@@ -255,23 +302,28 @@ def _choose_add_target(cmd: FreezeCommand, ident: str) -> Target:
                 except Refused:
                     pass
         choices = "; ".join(_label(t) for t in targets) or "none"
-        raise Refused(f"--file {cmd.file} is not a freeze file the contract names "
-                      f"(choose from: {choices})")
+        raise Refused(
+            f"--file {cmd.file} is not a freeze file the contract names (choose from: {choices})"
+        )
     if not targets:
         raise Refused("the contract's freeze files are all missing: there is no file to add to")
     if len(targets) > 1:
-        raise Refused("the contract names several freeze files; choose one with --file PATH: "
-                      + "; ".join(_label(t) for t in targets))
+        raise Refused(
+            "the contract names several freeze files; choose one with --file PATH: "
+            + "; ".join(_label(t) for t in targets)
+        )
     schema, path, patterns = targets[0]
     if path is None:
         path = _entry_file(cmd, ident, patterns)
     return Target(schema, path, patterns)
 
 
-def _quarantine_record(fields: Mapping[str, Any], ident: str, owner: str, expires: str,
-                       reason: str) -> Dict:
-    missing = [f"--{n.replace('_', '-')}" for n in _ENTRY_FIELDS
-               if fields.get(n) is None and n != "runs"]
+def _quarantine_record(
+    fields: Mapping[str, Any], ident: str, owner: str, expires: str, reason: str
+) -> Dict:
+    missing = [
+        f"--{n.replace('_', '-')}" for n in _ENTRY_FIELDS if fields.get(n) is None and n != "runs"
+    ]
     if missing:
         raise Refused(f"a quarantine-entry record also needs {', '.join(missing)}")
     seed: Any = fields["seed"]
@@ -280,14 +332,33 @@ def _quarantine_record(fields: Mapping[str, Any], ident: str, owner: str, expire
     runs = fields.get("runs")
     if runs is None:
         runs = fields["pass_count"] + fields["fail_count"]
-    return {"id": ident, "seed": seed, "command": fields["command"], "runs": runs,
-            "pass_count": fields["pass_count"], "fail_count": fields["fail_count"],
-            "expires_at": expires, "owner": owner, "repro": fields["repro"], "reason": reason}
+    return {
+        "id": ident,
+        "seed": seed,
+        "command": fields["command"],
+        "runs": runs,
+        "pass_count": fields["pass_count"],
+        "fail_count": fields["fail_count"],
+        "expires_at": expires,
+        "owner": owner,
+        "repro": fields["repro"],
+        "reason": reason,
+    }
 
 
-def freeze_add(ws: Workspace, ident: str, owner: str, reason: str, *, now: Optional[str],
-               env: Mapping[str, str], file: Optional[str] = None, days: Optional[int] = None,
-               until: Optional[str] = None, fields: Optional[Mapping[str, Any]] = None) -> int:
+def freeze_add(
+    ws: Workspace,
+    ident: str,
+    owner: str,
+    reason: str,
+    *,
+    now: Optional[str],
+    env: Mapping[str, str],
+    file: Optional[str] = None,
+    days: Optional[int] = None,
+    until: Optional[str] = None,
+    fields: Optional[Mapping[str, Any]] = None,
+) -> int:
     """Freeze ``ident``; ``fields``: the quarantine-entry record's fields given (seed, command,
     runs, pass_count, fail_count, repro), None where not given."""
     from oracle_guard.parsing import text_edit
@@ -300,8 +371,7 @@ def freeze_add(ws: Workspace, ident: str, owner: str, reason: str, *, now: Optio
     if not ident.strip():
         raise Refused("the id is empty")
     if not owner.strip():
-        raise Refused("--owner must name the owning team or person (flake-budget: "
-                      "budget-no-owner)")
+        raise Refused("--owner must name the owning team or person (flake-budget: budget-no-owner)")
     if not reason.strip():
         raise Refused("--reason must say why the entry is frozen")
     fields = {n: (fields or {}).get(n) for n in _ENTRY_FIELDS}
@@ -309,14 +379,18 @@ def freeze_add(ws: Workspace, ident: str, owner: str, reason: str, *, now: Optio
     cmd.require_readable(everywhere=True)  # an unreadable file would hide entries from the cap
     for entry in cmd.state.entries:
         if entry.id == ident:
-            raise Refused(f"{ident!r} is already frozen in {entry.path}: use 'oracle-guard "
-                          f"freeze renew {ident}' to change its expiry")
+            raise Refused(
+                f"{ident!r} is already frozen in {entry.path}: use 'oracle-guard "
+                f"freeze renew {ident}' to change its expiry"
+            )
     target = _choose_add_target(cmd, ident)
     if target.schema != "quarantine-entry":
         given = [n for n in _ENTRY_FIELDS if fields[n] is not None]
         if given:
-            raise Refused(f"--{given[0].replace('_', '-')} is for quarantine-entry records; "
-                          f"{target.path} is a {target.schema} file")
+            raise Refused(
+                f"--{given[0].replace('_', '-')} is for quarantine-entry records; "
+                f"{target.path} is a {target.schema} file"
+            )
     expires = cmd.expiry(days, until)
     try:
         if target.schema == "quarantine-entry":
@@ -335,16 +409,22 @@ def freeze_add(ws: Workspace, ident: str, owner: str, reason: str, *, now: Optio
                 for key, value in (("reason", reason), ("owner", owner), ("expires", expires)):
                     _set_member(editor, key, ident, value)
             elif target.schema == "flake-budget":
-                editor.append(("frozen",), {"id": ident, "owner": owner, "expires": expires,
-                                            "reason": reason})
+                editor.append(
+                    ("frozen",), {"id": ident, "owner": owner, "expires": expires, "reason": reason}
+                )
             else:
-                editor.append((), {"test": ident, "owner": owner, "expires": expires,
-                                   "reason": reason})
+                editor.append(
+                    (), {"test": ident, "owner": owner, "expires": expires, "reason": reason}
+                )
             data = editor.text.encode("utf-8")
     except text_edit.Unsafe as exc:
         raise unsafe(target.path, str(exc)) from None
-    cmd.apply(f"add {ident!r} to {target.path}", f"froze {ident!r} until {expires}",
-              {target.path: data}, grew=True)
+    cmd.apply(
+        f"add {ident!r} to {target.path}",
+        f"froze {ident!r} until {expires}",
+        {target.path: data},
+        grew=True,
+    )
     return 0
 
 
@@ -403,9 +483,16 @@ def _schema_of(cmd: FreezeCommand, path: str) -> str:
     raise Refused(f"{path} is not a freeze file of a built-in schema")
 
 
-def freeze_renew(ws: Workspace, ident: str, *, now: Optional[str], env: Mapping[str, str],
-                 file: Optional[str] = None, days: Optional[int] = None,
-                 until: Optional[str] = None) -> int:
+def freeze_renew(
+    ws: Workspace,
+    ident: str,
+    *,
+    now: Optional[str],
+    env: Mapping[str, str],
+    file: Optional[str] = None,
+    days: Optional[int] = None,
+    until: Optional[str] = None,
+) -> int:
     from oracle_guard.parsing import text_edit
 
     cmd = FreezeCommand(ws, now, env, file)
@@ -429,18 +516,33 @@ def freeze_renew(ws: Workspace, ident: str, *, now: Optional[str], env: Mapping[
     intent = f"renew {ident!r} in {entry.path}"
     if entry.expires is not None and str(entry.expires) == str(expires):
         cmd.judged(intent, files, grew=False, edited=(entry.path, ident))
-        print(inert(f"{show_text(ident)!r} already expires {expires} in "
-                    f"{show_path(entry.path)}: nothing written (pass --days N or --until DATE "
-                    "for another date)"))
+        print(
+            inert(
+                f"{show_text(ident)!r} already expires {expires} in "
+                f"{show_path(entry.path)}: nothing written (pass --days N or --until DATE "
+                "for another date)"
+            )
+        )
         return 0
     was = f" (was {entry.expires})" if entry.expires else ""
-    cmd.apply(intent, f"renewed {ident!r} until {expires}{was}", files, grew=False,
-              edited=(entry.path, ident))
+    cmd.apply(
+        intent,
+        f"renewed {ident!r} until {expires}{was}",
+        files,
+        grew=False,
+        edited=(entry.path, ident),
+    )
     return 0
 
 
-def freeze_remove(ws: Workspace, ident: str, *, now: Optional[str], env: Mapping[str, str],
-                  file: Optional[str] = None) -> int:
+def freeze_remove(
+    ws: Workspace,
+    ident: str,
+    *,
+    now: Optional[str],
+    env: Mapping[str, str],
+    file: Optional[str] = None,
+) -> int:
     from oracle_guard.parsing import text_edit
 
     cmd = FreezeCommand(ws, now, env, file)
@@ -448,8 +550,7 @@ def freeze_remove(ws: Workspace, ident: str, *, now: Optional[str], env: Mapping
     entry = cmd.located(ident)
     schema = _schema_of(cmd, entry.path)
     if schema == "quarantine-entry":
-        cmd.apply(f"remove {entry.path}", f"unfroze {ident!r}", {entry.path: None},
-                  grew=False)
+        cmd.apply(f"remove {entry.path}", f"unfroze {ident!r}", {entry.path: None}, grew=False)
         return 0
     editor = cmd.edit(entry.path)
     try:
@@ -464,8 +565,12 @@ def freeze_remove(ws: Workspace, ident: str, *, now: Optional[str], env: Mapping
             editor.delete((_position(editor, schema, ident),))
     except text_edit.Unsafe as exc:
         raise unsafe(entry.path, str(exc)) from None
-    cmd.apply(f"remove {ident!r} from {entry.path}", f"unfroze {ident!r}",
-              {entry.path: editor.text.encode("utf-8")}, grew=False)
+    cmd.apply(
+        f"remove {ident!r} from {entry.path}",
+        f"unfroze {ident!r}",
+        {entry.path: editor.text.encode("utf-8")},
+        grew=False,
+    )
     return 0
 
 
@@ -480,11 +585,19 @@ def _listing(cmd: FreezeCommand) -> List[Dict[str, Any]]:
             ends = clock.parse_when(entry.expires) if entry.expires else None
         except clock.ClockError:
             pass
-        left = None if ends is None else \
-            math.floor((ends - cmd.now).total_seconds() / 86400)
-        rows.append({"id": entry.id, "owner": entry.owner, "expires": entry.expires,
-                     "days_left": left, "expired": ends is not None and cmd.now >= ends,
-                     "path": entry.path, "line": entry.line, "_ends": ends})
+        left = None if ends is None else math.floor((ends - cmd.now).total_seconds() / 86400)
+        rows.append(
+            {
+                "id": entry.id,
+                "owner": entry.owner,
+                "expires": entry.expires,
+                "days_left": left,
+                "expired": ends is not None and cmd.now >= ends,
+                "path": entry.path,
+                "line": entry.line,
+                "_ends": ends,
+            }
+        )
     far = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
     rows.sort(key=lambda r: (r["_ends"] or far, r["id"], r["path"]))
     for row in rows:
@@ -501,18 +614,28 @@ def _left(row: Dict[str, Any]) -> str:
     return "under a day" if days == 0 else f"{days} day{'s' if days != 1 else ''}"
 
 
-def freeze_list(ws: Workspace, *, now: Optional[str], env: Mapping[str, str],
-                file: Optional[str] = None, output: str = "text") -> int:
+def freeze_list(
+    ws: Workspace,
+    *,
+    now: Optional[str],
+    env: Mapping[str, str],
+    file: Optional[str] = None,
+    output: str = "text",
+) -> int:
     """``output``: text (a table) or json."""
     cmd = FreezeCommand(ws, now, env, file)
     cmd.require_readable(everywhere=False)
     rows = _listing(cmd)
     gone = _deleted_freeze_files(cmd)
     for path in gone:  # its entries are not listed: say so, never a silent "none"
-        print(inert(f"note: {show_path(path)} is deleted in the working tree but the index "
-                    "still holds it: its entries are not listed (restore it with 'git "
-                    f"restore', or stage the deletion)"),
-              file=sys.stderr if output == "json" else sys.stdout)
+        print(
+            inert(
+                f"note: {show_path(path)} is deleted in the working tree but the index "
+                "still holds it: its entries are not listed (restore it with 'git "
+                f"restore', or stage the deletion)"
+            ),
+            file=sys.stderr if output == "json" else sys.stdout,
+        )
     if output == "json":
         sys.stdout.write(dump_json({"now": _shown_now(cmd.now), "entries": rows}))
         return 0
@@ -522,14 +645,24 @@ def freeze_list(ws: Workspace, *, now: Optional[str], env: Mapping[str, str],
     table = [("EXPIRES", "LEFT", "ID", "OWNER", "FILE")]
     for row in rows:
         file = show_path(row["path"]) + (f":{row['line']}" if row["line"] else "")
-        table.append((show_text(row["expires"] or "-"), _left(row), show_text(row["id"]),
-                      show_text(row["owner"] or "-"), file))
+        table.append(
+            (
+                show_text(row["expires"] or "-"),
+                _left(row),
+                show_text(row["id"]),
+                show_text(row["owner"] or "-"),
+                file,
+            )
+        )
     widths = [max(len(r[i]) for r in table) for i in range(4)]
     for r in table:
         print(inert("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4]))
     expired = sum(r["expired"] for r in rows)
-    print(f"{len(rows)} frozen" + (f", {expired} expired" if expired else "")
-          + f" (now {_shown_now(cmd.now)})")
+    print(
+        f"{len(rows)} frozen"
+        + (f", {expired} expired" if expired else "")
+        + f" (now {_shown_now(cmd.now)})"
+    )
     return 0
 
 
@@ -538,8 +671,11 @@ def _deleted_freeze_files(cmd: FreezeCommand) -> List[str]:
     from oracle_guard.parsing.patterns import PatternSet
 
     patterns = PatternSet(_all_freeze_patterns(cmd.contract))
-    return [p for p in sorted(cmd.ws.index.entries) if patterns.matches(p)
-            and p not in cmd.before.entries and _in_scope(p, cmd.file)]
+    return [
+        p
+        for p in sorted(cmd.ws.index.entries)
+        if patterns.matches(p) and p not in cmd.before.entries and _in_scope(p, cmd.file)
+    ]
 
 
 # -- command line ---------------------------------------------------------------
@@ -550,8 +686,9 @@ def _days(text: str) -> int:
 
     if re.fullmatch(r"-?[0-9]{1,100}", text):
         return int(text)
-    raise argparse.ArgumentTypeError(f"--days wants a whole number of days (ASCII digits), "
-                                     f"not {text!r}")
+    raise argparse.ArgumentTypeError(
+        f"--days wants a whole number of days (ASCII digits), not {text!r}"
+    )
 
 
 def _count(text: str) -> int:
@@ -568,45 +705,60 @@ def add_parser(sub) -> None:
     import argparse
 
     clocked = argparse.ArgumentParser(add_help=False)
-    clocked.add_argument("--now", metavar="TIME",
-                         help="the clock: ISO-8601 date or date-time with offset "
-                              "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)")
-    clocked.add_argument("--file", metavar="PATH",
-                         help="the freeze file (repo-relative) when the contract names "
-                              "several")
+    clocked.add_argument(
+        "--now",
+        metavar="TIME",
+        help="the clock: ISO-8601 date or date-time with offset "
+        "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)",
+    )
+    clocked.add_argument(
+        "--file",
+        metavar="PATH",
+        help="the freeze file (repo-relative) when the contract names several",
+    )
     when = argparse.ArgumentParser(add_help=False)
     group = when.add_mutually_exclusive_group()
-    group.add_argument("--days", type=_days, metavar="N",
-                       help="expire N days from now (default: the contract's budget.max_days)")
-    group.add_argument("--until", metavar="DATE",
-                       help="expire at DATE (YYYY-MM-DD, through that day in UTC, or a "
-                            "date-time with offset)")
+    group.add_argument(
+        "--days",
+        type=_days,
+        metavar="N",
+        help="expire N days from now (default: the contract's budget.max_days)",
+    )
+    group.add_argument(
+        "--until",
+        metavar="DATE",
+        help="expire at DATE (YYYY-MM-DD, through that day in UTC, or a date-time with offset)",
+    )
 
     freeze = sub.add_parser("freeze", help="add, renew, remove or list frozen entries")
     actions = freeze.add_subparsers(dest="freeze_action", metavar="ACTION")
     actions.required = True
-    add = actions.add_parser("add", parents=[common(), clocked, when],
-                             help="freeze a test or property (owner, reason, expiry)")
+    add = actions.add_parser(
+        "add",
+        parents=[common(), clocked, when],
+        help="freeze a test or property (owner, reason, expiry)",
+    )
     add.add_argument("id", metavar="ID", help="the test, property or case id to freeze")
-    add.add_argument("--owner", required=True, metavar="NAME",
-                     help="the owning team or person")
+    add.add_argument("--owner", required=True, metavar="NAME", help="the owning team or person")
     add.add_argument("--reason", required=True, metavar="TEXT", help="why it is frozen")
     record = add.add_argument_group("quarantine-entry records (one YAML file an entry)")
     record.add_argument("--seed", metavar="SEED")
     record.add_argument("--command", metavar="CMD")
-    record.add_argument("--runs", type=_count, metavar="N",
-                        help="default: pass count + fail count")
+    record.add_argument("--runs", type=_count, metavar="N", help="default: pass count + fail count")
     record.add_argument("--pass-count", type=_count, metavar="N")
     record.add_argument("--fail-count", type=_count, metavar="N")
     record.add_argument("--repro", metavar="TEXT")
-    renew = actions.add_parser("renew", parents=[common(), clocked, when],
-                               help="move a frozen entry's expiry")
+    renew = actions.add_parser(
+        "renew", parents=[common(), clocked, when], help="move a frozen entry's expiry"
+    )
     renew.add_argument("id", metavar="ID", help="a frozen id")
-    remove = actions.add_parser("remove", parents=[common(), clocked],
-                                help="unfreeze an entry")
+    remove = actions.add_parser("remove", parents=[common(), clocked], help="unfreeze an entry")
     remove.add_argument("id", metavar="ID", help="a frozen id")
-    listing = actions.add_parser("list", parents=[common(), clocked],
-                                 help="frozen entries with days left, soonest expiry first")
+    listing = actions.add_parser(
+        "list",
+        parents=[common(), clocked],
+        help="frozen entries with days left, soonest expiry first",
+    )
     listing.add_argument("--format", choices=("text", "json"), default="text")
     for parser in (add, renew, remove, listing):
         parser.set_defaults(run=run)
@@ -617,12 +769,26 @@ def run(options) -> int:
     clocked = {"now": options.now, "env": options.env, "file": options.file}
     if action == "add":
         fields = {n: getattr(options, n) for n in _ENTRY_FIELDS}
-        return edit(lambda ws: freeze_add(ws, options.id, options.owner, options.reason,
-                                          days=options.days, until=options.until,
-                                          fields=fields, **clocked), options.C)
+        return edit(
+            lambda ws: freeze_add(
+                ws,
+                options.id,
+                options.owner,
+                options.reason,
+                days=options.days,
+                until=options.until,
+                fields=fields,
+                **clocked,
+            ),
+            options.C,
+        )
     if action == "renew":
-        return edit(lambda ws: freeze_renew(ws, options.id, days=options.days,
-                                            until=options.until, **clocked), options.C)
+        return edit(
+            lambda ws: freeze_renew(
+                ws, options.id, days=options.days, until=options.until, **clocked
+            ),
+            options.C,
+        )
     if action == "remove":
         return edit(lambda ws: freeze_remove(ws, options.id, **clocked), options.C)
     return edit(lambda ws: freeze_list(ws, output=options.format, **clocked), options.C)

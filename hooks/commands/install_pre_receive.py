@@ -4,6 +4,7 @@ Every host ends in the same script: it runs this installation by absolute
 path with the host's name, so the hook trusts only that host's pusher
 variable. What it replaces is kept; what would leave a door open is said,
 with the command that closes it (the checks are doctor's)."""
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,8 @@ from typing import List, Optional, Tuple
 
 from oracle_guard.commands import doctor
 from oracle_guard.commands.doctor import MARKER
-from oracle_guard.commands.options import common, host as host_option
+from oracle_guard.commands.options import common
+from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import InstallError, UsageError
 from oracle_guard.git.plumbing import Git, trust_repository_owner
 from oracle_guard.hosts import HOSTS, detect
@@ -37,14 +39,21 @@ def hook_command(host: str, identity_env: Optional[str], python: str = sys.execu
 
 def hook_script(host: str, identity_env: Optional[str], python: str = sys.executable) -> str:
     # -I: no PYTHON* variables, user site or current folder on the import path
-    return (f"#!/bin/sh\n{MARKER}: every push to this repository is judged by\n"
-            "# oracle-guard; it runs this installation by absolute path, whatever PATH is.\n"
-            f"exec {hook_command(host, identity_env, python)}\n")
+    return (
+        f"#!/bin/sh\n{MARKER}: every push to this repository is judged by\n"
+        "# oracle-guard; it runs this installation by absolute path, whatever PATH is.\n"
+        f"exec {hook_command(host, identity_env, python)}\n"
+    )
 
 
-def install(repo: str, host: Optional[str] = None, identity_env: Optional[str] = None,
-            force: bool = False, directory: Optional[str] = None,
-            sshd_config: str = doctor.SSHD_CONFIG) -> Tuple[List[str], int]:
+def install(
+    repo: str,
+    host: Optional[str] = None,
+    identity_env: Optional[str] = None,
+    force: bool = False,
+    directory: Optional[str] = None,
+    sshd_config: str = doctor.SSHD_CONFIG,
+) -> Tuple[List[str], int]:
     """(what to print, exit code): 0 installed, 1 installed but some repository
     is still not guarded (gitolite)."""
     if host is None:
@@ -53,8 +62,10 @@ def install(repo: str, host: Optional[str] = None, identity_env: Optional[str] =
     else:
         said = [f"host: {host} (from --host)"]
     if identity_env and host not in ("ssh", "plain"):
-        raise InstallError(f"--identity-env is for ssh and plain hosts: {host} sets "
-                           f"{HOSTS[host].pusher_variable} itself")
+        raise InstallError(
+            f"--identity-env is for ssh and plain hosts: {host} sets "
+            f"{HOSTS[host].pusher_variable} itself"
+        )
     if host == "gitolite":
         lines, code = _install_gitolite(repo, force, sshd_config)
         return said + lines, code
@@ -65,8 +76,10 @@ def install(repo: str, host: Optional[str] = None, identity_env: Optional[str] =
         git.check_repository()
         target = _target(git, repo, directory or HOSTS[host].hook_dir)
         said += _write_hook(target, hook_script(host, identity_env), force)
-        said += [f"warning: {problem}" for problem in
-                 doctor.setup_problems(git, repo, host, identity_env, target, sshd_config)]
+        said += [
+            f"warning: {problem}"
+            for problem in doctor.setup_problems(git, repo, host, identity_env, target, sshd_config)
+        ]
     finally:
         git.close()
     return said, 0
@@ -80,8 +93,9 @@ def _target(git: Git, repo: str, directory: Optional[str]) -> str:
     return os.path.join(folder, "oracle-guard")
 
 
-def _write_hook(target: str, script: str, force: bool, backup: Optional[str] = None,
-                quiet_folder: bool = False) -> List[str]:
+def _write_hook(
+    target: str, script: str, force: bool, backup: Optional[str] = None, quiet_folder: bool = False
+) -> List[str]:
     """Write ``script`` to ``target``; a hook oracle-guard did not write is moved
     to ``backup`` (default TARGET.before-oracle-guard), and only with ``force``."""
     notes = []
@@ -94,7 +108,8 @@ def _write_hook(target: str, script: str, force: bool, backup: Optional[str] = N
                 raise InstallError(
                     f"{target} exists and was not written by oracle-guard; move it into a "
                     "pre-receive.d folder and use --dir, or pass --force to replace it "
-                    "(it is kept as a backup)")
+                    "(it is kept as a backup)"
+                )
             backup = backup or target + BACKUP_SUFFIX
             os.makedirs(os.path.dirname(backup), exist_ok=True)
             os.replace(target, backup)
@@ -106,7 +121,7 @@ def _write_hook(target: str, script: str, force: bool, backup: Optional[str] = N
     with open(target, "w", encoding="utf-8") as f:
         f.write(script)
     os.chmod(target, 0o755)
-    return [f"wrote {target} (runs {script.splitlines()[-1][len('exec '):]})"] + notes
+    return [f"wrote {target} (runs {script.splitlines()[-1][len('exec ') :]})"] + notes
 
 
 def _text(path: str) -> str:
@@ -124,10 +139,12 @@ def _install_ghes(repo: str) -> List[str]:
         raise InstallError(f"{repo} does not exist: give a clone of your hooks repository")
     target = os.path.join(repo, "oracle-guard.sh")
     lines = _write_hook(target, hook_script("ghes", None, "python3"), force=False)
-    return lines + [f"commit it as executable: git -C {shlex.quote(repo)} add --chmod=+x "
-                    "oracle-guard.sh && git -C " + shlex.quote(repo) + " commit -m "
-                    "'oracle-guard pre-receive hook'; then add it under Site admin > "
-                    "Pre-receive hooks"]
+    return lines + [
+        f"commit it as executable: git -C {shlex.quote(repo)} add --chmod=+x "
+        "oracle-guard.sh && git -C " + shlex.quote(repo) + " commit -m "
+        "'oracle-guard pre-receive hook'; then add it under Site admin > "
+        "Pre-receive hooks"
+    ]
 
 
 # -- gitolite ---------------------------------------------------------------------
@@ -141,14 +158,21 @@ class Gitolite:
             raise InstallError(
                 f"{self.rc} does not exist: run this as the gitolite account, with its "
                 "HOME (for example: sudo -u git -H oracle-guard install-pre-receive "
-                "--host gitolite ~git/repositories)")
+                "--host gitolite ~git/repositories)"
+            )
 
     def query(self, *args: str) -> List[str]:
-        proc = subprocess.run(["gitolite", *args], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env={**os.environ, "HOME": self.home})
+        proc = subprocess.run(
+            ["gitolite", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "HOME": self.home},
+        )
         if proc.returncode not in (0, 1):  # query-rc exits 1 for an unset key
-            raise InstallError(f"gitolite {' '.join(args)} failed: "
-                               f"{proc.stderr.decode('utf-8', 'replace').strip()}")
+            raise InstallError(
+                f"gitolite {' '.join(args)} failed: "
+                f"{proc.stderr.decode('utf-8', 'replace').strip()}"
+            )
         return proc.stdout.decode("utf-8", "replace").splitlines()
 
     def rc_value(self, key: str) -> Optional[str]:
@@ -163,11 +187,16 @@ class Gitolite:
         return feature in self.query("query-rc", "ENABLE")
 
     def setup(self) -> None:
-        proc = subprocess.run(["gitolite", "setup"], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, env={**os.environ, "HOME": self.home})
+        proc = subprocess.run(
+            ["gitolite", "setup"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "HOME": self.home},
+        )
         if proc.returncode != 0:
-            raise InstallError("gitolite setup failed: "
-                               + proc.stdout.decode("utf-8", "replace").strip())
+            raise InstallError(
+                "gitolite setup failed: " + proc.stdout.decode("utf-8", "replace").strip()
+            )
 
 
 def _activate_local_code(gitolite: Gitolite) -> Tuple[str, List[str]]:
@@ -180,24 +209,30 @@ def _activate_local_code(gitolite: Gitolite) -> Tuple[str, List[str]]:
             raise InstallError(
                 f"LOCAL_CODE is {current}, inside the gitolite-admin checkout: every push to "
                 "gitolite-admin replaces what is there, and whoever may push it may change the "
-                f"hook; set LOCAL_CODE => {GITOLITE_LOCAL_CODE} in {gitolite.rc}")
+                f"hook; set LOCAL_CODE => {GITOLITE_LOCAL_CODE} in {gitolite.rc}"
+            )
         return current, []
     with open(gitolite.rc, encoding="utf-8") as f:
         text = f.read()
     line = re.compile(r'^(\s*)#\s*(LOCAL_CODE\s*=>\s*"\$ENV\{HOME\}/local",)', re.M)
     if not line.search(text):
-        raise InstallError(f"{gitolite.rc} has no LOCAL_CODE line to turn on: add "
-                           f"LOCAL_CODE => {GITOLITE_LOCAL_CODE}, to its %RC block")
+        raise InstallError(
+            f"{gitolite.rc} has no LOCAL_CODE line to turn on: add "
+            f"LOCAL_CODE => {GITOLITE_LOCAL_CODE}, to its %RC block"
+        )
     with open(gitolite.rc + BACKUP_SUFFIX, "w", encoding="utf-8") as f:
         f.write(text)
     with open(gitolite.rc, "w", encoding="utf-8") as f:
         f.write(line.sub(r"\1\2", text, count=1))
     value = gitolite.rc_value("LOCAL_CODE")
     if not value:
-        raise InstallError(f"turned on LOCAL_CODE in {gitolite.rc}, but gitolite does not "
-                           "read it back")
-    return value, [f"turned on LOCAL_CODE => {GITOLITE_LOCAL_CODE} in {gitolite.rc} "
-                   f"(the file before is {gitolite.rc + BACKUP_SUFFIX})"]
+        raise InstallError(
+            f"turned on LOCAL_CODE in {gitolite.rc}, but gitolite does not read it back"
+        )
+    return value, [
+        f"turned on LOCAL_CODE => {GITOLITE_LOCAL_CODE} in {gitolite.rc} "
+        f"(the file before is {gitolite.rc + BACKUP_SUFFIX})"
+    ]
 
 
 def _install_gitolite(repo: str, force: bool, sshd_config: str) -> Tuple[List[str], int]:
@@ -209,8 +244,10 @@ def _install_gitolite(repo: str, force: bool, sshd_config: str) -> Tuple[List[st
     if gitolite.enables("repo-specific-hooks"):
         specific = os.path.join(local, "hooks", "repo-specific", GITOLITE_HOOK_NAME)
         said += _write_hook(specific, script, force=True, quiet_folder=True)
-        said.append(f"repositories with their own 'option hook.pre-receive' run gitolite's "
-                    f"driver instead of the common hook: list {GITOLITE_HOOK_NAME} in it")
+        said.append(
+            f"repositories with their own 'option hook.pre-receive' run gitolite's "
+            f"driver instead of the common hook: list {GITOLITE_HOOK_NAME} in it"
+        )
     for path in gitolite.repositories():
         said += _back_up_repository_hook(path, common)
     gitolite.setup()
@@ -220,58 +257,91 @@ def _install_gitolite(repo: str, force: bool, sshd_config: str) -> Tuple[List[st
         unguarded = doctor.hook_problems(path)
         git = Git(path)
         try:
-            problems = unguarded + doctor.setup_problems(git, path, "gitolite", None,
-                                                         sshd_config=None)
+            problems = unguarded + doctor.setup_problems(
+                git, path, "gitolite", None, sshd_config=None
+            )
         finally:
             git.close()
-        said += [f"{'not guarded' if problem in unguarded else 'warning'}: "
-                 f"{os.path.basename(path)}: {problem}" for problem in problems]
+        said += [
+            f"{'not guarded' if problem in unguarded else 'warning'}: "
+            f"{os.path.basename(path)}: {problem}"
+            for problem in problems
+        ]
         code = 1 if unguarded else code
     # one sshd serves every repository of the account: said once
-    said += [f"warning: {problem}" for problem in
-             doctor.sshd_problems(gitolite.home, "gitolite", sshd_config)]
+    said += [
+        f"warning: {problem}"
+        for problem in doctor.sshd_problems(gitolite.home, "gitolite", sshd_config)
+    ]
     return said, code
 
 
 def _back_up_repository_hook(repo: str, common: str) -> List[str]:
     """A repository's own pre-receive, which 'gitolite setup' would replace unseen."""
     hook = os.path.join(repo, "hooks", "pre-receive")
-    if not os.path.lexists(hook) or os.path.realpath(hook) == os.path.realpath(common) \
-            or doctor.is_gitolite_driver(hook) or MARKER in _text(hook):
+    if (
+        not os.path.lexists(hook)
+        or os.path.realpath(hook) == os.path.realpath(common)
+        or doctor.is_gitolite_driver(hook)
+        or MARKER in _text(hook)
+    ):
         return []
     backup = os.path.join(repo, "hooks", GITOLITE_BACKUP_DIR, "pre-receive")
     os.makedirs(os.path.dirname(backup), exist_ok=True)
     if os.path.lexists(backup):
         os.remove(backup)
     shutil.move(hook, backup)
-    return [f"moved {hook} to {backup}: gitolite would have replaced it; call it from a "
-            f"repo-specific hook if it must still run"]
+    return [
+        f"moved {hook} to {backup}: gitolite would have replaced it; call it from a "
+        f"repo-specific hook if it must still run"
+    ]
 
 
 def add_parser(sub) -> None:
-    parser = sub.add_parser("install-pre-receive", parents=[common(), host_option()],
-                            help="install the pre-receive hook where your git server runs it")
-    parser.add_argument("repo", metavar="REPO",
-                        help="the repository, e.g. /srv/git/app.git (gitolite: its "
-                             "repositories folder; ghes: a clone of the hooks repository)")
-    parser.add_argument("--force", action="store_true",
-                        help="replace a pre-receive hook oracle-guard did not write (it is "
-                             "kept as pre-receive.before-oracle-guard)")
-    parser.add_argument("--dir", metavar="DIR",
-                        help="write DIR/oracle-guard instead, for servers that run every "
-                             "script of a pre-receive.d folder (relative to REPO)")
-    parser.add_argument("--sshd-config", metavar="FILE", default=doctor.SSHD_CONFIG,
-                        help="ssh and gitolite: the configuration of the sshd that serves "
-                             "the repositories (default: %(default)s)")
+    parser = sub.add_parser(
+        "install-pre-receive",
+        parents=[common(), host_option()],
+        help="install the pre-receive hook where your git server runs it",
+    )
+    parser.add_argument(
+        "repo",
+        metavar="REPO",
+        help="the repository, e.g. /srv/git/app.git (gitolite: its "
+        "repositories folder; ghes: a clone of the hooks repository)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a pre-receive hook oracle-guard did not write (it is "
+        "kept as pre-receive.before-oracle-guard)",
+    )
+    parser.add_argument(
+        "--dir",
+        metavar="DIR",
+        help="write DIR/oracle-guard instead, for servers that run every "
+        "script of a pre-receive.d folder (relative to REPO)",
+    )
+    parser.add_argument(
+        "--sshd-config",
+        metavar="FILE",
+        default=doctor.SSHD_CONFIG,
+        help="ssh and gitolite: the configuration of the sshd that serves "
+        "the repositories (default: %(default)s)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(options) -> int:
     trust_repository_owner()
     try:
-        lines, code = install(options.repo, host=options.host,
-                              identity_env=options.identity_env, force=options.force,
-                              directory=options.dir, sshd_config=options.sshd_config)
+        lines, code = install(
+            options.repo,
+            host=options.host,
+            identity_env=options.identity_env,
+            force=options.force,
+            directory=options.dir,
+            sshd_config=options.sshd_config,
+        )
     except OSError as exc:  # a file the admin can fix: one line, not an internal error
         raise UsageError(str(exc)) from None
     print("\n".join(lines))

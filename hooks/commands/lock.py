@@ -1,6 +1,7 @@
 """``oracle-guard lock``: write the fixture locks from staged content; ``lock --check``
 verifies them (the fixture-lock hook); ``lock --add PATH`` adds one new, staged
 fixture to its lock, in the lock's own style and order."""
+
 from __future__ import annotations
 
 import os
@@ -9,8 +10,16 @@ from typing import Dict, Optional
 from oracle_guard import contract as contract_mod
 from oracle_guard.commands import check
 from oracle_guard.commands.options import common, judged
-from oracle_guard.commands.workspace import (Workspace, describe, edit, git_add, new_findings,
-                                             repo_path, unsafe, working_tree)
+from oracle_guard.commands.workspace import (
+    Workspace,
+    describe,
+    edit,
+    git_add,
+    new_findings,
+    repo_path,
+    unsafe,
+    working_tree,
+)
 from oracle_guard.errors import Refused, UsageError
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.snapshot import Overlay
@@ -29,8 +38,10 @@ def write_locks(directory: str, use_cache: bool = True) -> int:
         index = Snapshot.of_index(git)
         data = contract_mod.read(index)
         if data is None:
-            raise UsageError(f"no {contract_mod.CONTRACT_PATH} in the index: write and "
-                             "'git add' the contract first")
+            raise UsageError(
+                f"no {contract_mod.CONTRACT_PATH} in the index: write and "
+                "'git add' the contract first"
+            )
         entries = data.get("fixtures") or []
         if not entries:
             print("nothing to lock: the contract has no 'fixtures' section")
@@ -40,14 +51,19 @@ def write_locks(directory: str, use_cache: bool = True) -> int:
         for entry in entries:
             pending = fixture_lock.pending_fixtures(entry, unstaged)
             if pending:
-                state = ("is not tracked" if pending[0] not in index.entries
-                         else "has changes git has not staged")
+                state = (
+                    "is not tracked"
+                    if pending[0] not in index.entries
+                    else "has changes git has not staged"
+                )
                 raise UsageError(
                     f"{pending[0]!r} {state}; the lock hashes what git will commit: run "
-                    f"'{git_add(pending[0], top, here)}' first")
+                    f"'{git_add(pending[0], top, here)}' first"
+                )
             problems = fixture_lock.unlockable(entry, index)
-            problems += [p for p in map(unlockable_name, fixture_lock.fixture_files(entry, index))
-                         if p]
+            problems += [
+                p for p in map(unlockable_name, fixture_lock.fixture_files(entry, index)) if p
+            ]
             if problems:
                 raise UsageError(f"cannot lock {entry['lock']}: {problems[0]}")
         from oracle_guard.git import worktree
@@ -56,8 +72,10 @@ def write_locks(directory: str, use_cache: bool = True) -> int:
         # every lock or none
         worktree.write_files(top, {lock: text.encode("utf-8") for lock, text, _ in built})
         for lock, _, count in built:
-            print(f"wrote {lock} ({count} file{'s' if count != 1 else ''}); "
-                  f"stage it with: {git_add(lock, top, here)}")
+            print(
+                f"wrote {lock} ({count} file{'s' if count != 1 else ''}); "
+                f"stage it with: {git_add(lock, top, here)}"
+            )
     finally:
         git.close()
     return 0
@@ -66,41 +84,56 @@ def write_locks(directory: str, use_cache: bool = True) -> int:
 def lock_add(ws: Workspace, path: str) -> int:
     from oracle_guard.checks import fixture_lock
 
-    entries = [e for e in ws.contract.section("fixtures") or []
-               if fixture_lock.pending_fixtures(e, [path])]
+    entries = [
+        e for e in ws.contract.section("fixtures") or [] if fixture_lock.pending_fixtures(e, [path])
+    ]
     if not entries:
         patterns = [p for e in ws.contract.section("fixtures") or [] for p in e["paths"]]
-        raise Refused(f"{show_path(path)} matches no fixtures entry of the contract "
-                      f"({', '.join(patterns) or 'no fixtures section'})")
+        raise Refused(
+            f"{show_path(path)} matches no fixtures entry of the contract "
+            f"({', '.join(patterns) or 'no fixtures section'})"
+        )
     problem = unlockable_name(path)
     if problem:
         raise Refused(problem)
     if path not in ws.index.entries:
-        raise Refused(f"{path!r} is not tracked; the lock hashes what git will commit: run "
-                      f"'{ws.git_add(path)}' first")
+        raise Refused(
+            f"{path!r} is not tracked; the lock hashes what git will commit: run "
+            f"'{ws.git_add(path)}' first"
+        )
     if path in ws.git.unstaged_paths():
-        raise Refused(f"{path!r} has changes git has not staged; the lock hashes what git "
-                      f"will commit: run '{ws.git_add(path)}' first")
+        raise Refused(
+            f"{path!r} has changes git has not staged; the lock hashes what git "
+            f"will commit: run '{ws.git_add(path)}' first"
+        )
     if not ws.index.entries[path].is_regular:
-        raise Refused(f"{path!r} is not a regular file (mode {ws.index.entries[path].mode}); "
-                      "locks hash bytes, not link targets")
+        raise Refused(
+            f"{path!r} is not a regular file (mode {ws.index.entries[path].mode}); "
+            "locks hash bytes, not link targets"
+        )
     digest = ws.index.sha256_of([path])[path]
     files: Dict[str, bytes] = {}
     for entry in entries:
         files[entry["lock"]] = _lock_with(ws, entry, path, digest)
-    before = Overlay(ws.index, {lock: ws.read_worktree(lock) for lock in files},
-                     "the working tree")
+    before = Overlay(ws.index, {lock: ws.read_worktree(lock) for lock in files}, "the working tree")
     after = Overlay(before, files, "the edited working tree")
     for entry in entries:
         limit = ws.contract.limit("lock_bytes")
-        fresh = new_findings(fixture_lock.check_entry(entry, before, limit),
-                             fixture_lock.check_entry(entry, after, limit), grew=False)
+        fresh = new_findings(
+            fixture_lock.check_entry(entry, before, limit),
+            fixture_lock.check_entry(entry, after, limit),
+            grew=False,
+        )
         if fresh:
             raise Refused(f"cannot add {path} to {entry['lock']}: {describe(fresh[0])}")
     ws.write(files)
     for lock in files:
-        print(inert(f"added {show_path(path)} to {show_path(lock)} (sha256 {digest[:12]}…); "
-                    f"stage it with: {show_text(ws.git_add(lock))}"))
+        print(
+            inert(
+                f"added {show_path(path)} to {show_path(lock)} (sha256 {digest[:12]}…); "
+                f"stage it with: {show_text(ws.git_add(lock))}"
+            )
+        )
     return 0
 
 
@@ -110,34 +143,40 @@ def unlockable_name(path: str) -> Optional[str]:
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
-        return (f"{show_path(path)} is not a valid UTF-8 file name: a lock (UTF-8 text) "
-                "cannot name it; rename the file")
+        return (
+            f"{show_path(path)} is not a valid UTF-8 file name: a lock (UTF-8 text) "
+            "cannot name it; rename the file"
+        )
     return None
 
 
 def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
     """The lock's text with one more entry, in its own style and order."""
     from oracle_guard.checks import fixture_lock
-    from oracle_guard.parsing import loaders
-    from oracle_guard.parsing import text_edit
+    from oracle_guard.parsing import loaders, text_edit
 
     lock, root = entry["lock"], entry.get("root", "")
     key = fixture_lock.relative_to(root, path)
     if key is None:
-        raise Refused(f"{path!r} matches the fixture paths but lies outside the lock's root "
-                      f"{root!r}: move it or fix the contract")
+        raise Refused(
+            f"{path!r} matches the fixture paths but lies outside the lock's root "
+            f"{root!r}: move it or fix the contract"
+        )
     data = ws.read_worktree(lock)
     if data is None:
         raise Refused(f"{lock} does not exist yet: run 'oracle-guard lock' to write it")
     try:
         text = loaders.decode_text(data)
     except loaders.LoadError as exc:
-        raise Refused(f"{lock} is not a valid lock ({exc}): rewrite it with "
-                      "'oracle-guard lock'") from None
+        raise Refused(
+            f"{lock} is not a valid lock ({exc}): rewrite it with 'oracle-guard lock'"
+        ) from None
     style = fixture_lock.lock_style(text)
     if style == "digest":
-        raise Refused(f"{lock} is a single-digest lock, which locks exactly one file: it "
-                      f"cannot take {path} too (lock them in a JSON or sha256sum lock)")
+        raise Refused(
+            f"{lock} is a single-digest lock, which locks exactly one file: it "
+            f"cannot take {path} too (lock them in a JSON or sha256sum lock)"
+        )
     why = fixture_lock.unexpressible(key, style)
     if why:
         raise Refused(f"{show_path(path)} {why}; {fixture_lock.remedy(style, key)}")
@@ -146,11 +185,14 @@ def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
         parsed = fixture_lock.parse_lock(data, fixtures, root)
     except fixture_lock.LockInvalid as exc:
         line = f":{exc.line}" if exc.line else ""
-        raise Refused(f"{lock}{line}: {exc.message}; fix the lock or rewrite it with "
-                      "'oracle-guard lock'") from None
+        raise Refused(
+            f"{lock}{line}: {exc.message}; fix the lock or rewrite it with 'oracle-guard lock'"
+        ) from None
     if key in parsed.digests:
-        raise Refused(f"{path} is already locked in {lock} (key {key!r}); to record a "
-                      "changed fixture, run 'oracle-guard lock'")
+        raise Refused(
+            f"{path} is already locked in {lock} (key {key!r}); to record a "
+            "changed fixture, run 'oracle-guard lock'"
+        )
     keys = list(parsed.digests)
     position = sum(k < key for k in keys) if keys == sorted(keys) else len(keys)
     if style == "json":
@@ -177,12 +219,17 @@ def _sum_lines_with(text: str, position: int, key: str, digest: str) -> str:
 
 
 def add_parser(sub) -> None:
-    lock = sub.add_parser("lock", parents=[common(), judged()],
-                          help="write the fixture lock(s) from staged content")
-    lock.add_argument("--check", action="store_true",
-                      help="verify instead of writing (same as the fixture-lock hook)")
-    lock.add_argument("--add", metavar="PATH",
-                      help="add one new, staged fixture (repo-relative) to its lock")
+    lock = sub.add_parser(
+        "lock", parents=[common(), judged()], help="write the fixture lock(s) from staged content"
+    )
+    lock.add_argument(
+        "--check",
+        action="store_true",
+        help="verify instead of writing (same as the fixture-lock hook)",
+    )
+    lock.add_argument(
+        "--add", metavar="PATH", help="add one new, staged fixture (repo-relative) to its lock"
+    )
     lock.set_defaults(run=run)
 
 
@@ -194,6 +241,13 @@ def run(options) -> int:
         path = repo_path(options.add)
         return edit(lambda ws: lock_add(ws, path), options.C, use_cache)
     if options.check:
-        return check.check(options.C, ["fixture-lock"], now=options.now, env=options.env,
-                           output=options.format, color=options.color, use_cache=use_cache)
+        return check.check(
+            options.C,
+            ["fixture-lock"],
+            now=options.now,
+            env=options.env,
+            output=options.format,
+            color=options.color,
+            use_cache=use_cache,
+        )
     return write_locks(options.C, use_cache)

@@ -3,62 +3,88 @@
 Each command module defines ``add_parser(sub)``, which adds its subparser with
 these parents and ``set_defaults(run=run)``, and ``run(options) -> int``;
 ``cli`` puts the environment the command reads in ``options.env``."""
+
 from __future__ import annotations
 
 import argparse
-from functools import lru_cache
+from functools import cache
 
 
-@lru_cache(maxsize=None)
+@cache
 def common() -> argparse.ArgumentParser:
     """-C and --debug."""
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("-C", metavar="DIR", default=".",
-                        help="run as if started in DIR (default: the current folder)")
-    parser.add_argument("--debug", action="store_true",
-                        help="print a traceback on unexpected errors")
+    parser.add_argument(
+        "-C",
+        metavar="DIR",
+        default=".",
+        help="run as if started in DIR (default: the current folder)",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="print a traceback on unexpected errors"
+    )
     return parser
 
 
-@lru_cache(maxsize=None)
+@cache
 def debug_only() -> argparse.ArgumentParser:
     """--debug alone, for a command that builds its own repository (demo)."""
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--debug", action="store_true",
-                        help="print a traceback on unexpected errors")
+    parser.add_argument(
+        "--debug", action="store_true", help="print a traceback on unexpected errors"
+    )
     return parser
 
 
-@lru_cache(maxsize=None)
+@cache
 def judged() -> argparse.ArgumentParser:
     """The clock, the output format and the cache, for a command that judges (check, lock)."""
     from oracle_guard.report import formats as reporters
 
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--now", metavar="TIME",
-                        help="the clock: ISO-8601 date or date-time with offset "
-                             "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)")
-    parser.add_argument("--format", choices=reporters.FORMATS, default="text",
-                        help="text (default), json, github (Actions annotations) "
-                             "or sarif (SARIF 2.1.0)")
-    parser.add_argument("--color", choices=reporters.COLOR_CHOICES, default="auto",
-                        help="colour the text format (default auto: on a terminal, unless "
-                             "NO_COLOR; FORCE_COLOR and PRE_COMMIT_COLOR are honoured)")
-    parser.add_argument("--no-cache", action="store_true",
-                        help="neither read nor write the verdict cache in the git directory")
+    parser.add_argument(
+        "--now",
+        metavar="TIME",
+        help="the clock: ISO-8601 date or date-time with offset "
+        "(default: $ORACLE_GUARD_NOW, else the system clock in UTC)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=reporters.FORMATS,
+        default="text",
+        help="text (default), json, github (Actions annotations) or sarif (SARIF 2.1.0)",
+    )
+    parser.add_argument(
+        "--color",
+        choices=reporters.COLOR_CHOICES,
+        default="auto",
+        help="colour the text format (default auto: on a terminal, unless "
+        "NO_COLOR; FORCE_COLOR and PRE_COMMIT_COLOR are honoured)",
+    )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the verdict cache in the git directory",
+    )
     return parser
 
 
-@lru_cache(maxsize=None)
+@cache
 def host() -> argparse.ArgumentParser:
     """--host and --identity-env, for the server-side commands."""
     from oracle_guard.hosts import HOSTS
 
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--host", choices=list(HOSTS),
-                        help="the server that runs the hook; the pusher is read only from the "
-                             "variable it sets (README: Per server)")
-    parser.add_argument("--identity-env", metavar="NAME",
-                        help="ssh and plain hosts: the variable your setup sets for the pusher "
-                             "(ssh: default REMOTE_USER, set per key in authorized_keys)")
+    parser.add_argument(
+        "--host",
+        choices=list(HOSTS),
+        help="the server that runs the hook; the pusher is read only from the "
+        "variable it sets (README: Per server)",
+    )
+    parser.add_argument(
+        "--identity-env",
+        metavar="NAME",
+        help="ssh and plain hosts: the variable your setup sets for the pusher "
+        "(ssh: default REMOTE_USER, set per key in authorized_keys)",
+    )
     return parser

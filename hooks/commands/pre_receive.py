@@ -5,6 +5,7 @@ judges every updated protected ref from git objects alone, inside git's
 quarantine environment (the environment is passed to git untouched). Exit 0
 accepts the whole push; anything else rejects all of it.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -20,9 +21,9 @@ from oracle_guard.checks.codes import CODES
 from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import GitError, ProtocolError, failure
 from oracle_guard.findings import HOOKS, Finding
-from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.git.plumbing import Git
 from oracle_guard.judge import judge
+from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.revisions import caught_up, new_ref_base
 from oracle_guard.snapshot import Snapshot
 
@@ -60,10 +61,16 @@ def parse_updates(text: str, id_length: int = 40) -> List[RefUpdate]:
     oid = re.compile(f"^[0-9a-f]{{{id_length}}}$")
     for number, line in enumerate(lines, 1):
         parts = line.split(" ")
-        if len(parts) != 3 or not oid.match(parts[0]) or not oid.match(parts[1]) \
-                or not parts[2].startswith("refs/"):
-            raise ProtocolError(f"stdin line {number} is not '<old-oid> <new-oid> <ref>' with "
-                                f"{id_length}-digit ids: {line[:80]!r}")
+        if (
+            len(parts) != 3
+            or not oid.match(parts[0])
+            or not oid.match(parts[1])
+            or not parts[2].startswith("refs/")
+        ):
+            raise ProtocolError(
+                f"stdin line {number} is not '<old-oid> <new-oid> <ref>' with "
+                f"{id_length}-digit ids: {line[:80]!r}"
+            )
         updates.append(RefUpdate(*parts))
     return updates
 
@@ -73,8 +80,9 @@ def matches_any(ref: str, patterns) -> bool:
     return any(fnmatch.fnmatchcase(ref, p) for p in patterns)
 
 
-def pusher(env: Mapping[str, str], contract: Optional[contract_mod.Contract],
-           trusted: Optional[str] = None) -> Optional[str]:
+def pusher(
+    env: Mapping[str, str], contract: Optional[contract_mod.Contract], trusted: Optional[str] = None
+) -> Optional[str]:
     """The account the hosting server says is pushing, in the one variable the
     contract names: a fallback over several hosts' variables let a client's own
     variable (sshd's AcceptEnv, a --receive-pack wrapper) win over the host's.
@@ -85,8 +93,9 @@ def pusher(env: Mapping[str, str], contract: Optional[contract_mod.Contract],
     return env.get(named) or None
 
 
-def untrusted_identity(contract: Optional[contract_mod.Contract],
-                       trusted: Optional[str]) -> Optional[str]:
+def untrusted_identity(
+    contract: Optional[contract_mod.Contract], trusted: Optional[str]
+) -> Optional[str]:
     """A note when the contract names owners by a variable this host does not set."""
     named = contract.section("identity_env") if contract else None
     if not named or trusted is None or named == trusted:
@@ -94,8 +103,10 @@ def untrusted_identity(contract: Optional[contract_mod.Contract],
     assert contract is not None  # named came from it
     if not contract.owners:
         return None
-    return (f"identity_env {named} is not the variable this server sets for the pusher "
-            f"({trusted}): nobody is an owner by variable; owners' signatures still count")
+    return (
+        f"identity_env {named} is not the variable this server sets for the pusher "
+        f"({trusted}): nobody is an owner by variable; owners' signatures still count"
+    )
 
 
 @dataclass
@@ -124,9 +135,11 @@ def rules_branch(git: Git, default_tip: Optional[str]) -> Tuple[Optional[str], O
         return git.head_target(), default_tip
     tip = git.resolve_commit(named)
     if tip is None:
-        raise ProtocolError(f"the default branch's contract names rules_ref {named}, which "
-                            "does not exist: no push can be judged until an admin creates it "
-                            "or an owner changes rules_ref")
+        raise ProtocolError(
+            f"the default branch's contract names rules_ref {named}, which "
+            "does not exist: no push can be judged until an admin creates it "
+            "or an owner changes rules_ref"
+        )
     return named, tip
 
 
@@ -137,8 +150,9 @@ def _old_tip(git: Git, update: RefUpdate) -> Snapshot:
     return Snapshot.of_commit(git, old_commit, f"the old tip of {update.ref}")
 
 
-def _contract_for(git: Git, update: RefUpdate, default: Optional[Snapshot],
-                  candidate: Optional[Snapshot]) -> Optional[contract_mod.Contract]:
+def _contract_for(
+    git: Git, update: RefUpdate, default: Optional[Snapshot], candidate: Optional[Snapshot]
+) -> Optional[contract_mod.Contract]:
     """The default branch's contract; when it has none, the old tip's; only when
     neither has one (the first contract of a repository), the pushed tip's."""
     if default is not None and contract_mod.CONTRACT_PATH in default:
@@ -153,9 +167,15 @@ def _contract_for(git: Git, update: RefUpdate, default: Optional[Snapshot],
     return contract_mod.choose(default or Snapshot.empty("no default branch"), candidate)
 
 
-def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
-                 default_tip: Optional[str], rules_ref: Optional[str] = None,
-                 trusted: Optional[str] = None) -> Optional[RefVerdict]:
+def judge_update(
+    git: Git,
+    update: RefUpdate,
+    env: Mapping[str, str],
+    now,
+    default_tip: Optional[str],
+    rules_ref: Optional[str] = None,
+    trusted: Optional[str] = None,
+) -> Optional[RefVerdict]:
     """None when the ref is not protected; else the verdict for this ref.
     ``rules_ref``: the branch the rules come from, protected whatever
     protected_refs says (a push to it would choose the next push's rules)."""
@@ -172,8 +192,18 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
             return None
         if contract and matches_any(update.ref, contract.section("deletable_refs") or ()):
             return RefVerdict(update, [], ["deletion allowed by deletable_refs"])
-        return RefVerdict(update, [(None, Finding(
-            HOOK, "ref-deleted", None, f"deleting protected {update.ref} is not allowed"))], [])
+        return RefVerdict(
+            update,
+            [
+                (
+                    None,
+                    Finding(
+                        HOOK, "ref-deleted", None, f"deleting protected {update.ref} is not allowed"
+                    ),
+                )
+            ],
+            [],
+        )
     provisional = _contract_for(git, update, default, None)
     if provisional is not None and not guarded(provisional):
         return None  # not judged, whatever it points at
@@ -203,22 +233,27 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
         old_commit = None if update.created else git.resolve_commit(update.old)
         pending = git.history(new_commit, [c for c in (old_commit, default_tip) if c])
     if update.created and not owner:
-        old_commit_finding = _at_old_commit(git, update, new_commit, default_tip, rules_ref,
-                                            contract)
+        old_commit_finding = _at_old_commit(
+            git, update, new_commit, default_tip, rules_ref, contract
+        )
         if old_commit_finding is not None:
             return RefVerdict(update, [(new_commit[:12], old_commit_finding)], notes)
     results = judge(contract, base, candidate, now, hooks)
     findings: List[Tuple[Optional[str], Finding]] = [
-        (new_commit[:12], f) for result in results for f in result.findings
-        if f.severity == "error" and f.hook != "write-set"]
+        (new_commit[:12], f)
+        for result in results
+        for f in result.findings
+        if f.severity == "error" and f.hook != "write-set"
+    ]
     net = [f for result in results if result.hook == "write-set" for f in result.findings]
     per_commit: List[Tuple[str, Finding]] = []
     if pending is not None:
         from oracle_guard.authority import history
 
         linear = old_commit is None or git.is_ancestor(old_commit, new_commit)
-        net, per_commit, note = history.judge_with_authority(contract, git, pending(), net,
-                                                             linear, undone=not owner)
+        net, per_commit, note = history.judge_with_authority(
+            contract, git, pending(), net, linear, undone=not owner
+        )
         notes.extend([note] if note else [])
         assert contract is not None  # pending is set only with a contract
         _check_next_contract(contract.source, candidate, now)
@@ -227,33 +262,51 @@ def judge_update(git: Git, update: RefUpdate, env: Mapping[str, str], now,
     return RefVerdict(update, findings, notes)
 
 
-def _at_old_commit(git: Git, update: RefUpdate, new_commit: str, default_tip: Optional[str],
-                   rules_ref: Optional[str], contract) -> Optional[Finding]:
+def _at_old_commit(
+    git: Git,
+    update: RefUpdate,
+    new_commit: str,
+    default_tip: Optional[str],
+    rules_ref: Optional[str],
+    contract,
+) -> Optional[Finding]:
     """A new ref at an older commit of the default branch is compared with its
     merge-base, which is that commit: nothing is judged. Its tree was judged only
     as part of a range whose tip may have undone it (an oracle edit, then its
     revert), so only an owner (an owner-signed commit, or an owner by variable)
     points a new protected ref there."""
-    if default_tip is None or new_commit == default_tip \
-            or not git.is_ancestor(new_commit, default_tip):
+    if (
+        default_tip is None
+        or new_commit == default_tip
+        or not git.is_ancestor(new_commit, default_tip)
+    ):
         return None
     from oracle_guard.authority.signatures import Authority
     from oracle_guard.git.plumbing import Commit
 
     authority = Authority.of(contract, git) if contract is not None else None
     if authority is not None:
-        parents = tuple(git.run("rev-list", "--parents", "-n", "1", new_commit)
-                        .decode().split()[1:])
+        parents = tuple(
+            git.run("rev-list", "--parents", "-n", "1", new_commit).decode().split()[1:]
+        )
         if authority.why_not(Commit(new_commit, parents, [])) is None:
             return None
     branch = rules_ref or "the default branch"
-    return Finding(HOOK, "ref-at-old-commit", None,
-                   f"{new_commit[:12]} is an older commit of {branch}; its tree was never "
-                   "judged on its own")
+    return Finding(
+        HOOK,
+        "ref-at-old-commit",
+        None,
+        f"{new_commit[:12]} is an older commit of {branch}; its tree was never judged on its own",
+    )
 
 
-def _base_of(git: Git, update: RefUpdate, new_commit: str, default_tip: Optional[str],
-             contract: Optional[contract_mod.Contract]) -> Snapshot:
+def _base_of(
+    git: Git,
+    update: RefUpdate,
+    new_commit: str,
+    default_tip: Optional[str],
+    contract: Optional[contract_mod.Contract],
+) -> Snapshot:
     """What the pushed tip is compared with: the old tip (with what it took from
     the default branch); for a new ref, its merge-base with the default branch
     (the empty tree when there is none)."""
@@ -264,18 +317,33 @@ def _base_of(git: Git, update: RefUpdate, new_commit: str, default_tip: Optional
     return new_ref_base(git, default_tip, new_commit)
 
 
-def _replace_ref(update: RefUpdate, env: Mapping[str, str],
-                 contract: Optional[contract_mod.Contract],
-                 trusted: Optional[str]) -> RefVerdict:
+def _replace_ref(
+    update: RefUpdate,
+    env: Mapping[str, str],
+    contract: Optional[contract_mod.Contract],
+    trusted: Optional[str],
+) -> RefVerdict:
     """refs/replace/* swaps one object for another in every later read, so only
     an owner may push one, whatever protected_refs says."""
     who = pusher(env, contract, trusted)
     if contract is not None and who is not None and who in contract.owners:
         return RefVerdict(update, [], [f"{who} is an owner: replace refs may change"])
-    return RefVerdict(update, [(None, Finding(
-        HOOK, "replace-ref", None,
-        f"{update.ref}: refs/replace/* changes what git shows for an object; only an owner "
-        "may push it"))], [])
+    return RefVerdict(
+        update,
+        [
+            (
+                None,
+                Finding(
+                    HOOK,
+                    "replace-ref",
+                    None,
+                    f"{update.ref}: refs/replace/* changes what git shows for an object; only an owner "
+                    "may push it",
+                ),
+            )
+        ],
+        [],
+    )
 
 
 def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
@@ -286,8 +354,7 @@ def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
     if data is None:
         return
     following = contract_mod.Contract(data, candidate, from_base=True)
-    if all(rules.entry(path) == candidate.entry(path)
-           for path in following.oracle_files()):
+    if all(rules.entry(path) == candidate.entry(path) for path in following.oracle_files()):
         return
     # builds the write set (allow_file), the freeze validators (schema files) and
     # the owners' keys (authority.signers)
@@ -300,8 +367,7 @@ def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
 
 
 def _protected_refs(contract) -> Tuple[str, ...]:
-    return tuple((contract.section("protected_refs") if contract else None)
-                 or DEFAULT_PROTECTED)
+    return tuple((contract.section("protected_refs") if contract else None) or DEFAULT_PROTECTED)
 
 
 def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -> int:
@@ -313,39 +379,52 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
 
     for verdict in verdicts:
         for note in verdict.notes:
-            stream.write(inert(f"oracle-guard: {show_text(verdict.update.ref)}: "
-                               f"{show_text(note)}") + "\n")
+            stream.write(
+                inert(f"oracle-guard: {show_text(verdict.update.ref)}: {show_text(note)}") + "\n"
+            )
     for verdict in bad:
         for commit, f in verdict.findings:
             # a finding about the ref itself (a deletion, a replace ref) has no path
-            where = "" if f.path is None else \
-                show_path(f.path) + (f":{f.line}" if f.line else "") + ": "
+            where = (
+                ""
+                if f.path is None
+                else show_path(f.path) + (f":{f.line}" if f.line else "") + ": "
+            )
             at = f" ({commit})" if commit else ""
-            say(f"oracle-guard: {show_text(verdict.update.ref)}{at}: {where}{f.code}: "
-                f"{show_text(f.message)}")
+            say(
+                f"oracle-guard: {show_text(verdict.update.ref)}{at}: {where}{f.code}: "
+                f"{show_text(f.message)}"
+            )
             say(f"oracle-guard:   fix: {CODES[f.code].fix}")
     if any(commit for v in bad for commit, _ in v.findings):
         # the fixes name what to do before committing; a pushed commit is redone
-        say("oracle-guard: the fixes name local commands: apply them in the commits that "
-            "carry the change (git rebase -i, git commit --amend), then push again")
+        say(
+            "oracle-guard: the fixes name local commands: apply them in the commits that "
+            "carry the change (git rebase -i, git commit --amend), then push again"
+        )
     if bad:
         count = sum(len(v.findings) for v in bad)
-        say(f"oracle-guard: push rejected: {count} problem{'s' if count != 1 else ''} in "
+        say(
+            f"oracle-guard: push rejected: {count} problem{'s' if count != 1 else ''} in "
             f"{len(bad)} of {len(verdicts)} judged ref{'s' if len(verdicts) != 1 else ''}; "
-            "no ref was updated")
+            "no ref was updated"
+        )
         return 1
     if verdicts:  # so the pusher and the admin can see the gate is there
         count = len(verdicts)
-        stream.write(f"oracle-guard: push accepted: {count} judged ref"
-                     f"{'s' if count != 1 else ''} passed\n")
+        stream.write(
+            f"oracle-guard: push accepted: {count} judged ref{'s' if count != 1 else ''} passed\n"
+        )
     return 0
 
 
 def unresolved_head(git: Git) -> str:
     target = git.head_target() or "a detached commit"
-    return (f"the repository's HEAD names {target}, which does not exist, so there is no "
-            "default branch to take rules from; an admin sets it: "
-            "git symbolic-ref HEAD refs/heads/main")
+    return (
+        f"the repository's HEAD names {target}, which does not exist, so there is no "
+        "default branch to take rules from; an admin sets it: "
+        "git symbolic-ref HEAD refs/heads/main"
+    )
 
 
 def _timeout_for(git: Git, default_tip: Optional[str]) -> float:
@@ -357,8 +436,11 @@ def _timeout_for(git: Git, default_tip: Optional[str]) -> float:
 
 def _read_text(stdin) -> str:
     """stdin as git wrote it: bytes, with no newline translation."""
-    raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode(
-        "utf-8", "surrogateescape")
+    raw = (
+        stdin.buffer.read()
+        if hasattr(stdin, "buffer")
+        else stdin.read().encode("utf-8", "surrogateescape")
+    )
     return raw.decode("utf-8", "surrogateescape")
 
 
@@ -366,9 +448,14 @@ def _on_alarm(signum, frame):
     raise PushTimeout()
 
 
-def receive(stdin: TextIO, stderr: TextIO, env: Mapping[str, str],
-            trusted: Optional[str] = None, now_option: Optional[str] = None,
-            host: Optional[str] = None) -> int:
+def receive(
+    stdin: TextIO,
+    stderr: TextIO,
+    env: Mapping[str, str],
+    trusted: Optional[str] = None,
+    now_option: Optional[str] = None,
+    host: Optional[str] = None,
+) -> int:
     """Exit 0 accepts the push; 1 rejects it for findings; 2 for anything else.
     ``trusted``: the only variable the pusher may be read from (the host's).
     On a named host the clock is --now or the server's: ORACLE_GUARD_NOW may be
@@ -406,8 +493,10 @@ def receive(stdin: TextIO, stderr: TextIO, env: Mapping[str, str],
         signal.setitimer(signal.ITIMER_REAL, 0)
         return report(verdicts, stderr, env)
     except PushTimeout:
-        stderr.write(f"{prefix}oracle-guard: push rejected: the checks took longer than "
-                     f"{timeout:g} s (contract key timeout_s)\n")
+        stderr.write(
+            f"{prefix}oracle-guard: push rejected: the checks took longer than "
+            f"{timeout:g} s (contract key timeout_s)\n"
+        )
         return 2
     except Exception as exc:  # fail closed: nothing unexpected accepts a push
         failed = failure(exc)
@@ -424,17 +513,27 @@ main = receive  # the name tests/e2e/faults_test.py and tests/adversarial call i
 
 def add_parser(sub) -> None:
     parser = sub.add_parser(
-        "pre-receive", parents=[host_option()],
-        help="judge a push: git's pre-receive protocol on stdin (server side)")
-    parser.add_argument("--now", metavar="TIME",
-                        help="the clock, to replay a push (default: the system clock in UTC; "
-                             "without --host, $ORACLE_GUARD_NOW first)")
+        "pre-receive",
+        parents=[host_option()],
+        help="judge a push: git's pre-receive protocol on stdin (server side)",
+    )
+    parser.add_argument(
+        "--now",
+        metavar="TIME",
+        help="the clock, to replay a push (default: the system clock in UTC; "
+        "without --host, $ORACLE_GUARD_NOW first)",
+    )
     parser.set_defaults(run=run)
 
 
 def run(options) -> int:
     from oracle_guard.hosts import pusher_variable
 
-    return receive(sys.stdin, sys.stderr, options.env,
-                   trusted=pusher_variable(options.host, options.identity_env),
-                   now_option=options.now, host=options.host)
+    return receive(
+        sys.stdin,
+        sys.stderr,
+        options.env,
+        trusted=pusher_variable(options.host, options.identity_env),
+        now_option=options.now,
+        host=options.host,
+    )

@@ -1,4 +1,5 @@
 """``oracle-guard schema NAME | --list``: print a built-in JSON Schema."""
+
 from __future__ import annotations
 
 import os
@@ -36,9 +37,12 @@ def print_schema(name: Optional[str], listing: bool = False) -> int:
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("schema", help="print a built-in JSON Schema")
-    parser.add_argument("name", metavar="NAME", nargs="?",
-                        help="contract, fixtures-lock, flake-budget, freeze, quarantine-entry "
-                             "or quarantine-list")
+    parser.add_argument(
+        "name",
+        metavar="NAME",
+        nargs="?",
+        help="contract, fixtures-lock, flake-budget, freeze, quarantine-entry or quarantine-list",
+    )
     parser.add_argument("--list", action="store_true", help="list the built-in schema names")
     parser.set_defaults(run=run)
 

@@ -9,17 +9,24 @@ use them). A value already present is refused (a duplicate seed), and so is a
 file that would exceed ``limits.seed_bytes``; the result is judged by
 seed-append-only against HEAD before anything is written.
 """
+
 from __future__ import annotations
 
 import json
 from typing import Any, Dict, List, Sequence, Tuple
 
 from oracle_guard.commands.options import common
-from oracle_guard.commands.workspace import (Workspace, describe, edit, fixture_notes, repo_path,
-                                             unsafe)
+from oracle_guard.commands.workspace import (
+    Workspace,
+    describe,
+    edit,
+    fixture_notes,
+    repo_path,
+    unsafe,
+)
 from oracle_guard.errors import Refused
-from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.parsing import loaders
+from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.snapshot import Overlay
 
 FORMATS = ("json-array", "jsonl")
@@ -39,6 +46,7 @@ def _values(texts: Sequence[str]) -> List[Any]:
 
 def _existing(path: str, fmt: str, data: bytes) -> List[Tuple[Any, str]]:
     """(seed, where) for every seed in the file; a file that does not parse is refused."""
+
     def broken(message: str) -> Refused:
         return Refused(f"{path}: {message}; fix the file by hand first")
 
@@ -69,10 +77,14 @@ def _jsonl_style(data: bytes) -> Dict[str, Any]:
     for separators in ((",", ":"), (", ", ": ")):
         for sort_keys in (True, False):
             for ensure_ascii in (False, True):
-                style: Dict[str, Any] = {"separators": separators, "sort_keys": sort_keys,
-                                         "ensure_ascii": ensure_ascii}
-                if parsed and all(json.dumps(v, **style).encode("utf-8") == line
-                                  for line, v in parsed):
+                style: Dict[str, Any] = {
+                    "separators": separators,
+                    "sort_keys": sort_keys,
+                    "ensure_ascii": ensure_ascii,
+                }
+                if parsed and all(
+                    json.dumps(v, **style).encode("utf-8") == line for line, v in parsed
+                ):
                     return style
     return {"separators": (",", ":"), "sort_keys": False, "ensure_ascii": False}
 
@@ -81,7 +93,7 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
     if fmt == "jsonl":
         style = _jsonl_style(data)
         last = data.rfind(b"\n")  # the ending of the last line that has one
-        nl = b"\r\n" if last > 0 and data[last - 1:last] == b"\r" else b"\n"
+        nl = b"\r\n" if last > 0 and data[last - 1 : last] == b"\r" else b"\n"
         # a last line without its newline gets a bare LF: seed-append-only reads a CR
         # added to an existing line as a rewrite of that seed
         out = data if not data or data.endswith(b"\n") else data + b"\n"
@@ -104,16 +116,20 @@ def seeds_append(ws: Workspace, file: str, texts: Sequence[str]) -> int:
     from oracle_guard.snapshot import Snapshot
 
     path = repo_path(file)
-    entries = [e for e in ws.contract.section("seeds") or []
-               if PatternSet(e["paths"]).matches(path)]
+    entries = [
+        e for e in ws.contract.section("seeds") or [] if PatternSet(e["paths"]).matches(path)
+    ]
     if not entries:
         patterns = [p for e in ws.contract.section("seeds") or [] for p in e["paths"]]
-        raise Refused(f"{path} is not a seed file of the contract "
-                      f"({', '.join(patterns) or 'no seeds section'})")
+        raise Refused(
+            f"{path} is not a seed file of the contract "
+            f"({', '.join(patterns) or 'no seeds section'})"
+        )
     fmt = entries[0]["format"]
     if fmt not in FORMATS:
-        raise Refused(f"{path} is a {fmt} seed file; 'seeds append' writes json-array and "
-                      "jsonl files")
+        raise Refused(
+            f"{path} is a {fmt} seed file; 'seeds append' writes json-array and jsonl files"
+        )
     data = ws.read_worktree(path)
     if data is None:
         raise Refused(f"{path} does not exist in the working tree")
@@ -122,14 +138,18 @@ def seeds_append(ws: Workspace, file: str, texts: Sequence[str]) -> int:
     for number, value in enumerate(values):
         key = seed_append_only.strict_key(value)
         if key in seen:
-            raise Refused(f"duplicate seed: {seed_append_only.short(value)} is already in "
-                          f"{path} ({seen[key]})")
+            raise Refused(
+                f"duplicate seed: {seed_append_only.short(value)} is already in "
+                f"{path} ({seen[key]})"
+            )
         seen[key] = f"VALUE {number + 1}"
     new = _appended(path, fmt, data, values)
     limit = ws.contract.limit("seed_bytes")
     if len(new) > limit:
-        raise Refused(f"cannot append to {path}: it would be {len(new):,} bytes, above "
-                      f"limits.seed_bytes ({limit:,})")
+        raise Refused(
+            f"cannot append to {path}: it would be {len(new):,} bytes, above "
+            f"limits.seed_bytes ({limit:,})"
+        )
     head = ws.git.resolve_commit("HEAD")
     base = Snapshot.of_commit(ws.git, head, "HEAD") if head else Snapshot.empty()
     after = Overlay(ws.index, {path: new}, "the edited working tree")
@@ -138,8 +158,12 @@ def seeds_append(ws: Workspace, file: str, texts: Sequence[str]) -> int:
             raise Refused(f"cannot append to {path}: {describe(finding)}")
     ws.write({path: new})
     count = len(values)
-    print(inert(f"appended {count} seed{'s' if count != 1 else ''} to {show_path(path)}; "
-                f"stage it with: {show_text(ws.git_add(path))}"))
+    print(
+        inert(
+            f"appended {count} seed{'s' if count != 1 else ''} to {show_path(path)}; "
+            f"stage it with: {show_text(ws.git_add(path))}"
+        )
+    )
     fixture_notes(ws, [path])
     return 0
 
@@ -149,11 +173,16 @@ def add_parser(sub) -> None:
     seeds = sub.add_parser("seeds", help="append seeds to a seed file")
     actions = seeds.add_subparsers(dest="seeds_action", metavar="ACTION")
     actions.required = True
-    append = actions.add_parser("append", parents=[common()],
-                                help="append seeds to a json-array or jsonl seed file")
+    append = actions.add_parser(
+        "append", parents=[common()], help="append seeds to a json-array or jsonl seed file"
+    )
     append.add_argument("file", metavar="FILE", help="the seed file (repo-relative)")
-    append.add_argument("values", metavar="VALUE", nargs="+",
-                        help="a seed as JSON text (put '--' before values starting with '-')")
+    append.add_argument(
+        "values",
+        metavar="VALUE",
+        nargs="+",
+        help="a seed as JSON text (put '--' before values starting with '-')",
+    )
     append.set_defaults(run=run)
 
 

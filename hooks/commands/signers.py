@@ -7,6 +7,7 @@ line endings, and print the ``git add`` to run. The result must read back with
 ``allowed_signers.parse`` as exactly the intended signers, or nothing is written.
 A key is listed once; a person with several keys has a line for each.
 """
+
 from __future__ import annotations
 
 import base64
@@ -14,8 +15,7 @@ import hashlib
 import os
 from typing import List, NamedTuple, Optional, Tuple
 
-from oracle_guard.authority import allowed_signers
-from oracle_guard.authority import sshsig
+from oracle_guard.authority import allowed_signers, sshsig
 from oracle_guard.commands.options import common
 from oracle_guard.commands.workspace import Workspace, edit
 from oracle_guard.errors import Refused
@@ -24,9 +24,11 @@ from oracle_guard.report.escaping import inert, show_path, show_text
 SIGNERS_FILE = ".oracle-guard/allowed_signers"  # where init puts it
 ADD_AUTHORITY = f"authority: {{signers: {SIGNERS_FILE}}}"
 KEY_FILE_MAX_BYTES = 64 << 10
-HEADER = ("# The owners: a commit signed by one of these keys may change the oracle\n"
-          "# (ssh-keygen's allowed signers format: PRINCIPAL KEYTYPE KEY [COMMENT]).\n"
-          "# Edit it with 'oracle-guard signers add | remove | list'.\n")
+HEADER = (
+    "# The owners: a commit signed by one of these keys may change the oracle\n"
+    "# (ssh-keygen's allowed signers format: PRINCIPAL KEYTYPE KEY [COMMENT]).\n"
+    "# Edit it with 'oracle-guard signers add | remove | list'.\n"
+)
 
 
 class KeyProblem(Exception):
@@ -53,7 +55,7 @@ def fingerprint(blob: bytes) -> str:
 
 
 def _controls(text: str) -> bool:
-    return any(ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 or c in "\u2028\u2029" for c in text)
+    return any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029" for c in text)
 
 
 def key_from_text(text: str) -> PublicKey:
@@ -80,9 +82,11 @@ def key_from_file(path: str) -> PublicKey:
         with open(path, "rb", buffering=0) as f:
             head = f.read(64)
             if head.startswith(b"-----BEGIN"):
-                raise KeyProblem(f"{show_path(path)} is a private key and no .pub sits "
-                                 f"beside it: pass the public key ({show_path(path)}.pub, "
-                                 "from ssh-keygen -y -f KEY)")
+                raise KeyProblem(
+                    f"{show_path(path)} is a private key and no .pub sits "
+                    f"beside it: pass the public key ({show_path(path)}.pub, "
+                    "from ssh-keygen -y -f KEY)"
+                )
             data = head + f.read(KEY_FILE_MAX_BYTES)
     except OSError as exc:
         raise KeyProblem(f"cannot read {show_path(path)}: {exc.strerror or exc}") from None
@@ -91,12 +95,12 @@ def key_from_file(path: str) -> PublicKey:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise KeyProblem(f"{show_path(path)} is not a public key file (not UTF-8 text)") \
-            from None
+        raise KeyProblem(f"{show_path(path)} is not a public key file (not UTF-8 text)") from None
     lines = [ln for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
     if len(lines) != 1:
-        raise KeyProblem(f"{show_path(path)} holds {len(lines) or 'no'} key lines; a public "
-                         "key file holds one")
+        raise KeyProblem(
+            f"{show_path(path)} holds {len(lines) or 'no'} key lines; a public key file holds one"
+        )
     try:
         return key_from_text(lines[0])
     except KeyProblem as exc:
@@ -141,8 +145,13 @@ def new_file(principal: str, key: PublicKey) -> str:
 
 
 def _unchanged(signer: allowed_signers.Signer) -> Tuple:
-    return (signer.principals, signer.namespaces, signer.key_type, signer.public_key,
-            signer.comment)
+    return (
+        signer.principals,
+        signer.namespaces,
+        signer.key_type,
+        signer.public_key,
+        signer.comment,
+    )
 
 
 class SignersFile:
@@ -153,15 +162,19 @@ class SignersFile:
 
         section = ws.contract.section("authority")
         if section is None:
-            raise Refused(f"the contract in the index has no 'authority' section: add "
-                          f"'{ADD_AUTHORITY}' to .oracle-guard.yaml and git add it")
+            raise Refused(
+                f"the contract in the index has no 'authority' section: add "
+                f"'{ADD_AUTHORITY}' to .oracle-guard.yaml and git add it"
+            )
         self.ws = ws
         self.path: str = section["signers"]
         data = ws.read_worktree(self.path)  # refuses a symlink, .git, outside the repository
         self.exists = data is not None
         if data is None and must_exist:
-            raise Refused(f"{show_path(self.path)} does not exist in the working tree: "
-                          "'oracle-guard signers add PRINCIPAL KEYFILE' writes it")
+            raise Refused(
+                f"{show_path(self.path)} does not exist in the working tree: "
+                "'oracle-guard signers add PRINCIPAL KEYFILE' writes it"
+            )
         try:
             self.text = loaders.decode_text(data or b"")
         except loaders.LoadError as exc:
@@ -182,15 +195,23 @@ class SignersFile:
 
         data = text.encode("utf-8")
         if len(data) > SIGNERS_MAX_BYTES:
-            raise Refused(f"cannot edit {show_path(self.path)}: it would be {len(data):,} "
-                          f"bytes, above the {SIGNERS_MAX_BYTES:,} oracle-guard reads")
+            raise Refused(
+                f"cannot edit {show_path(self.path)}: it would be {len(data):,} "
+                f"bytes, above the {SIGNERS_MAX_BYTES:,} oracle-guard reads"
+            )
         got = [_unchanged(s) for s in self.parse(text, "nothing was written")]
         if got != expected:
-            raise Refused(f"cannot edit {show_path(self.path)} safely: the result would not "
-                          "read back as intended; edit it by hand")
+            raise Refused(
+                f"cannot edit {show_path(self.path)} safely: the result would not "
+                "read back as intended; edit it by hand"
+            )
         self.ws.write({self.path: data})
-        print(inert(f"wrote {show_path(self.path)} ({show_text(done)}); stage it with: "
-                    f"{show_text(self.ws.git_add(self.path))}"))
+        print(
+            inert(
+                f"wrote {show_path(self.path)} ({show_text(done)}); stage it with: "
+                f"{show_text(self.ws.git_add(self.path))}"
+            )
+        )
 
 
 def signers_add(ws: Workspace, principal: str, key_text: str) -> int:
@@ -205,9 +226,11 @@ def signers_add(ws: Workspace, principal: str, key_text: str) -> int:
     file = SignersFile(ws, must_exist=False)
     for signer in file.signers:
         if signer.public_key == key.blob:
-            raise Refused(f"{show_path(file.path)}:{signer.line}: the key {key.fingerprint} "
-                          f"is listed already (for {', '.join(signer.principals)}); a key is "
-                          "listed once")
+            raise Refused(
+                f"{show_path(file.path)}:{signer.line}: the key {key.fingerprint} "
+                f"is listed already (for {', '.join(signer.principals)}); a key is "
+                "listed once"
+            )
     if not file.exists:
         text = new_file(principal, key)
     else:
@@ -216,11 +239,11 @@ def signers_add(ws: Workspace, principal: str, key_text: str) -> int:
             text += file.newline
         text += key.line(principal) + file.newline
     expected = [_unchanged(s) for s in file.signers] + [
-        ((principal,), None, key.key_type, key.blob, key.comment)]
+        ((principal,), None, key.key_type, key.blob, key.comment)
+    ]
     others = sum(principal in s.principals for s in file.signers)
     what = "a key" if not others else f"key {others + 1}"
-    file.write(text, expected,
-               f"added {what} for {principal}: {key.key_type} {key.fingerprint}")
+    file.write(text, expected, f"added {what} for {principal}: {key.key_type} {key.fingerprint}")
     return 0
 
 
@@ -229,19 +252,21 @@ def signers_remove(ws: Workspace, principal: str) -> int:
     hits = [s for s in file.signers if principal in s.principals]
     if not hits:
         named = sorted({p for s in file.signers for p in s.principals})
-        raise Refused(f"{show_path(file.path)} lists no key for {principal!r} "
-                      f"(principals: {', '.join(named) or 'none'})")
+        raise Refused(
+            f"{show_path(file.path)} lists no key for {principal!r} "
+            f"(principals: {', '.join(named) or 'none'})"
+        )
     lines = file.text.split("\n")
     dropped = []
     for signer in hits:
         raw = lines[signer.line - 1]
         cr = "\r" if raw.endswith("\r") else ""
         body = raw[:-1] if cr else raw
-        lead = body[:len(body) - len(body.lstrip(" \t\r\n"))]
-        field = body[len(lead):].split(" ", 1)[0].split("\t", 1)[0]
+        lead = body[: len(body) - len(body.lstrip(" \t\r\n"))]
+        field = body[len(lead) :].split(" ", 1)[0].split("\t", 1)[0]
         kept = [p for p in signer.principals if p != principal]
         if kept:
-            lines[signer.line - 1] = lead + ",".join(kept) + body[len(lead) + len(field):] + cr
+            lines[signer.line - 1] = lead + ",".join(kept) + body[len(lead) + len(field) :] + cr
         else:
             dropped.append(signer.line - 1)
     for number in reversed(dropped):
@@ -252,11 +277,16 @@ def signers_remove(ws: Workspace, principal: str) -> int:
         if remaining:
             expected.append((remaining, *_unchanged(signer)[1:]))
     count = len(hits)
-    file.write("\n".join(lines), expected,
-               f"removed {principal}: {count} key{'s' if count != 1 else ''}")
+    file.write(
+        "\n".join(lines), expected, f"removed {principal}: {count} key{'s' if count != 1 else ''}"
+    )
     if not expected:
-        print(inert(f"note: {show_path(file.path)} lists no key now: no signed commit can "
-                    "change the oracle until an owner is added"))
+        print(
+            inert(
+                f"note: {show_path(file.path)} lists no key now: no signed commit can "
+                "change the oracle until an owner is added"
+            )
+        )
     return 0
 
 
@@ -266,14 +296,21 @@ def signers_list(ws: Workspace) -> int:
     for signer in file.signers:
         where = f"(line {signer.line})"
         if not signer.allows("git"):
-            where = (f"(line {signer.line}; namespaces=\"{','.join(signer.namespaces or ())}\": "
-                     "cannot sign commits)")
+            where = (
+                f'(line {signer.line}; namespaces="{",".join(signer.namespaces or ())}": '
+                "cannot sign commits)"
+            )
         for principal in signer.principals:
-            rows.append((show_text(principal), signer.key_type,
-                         fingerprint(signer.public_key), where))
+            rows.append(
+                (show_text(principal), signer.key_type, fingerprint(signer.public_key), where)
+            )
     if not rows:
-        print(inert(f"no keys in {show_path(file.path)}: 'oracle-guard signers add PRINCIPAL "
-                    "KEYFILE' adds one"))
+        print(
+            inert(
+                f"no keys in {show_path(file.path)}: 'oracle-guard signers add PRINCIPAL "
+                "KEYFILE' adds one"
+            )
+        )
         return 0
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     for row in rows:
@@ -283,23 +320,34 @@ def signers_list(ws: Workspace) -> int:
 
 def add_parser(sub) -> None:
     """The ``signers`` subcommands."""
-    signers = sub.add_parser("signers",
-                             help="add, remove or list the owners' SSH keys (authority.signers)")
+    signers = sub.add_parser(
+        "signers", help="add, remove or list the owners' SSH keys (authority.signers)"
+    )
     actions = signers.add_subparsers(dest="signers_action", metavar="ACTION")
     actions.required = True
-    add = actions.add_parser("add", parents=[common()],
-                             help="add an owner's public key (one line a key)")
-    add.add_argument("principal", metavar="PRINCIPAL",
-                     help="the owner's name, e.g. an email address (no patterns)")
-    add.add_argument("key", metavar="KEYFILE|KEYTEXT",
-                     help="a .pub file (or a private key with its .pub beside it), or the key "
-                          "itself: 'ssh-ed25519 AAAA... [comment]'")
-    remove = actions.add_parser("remove", parents=[common()],
-                                help="remove a principal from every line (a line left with "
-                                     "none goes)")
+    add = actions.add_parser(
+        "add", parents=[common()], help="add an owner's public key (one line a key)"
+    )
+    add.add_argument(
+        "principal",
+        metavar="PRINCIPAL",
+        help="the owner's name, e.g. an email address (no patterns)",
+    )
+    add.add_argument(
+        "key",
+        metavar="KEYFILE|KEYTEXT",
+        help="a .pub file (or a private key with its .pub beside it), or the key "
+        "itself: 'ssh-ed25519 AAAA... [comment]'",
+    )
+    remove = actions.add_parser(
+        "remove",
+        parents=[common()],
+        help="remove a principal from every line (a line left with none goes)",
+    )
     remove.add_argument("principal", metavar="PRINCIPAL")
-    listing = actions.add_parser("list", parents=[common()],
-                                 help="each principal with its key type, fingerprint and line")
+    listing = actions.add_parser(
+        "list", parents=[common()], help="each principal with its key type, fingerprint and line"
+    )
     for parser in (add, remove, listing):
         parser.set_defaults(run=run)
 

@@ -6,6 +6,7 @@ They write the working-tree files a human would otherwise edit by hand, by the
 contract in the index (as ``oracle-guard lock`` does), and refuse (exit 2) what
 the hooks would reject. Files are written all or none, through temporary files,
 and never through a symlink (``git.worktree``)."""
+
 from __future__ import annotations
 
 import os
@@ -15,9 +16,9 @@ from typing import Callable, List, Mapping, Optional, Sequence
 from oracle_guard import contract as contract_mod
 from oracle_guard.errors import Refused, UsageError, WorktreeError
 from oracle_guard.findings import Finding
+from oracle_guard.git import worktree
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.report.text import finding_line
-from oracle_guard.git import worktree
 from oracle_guard.snapshot import Overlay, Snapshot
 
 
@@ -59,8 +60,11 @@ def git_add(path: str, top: Optional[str] = None, here: Optional[str] = None) ->
         magic.append("literal")  # a pathspec globs these: name this one file only
     if magic:
         path = f":({','.join(magic)})" + path
-    return f"git add -- {shlex.quote(path)}" if path.startswith("-") else \
-        f"git add {shlex.quote(path)}"
+    return (
+        f"git add -- {shlex.quote(path)}"
+        if path.startswith("-")
+        else f"git add {shlex.quote(path)}"
+    )
 
 
 class Workspace:
@@ -77,14 +81,16 @@ class Workspace:
             self.index = Snapshot.of_index(self.git)
             data = contract_mod.read(self.index)
             if data is None:
-                raise Refused(f"no {contract_mod.CONTRACT_PATH} in the index: write and "
-                              "'git add' the contract first")
+                raise Refused(
+                    f"no {contract_mod.CONTRACT_PATH} in the index: write and "
+                    "'git add' the contract first"
+                )
             self.contract = contract_mod.Contract(data, self.index, from_base=True)
         except BaseException:
             self.git.close()
             raise
 
-    def __enter__(self) -> "Workspace":
+    def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -113,8 +119,7 @@ class Workspace:
         from oracle_guard.parsing.patterns import PatternSet
 
         changed = PatternSet(patterns).select(self.git.unstaged_paths()) if patterns else []
-        return Overlay(self.index, {p: self.read_worktree(p) for p in changed},
-                       "the working tree")
+        return Overlay(self.index, {p: self.read_worktree(p) for p in changed}, "the working tree")
 
     def write(self, files: Mapping[str, Optional[bytes]]) -> None:
         """Write (or, for None, delete) working-tree files, all or none."""
@@ -124,8 +129,7 @@ class Workspace:
 describe = finding_line  # a finding as `check` prints it
 
 
-def new_findings(before: Sequence[Finding], after: Sequence[Finding],
-                 grew: bool) -> List[Finding]:
+def new_findings(before: Sequence[Finding], after: Sequence[Finding], grew: bool) -> List[Finding]:
     """Findings of ``after`` that ``before`` lacks (the line does not count: an
     edit moves lines). An exceeded cap is new when the count grew."""
     seen = {(f.hook, f.code, f.path, f.message, f.severity) for f in before}
@@ -146,9 +150,13 @@ def fixture_notes(ws: Workspace, paths: Sequence[str]) -> None:
 
     for entry in ws.contract.section("fixtures") or []:
         for path in fixture_lock.pending_fixtures(entry, paths):
-            print(inert(f"note: {show_path(path)} is also a fixture locked by "
-                        f"{show_path(entry['lock'])}: after '{show_text(ws.git_add(path))}', "
-                        f"run 'oracle-guard lock' and stage {show_path(entry['lock'])}"))
+            print(
+                inert(
+                    f"note: {show_path(path)} is also a fixture locked by "
+                    f"{show_path(entry['lock'])}: after '{show_text(ws.git_add(path))}', "
+                    f"run 'oracle-guard lock' and stage {show_path(entry['lock'])}"
+                )
+            )
 
 
 def edit(action: Callable[[Workspace], int], directory: str, use_cache: bool = True) -> int:

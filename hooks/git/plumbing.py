@@ -3,6 +3,7 @@
 Paths are kept as ``str`` decoded with ``surrogateescape`` so names that are
 not UTF-8 survive a round trip; every listing uses ``-z``.
 """
+
 from __future__ import annotations
 
 import os
@@ -74,10 +75,10 @@ class _Stream:
         while self._fill():
             at = self._buf.find(b"\n", self._start, self._end)
             if at >= 0:
-                parts.append(bytes(self._view[self._start:at]))
+                parts.append(bytes(self._view[self._start : at]))
                 self._start = at + 1
                 return b"".join(parts)
-            parts.append(bytes(self._view[self._start:self._end]))
+            parts.append(bytes(self._view[self._start : self._end]))
             self._start = self._end
         return b"".join(parts)
 
@@ -93,7 +94,7 @@ class _Stream:
             if not self._fill():
                 return False
             take = min(size, self._end - self._start)
-            sink(self._view[self._start:self._start + take])
+            sink(self._view[self._start : self._start + take])
             self._start += take
             size -= take
         return True
@@ -104,8 +105,12 @@ class _Stream:
 # be pushed), grafts rewrite parents and so merge-bases, and pathspec variables
 # change what a folder listing returns. Everything else (GIT_DIR, a server's
 # quarantine GIT_OBJECT_DIRECTORY) is kept.
-_PATHSPEC_VARIABLES = ("GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS", "GIT_NOGLOB_PATHSPECS",
-                       "GIT_ICASE_PATHSPECS")
+_PATHSPEC_VARIABLES = (
+    "GIT_LITERAL_PATHSPECS",
+    "GIT_GLOB_PATHSPECS",
+    "GIT_NOGLOB_PATHSPECS",
+    "GIT_ICASE_PATHSPECS",
+)
 
 
 def git_environment() -> Dict[str, str]:
@@ -131,9 +136,20 @@ MERGE_TREE_VERSION = (2, 38)  # git merge-tree --write-tree
 # path without a merge attribute: a driver could hide a change (the trees'
 # .gitattributes are protected files). Global and system configuration still
 # count for the rest: CI runners keep safe.directory there.
-_MERGE_CONFIG = ("-c", "merge.renames=true", "-c", "diff.renames=true",
-                 "-c", "merge.directoryRenames=conflict", "-c", "merge.default=text",
-                 "-c", "merge.renormalize=false", "-c", f"core.attributesFile={os.devnull}")
+_MERGE_CONFIG = (
+    "-c",
+    "merge.renames=true",
+    "-c",
+    "diff.renames=true",
+    "-c",
+    "merge.directoryRenames=conflict",
+    "-c",
+    "merge.default=text",
+    "-c",
+    "merge.renormalize=false",
+    "-c",
+    f"core.attributesFile={os.devnull}",
+)
 
 
 _FULL_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
@@ -142,8 +158,10 @@ _FULL_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 def _duplicate(commit: str, path: str) -> GitError:
     # git fsck calls this duplicateEntries; checkouts and `git show` then
     # disagree on which copy is the file, so it is never judged
-    return GitError(f"the tree of {commit[:12]} lists {path!r} twice (git fsck: "
-                    "duplicateEntries); a malformed tree is never judged")
+    return GitError(
+        f"the tree of {commit[:12]} lists {path!r} twice (git fsck: "
+        "duplicateEntries); a malformed tree is never judged"
+    )
 
 
 def _canonical_mode(raw: bytes) -> str:
@@ -218,7 +236,10 @@ class Git:
         cmd = ["git", "-C", self.directory, *args]
         try:
             proc = subprocess.run(
-                cmd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cmd,
+                input=stdin,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 env=git_environment(),
             )
         except OSError as exc:
@@ -233,7 +254,9 @@ class Git:
         try:
             proc = subprocess.run(
                 ["git", "-C", self.directory, *args],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=git_environment(),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=git_environment(),
             )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
@@ -268,9 +291,12 @@ class Git:
         """stdout when git answers yes (exit 0), None when it answers no (exit 1);
         a git that dies or fails otherwise is a GitError, never a "no"."""
         try:
-            proc = subprocess.run(["git", "-C", self.directory, *args],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  env=git_environment())
+            proc = subprocess.run(
+                ["git", "-C", self.directory, *args],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=git_environment(),
+            )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
         if proc.returncode == 1:
@@ -307,8 +333,9 @@ class Git:
         An object id's answer is kept: objects do not change, refs may."""
         if rev in self._commits:
             return self._commits[rev]
-        out = self._answer("rev-parse", "--verify", "--quiet", "--end-of-options",
-                           f"{rev}^{{commit}}")
+        out = self._answer(
+            "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
+        )
         oid = (out or b"").decode().strip() or None
         if _FULL_ID.match(rev):
             self._commits[rev] = oid
@@ -316,8 +343,11 @@ class Git:
 
     def has_refs(self) -> bool:
         """Does the repository hold any branch or tag yet?"""
-        return bool(self.run("for-each-ref", "--count=1", "--format=%(refname)",
-                             "refs/heads", "refs/tags").strip())
+        return bool(
+            self.run(
+                "for-each-ref", "--count=1", "--format=%(refname)", "refs/heads", "refs/tags"
+            ).strip()
+        )
 
     def head_target(self) -> Optional[str]:
         """The branch HEAD names (``refs/heads/main``), or None when detached."""
@@ -376,22 +406,37 @@ class Git:
         out = self.run("rev-parse", "--show-object-format").strip()
         return 64 if out == b"sha256" else 40
 
-    def merge_tree(self, ours: str, theirs: str, unrelated: bool = False
-                   ) -> Tuple[str, List[str]]:
+    def merge_tree(self, ours: str, theirs: str, unrelated: bool = False) -> Tuple[str, List[str]]:
         """(tree, conflicted paths) of git's 3-way merge of two commits, as
         ``git merge`` makes it (merge-ort, virtual bases for criss-cross
         histories, renames followed). The tree is written to the object store;
         a conflicted path holds conflict markers there."""
         if self.version() < MERGE_TREE_VERSION:
             have = ".".join(map(str, self.version())) or "unknown"
-            raise GitError(f"judging a merge needs git {'.'.join(map(str, MERGE_TREE_VERSION))}"
-                           f" or later (git merge-tree --write-tree); this git is {have}")
+            raise GitError(
+                f"judging a merge needs git {'.'.join(map(str, MERGE_TREE_VERSION))}"
+                f" or later (git merge-tree --write-tree); this git is {have}"
+            )
         try:
             proc = subprocess.run(
-                ["git", "-C", self.directory, *_MERGE_CONFIG, "merge-tree", "--write-tree",
-                 "--name-only", "--no-messages", "-z",
-                 *(["--allow-unrelated-histories"] if unrelated else []), ours, theirs],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_environment())
+                [
+                    "git",
+                    "-C",
+                    self.directory,
+                    *_MERGE_CONFIG,
+                    "merge-tree",
+                    "--write-tree",
+                    "--name-only",
+                    "--no-messages",
+                    "-z",
+                    *(["--allow-unrelated-histories"] if unrelated else []),
+                    ours,
+                    theirs,
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=git_environment(),
+            )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
         if proc.returncode not in (0, 1):
@@ -438,8 +483,9 @@ class Git:
             self._trees[commit] = self._list_tree(commit)
         return self._trees[commit]
 
-    def _list_tree(self, treeish: str, within: Optional[str] = None,
-                   prefix: str = "") -> Dict[str, Entry]:
+    def _list_tree(
+        self, treeish: str, within: Optional[str] = None, prefix: str = ""
+    ) -> Dict[str, Entry]:
         """Every file of a commit's tree, or of the tree object of its folder
         ``prefix`` (``within``: the commit). No pathspec, so nothing in the caller's
         environment can change what is listed."""
@@ -511,28 +557,40 @@ class Git:
             while at < len(data):
                 space = data.index(b" ", at)
                 nul = data.index(b"\0", space)
-                name = data[space + 1:nul]
+                name = data[space + 1 : nul]
                 if name in entries:
                     raise _duplicate(commit, decode_path(name))
                 if nul + 1 + width > len(data) or not name or b"/" in name:
                     raise ValueError(name)
-                entries[name] = (_canonical_mode(data[at:space]),
-                                 data[nul + 1:nul + 1 + width].hex())
+                entries[name] = (
+                    _canonical_mode(data[at:space]),
+                    data[nul + 1 : nul + 1 + width].hex(),
+                )
                 at = nul + 1 + width
         except ValueError:
-            raise GitError(f"tree {oid} (in {commit[:12]}) is malformed (git fsck: "
-                           "badTree); a malformed tree is never judged") from None
+            raise GitError(
+                f"tree {oid} (in {commit[:12]}) is malformed (git fsck: "
+                "badTree); a malformed tree is never judged"
+            ) from None
         self._tree_objects[oid] = entries
         return entries
 
-    def diff_trees(self, old: str, new: str
-                   ) -> List[Tuple[str, Optional[Entry], Optional[Entry]]]:
+    def diff_trees(self, old: str, new: str) -> List[Tuple[str, Optional[Entry], Optional[Entry]]]:
         """(path, entry before, entry after) for each file that differs between two
         commits, from one ``diff-tree``: the cost grows with the change, not the tree.
         A path listed twice comes from a tree with duplicate entries: never judged."""
         # --ignore-submodules=none: .gitmodules' 'ignore = all' would hide a gitlink change
-        out = self.run("diff-tree", "-r", "-z", "--raw", "--no-renames", "--full-index",
-                       "--ignore-submodules=none", old, new)
+        out = self.run(
+            "diff-tree",
+            "-r",
+            "-z",
+            "--raw",
+            "--no-renames",
+            "--full-index",
+            "--ignore-submodules=none",
+            old,
+            new,
+        )
         tokens = out.split(b"\0")
         changes = []
         seen = set()
@@ -542,8 +600,13 @@ class Git:
             if path in seen:
                 raise _duplicate(new, path)
             seen.add(path)
-            changes.append((path, None if old_mode == "000000" else Entry(old_mode, old_oid),
-                            None if new_mode == "000000" else Entry(new_mode, new_oid)))
+            changes.append(
+                (
+                    path,
+                    None if old_mode == "000000" else Entry(old_mode, old_oid),
+                    None if new_mode == "000000" else Entry(new_mode, new_oid),
+                )
+            )
         return changes
 
     def index_entries(self) -> Dict[str, Entry]:
@@ -584,15 +647,26 @@ class Git:
 
     def _batch_command(self) -> List[str]:
         # small pack windows: git maps packs lazily instead of whole
-        return ["git", "-C", self.directory, "-c", "core.packedGitWindowSize=32m",
-                "-c", "core.packedGitLimit=64m", "cat-file", "--batch"]
+        return [
+            "git",
+            "-C",
+            self.directory,
+            "-c",
+            "core.packedGitWindowSize=32m",
+            "-c",
+            "core.packedGitLimit=64m",
+            "cat-file",
+            "--batch",
+        ]
 
     def _read_object(self, oid: str, kind: str, limit: Optional[int] = None) -> bytes:
         if self._batch is None:
             try:
                 self._batch = subprocess.Popen(
                     self._batch_command(),
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
                     env=git_environment(),
                 )
             except OSError as exc:
@@ -640,8 +714,11 @@ class Git:
         try:
             proc = subprocess.Popen(
                 self._batch_command(),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                bufsize=0, env=git_environment(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                bufsize=0,
+                env=git_environment(),
             )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
@@ -690,16 +767,43 @@ class Git:
 
         try:
             listing = subprocess.Popen(
-                ["git", "-C", self.directory, "rev-list", "--parents", tip, "--not", *exclude,
-                 "--"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_environment())
+                [
+                    "git",
+                    "-C",
+                    self.directory,
+                    "rev-list",
+                    "--parents",
+                    tip,
+                    "--not",
+                    *exclude,
+                    "--",
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=git_environment(),
+            )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
         try:
             diffing = subprocess.Popen(
-                ["git", "-C", self.directory, "diff-tree", "--stdin", "-r", "-z",
-                 "--no-renames", "--raw", "--root", "--ignore-submodules=none"],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=git_environment())
+                [
+                    "git",
+                    "-C",
+                    self.directory,
+                    "diff-tree",
+                    "--stdin",
+                    "-r",
+                    "-z",
+                    "--no-renames",
+                    "--raw",
+                    "--root",
+                    "--ignore-submodules=none",
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=git_environment(),
+            )
         except OSError as exc:
             listing.kill()
             listing.wait()
@@ -720,17 +824,24 @@ class Git:
             outputs[name] = stream.read()
 
         threads = [threading.Thread(target=feed, daemon=True)]
-        threads += [threading.Thread(target=drain, args=(name, stream), daemon=True)
-                    for name, stream in (("out", diffing.stdout), ("err", diffing.stderr),
-                                         ("listing_err", listing.stderr))]
+        threads += [
+            threading.Thread(target=drain, args=(name, stream), daemon=True)
+            for name, stream in (
+                ("out", diffing.stdout),
+                ("err", diffing.stderr),
+                ("listing_err", listing.stderr),
+            )
+        ]
         for thread in threads:
             thread.start()
 
         def collect() -> List[Commit]:
             for thread in threads:
                 thread.join()
-            for what, proc, err in (("rev-list", listing, outputs["listing_err"]),
-                                    ("diff-tree", diffing, outputs["err"])):
+            for what, proc, err in (
+                ("rev-list", listing, outputs["listing_err"]),
+                ("diff-tree", diffing, outputs["err"]),
+            ):
                 if proc.wait() != 0:
                     lines = err.decode("utf-8", "replace").strip().splitlines()
                     detail = lines[-1] if lines else f"exit {proc.returncode}"
@@ -751,8 +862,9 @@ class Git:
         what the merge commit changed itself."""
         if merge not in self._remerged:
             remerged, conflicts = self.merge_tree(parents[0], parents[1], unrelated=True)
-            self._remerged[merge] = sorted(set(self.differing_paths(remerged, merge))
-                                           | set(conflicts))
+            self._remerged[merge] = sorted(
+                set(self.differing_paths(remerged, merge)) | set(conflicts)
+            )
         return self._remerged[merge]
 
     def read_commit(self, oid: str) -> bytes:
@@ -762,6 +874,7 @@ class Git:
     # -- working tree (only for `oracle-guard lock`, which writes files) --
     def unstaged_paths(self) -> List[str]:
         out = self.run("diff", "--name-only", "-z", "--no-renames")
-        out += self.run("ls-files", "--others", "--exclude-standard", "-z", "--full-name",
-                        "--", ":(top)")
+        out += self.run(
+            "ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--", ":(top)"
+        )
         return [decode_path(p) for p in out.split(b"\0") if p]

@@ -1,5 +1,6 @@
 """Working-tree files, for the commands that write them (lock, init, freeze, seeds):
 never through a symlink, never outside the repository, and all or none."""
+
 from __future__ import annotations
 
 import os
@@ -18,16 +19,22 @@ def full_path(top: str, path: str) -> str:
         raise WorktreeError(f"{show_path(path)} is not a normalized repo-relative path")
     if any(part.lower().rstrip(". ") == ".git" for part in parts):
         # git never tracks such a path; a write there could replace a hook git runs
-        raise WorktreeError(f"{show_path(path)} lies in a .git folder: oracle-guard never "
-                            "writes there")
+        raise WorktreeError(
+            f"{show_path(path)} lies in a .git folder: oracle-guard never writes there"
+        )
     full = top
     for number, part in enumerate(parts, 1):
         full = os.path.join(full, part)
         if os.path.islink(full):
-            what = "is" if number == len(parts) else \
-                f"lies in {show_path('/'.join(parts[:number]))}, which is"
-            raise WorktreeError(f"{show_path(path)} in the working tree {what} a symlink; "
-                                "oracle-guard writes only regular files inside the repository")
+            what = (
+                "is"
+                if number == len(parts)
+                else f"lies in {show_path('/'.join(parts[:number]))}, which is"
+            )
+            raise WorktreeError(
+                f"{show_path(path)} in the working tree {what} a symlink; "
+                "oracle-guard writes only regular files inside the repository"
+            )
     real_top = os.path.realpath(top)
     if os.path.commonpath([real_top, os.path.realpath(full)]) != real_top:
         raise WorktreeError(f"{show_path(path)} leads outside the repository")
@@ -46,8 +53,7 @@ def write_files(top: str, files: Mapping[str, Optional[bytes]]) -> None:
         for path, data in files.items():
             full = full_path(top, path)
             if os.path.lexists(full) and not os.path.isfile(full):
-                raise WorktreeError(f"{show_path(path)} in the working tree is not a "
-                                    "regular file")
+                raise WorktreeError(f"{show_path(path)} in the working tree is not a regular file")
             if data is not None:
                 made.extend(_make_folders(os.path.dirname(full)))
                 staged.append((_temporary_copy(full, data), full, path))

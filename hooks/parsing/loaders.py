@@ -10,6 +10,7 @@ anchors, aliases, merge keys or custom tags, one document per file, no
 duplicate keys; YAML 1.2 syntax errors PyYAML lets through are errors too
 (yaml-test-suite, tests/conformance/yaml_suite_test.py).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -27,8 +28,9 @@ JsonPath = Tuple[Any, ...]
 
 
 class LoadError(Exception):
-    def __init__(self, message: str, line: Optional[int] = None,
-                 column: Optional[int] = None) -> None:
+    def __init__(
+        self, message: str, line: Optional[int] = None, column: Optional[int] = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
@@ -87,12 +89,13 @@ class _JsonParser:
 
     def no_lone_surrogate(self, text: str, pos: int) -> None:
         if _SURROGATE.search(text):
-            raise self.fail("string holds a lone surrogate escape (\\ud800-\\udfff): not "
-                            "text in any encoding", pos)
+            raise self.fail(
+                "string holds a lone surrogate escape (\\ud800-\\udfff): not text in any encoding",
+                pos,
+            )
 
     def fail(self, message: str, pos: int) -> LoadError:
-        if pos >= len(self.text) and self.text.strip() and \
-                not message.startswith("unexpected end"):
+        if pos >= len(self.text) and self.text.strip() and not message.startswith("unexpected end"):
             message = f"unexpected end of file ({message})"
         return LoadError(message, *_line_col(self.text, pos))
 
@@ -114,7 +117,7 @@ class _JsonParser:
             raise self.fail(f"nested deeper than {MAX_DEPTH} levels", pos)
         text = self.text
         self.lines[path] = bisect.bisect_left(self._newlines, pos) + 1
-        ch = text[pos:pos + 1]
+        ch = text[pos : pos + 1]
         if ch == '"':
             try:
                 value, end = json.decoder.scanstring(text, pos + 1, True)  # type: ignore[attr-defined]
@@ -230,9 +233,13 @@ def load_json(data: bytes, *, positions: bool = False) -> Document:
     text = decode_text(data)
     if not positions:
         try:
-            value = json.loads(text, object_pairs_hook=_no_duplicates,
-                               parse_constant=_no_constant, parse_float=_finite_float,
-                               parse_int=_bounded_int)
+            value = json.loads(
+                text,
+                object_pairs_hook=_no_duplicates,
+                parse_constant=_no_constant,
+                parse_float=_finite_float,
+                parse_int=_bounded_int,
+            )
         except (ValueError, RecursionError):
             pass  # re-parse below for a precise message
         else:
@@ -279,13 +286,17 @@ _CORE_INT = re.compile(r"^(?:[-+]?(?:0|[1-9][0-9]*)|0x[0-9a-fA-F]+)$")
 _CORE_FLOAT = re.compile(
     r"^(?:[-+]?(?:(?:0|[1-9][0-9]*)\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
     r"|[-+]?(?:0|[1-9][0-9]*)[eE][-+]?[0-9]+"
-    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$")
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
 _CORE_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 _DECIMAL_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
 _TAG_FORMS = {  # tag: (its short form, what it accepts, the patterns of that)
     "tag:yaml.org,2002:bool": ("!!bool", "true or false", (_CORE_BOOL,)),
-    "tag:yaml.org,2002:int": ("!!int", "a decimal integer without leading zeros, or 0x hex",
-                              (_CORE_INT,)),
+    "tag:yaml.org,2002:int": (
+        "!!int",
+        "a decimal integer without leading zeros, or 0x hex",
+        (_CORE_INT,),
+    ),
     "tag:yaml.org,2002:float": ("!!float", "a decimal number", (_CORE_FLOAT, _DECIMAL_INT)),
     "tag:yaml.org,2002:null": ("!!null", "null, ~ or nothing", (_CORE_NULL,)),
 }
@@ -302,17 +313,15 @@ def _make_loader():
         yaml_implicit_resolvers: Dict[Any, Any] = {}
 
     StrictResolver.add_implicit_resolver("tag:yaml.org,2002:bool", _CORE_BOOL, list("tTfF"))
-    StrictResolver.add_implicit_resolver("tag:yaml.org,2002:int", _CORE_INT,
-                                         list("-+0123456789"))
-    StrictResolver.add_implicit_resolver("tag:yaml.org,2002:float", _CORE_FLOAT,
-                                         list("-+0123456789."))
-    StrictResolver.add_implicit_resolver("tag:yaml.org,2002:null", _CORE_NULL,
-                                         ["~", "n", "N", ""])
+    StrictResolver.add_implicit_resolver("tag:yaml.org,2002:int", _CORE_INT, list("-+0123456789"))
+    StrictResolver.add_implicit_resolver(
+        "tag:yaml.org,2002:float", _CORE_FLOAT, list("-+0123456789.")
+    )
+    StrictResolver.add_implicit_resolver("tag:yaml.org,2002:null", _CORE_NULL, ["~", "n", "N", ""])
     for key, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items():
         for res_tag, regexp in resolvers:
             if res_tag == "tag:yaml.org,2002:merge":
-                StrictResolver.yaml_implicit_resolvers.setdefault(key, []).append(
-                    (res_tag, regexp))
+                StrictResolver.yaml_implicit_resolvers.setdefault(key, []).append((res_tag, regexp))
 
     class StrictScanner(yaml.scanner.Scanner):
         """PyYAML's scanner, held to YAML 1.2 where it lets errors through
@@ -335,25 +344,32 @@ def _make_loader():
 
         def no_comment_here(self) -> None:
             if self.column and self.buffer[self.pointer - 1] not in " \t":
-                raise ScannerError(None, None, "a comment needs a space before '#'",
-                                   self.get_mark())
+                raise ScannerError(
+                    None, None, "a comment needs a space before '#'", self.get_mark()
+                )
 
         def under_indented(self, what: str, start_mark=None) -> None:
             raise ScannerError(
-                f"while scanning {what}" if start_mark else None, start_mark,
+                f"while scanning {what}" if start_mark else None,
+                start_mark,
                 f"a line inside {what} must be indented by more than {self.indent} "
-                "space(s), the block it is in (a tab does not indent)", self.get_mark())
+                "space(s), the block it is in (a tab does not indent)",
+                self.get_mark(),
+            )
 
         def flow_line_ok(self, ch: str) -> bool:
             """A new line inside a flow collection: indented more than the block
             around it, or blank, or a comment; or the closing bracket alone at
             the block's column: ``key: [`` ... ``]`` is not YAML 1.2, but it is
             unambiguous, common, and what PyYAML always read, so it stays."""
-            return self.column > self.indent or ch in "\0\t#" + _BREAKS \
+            return (
+                self.column > self.indent
+                or ch in "\0\t#" + _BREAKS
                 or (ch in "]}" and self.column == self.indent)
+            )
 
         def scan_to_next_token(self):
-            if self.index == 0 and self.peek() == "\uFEFF":
+            if self.index == 0 and self.peek() == "\ufeff":
                 self.forward()
             new_line = False
             while True:
@@ -391,8 +407,12 @@ def _make_loader():
 
         def fetch_block_entry(self):
             if self.flow_level:
-                raise ScannerError(None, None, "a '-' entry is not allowed inside a flow "
-                                   "collection (quote it)", self.get_mark())
+                raise ScannerError(
+                    None,
+                    None,
+                    "a '-' entry is not allowed inside a flow collection (quote it)",
+                    self.get_mark(),
+                )
             super().fetch_block_entry()
 
         def scan_flow_scalar_breaks(self, double, start_mark):
@@ -400,9 +420,12 @@ def _make_loader():
             while True:
                 prefix = self.prefix(3)
                 if prefix in ("---", "...") and self.peek(3) in _BLANK_OR_END:
-                    raise ScannerError("while scanning a quoted scalar", start_mark,
-                                       "found unexpected document separator",
-                                       self.get_mark())
+                    raise ScannerError(
+                        "while scanning a quoted scalar",
+                        start_mark,
+                        "found unexpected document separator",
+                        self.get_mark(),
+                    )
                 while self.peek() == " ":
                     self.forward()
                 if self.column <= self.indent and self.peek() not in "\0" + _BREAKS:
@@ -428,9 +451,14 @@ def _make_loader():
                     if self.column > max_indent:
                         max_indent = self.column
             if self.peek() != "\0" and max(self.indent + 1, 1) <= self.column < empty_max:
-                raise ScannerError(None, None, "a leading empty line of this block scalar "
-                                   f"has {empty_max} spaces, more than its first line "
-                                   f"({self.column})", self.get_mark())
+                raise ScannerError(
+                    None,
+                    None,
+                    "a leading empty line of this block scalar "
+                    f"has {empty_max} spaces, more than its first line "
+                    f"({self.column})",
+                    self.get_mark(),
+                )
             return chunks, max_indent, end_mark
 
         def scan_plain(self):
@@ -449,10 +477,14 @@ def _make_loader():
                     break
                 while True:
                     ch = self.peek(length)
-                    if ch in _BLANK_OR_END \
-                            or (ch == ":" and self.peek(length + 1) in _BLANK_OR_END
-                                + (",[]{}" if flow else "")) \
-                            or (flow and ch in ",[]{}"):
+                    if (
+                        ch in _BLANK_OR_END
+                        or (
+                            ch == ":"
+                            and self.peek(length + 1) in _BLANK_OR_END + (",[]{}" if flow else "")
+                        )
+                        or (flow and ch in ",[]{}")
+                    ):
                         break
                     length += 1
                 if length == 0:
@@ -464,16 +496,20 @@ def _make_loader():
                 end_mark = self.get_mark()
                 line = self.line
                 spaces = self.scan_plain_spaces(indent, start_mark)
-                if not spaces or self.peek() == "#" \
-                        or (not flow and self.column < indent):
+                if not spaces or self.peek() == "#" or (not flow and self.column < indent):
                     break
                 if flow and self.line != line and not self.flow_line_ok(self.peek()):
                     self.under_indented("a flow collection")
             return ScalarToken("".join(chunks), True, start_mark, end_mark)
 
-    class StrictLoader(yaml.reader.Reader, StrictScanner, yaml.parser.Parser,
-                       yaml.composer.Composer, yaml.constructor.SafeConstructor,
-                       StrictResolver):
+    class StrictLoader(
+        yaml.reader.Reader,
+        StrictScanner,
+        yaml.parser.Parser,
+        yaml.composer.Composer,
+        yaml.constructor.SafeConstructor,
+        StrictResolver,
+    ):
         def __init__(self, stream):
             yaml.reader.Reader.__init__(self, stream)
             StrictScanner.__init__(self)
@@ -494,8 +530,9 @@ def _make_loader():
             self._depth = getattr(self, "_depth", 0) + 1
             try:
                 if self._depth > MAX_DEPTH:
-                    raise LoadError(f"nested deeper than {MAX_DEPTH} levels",
-                                    *_place(event.start_mark))
+                    raise LoadError(
+                        f"nested deeper than {MAX_DEPTH} levels", *_place(event.start_mark)
+                    )
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
@@ -509,8 +546,11 @@ def _place(mark: Any) -> Tuple[int, int]:
 
 
 _SCALAR_TAGS = {
-    "tag:yaml.org,2002:str", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float",
-    "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null",
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
 }
 
 
@@ -539,8 +579,9 @@ def load_yaml(data: bytes) -> Document:
             message = "more than one YAML document in the file"
         if mark and mark.index > end:  # past the line end added above
             raise LoadError(message, *_line_col(text, end)) from None
-        raise LoadError(message, mark.line + 1 if mark else None,
-                        mark.column + 1 if mark else None) from None
+        raise LoadError(
+            message, mark.line + 1 if mark else None, mark.column + 1 if mark else None
+        ) from None
     except yaml.YAMLError as exc:
         raise LoadError(f"invalid YAML: {exc}") from None
     finally:
@@ -561,14 +602,16 @@ def _construct(loader, node, path: JsonPath, lines: Dict[JsonPath, int], depth: 
             raise LoadError("merge keys (<<) are not allowed", line, column)
         if node.tag not in _SCALAR_TAGS:
             raise LoadError(f"tag {node.tag} is not allowed", line, column)
-        if node.tag == "tag:yaml.org,2002:int" and \
-                len(node.value.lstrip("+-")) > MAX_INT_DIGITS:
+        if node.tag == "tag:yaml.org,2002:int" and len(node.value.lstrip("+-")) > MAX_INT_DIGITS:
             raise LoadError("integer has too many digits", line, column)
         forms = _TAG_FORMS.get(node.tag)
         if forms and not any(form.match(node.value) for form in forms[2]):
             # only an explicit tag gets here (!!int abc, !!bool yes, !!null foo)
-            raise LoadError(f"{forms[0]} {node.value[:40]!r} is not {forms[1]} "
-                            "(YAML 1.2 core schema)", line, column)
+            raise LoadError(
+                f"{forms[0]} {node.value[:40]!r} is not {forms[1]} (YAML 1.2 core schema)",
+                line,
+                column,
+            )
         value = loader.construct_object(node, deep=True)
         if isinstance(value, float) and not math.isfinite(value):
             raise LoadError(f"{node.value} is not allowed", line, column)
@@ -576,8 +619,10 @@ def _construct(loader, node, path: JsonPath, lines: Dict[JsonPath, int], depth: 
     if isinstance(node, yaml.SequenceNode):
         if node.tag != "tag:yaml.org,2002:seq":
             raise LoadError(f"tag {node.tag} is not allowed", line, column)
-        return [_construct(loader, item, path + (i,), lines, depth + 1)
-                for i, item in enumerate(node.value)]
+        return [
+            _construct(loader, item, path + (i,), lines, depth + 1)
+            for i, item in enumerate(node.value)
+        ]
     if node.tag != "tag:yaml.org,2002:map":
         raise LoadError(f"tag {node.tag} is not allowed", line, column)
     result: Dict[Any, Any] = {}
@@ -588,8 +633,9 @@ def _construct(loader, node, path: JsonPath, lines: Dict[JsonPath, int], depth: 
             raise LoadError("only plain keys are allowed", key_line, key_column)
         key = _construct(loader, key_node, (), {}, depth + 1)
         if not isinstance(key, str):
-            raise LoadError(f"key {key_node.value!r} must be a string (quote it)",
-                            key_line, key_column)
+            raise LoadError(
+                f"key {key_node.value!r} must be a string (quote it)", key_line, key_column
+            )
         if key in result:
             raise LoadError(f"duplicate key {key!r}", key_line, key_column)
         result[key] = _construct(loader, value_node, path + (key,), lines, depth + 1)

@@ -29,6 +29,7 @@ in every part of a name, the text between two ``*`` is taken at its leftmost
 place and never given back, and between two ``**`` the folders are too (an
 atomic group: a glob between wildcards is best matched as early as possible).
 """
+
 from __future__ import annotations
 
 import functools
@@ -49,12 +50,17 @@ def _ascii(test) -> FrozenSet[int]:
 
 # POSIX classes as git's wildmatch defines them: ASCII bytes only, C locale.
 _POSIX: Dict[bytes, FrozenSet[int]] = {
-    b"alnum": _ascii(str.isalnum), b"alpha": _ascii(str.isalpha),
-    b"blank": frozenset(b" \t"), b"cntrl": frozenset(list(range(32)) + [127]),
-    b"digit": _ascii(str.isdigit), b"graph": frozenset(range(33, 127)),
-    b"lower": _ascii(str.islower), b"print": frozenset(range(32, 127)),
+    b"alnum": _ascii(str.isalnum),
+    b"alpha": _ascii(str.isalpha),
+    b"blank": frozenset(b" \t"),
+    b"cntrl": frozenset(list(range(32)) + [127]),
+    b"digit": _ascii(str.isdigit),
+    b"graph": frozenset(range(33, 127)),
+    b"lower": _ascii(str.islower),
+    b"print": frozenset(range(32, 127)),
     b"punct": frozenset(range(33, 127)) - _ascii(str.isalnum),
-    b"space": frozenset(b" \t\n\v\f\r"), b"upper": _ascii(str.isupper),
+    b"space": frozenset(b" \t\n\v\f\r"),
+    b"upper": _ascii(str.isupper),
     b"xdigit": frozenset(b"0123456789abcdefABCDEF"),
 }
 _SWAP = {b: b ^ 0x20 for b in range(256) if 65 <= b <= 90 or 97 <= b <= 122}
@@ -69,8 +75,12 @@ def _encode(text: str) -> bytes:
     try:
         return text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a lone surrogate no git name decodes to
-        return b"".join(ch.encode("utf-8", "surrogateescape") if not 0xD800 <= ord(ch) < 0xDC80
-                        else ch.encode("utf-8", "surrogatepass") for ch in text)
+        return b"".join(
+            ch.encode("utf-8", "surrogateescape")
+            if not 0xD800 <= ord(ch) < 0xDC80
+            else ch.encode("utf-8", "surrogatepass")
+            for ch in text
+        )
 
 
 # -- translation: git's dowild() with WM_PATHNAME, as a regex over bytes -------
@@ -116,7 +126,7 @@ def _class(pattern: bytes, i: int, fold: Fold = False) -> Tuple[FrozenSet[int], 
                 ch = pattern[i]
             members.update(range(prev, ch + 1))  # reversed: nothing (its start matched already)
             ch = 0
-        elif ch == 0x5B and pattern[i + 1:i + 2] == b":":  # '[:'
+        elif ch == 0x5B and pattern[i + 1 : i + 2] == b":":  # '[:'
             start = i + 2
             close = pattern.find(b"]", start)
             if close == -1:
@@ -124,7 +134,7 @@ def _class(pattern: bytes, i: int, fold: Fold = False) -> Tuple[FrozenSet[int], 
             if close - start - 1 < 0 or pattern[close - 1] != 0x3A:
                 members.add(ch)  # no ':]': a literal '['
             else:
-                name = pattern[start:close - 1]
+                name = pattern[start : close - 1]
                 if name not in _POSIX:
                     raise _Malformed(f"unknown character class [:{name.decode('latin-1')}:]")
                 members |= _POSIX[name]
@@ -184,7 +194,7 @@ def _tokens(body: bytes, pathname: bool, fold: Fold) -> List[Tuple[int, FrozenSe
                     kind = TAIL
                 elif body[j] == _SLASH:
                     kind, j = FOLDERS, j + 1
-                elif body[j:j + 2] == b"\\/":
+                elif body[j : j + 2] == b"\\/":
                     kind, j = FOLDERS1, j + 2
             if not (kind == STAR and tokens and tokens[-1][0] == STAR):
                 tokens.append((kind, frozenset()))
@@ -218,9 +228,11 @@ def _byte_set(members: FrozenSet[int]) -> bytes:
 
 
 if sys.version_info >= (3, 11):
+
     def _atomic(rx: bytes, names: List[int]) -> bytes:
         return b"(?>" + rx + b")"
 else:  # no atomic groups before 3.11: a lookahead is atomic, a backreference takes its text
+
     def _atomic(rx: bytes, names: List[int]) -> bytes:
         return _emulated_atomic(rx, names)
 
@@ -331,6 +343,7 @@ def wildmatch(pattern: bytes, text: bytes, casefold: bool = False) -> bool:
 
 # -- fold_case: twins on case-insensitive, normalizing file systems -----------
 
+
 @functools.lru_cache(maxsize=4096)
 def _fold_char(ch: str) -> str:
     folded = ch.casefold()
@@ -370,6 +383,7 @@ _FOLD_FLAGS = re.DOTALL | re.IGNORECASE
 class Pattern:
     """One pattern: ``_full`` matches a whole path, ``_reach`` a path or (the
     only choice for a folder pattern) one of its parent folders, in one call."""
+
     __slots__ = ("text", "dir_only", "_full", "_reach", "_full_fold", "_reach_fold")
 
     def __init__(self, text: str) -> None:

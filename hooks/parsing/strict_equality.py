@@ -1,5 +1,6 @@
 """Loaded JSON and YAML values compared strictly: a seed 0, a seed 0.0 and a seed
 false are three seeds, while an object's key order is no change."""
+
 from __future__ import annotations
 
 from typing import Any

@@ -7,6 +7,7 @@ is parsed again with the strict loaders and must equal the intended value; a
 layout this cannot do safely (a flow-style list, a list item whose ``-`` stands
 on its own line, ...) raises Unsafe instead of being reformatted.
 """
+
 from __future__ import annotations
 
 import copy
@@ -115,6 +116,7 @@ _DECODER = json.JSONDecoder()
 class _Span:
     """Where a JSON value lies in the text; containers list their elements as
     (key or None, start of the element including its key, key end, value span)."""
+
     start: int
     end: int = -1
     kind: str = "scalar"
@@ -161,8 +163,7 @@ class JsonEditor(Editor):
         self.unit = indented.group(1) if indented else None
         # separators outside strings: ", " and ": " spaced, "," and ":" compact, none known
         bare = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)
-        self.spaced = bool(re.search(r"[,:][ \t]", bare)) if re.search("[,:]", bare) \
-            else None
+        self.spaced = bool(re.search(r"[,:][ \t]", bare)) if re.search("[,:]", bare) else None
 
     def load(self, text: str) -> Any:
         return loaders.load_json(text.encode("utf-8")).value
@@ -179,12 +180,12 @@ class JsonEditor(Editor):
 
     def _prefix(self, pos: int) -> str:
         """The indentation of the line holding ``pos``."""
-        line = self.text[_line_start(self.text, pos):pos]
+        line = self.text[_line_start(self.text, pos) : pos]
         return line[: len(line) - len(line.lstrip(" \t"))]
 
     def _example(self, span: _Span) -> Tuple[str, Any]:
         """An element's text and value (its text is valid JSON on its own)."""
-        text = self.text[span.start:span.end]
+        text = self.text[span.start : span.end]
         return text, self.load(text)
 
     def _styles(self) -> List[Tuple[str, Any]]:
@@ -192,8 +193,7 @@ class JsonEditor(Editor):
         for unit in (self.unit, "  ", "    ", "\t"):
             if unit and unit not in units:
                 units.append(unit)
-        return ([("indent", u) for u in units]
-                + [("line", (", ", ": ")), ("line", (",", ":"))])
+        return [("indent", u) for u in units] + [("line", (", ", ": ")), ("line", (",", ":"))]
 
     def _dump(self, value: Any, style: Tuple[str, Any], prefix: str) -> str:
         kind, arg = style
@@ -203,16 +203,18 @@ class JsonEditor(Editor):
             return out.replace("\n", self.nl + prefix)
         return json.dumps(value, separators=arg, ensure_ascii=self.ascii)
 
-    def render(self, value: Any, prefix: str,
-               example: Optional[Tuple[str, Any]] = None) -> str:
+    def render(self, value: Any, prefix: str, example: Optional[Tuple[str, Any]] = None) -> str:
         """``value`` in the layout of ``example`` (its text and value) when one
         of the usual layouts reproduces that text, else in the file's own layout."""
         if example is not None and _same_shape(example[1], value):
             for style in self._styles():
                 if self._dump(example[1], style, prefix) == example[0]:
                     return self._dump(value, style, prefix)
-        default = ("indent", self.unit) if self.unit else \
-            ("line", (",", ":") if self.spaced is False else (", ", ": "))
+        default = (
+            ("indent", self.unit)
+            if self.unit
+            else ("line", (",", ":") if self.spaced is False else (", ", ": "))
+        )
         return self._dump(value, default, prefix)
 
     def _first_separator(self, gap: str) -> str:
@@ -226,28 +228,31 @@ class JsonEditor(Editor):
         if not elements:
             prefix = self._prefix(container.start)
             # one element a line when the file indents or the empty list spans lines ("[\n]")
-            unit = self.unit or ("  " if "\n" in text[container.start:container.end] else None)
+            unit = self.unit or ("  " if "\n" in text[container.start : container.end] else None)
             if unit:
-                body = self._dump(value, ("indent", unit), prefix + unit) \
-                    if self.unit is None else self.render(value, prefix + unit)
+                body = (
+                    self._dump(value, ("indent", unit), prefix + unit)
+                    if self.unit is None
+                    else self.render(value, prefix + unit)
+                )
             else:
                 body = self.render(value, prefix)
             if key is not None:
                 colon = ": " if self.spaced is not False else ":"
                 body = json.dumps(key, ensure_ascii=self.ascii) + colon + body
             inner = (self.nl + prefix + unit + body + self.nl + prefix) if unit else body
-            return text[:container.start + 1] + inner + text[container.end - 1:]
+            return text[: container.start + 1] + inner + text[container.end - 1 :]
         _, last_start, last_key_end, last = elements[-1]
         if len(elements) > 1:
-            separator = text[elements[-2][3].end:last_start]
+            separator = text[elements[-2][3].end : last_start]
         else:
-            separator = self._first_separator(text[container.start + 1:elements[0][1]])
+            separator = self._first_separator(text[container.start + 1 : elements[0][1]])
         prefix = self._prefix(last_start)
         body = self.render(value, prefix, self._example(last))
         if key is not None:
-            colon = text[last_key_end:last.start]
+            colon = text[last_key_end : last.start]
             body = json.dumps(key, ensure_ascii=self.ascii) + colon + body
-        return text[:last.end] + separator + body + text[last.end:]
+        return text[: last.end] + separator + body + text[last.end :]
 
     def insert(self, path: DocPath, index: int, key: Optional[str], value: Any) -> None:
         """Insert an element before the ``index``-th one of the list (``key`` None)
@@ -260,8 +265,9 @@ class JsonEditor(Editor):
             container[key] = copy.deepcopy(value)
         span = self._span(path)
         if span.kind != ("array" if key is None else "object"):
-            raise Unsafe(f"{loaders.json_pointer(path)} is not a "
-                              f"{'list' if key is None else 'object'}")
+            raise Unsafe(
+                f"{loaders.json_pointer(path)} is not a {'list' if key is None else 'object'}"
+            )
         self._commit(self._insert_at(span, index, key, value), intended)
 
     def _insert_at(self, container: _Span, index: int, key: Optional[str], value: Any) -> str:
@@ -271,12 +277,12 @@ class JsonEditor(Editor):
         _, start, key_end, span = elements[index]
         if len(elements) > 1:
             after = max(index, 1)
-            separator = text[elements[after - 1][3].end:elements[after][1]]
+            separator = text[elements[after - 1][3].end : elements[after][1]]
         else:
-            separator = self._first_separator(text[container.start + 1:start])
+            separator = self._first_separator(text[container.start + 1 : start])
         body = self.render(value, self._prefix(start), self._example(span))
         if key is not None:
-            body = json.dumps(key, ensure_ascii=self.ascii) + text[key_end:span.start] + body
+            body = json.dumps(key, ensure_ascii=self.ascii) + text[key_end : span.start] + body
         return text[:start] + body + separator + text[start:]
 
     def _append(self, path: DocPath, item: Any) -> str:
@@ -287,14 +293,17 @@ class JsonEditor(Editor):
 
     def _delete(self, path: DocPath) -> str:
         container = self._span(path[:-1])
-        index = path[-1] if isinstance(path[-1], int) else \
-            [e[0] for e in container.elements].index(path[-1])
+        index = (
+            path[-1]
+            if isinstance(path[-1], int)
+            else [e[0] for e in container.elements].index(path[-1])
+        )
         elements, text = container.elements, self.text
         if len(elements) == 1:
-            return text[:container.start + 1] + text[container.end - 1:]
+            return text[: container.start + 1] + text[container.end - 1 :]
         if index > 0:  # from the end of the one before: drops ",<ws>element"
-            return text[:elements[index - 1][3].end] + text[elements[index][3].end:]
-        return text[:elements[0][1]] + text[elements[1][1]:]
+            return text[: elements[index - 1][3].end] + text[elements[index][3].end :]
+        return text[: elements[0][1]] + text[elements[1][1] :]
 
     def _set(self, path: DocPath, value: Any) -> str:
         container = self._span(path[:-1])
@@ -304,7 +313,7 @@ class JsonEditor(Editor):
             if key == path[-1]:
                 text = self.text
                 new = self.render(value, self._prefix(child.start), self._example(child))
-                return text[:child.start] + new + text[child.end:]
+                return text[: child.start] + new + text[child.end :]
         return self._insert(container, str(path[-1]), value)
 
 
@@ -320,8 +329,7 @@ def _same_shape(a: Any, b: Any) -> bool:
 _ITEM_PREFIX = re.compile(r"( *)- +")
 # characters a YAML scalar may hold raw: PyYAML's printable set without the
 # line breaks NEL, LS and PS (which a double-quoted scalar would fold)
-_YAML_RAW = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd"
-                       "\U00010000-\U0010ffff]")
+_YAML_RAW = re.compile("[\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def yaml_double_quoted(text: str) -> str:
@@ -398,16 +406,20 @@ def mapping_lines(value: dict, column: int, example=None) -> List[str]:
     styles, order, align = {}, [], 0
     if example is not None:
         order = [k.value for k, _ in example.value]
-        styles = {k.value: v.style for k, v in example.value
-                  if isinstance(v, yaml.ScalarNode)}
-        starts = {v.start_mark.column - k.start_mark.column for k, v in example.value
-                  if isinstance(v, yaml.ScalarNode) and v.style not in ("|", ">")
-                  and v.start_mark.line == k.start_mark.line}
+        styles = {k.value: v.style for k, v in example.value if isinstance(v, yaml.ScalarNode)}
+        starts = {
+            v.start_mark.column - k.start_mark.column
+            for k, v in example.value
+            if isinstance(v, yaml.ScalarNode)
+            and v.style not in ("|", ">")
+            and v.start_mark.line == k.start_mark.line
+        }
         if len(starts) == 1 and len(example.value) > 1:
             align = starts.pop()  # values start this far from their key
     lines: List[str] = []
-    for number, key in enumerate([k for k in order if k in value]
-                                 + [k for k in value if k not in order]):
+    for number, key in enumerate(
+        [k for k in order if k in value] + [k for k in value if k not in order]
+    ):
         if not _plain_ok(key, False):
             raise Unsafe(f"key {key!r} cannot be written plain")
         item, style = value[key], styles.get(key, AUTO)
@@ -470,7 +482,7 @@ class YamlEditor(Editor):
     def _item_columns(self, item) -> Tuple[int, int]:
         """(column of '-', column of the content) of a block list item."""
         start = item.start_mark.index
-        head = self.text[_line_start(self.text, start):start]
+        head = self.text[_line_start(self.text, start) : start]
         match = _ITEM_PREFIX.fullmatch(head)
         if not match:
             raise Unsafe("a list item does not start on the line of its '-'")
@@ -490,8 +502,10 @@ class YamlEditor(Editor):
 
         if isinstance(item, dict):
             if isinstance(example, yaml.MappingNode) and example.flow_style:
-                pairs = [f"{k}: {yaml_scalar(v, _style_of(example, k), flow=True)}"
-                         for k, v in _ordered(item, example)]
+                pairs = [
+                    f"{k}: {yaml_scalar(v, _style_of(example, k), flow=True)}"
+                    for k, v in _ordered(item, example)
+                ]
                 return ["{" + ", ".join(pairs) + "}"]
             if example is not None and not isinstance(example, yaml.MappingNode):
                 raise Unsafe("the list's items are not mappings")
@@ -529,13 +543,14 @@ class YamlEditor(Editor):
         dash = key.start_mark.column + 2
         lines = self._item_lines(item, dash + 2, None)
         colon = self._colon_after(key)
-        if text[colon:seq.start_mark.index].strip():
+        if text[colon : seq.start_mark.index].strip():
             raise Unsafe(f"something stands between {key.value!r} and its []")
         # drop " []" and keep what follows on the line (a comment)
-        text = text[:colon] + text[seq.end_mark.index:]
+        text = text[:colon] + text[seq.end_mark.index :]
         at = _line_end(text, colon)
-        body = self.nl + " " * dash + "- " + lines[0] + "".join(
-            self.nl + line for line in lines[1:])
+        body = (
+            self.nl + " " * dash + "- " + lines[0] + "".join(self.nl + line for line in lines[1:])
+        )
         return text[:at] + body + text[at:]
 
     def _delete(self, path: DocPath) -> str:
@@ -559,11 +574,11 @@ class YamlEditor(Editor):
         pairs = parent.value
         index = [k.value for k, _ in pairs].index(path[-1])
         key, value = pairs[index]
-        head = text[_line_start(text, key.start_mark.index):key.start_mark.index]
+        head = text[_line_start(text, key.start_mark.index) : key.start_mark.index]
         if head.strip() or len(pairs) == 1:
             raise Unsafe(f"cannot delete the line(s) of {path[-1]!r} alone")
         start = _line_start(text, key.start_mark.index)
-        return text[:start] + text[_line_after(text, self._end(value)):]
+        return text[:start] + text[_line_after(text, self._end(value)) :]
 
     def _set(self, path: DocPath, value: Any) -> str:
         import yaml
@@ -573,17 +588,20 @@ class YamlEditor(Editor):
             raise Unsafe(f"{loaders.json_pointer(path[:-1])} is not a mapping")
         for key, node in parent.value:
             if key.value == path[-1]:
-                if not isinstance(node, yaml.ScalarNode) or node.style not in (None, "'", '"') \
-                        or node.start_mark.line != node.end_mark.line:
+                if (
+                    not isinstance(node, yaml.ScalarNode)
+                    or node.style not in (None, "'", '"')
+                    or node.start_mark.line != node.end_mark.line
+                ):
                     raise Unsafe(f"the value of {path[-1]!r} is not a one-line scalar")
                 new = yaml_scalar(value, node.style, flow=bool(parent.flow_style))
                 # keep the tag the author wrote (``!!str 2026-09-30``): YAML 1.1 tools
                 # read the plain value without it as a date
-                tag = re.match(r"![^ \t]*[ \t]+", text[node.start_mark.index:node.end_mark.index])
+                tag = re.match(r"![^ \t]*[ \t]+", text[node.start_mark.index : node.end_mark.index])
                 if tag and not isinstance(value, str):
                     raise Unsafe(f"the value of {path[-1]!r} has a tag; edit it by hand")
                 new = (tag.group(0) if tag else "") + new
-                return text[:node.start_mark.index] + new + text[node.end_mark.index:]
+                return text[: node.start_mark.index] + new + text[node.end_mark.index :]
         if isinstance(value, (dict, list)):
             raise Unsafe(f"cannot add a nested {type(value).__name__} as {path[-1]!r}")
         if not parent.value:
@@ -621,8 +639,7 @@ def editor_for(path: str, data: bytes) -> Editor:
     return JsonEditor(path, text)
 
 
-def new_yaml_mapping(value: dict, example_text: Optional[str] = None,
-                     nl: str = "\n") -> str:
+def new_yaml_mapping(value: dict, example_text: Optional[str] = None, nl: str = "\n") -> str:
     """A new YAML file holding the mapping ``value``, in the style of ``example_text``
     (another file of the same kind) when given."""
     import yaml
@@ -640,4 +657,3 @@ def new_yaml_mapping(value: dict, example_text: Optional[str] = None,
 
 def same_value(a: Any, b: Any) -> bool:
     return strict_key(a) == strict_key(b)
-

@@ -2,6 +2,7 @@
 
 jsonschema is imported on first use only.
 """
+
 from __future__ import annotations
 
 import functools
@@ -21,6 +22,7 @@ def schema_dir() -> str:
     assert spec is not None and spec.submodule_search_locations is not None  # a package
     return list(spec.submodule_search_locations)[0]
 
+
 Problem = Tuple[Tuple[Any, ...], str]
 
 
@@ -38,8 +40,9 @@ def builtin_schema(name: str) -> dict:
 def _registry():
     from referencing import Registry, Resource
 
-    names = [n[: -len(".schema.json")] for n in os.listdir(schema_dir())
-             if n.endswith(".schema.json")]
+    names = [
+        n[: -len(".schema.json")] for n in os.listdir(schema_dir()) if n.endswith(".schema.json")
+    ]
     resources = []
     for name in names:
         schema = builtin_schema(name)
@@ -86,7 +89,9 @@ def problems(instance: Any, name: Optional[str] = None, validator=None) -> List[
                 error = best_match(error.context) or error
             out.append((tuple(error.absolute_path), error.message))
     except Unresolvable as exc:  # never fetched: schemas are judged offline
-        raise SchemaError(f"cannot resolve $ref {getattr(exc, 'ref', exc)!r}; "
-                          "only references inside the schema file are supported") from None
+        raise SchemaError(
+            f"cannot resolve $ref {getattr(exc, 'ref', exc)!r}; "
+            "only references inside the schema file are supported"
+        ) from None
     out.sort(key=lambda p: [str(x) for x in p[0]])
     return out

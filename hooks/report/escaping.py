@@ -1,5 +1,6 @@
 """Text as it is printed: a path or message from the repository (which git lets
 hold any byte but NUL) can neither drive the terminal nor act as a CI command."""
+
 from __future__ import annotations
 
 from typing import Optional
@@ -9,10 +10,10 @@ def _escaped(text: str, backslash: bool) -> str:
     out = []
     for ch in text:
         if "\udc80" <= ch <= "\udcff":
-            out.append(f"\\x{ord(ch) - 0xdc00:02x}")
+            out.append(f"\\x{ord(ch) - 0xDC00:02x}")
         elif ch == "\\":
             out.append("\\\\" if backslash else ch)
-        elif ord(ch) < 0x20 or 0x7f <= ord(ch) < 0xa0 or ch in "\u2028\u2029":
+        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or ch in "\u2028\u2029":
             out.append(ch.encode("unicode_escape").decode())
         else:
             out.append(ch)

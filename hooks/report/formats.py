@@ -4,6 +4,7 @@ terminal), JSON, GitHub Actions workflow commands and SARIF 2.1.0.
 Every renderer returns the whole report as one string, written once, so a
 failure halfway never leaves half a report behind.
 """
+
 from __future__ import annotations
 
 from typing import Callable, Dict, Mapping, NamedTuple, Optional, Sequence
@@ -80,10 +81,16 @@ RENDERERS: Dict[str, Format] = {
 FORMATS = tuple(RENDERERS)
 
 
-def render(fmt: str, results: Sequence[HookResult], *, meta: Optional[Dict] = None,
-           owners: Sequence[str] = (), exit_code: int = 0, colour: bool = False) -> str:
-    return RENDERERS.get(fmt, RENDERERS["text"]).render(results, meta, owners, exit_code,
-                                                        colour)
+def render(
+    fmt: str,
+    results: Sequence[HookResult],
+    *,
+    meta: Optional[Dict] = None,
+    owners: Sequence[str] = (),
+    exit_code: int = 0,
+    colour: bool = False,
+) -> str:
+    return RENDERERS.get(fmt, RENDERERS["text"]).render(results, meta, owners, exit_code, colour)
 
 
 def render_error(fmt: str, message: str) -> str:

@@ -1,5 +1,6 @@
 """GitHub Actions workflow commands: an annotation a finding, then the text
 report's summary lines for the log."""
+
 from __future__ import annotations
 
 from typing import Sequence
@@ -12,8 +13,9 @@ from oracle_guard.report.text import summary_lines
 def github_data(text: str) -> str:
     """Escape a workflow command's message, as the Actions runner unescapes it;
     control characters (a terminal escape in a file name) are shown escaped first."""
-    shown = "\n".join("\r".join(show_text(part) for part in line.split("\r"))
-                      for line in text.split("\n"))  # CR and LF: the runner's own escapes
+    shown = "\n".join(
+        "\r".join(show_text(part) for part in line.split("\r")) for line in text.split("\n")
+    )  # CR and LF: the runner's own escapes
     return shown.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

@@ -1,4 +1,5 @@
 """The JSON report: every finding, and each check's status and note."""
+
 from __future__ import annotations
 
 import json
@@ -15,16 +16,19 @@ def dump_json(doc) -> str:
     return json.dumps(doc, indent=2, sort_keys=True).replace("##[", "##\\u005b") + "\n"
 
 
-def render_json(results: Sequence[HookResult], *, meta: Optional[Dict] = None,
-                error: Optional[str] = None) -> str:
+def render_json(
+    results: Sequence[HookResult], *, meta: Optional[Dict] = None, error: Optional[str] = None
+) -> str:
     findings = []
     for result in results:
         for f in sorted(result.findings, key=Finding.sort_key):
             findings.append(dict(f._asdict(), path=None if f.path is None else show_path(f.path)))
     doc = {
         "findings": findings,
-        "checks": {r.hook: {"status": r.status, "errors": r.errors, "warnings": r.warnings,
-                            "note": r.note} for r in results},
+        "checks": {
+            r.hook: {"status": r.status, "errors": r.errors, "warnings": r.warnings, "note": r.note}
+            for r in results
+        },
     }
     if meta:
         doc.update(meta)

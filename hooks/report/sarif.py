@@ -1,5 +1,6 @@
 """SARIF 2.1.0, for code scanning uploads: every code a rule, every finding a
 result at a location."""
+
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
@@ -10,8 +11,9 @@ from oracle_guard.findings import Finding, HookResult, unique_findings
 from oracle_guard.report.escaping import printable
 from oracle_guard.report.json import dump_json
 
-SARIF_SCHEMA = ("https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/"
-                "sarif-schema-2.1.0.json")
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 # The file path-less findings point at: code scanning needs a location for
 # every result, and the contract is what names the missing oracle.
 CONTRACT_PATH = ".oracle-guard.yaml"
@@ -22,13 +24,16 @@ def default_level(code: str) -> str:
 
 
 def sarif_rules() -> List[Dict]:
-    return [{
-        "id": code,
-        "shortDescription": {"text": info.meaning},
-        "help": {"text": info.fix},
-        "defaultConfiguration": {"level": default_level(code)},
-        "properties": {"hook": info.hook},
-    } for code, info in CODES.items()]
+    return [
+        {
+            "id": code,
+            "shortDescription": {"text": info.meaning},
+            "help": {"text": info.fix},
+            "defaultConfiguration": {"level": default_level(code)},
+            "properties": {"hook": info.hook},
+        }
+        for code, info in CODES.items()
+    ]
 
 
 def sarif_uri(path: str) -> str:
@@ -40,9 +45,12 @@ def sarif_uri(path: str) -> str:
 
 
 def sarif_result(f: Finding, rule_index: Dict[str, int]) -> Dict:
-    physical: Dict = {"artifactLocation": {
-        "uri": sarif_uri(CONTRACT_PATH if f.path is None else f.path),
-        "uriBaseId": "%SRCROOT%"}}
+    physical: Dict = {
+        "artifactLocation": {
+            "uri": sarif_uri(CONTRACT_PATH if f.path is None else f.path),
+            "uriBaseId": "%SRCROOT%",
+        }
+    }
     if f.line:
         physical["region"] = {"startLine": f.line}
     result: Dict[str, Any] = {
@@ -58,8 +66,9 @@ def sarif_result(f: Finding, rule_index: Dict[str, int]) -> Dict:
 
 def _sarif_run(invocation: Dict) -> Dict:
     return {
-        "tool": {"driver": {"name": "oracle-guard", "version": __version__,
-                            "rules": sarif_rules()}},
+        "tool": {
+            "driver": {"name": "oracle-guard", "version": __version__, "rules": sarif_rules()}
+        },
         "invocations": [invocation],
     }
 
@@ -68,13 +77,16 @@ def _sarif_log(run: Dict) -> str:
     return dump_json({"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]})
 
 
-def render_sarif(results: Sequence[HookResult], *, meta: Optional[Dict] = None,
-                 exit_code: int = 0) -> str:
+def render_sarif(
+    results: Sequence[HookResult], *, meta: Optional[Dict] = None, exit_code: int = 0
+) -> str:
     run = _sarif_run({"executionSuccessful": True, "exitCode": exit_code})
     rule_index = {code: i for i, code in enumerate(CODES)}
     run["results"] = [sarif_result(f, rule_index) for f in unique_findings(results)]
-    checks = {r.hook: {"status": r.status, "errors": r.errors, "warnings": r.warnings,
-                       "note": r.note} for r in results}
+    checks = {
+        r.hook: {"status": r.status, "errors": r.errors, "warnings": r.warnings, "note": r.note}
+        for r in results
+    }
     run["properties"] = dict(meta or {}, checks=checks)
     return _sarif_log(run)
 
@@ -82,9 +94,14 @@ def render_sarif(results: Sequence[HookResult], *, meta: Optional[Dict] = None,
 def render_sarif_error(message: str) -> str:
     """A failed run: no ``results`` at all (SARIF's 'could not produce results'),
     so an upload never reads a broken run as 'no findings'."""
-    return _sarif_log(_sarif_run({
-        "executionSuccessful": False,
-        "exitCode": 2,
-        "toolExecutionNotifications": [
-            {"level": "error", "message": {"text": printable(message)}}],
-    }))
+    return _sarif_log(
+        _sarif_run(
+            {
+                "executionSuccessful": False,
+                "exitCode": 2,
+                "toolExecutionNotifications": [
+                    {"level": "error", "message": {"text": printable(message)}}
+                ],
+            }
+        )
+    )

@@ -1,5 +1,6 @@
 """The text report, ruff-style: a line a finding, then a summary line a hook,
 coloured on a terminal."""
+
 from __future__ import annotations
 
 from typing import Callable, List, Sequence
@@ -9,20 +10,22 @@ from oracle_guard.findings import Finding, HookResult, unique_findings
 from oracle_guard.report.escaping import inert, show_path, show_text
 
 _STYLES = {
-    "error": "\033[1;31m",    # the code of an error: bold red
+    "error": "\033[1;31m",  # the code of an error: bold red
     "warning": "\033[1;33m",  # the code of a warning: bold yellow
-    "path": "\033[1m",        # bold
-    "passed": "\033[32m",     # green
-    "failed": "\033[31m",     # red
+    "path": "\033[1m",  # bold
+    "passed": "\033[32m",  # green
+    "failed": "\033[31m",  # red
 }
 _RESET = "\033[0m"
 
 
 def painter(enabled: bool) -> Callable[[str, str], str]:
     """``paint(role, text)`` for render_text: ANSI styles, or none."""
+
     def paint(role: str, text: str) -> str:
         style = _STYLES.get(role)
         return f"{style}{text}{_RESET}" if enabled and style else text
+
     return paint
 
 
@@ -30,8 +33,12 @@ def _plain(role: str, text: str) -> str:
     return text
 
 
-def summary_lines(results: Sequence[HookResult], *, owners: Sequence[str] = (),
-                  paint: Callable[[str, str], str] = _plain) -> List[str]:
+def summary_lines(
+    results: Sequence[HookResult],
+    *,
+    owners: Sequence[str] = (),
+    paint: Callable[[str, str], str] = _plain,
+) -> List[str]:
     """The per-hook summary lines, then one hint line when something failed."""
     lines = []
     for result in results:
@@ -51,13 +58,15 @@ def summary_lines(results: Sequence[HookResult], *, owners: Sequence[str] = (),
         if f.severity == "error" and f.code not in codes:
             codes.append(f.code)
     if codes:
-        who = (f"an owner ({show_text(', '.join(owners))})" if owners
-               else "the oracle's owners")
-        why = ("" if codes == ["merge-conflict"]  # not an oracle question
-               else f"; to widen the write set, ask {who}" if codes == ["write-outside-set"]
-               else f"; the oracle is human-owned: to change it, ask {who}")
-        lines.append(f"hint: {CODES[codes[0]].fix}{why}. "
-                     f"See 'oracle-guard explain {codes[0]}'.")
+        who = f"an owner ({show_text(', '.join(owners))})" if owners else "the oracle's owners"
+        why = (
+            ""
+            if codes == ["merge-conflict"]  # not an oracle question
+            else f"; to widen the write set, ask {who}"
+            if codes == ["write-outside-set"]
+            else f"; the oracle is human-owned: to change it, ask {who}"
+        )
+        lines.append(f"hint: {CODES[codes[0]].fix}{why}. See 'oracle-guard explain {codes[0]}'.")
     return lines
 
 
@@ -68,8 +77,12 @@ def finding_line(f: Finding, paint: Callable[[str, str], str] = _plain) -> str:
     return f"{paint('path', where)}: {paint(f.severity, label)}: {show_text(f.message)}"
 
 
-def render_text(results: Sequence[HookResult], *, owners: Sequence[str] = (),
-                paint: Callable[[str, str], str] = _plain) -> str:
+def render_text(
+    results: Sequence[HookResult],
+    *,
+    owners: Sequence[str] = (),
+    paint: Callable[[str, str], str] = _plain,
+) -> str:
     """ruff-style lines; ``paint(role, text)`` styles the parts (see painter)."""
     lines = [finding_line(f, paint) for f in unique_findings(results)]
     lines.extend(summary_lines(results, owners=owners, paint=paint))

@@ -1,5 +1,6 @@
 """--ci NAME: the CI recipe init writes, with the install source filled in from
 --repo and --rev."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
-from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, REPO_PLACEHOLDER, REV_PLACEHOLDER, Planned, read_text
+from oracle_guard.commands.init.files import (
+    PRE_COMMIT_CONFIG,
+    REPO_PLACEHOLDER,
+    REV_PLACEHOLDER,
+    Planned,
+    read_text,
+)
 from oracle_guard.errors import InitError
 
 # --ci NAME: the recipe (examples/ci/, shipped as package data oracle_guard.recipes) and
@@ -17,14 +24,15 @@ from oracle_guard.errors import InitError
 # pull_request recipe runs as the pull request has it: feedback, not a gate). GitLab has
 # one recipe; a merge request can edit .gitlab-ci.yml, which the next steps say.
 CI_RECIPES = {
-    "github": ("github-actions-base-branch.yml", ".github/workflows/oracle-guard-gate.yml",
-               "the CI gate: GitHub Actions on pull_request_target, from the base branch"),
-    "gitlab": ("gitlab-ci.yml", ".gitlab-ci.yml",
-               "the CI job, in GitLab merge-request pipelines"),
+    "github": (
+        "github-actions-base-branch.yml",
+        ".github/workflows/oracle-guard-gate.yml",
+        "the CI gate: GitHub Actions on pull_request_target, from the base branch",
+    ),
+    "gitlab": ("gitlab-ci.yml", ".gitlab-ci.yml", "the CI job, in GitLab merge-request pipelines"),
 }
 # The recipes' install source: one `ORACLE_GUARD: "..."` line, whose value init sets.
-_SOURCE_LINE = re.compile(r'^(?P<head>[ \t]*ORACLE_GUARD:[ \t]*)"(?P<value>[^"\\\r\n]*)"',
-                          re.M)
+_SOURCE_LINE = re.compile(r'^(?P<head>[ \t]*ORACLE_GUARD:[ \t]*)"(?P<value>[^"\\\r\n]*)"', re.M)
 
 
 def recipe_text(name: str) -> str:
@@ -56,7 +64,7 @@ def pip_source(asked_repo: str, rev: str) -> Tuple[Optional[str], str]:
     return f"{url}@{rev}", ""
 
 
-def _source_line(text: str) -> Optional["re.Match[str]"]:
+def _source_line(text: str) -> Optional[re.Match[str]]:
     found = list(_SOURCE_LINE.finditer(text))
     return found[0] if len(found) == 1 else None
 
@@ -72,8 +80,12 @@ def fill_recipe(template: str, source: Optional[str]) -> Tuple[str, str]:
     shipped = match.group("value")
     if source is None:
         return template, shipped
-    text = (template[:match.start()] + match.group("head")
-            + json.dumps(source, ensure_ascii=False) + template[match.end():])
+    text = (
+        template[: match.start()]
+        + match.group("head")
+        + json.dumps(source, ensure_ascii=False)
+        + template[match.end() :]
+    )
     if yaml.safe_load(text) != _replaced(yaml.safe_load(template), shipped, source):
         raise InitError(f"cannot write {source!r} as the CI recipe's ORACLE_GUARD")
     return text, shipped
@@ -92,8 +104,10 @@ def recipe_source(text: Optional[str], template: str) -> Optional[str]:
     ours, theirs = _source_line(template), _source_line(text or "")
     if ours is None or theirs is None or text is None:
         return None
-    if (text[:theirs.start()], text[theirs.end():]) != (template[:ours.start()],
-                                                        template[ours.end():]):
+    if (text[: theirs.start()], text[theirs.end() :]) != (
+        template[: ours.start()],
+        template[ours.end() :],
+    ):
         return None
     return theirs.group("value")
 
@@ -101,6 +115,7 @@ def recipe_source(text: Optional[str], template: str) -> Optional[str]:
 @dataclass
 class CiPlan:
     """What init does with the CI file of --ci."""
+
     planned: Optional[Planned] = None  # the recipe written or kept
     snippet: Optional[str] = None  # the job to paste into a file init leaves alone
     todo: str = ""  # the install source to set in the CI file by hand
@@ -118,9 +133,11 @@ def plan_recipe(ci: str, asked_repo: str, rev: str, top: str) -> CiPlan:
     target = os.path.join(top, path)
     current = read_text(target) if os.path.isfile(target) else None
     had = recipe_source(current, template)
-    todo = (f"in {path}, set ORACLE_GUARD to where CI installs oracle-guard from, as pip "
-            f"reads it: git+URL@REV, the repo: and rev: of {PRE_COMMIT_CONFIG} (or rerun "
-            f"init with --ci {ci} --repo URL --rev REV)")
+    todo = (
+        f"in {path}, set ORACLE_GUARD to where CI installs oracle-guard from, as pip "
+        f"reads it: git+URL@REV, the repo: and rev: of {PRE_COMMIT_CONFIG} (or rerun "
+        f"init with --ci {ci} --repo URL --rev REV)"
+    )
     out = CiPlan()
     if had is None and ci == "gitlab" and os.path.lexists(target):
         if re.search(r"^['\"]?oracle-guard['\"]?[ \t]*:", current or "", re.M):
@@ -131,9 +148,15 @@ def plan_recipe(ci: str, asked_repo: str, rev: str, top: str) -> CiPlan:
         out.planned = Planned(path, current or "", what)
         source = had if had != shipped else None
     elif had is not None:
-        out.planned = Planned(path, text, "the ORACLE_GUARD install source", "retarget",
-                              had != shipped, f"ORACLE_GUARD: {had}",
-                              f"its ORACLE_GUARD is {had}")
+        out.planned = Planned(
+            path,
+            text,
+            "the ORACLE_GUARD install source",
+            "retarget",
+            had != shipped,
+            f"ORACLE_GUARD: {had}",
+            f"its ORACLE_GUARD is {had}",
+        )
     else:
         out.planned = Planned(path, text, what)
     if source is None:

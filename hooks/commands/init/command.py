@@ -1,14 +1,15 @@
 """init from start to end: make the plan, refuse to overwrite what differs without
 --force, report, write every file or none, then print the next steps."""
+
 from __future__ import annotations
 
 from typing import List, Mapping, Sequence
 
 from oracle_guard.commands.init.contract_writer import CONTRACT
-from oracle_guard.errors import InitError
 from oracle_guard.commands.init.plan import Plan, Settings, make_plan
 from oracle_guard.commands.init.preflight import preflight
 from oracle_guard.commands.init.report import next_steps, report, say, staging
+from oracle_guard.errors import InitError
 
 
 def init(settings: Settings, env: Mapping[str, str]) -> int:
@@ -46,8 +47,9 @@ def refuse_conflicts(plan: Plan) -> None:
     if not conflicts:
         return
     first = conflicts[0]
-    locks = [e["lock"] for e in plan.data.get("fixtures", [])
-             if e["lock"] in [p.path for p in conflicts]]
+    locks = [
+        e["lock"] for e in plan.data.get("fixtures", []) if e["lock"] in [p.path for p in conflicts]
+    ]
     others = [p.path for p in conflicts[1:]]
     raise InitError(
         f"{first.path} exists and differs from what init would write"
@@ -55,16 +57,22 @@ def refuse_conflicts(plan: Plan) -> None:
         f"{' (and ' + ', '.join(others) + ')' if others else ''}; "
         "nothing was written: rerun with --force to overwrite, or with --dry-run to "
         "see the proposal"
-        + ("; to refresh only a stale fixture lock, run 'oracle-guard lock'"
-           if locks else ""))
+        + ("; to refresh only a stale fixture lock, run 'oracle-guard lock'" if locks else "")
+    )
 
 
 def write(plan: Plan, top: str) -> None:
     """Every planned file or none, never through a symlink (worktree.write_files)."""
     from oracle_guard.git import worktree
 
-    worktree.write_files(top, {planned.path: planned.text.encode("utf-8")
-                             for planned in plan.files if planned.state != "same"})
+    worktree.write_files(
+        top,
+        {
+            planned.path: planned.text.encode("utf-8")
+            for planned in plan.files
+            if planned.state != "same"
+        },
+    )
 
 
 def not_committed(git, paths: Sequence[str]) -> List[str]:

@@ -1,6 +1,7 @@
 """The contract init writes: every key with a comment saying what it does, loaded
 back before it is written; and a contract that is there already, kept with only
 what it lacks added."""
+
 from __future__ import annotations
 
 import copy
@@ -10,8 +11,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks import fixture_lock
 from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, SCHEMA_DIR, read_text
-from oracle_guard.errors import InitError
 from oracle_guard.commands.init.yaml_lines import line, scalar
+from oracle_guard.errors import InitError
 
 CONTRACT = contract_mod.CONTRACT_PATH
 
@@ -69,9 +70,21 @@ KEY_NOTES = {
     "limits.lock_bytes": "each fixture lock",
 }
 # The contract's keys in the README's order, which a rewritten contract follows.
-CONTRACT_KEYS = ("version", "base", "fixtures", "seeds", "freeze", "budget", "write_set",
-                 "authority", "protected_refs", "deletable_refs", "identity_env", "timeout_s",
-                 "limits")
+CONTRACT_KEYS = (
+    "version",
+    "base",
+    "fixtures",
+    "seeds",
+    "freeze",
+    "budget",
+    "write_set",
+    "authority",
+    "protected_refs",
+    "deletable_refs",
+    "identity_env",
+    "timeout_s",
+    "limits",
+)
 WRITE_SET_KEYS = ("allow", "allow_file", "deny", "owners")
 
 
@@ -89,7 +102,7 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
         f"# yaml-language-server: $schema={SCHEMA_DIR}/contract.schema.json",
         "# The merge contract: the test oracle that the patches it judges may not touch.",
         f"# Written by 'oracle-guard init' for the {layout} layout. Review it, then commit it in",
-        "# a human-made commit of its own (README: \"The contract\").",
+        '# a human-made commit of its own (README: "The contract").',
     ]
     for key, value in data.items():
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
@@ -97,28 +110,39 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
             out.append(line(f"{key}:", KEY_NOTES[key]))
             for item in value:
                 for n, (name, item_value) in enumerate(item.items()):
-                    note = {"lock": lock_note(str(item_value)),
-                            "format": FORMAT_NOTES.get(str(item_value), ""),
-                            "schema": SCHEMA_NOTES.get(str(item_value), "")}.get(
-                                name, KEY_NOTES.get(f"{key}.{name}", ""))
+                    note = {
+                        "lock": lock_note(str(item_value)),
+                        "format": FORMAT_NOTES.get(str(item_value), ""),
+                        "schema": SCHEMA_NOTES.get(str(item_value), ""),
+                    }.get(name, KEY_NOTES.get(f"{key}.{name}", ""))
                     prefix = "  - " if n == 0 else "    "
                     out.append(line(f"{prefix}{name}: {scalar(item_value)}", note))
         elif isinstance(value, dict) and value:  # budget, write_set, limits
             out.append(line(f"{key}:", KEY_NOTES[key]))
             if key == "write_set" and "allow" not in value and "allow_file" not in value:
-                out.append(line('  # allow: ["src/**", "tests/**"]',
-                                "optional: every changed path must match one"))
+                out.append(
+                    line(
+                        '  # allow: ["src/**", "tests/**"]',
+                        "optional: every changed path must match one",
+                    )
+                )
             for name, item_value in value.items():
                 if name == "deny":
                     out.append(line("  deny:", KEY_NOTES["write_set.deny"]))
-                    out.extend(line(f"    - {scalar(p)}", DENY_NOTES.get(p, ""))
-                               for p in item_value)
+                    out.extend(
+                        line(f"    - {scalar(p)}", DENY_NOTES.get(p, "")) for p in item_value
+                    )
                 else:
-                    out.append(line(f"  {name}: {scalar(item_value)}",
-                                    KEY_NOTES.get(f"{key}.{name}", "")))
+                    out.append(
+                        line(f"  {name}: {scalar(item_value)}", KEY_NOTES.get(f"{key}.{name}", ""))
+                    )
             if key == "write_set" and "owners" not in value:
-                out.append(line("  # owners: [alice]",
-                                "server side: who may push oracle changes (needs identity_env)"))
+                out.append(
+                    line(
+                        "  # owners: [alice]",
+                        "server side: who may push oracle changes (needs identity_env)",
+                    )
+                )
             if key == "authority" and "require_touch" not in value:
                 out.append(line("  # require_touch: true", KEY_NOTES["authority.require_touch"]))
         else:
@@ -156,8 +180,9 @@ def existing_contract(top: str) -> Tuple[Optional[str], Optional[Dict[str, Any]]
         return None, None, f"it does not load: {exc}"
 
 
-def merge_contract(proposed: Dict[str, Any], kept: Dict[str, Any], allow_given: bool
-                   ) -> Tuple[Dict[str, Any], List[str]]:
+def merge_contract(
+    proposed: Dict[str, Any], kept: Dict[str, Any], allow_given: bool
+) -> Tuple[Dict[str, Any], List[str]]:
     """The kept contract with what init proposes and it lacks: a section it does not
     have, a deny pattern; and --allow. Everything else in it (the allow, owners, budget
     values, the sections' entries, server-side keys) is a human's choice and stays.

@@ -1,6 +1,7 @@
 """The editor schemas init writes under .oracle-guard/: the built-in schemas as
 draft-07 documents for YAML editors, and the modeline that points a YAML freeze
 file at its schema."""
+
 from __future__ import annotations
 
 import json
@@ -24,10 +25,10 @@ def editor_schema(name: str) -> Dict[str, Any]:
 
     def ref(target: str, owner: str) -> str:
         where, _, pointer = target.partition("#")
-        source = where[len(_URN):] if where.startswith(_URN) else owner
+        source = where[len(_URN) :] if where.startswith(_URN) else owner
         if where and not where.startswith(_URN) or not pointer.startswith("/$defs/"):
             raise ValueError(f"unexpected $ref {target!r} in the {owner} schema")
-        key = pointer[len("/$defs/"):]
+        key = pointer[len("/$defs/") :]
         local = key if source == name else f"{source}.{key}"
         if local not in definitions:
             definitions[local] = None  # reserved before converting: no endless recursion
@@ -39,8 +40,11 @@ def editor_schema(name: str) -> Dict[str, Any]:
             return [convert(item, owner) for item in node]
         if not isinstance(node, dict):
             return node
-        out = {k: convert(v, owner) for k, v in node.items()
-               if k not in ("$ref", "$schema", "$id", "$defs")}
+        out = {
+            k: convert(v, owner)
+            for k, v in node.items()
+            if k not in ("$ref", "$schema", "$id", "$defs")
+        }
         if "$ref" in node:
             target = {"$ref": ref(node["$ref"], owner)}
             if out:  # draft-07 ignores a $ref's siblings: keep both in an allOf
@@ -56,10 +60,12 @@ def editor_schema(name: str) -> Dict[str, Any]:
     from oracle_guard import __version__
 
     schema: Dict[str, Any]
-    schema = {"$schema": "http://json-schema.org/draft-07/schema#",
-              "$comment": f"oracle-guard {__version__}: the built-in '{name}' schema as draft-07 "
-                          "for editors; the hooks use the built-in. Rewrite it with "
-                          "'oracle-guard init --force'."}
+    schema = {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "$comment": f"oracle-guard {__version__}: the built-in '{name}' schema as draft-07 "
+        "for editors; the hooks use the built-in. Rewrite it with "
+        "'oracle-guard init --force'.",
+    }
     schema.update(body)
     if definitions:
         schema["definitions"] = definitions
@@ -74,8 +80,11 @@ def yaml_freeze_schemas(data: Dict[str, Any]) -> List[str]:
     """Built-in schemas of freeze entries whose files are YAML."""
     names = []
     for entry in data.get("freeze", []):
-        if entry["schema"] in validation.BUILTIN and entry["schema"] not in names and any(
-                p.endswith((".yaml", ".yml")) for p in entry["paths"]):
+        if (
+            entry["schema"] in validation.BUILTIN
+            and entry["schema"] not in names
+            and any(p.endswith((".yaml", ".yml")) for p in entry["paths"])
+        ):
             names.append(entry["schema"])
     return names
 
@@ -85,8 +94,9 @@ def modeline_for(path: str, schema: str) -> str:
     return f"# yaml-language-server: $schema={'../' * depth}{SCHEMA_DIR}/{schema}.schema.json"
 
 
-def modeline_edits(data: Dict[str, Any], paths: Sequence[str], top: str
-                   ) -> Tuple[List[Planned], List[str]]:
+def modeline_edits(
+    data: Dict[str, Any], paths: Sequence[str], top: str
+) -> Tuple[List[Planned], List[str]]:
     """The schema line put first in each YAML freeze file without one, so editors check
     it; and notes on the files it cannot be put in."""
     planned_files: List[Planned] = []

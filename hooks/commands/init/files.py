@@ -1,5 +1,6 @@
 """The files init writes, and what every part of it shares about them: a file
 planned, the error that stops init before it writes any, reading one back."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,5 +1,6 @@
 """The four layouts init knows: what gives each away in a repository, and the
 contract each gets, with a section only where its files exist."""
+
 from __future__ import annotations
 
 import copy
@@ -30,16 +31,28 @@ DEFAULT_MAX_FROZEN = 3
 # What gives each layout away: gitignore-style patterns over the repository's paths.
 SIGNALS: Dict[str, Tuple[str, ...]] = {
     "harness": ("/seeds/*.json", "/fixtures/", "/freeze.json"),
-    "merge-contract": ("/oracle/inputs/", "/oracle/flake_budget.yaml",
-                       "/oracle/flake_budget.yml", "/oracle/write_set.txt",
-                       "/oracle/*.lock.json"),
-    "oracle-dir": ("/oracle/*.jsonl", "/oracle/quarantine.json", "/oracle/seeds.toml",
-                   "/oracle/*.sha256"),
+    "merge-contract": (
+        "/oracle/inputs/",
+        "/oracle/flake_budget.yaml",
+        "/oracle/flake_budget.yml",
+        "/oracle/write_set.txt",
+        "/oracle/*.lock.json",
+    ),
+    "oracle-dir": (
+        "/oracle/*.jsonl",
+        "/oracle/quarantine.json",
+        "/oracle/seeds.toml",
+        "/oracle/*.sha256",
+    ),
     "replay-queue": ("/replays/*.json", "/seeds.lock", "/quarantine/"),
 }
 # The locks the layouts name: a lock is never one of the fixtures it locks.
-LOCKS = ("fixtures/SHA256SUMS", "fixtures.lock.json", "oracle/fixtures.lock.json",
-         "oracle/SHA256SUMS")
+LOCKS = (
+    "fixtures/SHA256SUMS",
+    "fixtures.lock.json",
+    "oracle/fixtures.lock.json",
+    "oracle/SHA256SUMS",
+)
 
 
 # -- recognising the layout ------------------------------------------------
@@ -80,8 +93,12 @@ def signal_files(paths: Paths, signal: str) -> List[str]:
 
 
 def describe(found: List[Tuple[str, int]]) -> str:
-    return ", ".join(f"{s} ({n} file{'s' if n != 1 else ''})" if s.endswith(("/", "*.json",
-                     "*.jsonl", "*.lock.json", "*.sha256")) else s for s, n in found)
+    return ", ".join(
+        f"{s} ({n} file{'s' if n != 1 else ''})"
+        if s.endswith(("/", "*.json", "*.jsonl", "*.lock.json", "*.sha256"))
+        else s
+        for s, n in found
+    )
 
 
 def choose_layout(name: Optional[str], paths: Paths) -> Tuple[str, List[Tuple[str, int]]]:
@@ -94,13 +111,16 @@ def choose_layout(name: Optional[str], paths: Paths) -> Tuple[str, List[Tuple[st
         found = {layout: e for layout, e in evidence.items() if e}
         if found:
             what = "; ".join(f"{layout}: {describe(e)}" for layout, e in found.items())
-            raise InitError(f"the repository matches several layouts equally ({what}); "
-                            f"pass --layout NAME, one of {', '.join(LAYOUTS)}")
+            raise InitError(
+                f"the repository matches several layouts equally ({what}); "
+                f"pass --layout NAME, one of {', '.join(LAYOUTS)}"
+            )
         raise InitError(
             "no known layout recognised (none of seeds/, fixtures/, freeze.json, oracle/, "
             "replays/, seeds.lock, quarantine/ holds a tracked or new file); pass --layout "
-            f"NAME, one of {', '.join(LAYOUTS)} (README: \"Examples\"), or write the "
-            "contract by hand")
+            f'NAME, one of {", ".join(LAYOUTS)} (README: "Examples"), or write the '
+            "contract by hand"
+        )
     return recognised, evidence[recognised]
 
 
@@ -126,8 +146,7 @@ def _harness(paths: Paths, data: Dict[str, Any]) -> List[str]:
 def _merge_contract(paths: Paths, data: Dict[str, Any]) -> List[str]:
     lock = "oracle/fixtures.lock.json"
     if [p for p in paths.match("/oracle/inputs/") if p != lock]:
-        data["fixtures"] = [{"lock": lock, "root": "oracle/inputs",
-                             "paths": ["oracle/inputs/**"]}]
+        data["fixtures"] = [{"lock": lock, "root": "oracle/inputs", "paths": ["oracle/inputs/**"]}]
     budget_file = paths.first(["oracle/flake_budget.yaml", "oracle/flake_budget.yml"])
     if budget_file:
         data["freeze"] = [{"paths": [budget_file], "schema": "flake-budget"}]
@@ -138,12 +157,12 @@ def _oracle_dir(paths: Paths, data: Dict[str, Any]) -> List[str]:
     corpora = paths.match("/oracle/*.jsonl")
     if len(corpora) == 1:  # one corpus: locked by the single digest beside it
         pattern = as_pattern(corpora[0])
-        data["fixtures"] = [{"lock": corpora[0][: -len(".jsonl")] + ".sha256",
-                             "paths": [pattern]}]
+        data["fixtures"] = [{"lock": corpora[0][: -len(".jsonl")] + ".sha256", "paths": [pattern]}]
         data["seeds"] = [{"paths": [pattern], "format": "jsonl"}]
     elif corpora:
-        data["fixtures"] = [{"lock": "oracle/SHA256SUMS", "root": "oracle",
-                             "paths": ["oracle/*.jsonl"]}]
+        data["fixtures"] = [
+            {"lock": "oracle/SHA256SUMS", "root": "oracle", "paths": ["oracle/*.jsonl"]}
+        ]
         data["seeds"] = [{"paths": ["oracle/*.jsonl"], "format": "jsonl"}]
     if "oracle/quarantine.json" in paths:
         data["freeze"] = [{"paths": ["oracle/quarantine.json"], "schema": "quarantine-list"}]
@@ -159,18 +178,20 @@ def _replay_queue(paths: Paths, data: Dict[str, Any]) -> List[str]:
     if seeds:
         data["seeds"] = seeds
     if paths.match("/quarantine/"):
-        data["freeze"] = [{"paths": ["quarantine/active/*.yaml"],
-                           "schema": "quarantine-entry"}]
+        data["freeze"] = [{"paths": ["quarantine/active/*.yaml"], "schema": "quarantine-entry"}]
     return ["quarantine/active/**"]
 
 
 # Each fills in the sections whose files exist and returns the layout's own deny patterns.
-PROPOSERS = {"harness": _harness, "merge-contract": _merge_contract,
-             "oracle-dir": _oracle_dir, "replay-queue": _replay_queue}
+PROPOSERS = {
+    "harness": _harness,
+    "merge-contract": _merge_contract,
+    "oracle-dir": _oracle_dir,
+    "replay-queue": _replay_queue,
+}
 
 
-def propose(layout: str, paths: Paths, allow: Optional[Sequence[str]] = None
-            ) -> Dict[str, Any]:
+def propose(layout: str, paths: Paths, allow: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     """The contract's data for ``layout``; a section only where its files exist. The
     write set allows ``allow`` (--allow), else the example's patterns that match a path."""
     data: Dict[str, Any] = {"version": 1}
@@ -206,12 +227,17 @@ def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[s
     probe = Contract(copy.deepcopy(data), index, from_base=False)
     state = freeze_schema.load(probe, index)
     frozen = len(state.entries)
-    budget: Dict[str, Any] = {"max_frozen": max(DEFAULT_MAX_FROZEN, frozen), "max_days": 14,
-                              "warn_days": 3}
+    budget: Dict[str, Any] = {
+        "max_frozen": max(DEFAULT_MAX_FROZEN, frozen),
+        "max_days": 14,
+        "warn_days": 3,
+    }
     notes = []
     if frozen > DEFAULT_MAX_FROZEN:
-        notes.append(f"{frozen} entries are frozen today, so max_frozen is {frozen}: "
-                     "lower it as they are fixed")
+        notes.append(
+            f"{frozen} entries are frozen today, so max_frozen is {frozen}: "
+            "lower it as they are fixed"
+        )
     if layout == "harness" and "seeds" in data:
         stems = {os.path.splitext(os.path.basename(p))[0] for p in paths.match("/seeds/*.json")}
         if all(entry.id in stems for entry in state.entries):

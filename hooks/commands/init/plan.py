@@ -1,6 +1,7 @@
 """The plan: from what the user asked for and what the repository holds, every
 file init writes (or keeps, or cannot write) and the notes it prints; nothing is
 written here."""
+
 from __future__ import annotations
 
 import os
@@ -10,22 +11,35 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks import fixture_lock
 from oracle_guard.commands.init.ci_recipes import plan_recipe
-from oracle_guard.commands.init.contract_writer import (CONTRACT, checked_contract,
-                                                        existing_contract, merge_contract)
-from oracle_guard.commands.init.editor_schemas import (editor_schema_text, modeline_edits,
-                                                       yaml_freeze_schemas)
+from oracle_guard.commands.init.contract_writer import (
+    CONTRACT,
+    checked_contract,
+    existing_contract,
+    merge_contract,
+)
+from oracle_guard.commands.init.editor_schemas import (
+    editor_schema_text,
+    modeline_edits,
+    yaml_freeze_schemas,
+)
 from oracle_guard.commands.init.files import REPO_PLACEHOLDER, SCHEMA_DIR, Planned, read_text
-from oracle_guard.errors import InitError
-from oracle_guard.commands.init.layouts import (Paths, add_budget, choose_layout, propose,
-                                                proposed_allow)
+from oracle_guard.commands.init.layouts import (
+    Paths,
+    add_budget,
+    choose_layout,
+    propose,
+    proposed_allow,
+)
 from oracle_guard.commands.init.precommit_config import plan_config, resolve_rev
 from oracle_guard.commands.init.signing import plan_signers, signing_identity
+from oracle_guard.errors import InitError
 from oracle_guard.parsing.patterns import PatternSet
 
 
 @dataclass(frozen=True)
 class Settings:
     """What the user asked init for (the command line, as plain values)."""
+
     directory: str = "."  # -C
     layout: Optional[str] = None  # None: the one recognised
     force: bool = False
@@ -73,15 +87,22 @@ def make_plan(settings: Settings, git, top: str) -> Plan:
         from oracle_guard.commands.signers import SIGNERS_FILE
 
         data["authority"] = {"signers": SIGNERS_FILE}
-    contract, data, notes = plan_contract(data, layout, paths, top, budget_notes,
-                                          allow_given=settings.allow is not None)
+    contract, data, notes = plan_contract(
+        data, layout, paths, top, budget_notes, allow_given=settings.allow is not None
+    )
     check_allow_file(data["write_set"].get("allow_file"), index, top)
-    plan = Plan(layout, evidence, contract.text, data, notes=notes, now_arg=settings.now,
-                ci=settings.ci)
+    plan = Plan(
+        layout, evidence, contract.text, data, notes=notes, now_arg=settings.now, ci=settings.ci
+    )
     plan.files.append(contract)
     for name in ["contract"] + yaml_freeze_schemas(data):
-        plan.files.append(Planned(f"{SCHEMA_DIR}/{name}.schema.json", editor_schema_text(name),
-                                  f"the {name} schema, for your editor"))
+        plan.files.append(
+            Planned(
+                f"{SCHEMA_DIR}/{name}.schema.json",
+                editor_schema_text(name),
+                f"the {name} schema, for your editor",
+            )
+        )
     plan_locks(plan, index, unstaged)
     add_files_and_notes(plan, plan_signers(data.get("authority"), signing, top))
     rev = plan_pre_commit_config(plan, settings, top)
@@ -93,9 +114,14 @@ def make_plan(settings: Settings, git, top: str) -> Plan:
     return plan
 
 
-def plan_contract(data: Dict[str, Any], layout: str, paths: Paths, top: str,
-                  budget_notes: List[str], allow_given: bool
-                  ) -> Tuple[Planned, Dict[str, Any], List[str]]:
+def plan_contract(
+    data: Dict[str, Any],
+    layout: str,
+    paths: Paths,
+    top: str,
+    budget_notes: List[str],
+    allow_given: bool,
+) -> Tuple[Planned, Dict[str, Any], List[str]]:
     """The contract: the proposal, or the human's contract kept with only what it
     lacks added; the data it holds, and the notes on what the proposal left out."""
     left_out = proposed_allow(layout, paths)[1] if not allow_given else []
@@ -110,12 +136,15 @@ def plan_contract(data: Dict[str, Any], layout: str, paths: Paths, top: str,
             contract.what = f"the contract, adding {'; '.join(added)}; the rest kept"
             contract.why = f"init would add {'; '.join(added)}; it keeps the rest"
     # existing_contract gives the text whenever it gives the data
-    contract.text = cast(str, kept_text) if kept is not None and not added else \
-        checked_contract(data, layout)
+    contract.text = (
+        cast(str, kept_text) if kept is not None and not added else checked_contract(data, layout)
+    )
     notes = list(budget_notes)
     if left_out and "allow" in data["write_set"]:
-        notes.append(f"write_set.allow leaves out {', '.join(left_out)} (nothing there yet): "
-                     "add it once it exists, or rerun init with --allow PATTERN")
+        notes.append(
+            f"write_set.allow leaves out {', '.join(left_out)} (nothing there yet): "
+            "add it once it exists, or rerun init with --allow PATTERN"
+        )
     return contract, data, notes
 
 
@@ -137,8 +166,11 @@ def plan_locks(plan: Plan, index, unstaged: Sequence[str]) -> None:
         if problems:
             raise InitError(f"cannot lock {entry['lock']}: {problems[0]}")
         content, count = fixture_lock.build_lock(entry, index)
-        plan.files.append(Planned(entry["lock"], content,
-                                  f"the fixture lock, {count} file{'s' if count != 1 else ''}"))
+        plan.files.append(
+            Planned(
+                entry["lock"], content, f"the fixture lock, {count} file{'s' if count != 1 else ''}"
+            )
+        )
 
 
 def plan_pre_commit_config(plan: Plan, settings: Settings, top: str) -> str:
@@ -176,24 +208,34 @@ def mark_existing(files: Sequence[Planned], top: str) -> None:
             planned.state = "same" if read_text(target) == planned.text else "differs"
 
 
-def pending_oracle(data: Dict[str, Any], index, paths: Paths, unstaged: Sequence[str],
-                   files: Sequence[Planned], top: str) -> List[str]:
+def pending_oracle(
+    data: Dict[str, Any],
+    index,
+    paths: Paths,
+    unstaged: Sequence[str],
+    files: Sequence[Planned],
+    top: str,
+) -> List[str]:
     """The oracle files not staged yet that init does not write: the git add stages them."""
     probe = contract_mod.Contract(data, index, from_base=False)
     protected = PatternSet(probe.oracle_globs() + data["write_set"]["deny"])
     written = {p.path for p in files}
     return sorted(
-        p for p in set(unstaged) if p not in written and p in paths
+        p
+        for p in set(unstaged)
+        if p not in written
+        and p in paths
         and (protected.matches(p) or p in probe.oracle_files())
-        and os.path.lexists(os.path.join(top, p)))
+        and os.path.lexists(os.path.join(top, p))
+    )
 
 
 def check_allow_file(path: Optional[str], index, top: str) -> None:
     """The allow_file the contract names holds only path prefixes, as check reads it:
     its working-tree copy (which the printed git add stages), else the index's. A
     line check would refuse stops init, which never turns it into a pattern."""
-    from oracle_guard.parsing import loaders
     from oracle_guard.checks.write_set import allow_file_lines
+    from oracle_guard.parsing import loaders
 
     if path is None:
         return

@@ -1,6 +1,7 @@
 """.pre-commit-config.yaml: a new one, the oracle-guard entry added first to one
 that is there, or that entry's repo: and rev: set in place; each edit read back to
 be sure it changed nothing else."""
+
 from __future__ import annotations
 
 import copy
@@ -9,9 +10,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
-from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, REPO_PLACEHOLDER, REV_PLACEHOLDER, Planned, read_text
-from oracle_guard.errors import InitError
+from oracle_guard.commands.init.files import (
+    PRE_COMMIT_CONFIG,
+    REPO_PLACEHOLDER,
+    REV_PLACEHOLDER,
+    Planned,
+    read_text,
+)
 from oracle_guard.commands.init.yaml_lines import line, scalar
+from oracle_guard.errors import InitError
 from oracle_guard.findings import HOOKS
 
 HOOK_IDS = HOOKS + ("oracle-guard",)
@@ -31,8 +38,10 @@ def new_pre_commit_config(repo: str, rev: str) -> str:
         "# pre-commit hooks. oracle-guard comes first: with fail_fast, nothing else runs once",
         "# it fails. Written by 'oracle-guard init'.",
         line('minimum_pre_commit_version: "3.2.0"', "the stage names the hooks use"),
-        line("default_install_hook_types: [pre-commit, pre-push]",
-             "'pre-commit install' installs both"),
+        line(
+            "default_install_hook_types: [pre-commit, pre-push]",
+            "'pre-commit install' installs both",
+        ),
         line("fail_fast: true", "stop before the test hooks when the oracle was touched"),
         "repos:",
         *repo_entry(repo, rev, "  "),
@@ -49,9 +58,13 @@ def our_entries(config: Any) -> List[int]:
     repos = config.get("repos") if isinstance(config, dict) else None
     if not isinstance(repos, list):
         return []
-    return [n for n, r in enumerate(repos)
-            if isinstance(r, dict) and isinstance(r.get("hooks"), list)
-            and any(isinstance(h, dict) and h.get("id") in HOOK_IDS for h in r["hooks"])]
+    return [
+        n
+        for n, r in enumerate(repos)
+        if isinstance(r, dict)
+        and isinstance(r.get("hooks"), list)
+        and any(isinstance(h, dict) and h.get("id") in HOOK_IDS for h in r["hooks"])
+    ]
 
 
 def has_our_hooks(config: Any) -> bool:
@@ -68,18 +81,22 @@ def installs_both_stages(text: Optional[str]) -> bool:
         return False
     types = config.get("default_install_hook_types") if isinstance(config, dict) else None
     return isinstance(types, list) and {"pre-commit", "pre-push"} <= set(
-        t for t in types if isinstance(t, str))
+        t for t in types if isinstance(t, str)
+    )
 
 
 PLACEHOLDERS = {"repo": REPO_PLACEHOLDER, "rev": REV_PLACEHOLDER}
 # One `repo:` or `rev:` key on a line of its own, with a plain or quoted value.
-_KEY_LINE = re.compile(r"(?P<head>[ \t]*(?:-[ \t]+)?(?P<key>repo|rev):)[ \t]+"
-                       r"(?P<value>[^#\s](?:[^#]*[^#\s])?)(?P<comment>[ \t]+#.*)?")
+_KEY_LINE = re.compile(
+    r"(?P<head>[ \t]*(?:-[ \t]+)?(?P<key>repo|rev):)[ \t]+"
+    r"(?P<value>[^#\s](?:[^#]*[^#\s])?)(?P<comment>[ \t]+#.*)?"
+)
 
 
 @dataclass
 class Retarget:
     """Setting repo:/rev: of the oracle-guard entry that is there already."""
+
     text: Optional[str]  # the edited file; None when it cannot be edited safely
     changed: Dict[str, Any] = field(default_factory=dict)  # key -> the value it had
     why: str = ""  # why nothing was edited (text None, or the entry is 'repo: local')
@@ -89,7 +106,7 @@ class Retarget:
         return any(old != PLACEHOLDERS[key] for key, old in self.changed.items())
 
 
-def _set_value(match: "re.Match[str]", value: str) -> str:
+def _set_value(match: re.Match[str], value: str) -> str:
     """The line with the key's value replaced, its comment kept in its column."""
     head = f"{match.group('head')} {scalar(value)}"
     comment = match.group("comment")
@@ -124,15 +141,18 @@ def retarget_pre_commit_config(text: str, wanted: Mapping[str, str]) -> Retarget
             match = _KEY_LINE.fullmatch(ln)
             if match is None or match.group("key") != key:
                 continue
-            edited = lines[:n] + [_set_value(match, wanted[key])] + lines[n + 1:]
+            edited = lines[:n] + [_set_value(match, wanted[key])] + lines[n + 1 :]
             try:
                 if yaml.safe_load(newline.join(edited)) == expected:
                     found.append(edited)
             except yaml.YAMLError:
                 continue
         if len(found) != 1:
-            return Retarget(None, changed, f"its oracle-guard entry's '{key}:' is not a plain "
-                                           "key on a line of its own")
+            return Retarget(
+                None,
+                changed,
+                f"its oracle-guard entry's '{key}:' is not a plain key on a line of its own",
+            )
         lines = found[0]
     return Retarget(newline.join(lines), changed)
 
@@ -148,21 +168,29 @@ def edit_pre_commit_config(text: str, repo: str, rev: str) -> Tuple[Optional[str
         return None, f"it does not parse as YAML ({str(exc).splitlines()[0]})"
     if has_our_hooks(config):
         return text, ""
-    if not isinstance(config, dict) or not isinstance(config.get("repos"), list) \
-            or not config["repos"]:
+    if (
+        not isinstance(config, dict)
+        or not isinstance(config.get("repos"), list)
+        or not config["repos"]
+    ):
         return None, "it has no non-empty 'repos:' list"
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.split(newline)
     starts = [n for n, ln in enumerate(lines) if re.fullmatch(r"repos:[ \t]*(#.*)?", ln)]
     if len(starts) != 1:
         return None, "its 'repos:' list is not a plain block list"
-    first = next((n for n in range(starts[0] + 1, len(lines))
-                  if lines[n].strip() and not lines[n].lstrip().startswith("#")), None)
+    first = next(
+        (
+            n
+            for n in range(starts[0] + 1, len(lines))
+            if lines[n].strip() and not lines[n].lstrip().startswith("#")
+        ),
+        None,
+    )
     match = re.match(r"([ \t]*)- ", lines[first]) if first is not None else None
     if match is None:
         return None, "its 'repos:' list is not a plain block list"
-    edited = newline.join(lines[:first] + repo_entry(repo, rev, match.group(1))
-                          + lines[first:])
+    edited = newline.join(lines[:first] + repo_entry(repo, rev, match.group(1)) + lines[first:])
     expected = dict(config, repos=[_our_entry(repo, rev)] + config["repos"])
     try:
         if yaml.safe_load(edited) != expected:
@@ -186,14 +214,17 @@ def resolve_rev(repo: str, rev: Optional[str]) -> Tuple[str, str]:
         finally:
             clone.close()
         if rev is None:
-            raise InitError(f"--repo {repo!r} is a folder but not a git clone with commits; "
-                            "pre-commit installs hooks from a git repository")
+            raise InitError(
+                f"--repo {repo!r} is a folder but not a git clone with commits; "
+                "pre-commit installs hooks from a git repository"
+            )
     return where, rev
 
 
 @dataclass
 class ConfigPlan:
     """What init does with .pre-commit-config.yaml."""
+
     text: Optional[str]  # the config as init leaves it
     planned: Optional[Planned] = None  # the file written or kept; None: the snippet instead
     snippet: Optional[str] = None  # the entry to add by hand, when the file is not edited
@@ -213,35 +244,53 @@ def plan_config(top: str, repo: str, rev: str, asked_repo: str) -> ConfigPlan:
     config_path = os.path.join(top, PRE_COMMIT_CONFIG)
     if not os.path.lexists(config_path):
         text = new_pre_commit_config(repo, rev)
-        return ConfigPlan(text, Planned(PRE_COMMIT_CONFIG, text,
-                                        "the oracle-guard hooks, at pre-commit and pre-push"))
+        return ConfigPlan(
+            text,
+            Planned(PRE_COMMIT_CONFIG, text, "the oracle-guard hooks, at pre-commit and pre-push"),
+        )
     current = read_text(config_path)
-    edited, why = (None, "it is not a UTF-8 text file") if current is None else \
-        edit_pre_commit_config(current, repo, rev)
+    edited, why = (
+        (None, "it is not a UTF-8 text file")
+        if current is None
+        else edit_pre_commit_config(current, repo, rev)
+    )
     if edited is None:
-        return ConfigPlan(current, snippet="\n".join(["repos:"] + repo_entry(repo, rev, "  ")),
-                          snippet_why=why)
+        return ConfigPlan(
+            current, snippet="\n".join(["repos:"] + repo_entry(repo, rev, "  ")), snippet_why=why
+        )
     if edited != current:
-        return ConfigPlan(edited, Planned(PRE_COMMIT_CONFIG, edited,
-                                          "the oracle-guard hooks, first in repos:", "edit"))
+        return ConfigPlan(
+            edited,
+            Planned(PRE_COMMIT_CONFIG, edited, "the oracle-guard hooks, first in repos:", "edit"),
+        )
     kept = ConfigPlan(current, Planned(PRE_COMMIT_CONFIG, current, "the oracle-guard hooks"))
     if not wanted:
         return kept
     change = retarget_pre_commit_config(current, wanted)
     asked = " and ".join(f"{key}: {wanted[key]}" for key in wanted)
     if change.text is None:
-        kept.todo = (f"in {PRE_COMMIT_CONFIG}, set the oracle-guard entry's "
-                     f"{asked} yourself ({change.why})")
+        kept.todo = (
+            f"in {PRE_COMMIT_CONFIG}, set the oracle-guard entry's {asked} yourself ({change.why})"
+        )
         kept.notes.append(f"{PRE_COMMIT_CONFIG} not edited: {change.why}")
     elif change.why:
-        kept.notes.append(f"{PRE_COMMIT_CONFIG}: {change.why}, so --repo and --rev "
-                          "are not applied")
+        kept.notes.append(f"{PRE_COMMIT_CONFIG}: {change.why}, so --repo and --rev are not applied")
     if change.text is None or not change.changed:
         return kept
-    was = ", ".join(f"{key}: {scalar(old) if isinstance(old, str) else old}"
-                    for key, old in change.changed.items())
-    return ConfigPlan(change.text, Planned(
-        PRE_COMMIT_CONFIG, change.text,
-        f"the oracle-guard entry's {' and '.join(k + ':' for k in change.changed)}",
-        "retarget", change.needs_force, was, f"its oracle-guard entry has {was}"),
-        notes=kept.notes)
+    was = ", ".join(
+        f"{key}: {scalar(old) if isinstance(old, str) else old}"
+        for key, old in change.changed.items()
+    )
+    return ConfigPlan(
+        change.text,
+        Planned(
+            PRE_COMMIT_CONFIG,
+            change.text,
+            f"the oracle-guard entry's {' and '.join(k + ':' for k in change.changed)}",
+            "retarget",
+            change.needs_force,
+            was,
+            f"its oracle-guard entry has {was}",
+        ),
+        notes=kept.notes,
+    )

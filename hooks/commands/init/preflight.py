@@ -1,5 +1,6 @@
 """What freeze-schema and flake-budget will report once the user stages what init
 printed, judged before they do, each with the command that fixes it."""
+
 from __future__ import annotations
 
 import os
@@ -14,16 +15,16 @@ from oracle_guard.parsing.patterns import PatternSet
 RENEWABLE = ("budget-expired", "budget-too-far", "budget-no-expiry")
 
 
-def preflight(data: Dict[str, Any], git, now, now_arg: Optional[str], top: str,
-              to_add: Sequence[str]) -> Tuple[List[Tuple[str, str]], List[str]]:
+def preflight(
+    data: Dict[str, Any], git, now, now_arg: Optional[str], top: str, to_add: Sequence[str]
+) -> Tuple[List[Tuple[str, str]], List[str]]:
     """What freeze-schema and flake-budget will report on the index as the printed
     ``git add`` leaves it (the working-tree copies of the files it names, over the
     index): each error line, with the command that fixes it where there is one; and
     the files it names that could not be judged that way."""
     from oracle_guard.checks import freeze_schema
-    from oracle_guard.snapshot import Overlay
     from oracle_guard.judge import judge
-    from oracle_guard.snapshot import Snapshot
+    from oracle_guard.snapshot import Overlay, Snapshot
 
     files, unchecked = added_files(data, top, to_add)
     staged = Overlay(Snapshot.of_index(git), files, "the index after the git add step")
@@ -42,8 +43,9 @@ def preflight(data: Dict[str, Any], git, now, now_arg: Optional[str], top: str,
     return out, unchecked
 
 
-def added_files(data: Dict[str, Any], top: str, to_add: Sequence[str]
-                ) -> Tuple[Dict[str, Optional[bytes]], List[str]]:
+def added_files(
+    data: Dict[str, Any], top: str, to_add: Sequence[str]
+) -> Tuple[Dict[str, Optional[bytes]], List[str]]:
     """The working-tree bytes (None: deleted) of the files in ``to_add`` that the two
     hooks read (freeze files, and the files known_ids names), and those that are no
     regular file, which the overlay cannot stand for."""
@@ -68,16 +70,28 @@ def added_files(data: Dict[str, Any], top: str, to_add: Sequence[str]
 
 def fix_for(finding, entries, budget: Dict[str, Any], when: str) -> str:
     if finding.code == "budget-exceeded":
-        return (f"oracle-guard freeze remove ID{when} for each entry to drop "
-                f"(oracle-guard freeze list{when} shows them)")
+        return (
+            f"oracle-guard freeze remove ID{when} for each entry to drop "
+            f"(oracle-guard freeze list{when} shows them)"
+        )
     if finding.code not in RENEWABLE:
         return ""
-    entry = next((e for e in entries if e.path == finding.path and e.line == finding.line
-                  and finding.message.startswith(repr(e.id))), None)
+    entry = next(
+        (
+            e
+            for e in entries
+            if e.path == finding.path
+            and e.line == finding.line
+            and finding.message.startswith(repr(e.id))
+        ),
+        None,
+    )
     if entry is None:
         return ""
     days = budget.get("max_days")
     ident = shlex.quote(entry.id)
-    return (f"oracle-guard freeze renew {ident} --days N{when}"
-            f"{f' (N at most {days})' if days else ''}, "
-            f"or oracle-guard freeze remove {ident}{when}")
+    return (
+        f"oracle-guard freeze renew {ident} --days N{when}"
+        f"{f' (N at most {days})' if days else ''}, "
+        f"or oracle-guard freeze remove {ident}{when}"
+    )

@@ -1,5 +1,6 @@
 """What init prints: what it found and wrote, what the contract protects, and the
 next steps, numbered, with the git add that stages exactly what it wrote."""
+
 from __future__ import annotations
 
 import shlex
@@ -10,8 +11,7 @@ from oracle_guard import contract as contract_mod
 from oracle_guard.commands.init.ci_recipes import CI_RECIPES
 from oracle_guard.commands.init.contract_writer import CONTRACT
 from oracle_guard.commands.init.editor_schemas import MODELINE_WHAT
-from oracle_guard.commands.init.files import (PRE_COMMIT_CONFIG, REPO_PLACEHOLDER,
-                                              REV_PLACEHOLDER)
+from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, REPO_PLACEHOLDER, REV_PLACEHOLDER
 from oracle_guard.commands.init.layouts import describe
 from oracle_guard.commands.init.plan import Plan
 from oracle_guard.commands.init.precommit_config import installs_both_stages
@@ -32,10 +32,13 @@ def report(plan: Plan, dry_run: bool, layout_asked: bool) -> None:
     evidence = describe(plan.evidence) or "none of its files yet"
     how = "as asked (--layout)" if layout_asked else "recognised from"
     say(f"oracle-guard init: layout '{plan.layout}', {how}: {evidence}")
-    verbs = {"new": ("wrote", "would write"), "edit": ("added", "would add"),
-             "retarget": ("set", "would set"),
-             "differs": ("overwrote", "would overwrite (needs --force)"),
-             "same": ("unchanged", "unchanged")}
+    verbs = {
+        "new": ("wrote", "would write"),
+        "edit": ("added", "would add"),
+        "retarget": ("set", "would set"),
+        "differs": ("overwrote", "would overwrite (needs --force)"),
+        "same": ("unchanged", "unchanged"),
+    }
     modelines = [p for p in plan.files if p.what == MODELINE_WHAT]
     for planned in plan.files:
         if planned.what == MODELINE_WHAT:
@@ -51,23 +54,36 @@ def report(plan: Plan, dry_run: bool, layout_asked: bool) -> None:
         else:
             say(f"  {verb} {planned.path} ({planned.what})")
     for planned in modelines[:5]:
-        say(f"  {verbs['edit'][1 if dry_run else 0]} {MODELINE_WHAT} to "
-            f"{planned.path}: {planned.text.split(chr(10), 1)[0].rstrip()}")
+        say(
+            f"  {verbs['edit'][1 if dry_run else 0]} {MODELINE_WHAT} to "
+            f"{planned.path}: {planned.text.split(chr(10), 1)[0].rstrip()}"
+        )
     if len(modelines) > 5:
         say(f"  ... and to {len(modelines) - 5} more YAML freeze files")
     for lock, pending in plan.blocked_locks:
-        say(f"  not written: {lock} (the fixtures are not all staged: {pending[0]}"
-            f"{' and more' if len(pending) > 1 else ''})")
+        say(
+            f"  not written: {lock} (the fixtures are not all staged: {pending[0]}"
+            f"{' and more' if len(pending) > 1 else ''})"
+        )
     if plan.snippet is not None:
-        say(f"  not edited: {PRE_COMMIT_CONFIG} ({plan.snippet_why}); add this entry "
-            "first under its 'repos:' yourself:")
+        say(
+            f"  not edited: {PRE_COMMIT_CONFIG} ({plan.snippet_why}); add this entry "
+            "first under its 'repos:' yourself:"
+        )
         say("\n".join("    " + ln for ln in plan.snippet.splitlines()))
     if plan.ci_snippet is not None:
-        say(f"  not edited: {CI_RECIPES[plan.ci or ''][1]} (it exists); add this job to it "
-            "yourself:")
+        say(
+            f"  not edited: {CI_RECIPES[plan.ci or ''][1]} (it exists); add this job to it "
+            "yourself:"
+        )
         say("\n".join(("    " + ln).rstrip() for ln in plan.ci_snippet.splitlines()))
-    if all(p.state == "same" for p in plan.files) and plan.snippet is None \
-            and not plan.blocked_locks and not plan.config_todo and plan.ci_snippet is None:
+    if (
+        all(p.state == "same" for p in plan.files)
+        and plan.snippet is None
+        and not plan.blocked_locks
+        and not plan.config_todo
+        and plan.ci_snippet is None
+    ):
         say("  nothing changed: every file init writes is already in place")
     for note in plan.notes:
         say(f"  note: {note}")
@@ -95,15 +111,15 @@ def allowed_line(write_set: Mapping[str, Any]) -> str:
     if "allow_file" in write_set:
         allowed.append(f"what {write_set['allow_file']} lists")
     if not allowed:
-        return ("The write set allows: every path the contract does not protect (it has "
-                "no allow)")
+        return "The write set allows: every path the contract does not protect (it has no allow)"
     return f"The write set allows: {' and '.join(allowed)} (nothing else)"
 
 
 def install_step(config_text: Optional[str]) -> str:
     if installs_both_stages(config_text):
-        return ("pre-commit install   # the pre-commit and pre-push hooks "
-                "(default_install_hook_types)")
+        return (
+            "pre-commit install   # the pre-commit and pre-push hooks (default_install_hook_types)"
+        )
     return "pre-commit install --hook-type pre-commit --hook-type pre-push"
 
 
@@ -114,17 +130,29 @@ def hand_steps(plan: Plan) -> List[Tuple[str, str]]:
     config = next((p for p in plan.files if p.path == PRE_COMMIT_CONFIG), None)
     if plan.config_todo:
         steps.append((plan.config_todo, PRE_COMMIT_CONFIG))
-    elif config is not None and (REPO_PLACEHOLDER in config.text
-                                 or REV_PLACEHOLDER in config.text):
-        steps.append((f"in {PRE_COMMIT_CONFIG}, set repo: to where you host or mirror "
-                      "oracle-guard and rev: to the tag or commit you reviewed (or rerun "
-                      "init with --repo and --rev)", PRE_COMMIT_CONFIG))
+    elif config is not None and (REPO_PLACEHOLDER in config.text or REV_PLACEHOLDER in config.text):
+        steps.append(
+            (
+                f"in {PRE_COMMIT_CONFIG}, set repo: to where you host or mirror "
+                "oracle-guard and rev: to the tag or commit you reviewed (or rerun "
+                "init with --repo and --rev)",
+                PRE_COMMIT_CONFIG,
+            )
+        )
     if plan.snippet is not None:
         unset = REPO_PLACEHOLDER in plan.snippet or REV_PLACEHOLDER in plan.snippet
-        steps.append((f"add the oracle-guard entry above to {PRE_COMMIT_CONFIG}"
-                      + (", with its repo: and rev: set to where you host or mirror "
-                         "oracle-guard and the tag or commit you reviewed" if unset else ""),
-                      PRE_COMMIT_CONFIG))
+        steps.append(
+            (
+                f"add the oracle-guard entry above to {PRE_COMMIT_CONFIG}"
+                + (
+                    ", with its repo: and rev: set to where you host or mirror "
+                    "oracle-guard and the tag or commit you reviewed"
+                    if unset
+                    else ""
+                ),
+                PRE_COMMIT_CONFIG,
+            )
+        )
     if plan.ci is not None:
         path = CI_RECIPES[plan.ci][1]
         if plan.ci_snippet is not None:
@@ -133,9 +161,13 @@ def hand_steps(plan: Plan) -> List[Tuple[str, str]]:
             steps.append((plan.ci_todo, path))
     write_set = plan.data["write_set"]
     if "allow" not in write_set and "allow_file" not in write_set:
-        steps.append((f"narrow the write set: rerun init with --allow PATTERN (once a "
-                      f"pattern; --force to overwrite), or add write_set.allow to {CONTRACT}",
-                      CONTRACT))
+        steps.append(
+            (
+                f"narrow the write set: rerun init with --allow PATTERN (once a "
+                f"pattern; --force to overwrite), or add write_set.allow to {CONTRACT}",
+                CONTRACT,
+            )
+        )
     return steps
 
 
@@ -154,8 +186,13 @@ def staging(plan: Plan, pending: Set[str]) -> Tuple[List[str], List[str]]:
     return to_add, locks
 
 
-def next_steps(plan: Plan, to_add: List[str], locks: List[str], uncommitted: List[str],
-               findings: List[Tuple[str, str]]) -> None:
+def next_steps(
+    plan: Plan,
+    to_add: List[str],
+    locks: List[str],
+    uncommitted: List[str],
+    findings: List[Tuple[str, str]],
+) -> None:
     say("The contract protects (write-set denies every change to these):")
     for item in protected_list(plan.data):
         say(f"  {item}")
@@ -166,8 +203,10 @@ def next_steps(plan: Plan, to_add: List[str], locks: List[str], uncommitted: Lis
     if locks:
         steps.append(f"oracle-guard lock && git add {quote_all(locks)}")
     if findings:
-        steps.append("fix what the hooks will report (below, each with its command) and "
-                     "git add what the command names")
+        steps.append(
+            "fix what the hooks will report (below, each with its command) and "
+            "git add what the command names"
+        )
     if to_add or locks or uncommitted or findings:
         steps.append("oracle-guard check   # judges what you staged: it should pass")
     steps.append(install_step(plan.config_text))
@@ -176,11 +215,13 @@ def next_steps(plan: Plan, to_add: List[str], locks: List[str], uncommitted: Lis
         ci_note = ""
         if ci_path in to_add or ci_path in uncommitted:
             what = "the workflow" if plan.ci == "github" else ci_path
-            ci_note = (f" ({what} too: the contract denies it, so it goes in this first "
-                       "guard commit)")
-        steps.append("git commit -m 'Guard the test oracle with oracle-guard'   # one "
-                     "human-made commit of what the steps above staged, nothing else"
-                     + ci_note)
+            ci_note = (
+                f" ({what} too: the contract denies it, so it goes in this first guard commit)"
+            )
+        steps.append(
+            "git commit -m 'Guard the test oracle with oracle-guard'   # one "
+            "human-made commit of what the steps above staged, nothing else" + ci_note
+        )
     say("Next steps:")
     for n, step in enumerate(steps, 1):
         say(f"  {n}. {step}")
@@ -191,17 +232,19 @@ def next_steps(plan: Plan, to_add: List[str], locks: List[str], uncommitted: Lis
             if fix:
                 say(f"    fix: {fix}")
     if plan.unchecked:
-        say("Not judged before the git add (oracle-guard check judges them once staged): "
-            + ", ".join(plan.unchecked))
+        say(
+            "Not judged before the git add (oracle-guard check judges them once staged): "
+            + ", ".join(plan.unchecked)
+        )
     say(CI_NEXT[plan.ci or ""])
 
 
 CI_NEXT = {
     "": "Then add CI and make it a required check: oracle-guard init --ci github|gitlab "
-        "writes the recipe (README, \"CI\").",
+    'writes the recipe (README, "CI").',
     "github": "Then, once the workflow is on the default branch, make the oracle-guard-gate "
-              "job a required status check (branch protection or a ruleset): README, \"CI\".",
+    'job a required status check (branch protection or a ruleset): README, "CI".',
     "gitlab": "Then make the oracle-guard job the gate where a merge request cannot change "
-              "it (a CI/CD configuration file kept in another project, or a pipeline "
-              "execution policy) and turn on \"Pipelines must succeed\": README, \"CI\".",
+    "it (a CI/CD configuration file kept in another project, or a pipeline "
+    'execution policy) and turn on "Pipelines must succeed": README, "CI".',
 }

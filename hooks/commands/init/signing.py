@@ -1,5 +1,6 @@
 """Signed authority: the SSH key git here signs commits with, and the allowed
 signers file the contract's authority names."""
+
 from __future__ import annotations
 
 import os
@@ -16,6 +17,7 @@ HOW_TO_SIGN = "git config gpg.format ssh; git config user.signingkey ~/.ssh/id_e
 @dataclass
 class Signing:
     """The key git here signs commits with, and whom it names; or why there is none."""
+
     principal: str = ""
     key: Any = None  # signers_edit.PublicKey
     setting: str = ""  # user.signingkey as git reads it
@@ -41,7 +43,7 @@ def signing_identity(git, top: str) -> Signing:
         return Signing(why="git here signs with SSH keys but names no user.signingkey")
     try:
         if setting.startswith("key::"):
-            key = signers_edit.key_from_text(setting[len("key::"):])
+            key = signers_edit.key_from_text(setting[len("key::") :])
         elif setting.startswith("ssh-"):  # git reads this as a literal key too
             key = signers_edit.key_from_text(setting)
         else:  # git signs from the top of the work tree
@@ -52,18 +54,20 @@ def signing_identity(git, top: str) -> Signing:
     principal, source = (email, "user.email") if email else (name, "user.name")
     fix = "git config user.email YOU@EXAMPLE.COM"
     if not principal:
-        return Signing(why="neither user.email nor user.name is set, to name you in the "
-                           "signers file", fix=fix)
+        return Signing(
+            why="neither user.email nor user.name is set, to name you in the signers file", fix=fix
+        )
     problem = signers_edit.principal_problem(principal)
     if problem:
-        return Signing(why=f"{source} cannot name you in the signers file ({problem})",
-                       fix=fix)
-    return Signing(principal, key, setting,
-                   signs_every_commit=_config(git, "commit.gpgsign", "bool") == "true")
+        return Signing(why=f"{source} cannot name you in the signers file ({problem})", fix=fix)
+    return Signing(
+        principal, key, setting, signs_every_commit=_config(git, "commit.gpgsign", "bool") == "true"
+    )
 
 
-def plan_signers(authority: Optional[Dict[str, Any]], signing: Signing, top: str
-                 ) -> Tuple[List[Planned], List[str]]:
+def plan_signers(
+    authority: Optional[Dict[str, Any]], signing: Signing, top: str
+) -> Tuple[List[Planned], List[str]]:
     """The allowed signers file the contract's authority names: a new one with the
     user's signing key; one that is there already is kept as it is. Returns it (or
     nothing) and notes for the user."""
@@ -74,9 +78,11 @@ def plan_signers(authority: Optional[Dict[str, Any]], signing: Signing, top: str
     files: List[Planned] = []
     notes: List[str] = []
     if authority is None:
-        notes.append(f"no authority section: {signing.why}; to have owners change the "
-                     f"oracle with SSH-signed commits, run {signing.fix} and rerun "
-                     "oracle-guard init")
+        notes.append(
+            f"no authority section: {signing.why}; to have owners change the "
+            f"oracle with SSH-signed commits, run {signing.fix} and rerun "
+            "oracle-guard init"
+        )
         return files, notes
     path = authority["signers"]
     try:
@@ -87,40 +93,55 @@ def plan_signers(authority: Optional[Dict[str, Any]], signing: Signing, top: str
         raise InitError(f"{path} is a folder; authority.signers names a file")
     if os.path.lexists(full):
         text = read_text(full)
-        files.append(Planned(path, text or "", "the owners' keys, kept as they are",
-                             state="same"))
+        files.append(Planned(path, text or "", "the owners' keys, kept as they are", state="same"))
         if text is None:
-            notes.append(f"{path} is not a UTF-8 text file: oracle-guard check refuses "
-                         "the contract until it is fixed")
+            notes.append(
+                f"{path} is not a UTF-8 text file: oracle-guard check refuses "
+                "the contract until it is fixed"
+            )
             return files, notes
         try:
             listed = allowed_signers.parse(text)
         except allowed_signers.AllowedSignersError as exc:
-            notes.append(f"{path}:{exc.line}: {exc.message}: oracle-guard check refuses "
-                         "the contract until the file is fixed")
+            notes.append(
+                f"{path}:{exc.line}: {exc.message}: oracle-guard check refuses "
+                "the contract until the file is fixed"
+            )
             return files, notes
         if signing.key is not None and all(s.public_key != signing.key.blob for s in listed):
-            literal = signing.setting[len("key::"):] if signing.setting.startswith("key::") \
+            literal = (
+                signing.setting[len("key::") :]
+                if signing.setting.startswith("key::")
                 else signing.setting
-            notes.append(f"your signing key ({signing.key.fingerprint}) is not in {path}: "
-                         "to sign oracle changes with it, run oracle-guard signers add "
-                         f"{shlex.quote(signing.principal)} {shlex.quote(literal)} "
-                         "once the contract is staged")
+            )
+            notes.append(
+                f"your signing key ({signing.key.fingerprint}) is not in {path}: "
+                "to sign oracle changes with it, run oracle-guard signers add "
+                f"{shlex.quote(signing.principal)} {shlex.quote(literal)} "
+                "once the contract is staged"
+            )
         elif signing.key is None:
-            notes.append(f"owners sign oracle changes, but {signing.why}: "
-                         f"{signing.fix} sets it up")
+            notes.append(f"owners sign oracle changes, but {signing.why}: {signing.fix} sets it up")
         return files, notes
     if signing.key is None:
-        notes.append(f"{path} does not exist yet: oracle-guard signers add PRINCIPAL "
-                     f"KEYFILE writes it once the contract is staged; {signing.why}: "
-                     f"{signing.fix} sets up yours")
+        notes.append(
+            f"{path} does not exist yet: oracle-guard signers add PRINCIPAL "
+            f"KEYFILE writes it once the contract is staged; {signing.why}: "
+            f"{signing.fix} sets up yours"
+        )
         return files, notes
-    files.append(Planned(
-        path, signers_edit.new_file(signing.principal, signing.key),
-        f"the owners' keys: {signing.principal}, {signing.key.key_type} "
-        f"{signing.key.fingerprint}, from user.signingkey"))
+    files.append(
+        Planned(
+            path,
+            signers_edit.new_file(signing.principal, signing.key),
+            f"the owners' keys: {signing.principal}, {signing.key.key_type} "
+            f"{signing.key.fingerprint}, from user.signingkey",
+        )
+    )
     if not signing.signs_every_commit:
-        notes.append("git here does not sign every commit: run git config "
-                     "commit.gpgsign true, so the pre-commit hook can tell your oracle "
-                     "commits will be signed")
+        notes.append(
+            "git here does not sign every commit: run git config "
+            "commit.gpgsign true, so the pre-commit hook can tell your oracle "
+            "commits will be signed"
+        )
     return files, notes

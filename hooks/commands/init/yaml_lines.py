@@ -1,5 +1,6 @@
 """YAML written a line at a time, each with its comment in one column: how init
 writes the contract and the pre-commit entry."""
+
 from __future__ import annotations
 
 import json
