@@ -10,7 +10,9 @@ from typing import List, Tuple
 
 def survivors(marker: str) -> List[Tuple[int, str]]:
     """(pid, command line) of every process but this one whose command line
-    names ``marker`` (a folder the tests made)."""
+    names ``marker`` (a folder the tests made) or a path inside it; a folder that
+    merely starts the same (pytest-1 and another run's pytest-12) is not it."""
+    folder = marker.rstrip("/")
     found = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
@@ -20,9 +22,19 @@ def survivors(marker: str) -> List[Tuple[int, str]]:
                 line = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
         except OSError:  # gone meanwhile
             continue
-        if marker in line:
+        if _names(line, folder):
             found.append((int(name), line))
     return found
+
+
+def _names(line: str, folder: str) -> bool:
+    start = line.find(folder)
+    while start != -1:
+        end = start + len(folder)
+        if end == len(line) or line[end] in "/ \"'=:":
+            return True
+        start = line.find(folder, start + 1)
+    return False
 
 
 def settle(marker: str, wait_s: float = 5.0) -> None:

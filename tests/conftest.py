@@ -44,6 +44,20 @@ ONE_WORKER = ("tests/hosts/", "tests/e2e/precommit_test.py")
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """-n auto: one worker more than the CPUs this process may use; much of the
+    suite waits on git, servers and pushes (on 2 CPUs, 3 workers take 225 s where
+    2 take 268 s)."""
+    import os
+
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return cpus + 1
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """--dist loadgroup, with every ONE_WORKER module a group of its own. Groups
     are handed out first, the one with most tests first (xdist's reorder)."""

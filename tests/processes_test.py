@@ -28,3 +28,20 @@ def test_a_process_naming_a_test_folder_is_found_and_stopped(tmp_path):
 
 def test_a_folder_no_process_names_has_no_survivors(tmp_path):
     assert survivors(str(tmp_path / f"nothing-{time.monotonic_ns()}")) == []
+
+
+def test_another_runs_folder_with_the_same_start_is_not_a_survivor(tmp_path):
+    mine, theirs = tmp_path / "pytest-1", tmp_path / "pytest-12"
+    theirs.mkdir()
+    # another pytest run's server: its folder's name starts with this run's
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(theirs)])
+    try:
+        deadline = time.monotonic() + 10
+        while child.pid not in [pid for pid, _ in survivors(str(theirs))]:
+            assert time.monotonic() < deadline, "the child never showed its command line"
+            time.sleep(0.05)
+        assert survivors(str(mine)) == []
+        assert [pid for pid, _ in survivors(str(tmp_path))] == [child.pid]  # a path inside
+    finally:
+        child.kill()
+        child.wait()
