@@ -157,7 +157,7 @@ def _well_formed(entries: Any) -> bool:
 
 
 def _freeze_verdict(value: Any) -> bool:
-    """The shape freeze_schema._verdict writes; anything else is not trusted."""
+    """The shape freeze_files._verdict writes; anything else is not trusted."""
 
     def line(v: Any) -> bool:
         return v is None or (type(v) is int and v > 0)

@@ -33,15 +33,16 @@ def import_graph(root: Path) -> Dict[str, Set[str]]:
     graph: Dict[str, Set[str]] = {name: set() for name in files}
     for name, path in files.items():
         for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
-            targets: List[str] = []
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("oracle_guard"):
-                targets = [f"{node.module}.{a.name}" for a in node.names] + [node.module or ""]
+                # "from package import a, b" imports the modules a and b; a name that
+                # is no module (a function, a class) imports the module it is in
+                modules = [f"{node.module}.{a.name}" for a in node.names]
+                targets = [m for m in modules if m in files] or [node.module or ""]
             elif isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
-            for target in targets:
-                if target in files and target != name:
-                    graph[name].add(target)
-                    break  # "from package import module" names the module, not the package
+            else:
+                continue
+            graph[name].update(t for t in targets if t in files and t != name)
     return graph
 
 
@@ -141,9 +142,11 @@ def test_a_core_module_importing_a_command_is_named(tmp_path):
             "commands/options.py": "",
             "judge.py": "from oracle_guard.commands import lock\n",
             "cli.py": "from oracle_guard.commands import lock, options\n",
+            "hosts.py": "from oracle_guard.commands import options, lock\n",  # the second name
             "revisions.py": "from oracle_guard.commands import options\n",  # near-miss
         },
     )
     assert command_importers(import_graph(root)) == [
-        "oracle_guard.judge imports oracle_guard.commands.lock"
+        "oracle_guard.hosts imports oracle_guard.commands.lock",
+        "oracle_guard.judge imports oracle_guard.commands.lock",
     ]

@@ -21,7 +21,7 @@ class Code(NamedTuple):
 
 # Raised outside the checks: by the pre-receive command about refs, and by the
 # write-set rules on each commit of a range (authority/history.py,
-# authority/signatures.py) and on a merge that conflicts (cli.py).
+# authority/signatures.py) and on a merge that conflicts (commands/check.py).
 NOT_FROM_A_CHECK: Dict[str, Code] = {
     "ref-deleted": Code(
         "pre-receive",

@@ -508,9 +508,6 @@ def receive(
         git.close()
 
 
-main = receive  # the name tests/e2e/faults_test.py and tests/adversarial call it by
-
-
 def add_parser(sub) -> None:
     parser = sub.add_parser(
         "pre-receive",

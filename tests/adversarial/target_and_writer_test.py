@@ -133,7 +133,7 @@ def test_pre_receive_report_holds_no_legacy_runner_command(tmp_path, capsys, mon
     git(work, "push", "-q", str(server), "topic")
     monkeypatch.chdir(server)
     stderr = io.StringIO()
-    rc = pre_receive.main(
+    rc = pre_receive.receive(
         io.StringIO(f"{'0' * 40} {new} refs/heads/topic2\n"), stderr, {"ORACLE_GUARD_NOW": NOW}
     )
     assert rc == 1, stderr.getvalue()

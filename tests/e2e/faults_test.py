@@ -312,7 +312,7 @@ def server(tmp_path, monkeypatch):
 
 def receive(line, env=None):
     err = io.StringIO()
-    rc = pre_receive.main(io.StringIO(line), err, env or {"ORACLE_GUARD_NOW": NOW})
+    rc = pre_receive.receive(io.StringIO(line), err, env or {"ORACLE_GUARD_NOW": NOW})
     return rc, err.getvalue()
 
 
