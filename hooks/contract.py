@@ -7,6 +7,7 @@ import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from oracle_guard.cache import contract_key
+from oracle_guard.checks.registry import CHECKS
 from oracle_guard.errors import ContractError
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.parsing import loaders, validation
@@ -50,31 +51,26 @@ class Contract:
         return list((self.data.get("write_set") or {}).get("owners", []))
 
     def oracle_files(self) -> List[str]:
-        """Files the contract names: the contract, locks, repo schemas, the allow file."""
+        """Files the contract names: itself, what each check's section names (locks,
+        repo schemas, the allow file), the allowed signers."""
         files = [CONTRACT_PATH]
-        files.extend(entry["lock"] for entry in self.data.get("fixtures", []))
-        files.extend(
-            entry["schema"]
-            for entry in self.data.get("freeze", [])
-            if entry["schema"] not in validation.BUILTIN
-        )
-        ws = self.data.get("write_set") or {}
-        if "allow_file" in ws:
-            files.append(ws["allow_file"])
+        for check in CHECKS:
+            if self.data.get(check.section):
+                files.extend(check.oracle_files(self.data[check.section]))
         if "authority" in self.data:
             files.append(self.data["authority"]["signers"])
         return files
 
     def oracle_globs(self) -> List[str]:
-        """The fixture, seed, freeze and known-id patterns the contract names,
-        and every .gitattributes (it changes the bytes a checkout of them gets)."""
+        """The patterns each check's section names (fixtures, seeds, freeze files,
+        known ids), and every .gitattributes (it changes the bytes a checkout of
+        them gets)."""
         globs = [
             pattern
-            for section in ("fixtures", "seeds", "freeze")
-            for entry in self.data.get(section, [])
-            for pattern in entry["paths"]
+            for check in CHECKS
+            if self.data.get(check.section)
+            for pattern in check.oracle_globs(self.data[check.section])
         ]
-        globs.extend((self.data.get("budget") or {}).get("known_ids", []))
         return globs + [".gitattributes"]
 
 

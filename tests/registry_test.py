@@ -315,3 +315,56 @@ def test_a_check_that_exits_is_a_bug_not_a_pass(monkeypatch):
     monkeypatch.setattr(check_module("fixture-lock"), "check", exits)
     with pytest.raises(RuntimeError, match=r"^fixture-lock tried to exit \(status 0\)$"):
         judge_mod.judge(contract(), BASE, CHANGED, NOW, ["fixture-lock"])
+
+
+# -- what each check's section makes oracle ----------------------------------------
+
+EVERY_SECTION = """\
+version: 1
+fixtures:
+  - {lock: oracle/fixtures.lock.json, root: oracle/inputs, paths: ["oracle/inputs/**"]}
+seeds:
+  - {paths: ["seeds/*.json"], format: json-array}
+freeze:
+  - {paths: ["oracle/flake_budget.yaml"], schema: flake-budget}
+  - {paths: ["quarantine/*.yaml"], schema: oracle/quarantine.schema.json}
+budget:
+  max_frozen: 3
+  known_ids: ["seeds/*.json"]
+write_set:
+  allow_file: oracle/write_set.txt
+authority:
+  signers: .oracle-guard/allowed_signers
+"""
+
+
+def contract_of(text: str) -> Contract:
+    from oracle_guard.contract import parse
+    from oracle_guard.snapshot import MemorySnapshot
+
+    return Contract(parse(text.encode()), MemorySnapshot({}, "rules"), from_base=True)
+
+
+def test_each_checks_section_names_its_oracle_files_and_patterns_in_registry_order():
+    contract = contract_of(EVERY_SECTION)
+    assert contract.oracle_files() == [
+        ".oracle-guard.yaml",
+        "oracle/fixtures.lock.json",  # fixture-lock: its locks
+        "oracle/quarantine.schema.json",  # freeze-schema: a schema kept in the repository
+        "oracle/write_set.txt",  # write-set: its allow file
+        ".oracle-guard/allowed_signers",
+    ]
+    assert contract.oracle_globs() == [
+        "oracle/inputs/**",
+        "seeds/*.json",
+        "oracle/flake_budget.yaml",
+        "quarantine/*.yaml",
+        "seeds/*.json",  # flake-budget: the known ids
+        ".gitattributes",
+    ]
+
+
+def test_a_contract_without_those_sections_names_only_itself():
+    contract = contract_of("version: 1\nwrite_set:\n  allow: ['src/**']\n")
+    assert contract.oracle_files() == [".oracle-guard.yaml"]
+    assert contract.oracle_globs() == [".gitattributes"]

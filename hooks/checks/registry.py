@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime
 import importlib
-from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 if TYPE_CHECKING:
     from oracle_guard.contract import Contract
@@ -30,6 +30,32 @@ class CodeDoc(NamedTuple):
     example: str = ""  # a finding line as the check prints it
 
 
+def _none(section: Any) -> List[str]:
+    return []
+
+
+def _locks(entries: List[Dict[str, Any]]) -> List[str]:
+    return [entry["lock"] for entry in entries]
+
+
+def _paths(entries: List[Dict[str, Any]]) -> List[str]:
+    return [pattern for entry in entries for pattern in entry["paths"]]
+
+
+def _repo_schemas(entries: List[Dict[str, Any]]) -> List[str]:
+    from oracle_guard.parsing.validation import BUILTIN
+
+    return [entry["schema"] for entry in entries if entry["schema"] not in BUILTIN]
+
+
+def _known_ids(budget: Dict[str, Any]) -> List[str]:
+    return list(budget.get("known_ids", []))
+
+
+def _allow_file(write_set: Dict[str, Any]) -> List[str]:
+    return [write_set["allow_file"]] if "allow_file" in write_set else []
+
+
 class Check(NamedTuple):  # not a dataclass: every hook run would import inspect
     id: str  # the hook id: --only, the manifest, Finding.hook
     section: str  # the contract section it reads
@@ -39,6 +65,10 @@ class Check(NamedTuple):  # not a dataclass: every hook run would import inspect
     needs_base: bool = False
     # what it still guards when the contract has no section for it (None: nothing)
     guards_without_section: Optional[str] = None
+    # the files and the patterns its section names, which are oracle: write-set
+    # protects them, and init proposes them (given the section's value)
+    oracle_files: Callable[[Any], List[str]] = _none
+    oracle_globs: Callable[[Any], List[str]] = _none
 
     @property
     def module_name(self) -> str:
@@ -51,6 +81,8 @@ class Check(NamedTuple):  # not a dataclass: every hook run would import inspect
 FIXTURE_LOCK = Check(
     "fixture-lock",
     section="fixtures",
+    oracle_files=_locks,
+    oracle_globs=_paths,
     question="do the fixture files match their SHA-256 lock?",
     codes=(
         CodeDoc(
@@ -96,6 +128,7 @@ FIXTURE_LOCK = Check(
 SEED_APPEND_ONLY = Check(
     "seed-append-only",
     section="seeds",
+    oracle_globs=_paths,
     needs_base=True,
     question="were seed corpora only appended to, never rewritten, reordered or deleted?",
     codes=(
@@ -146,6 +179,8 @@ SEED_APPEND_ONLY = Check(
 FREEZE_SCHEMA = Check(
     "freeze-schema",
     section="freeze",
+    oracle_files=_repo_schemas,
+    oracle_globs=_paths,
     question="is every freeze, quarantine and budget file well-formed against its JSON Schema?",
     codes=(
         CodeDoc(
@@ -164,6 +199,7 @@ FREEZE_SCHEMA = Check(
 FLAKE_BUDGET = Check(
     "flake-budget",
     section="budget",
+    oracle_globs=_known_ids,
     question="is every quarantined test owned, unexpired and within the cap?",
     codes=(
         CodeDoc(
@@ -223,6 +259,7 @@ FLAKE_BUDGET = Check(
 WRITE_SET = Check(
     "write-set",
     section="write_set",
+    oracle_files=_allow_file,
     needs_base=True,
     guards_without_section="only what the contract names is guarded",
     question="did the change stay inside the allowed paths and out of the protected ones?",
