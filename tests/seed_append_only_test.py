@@ -191,59 +191,59 @@ def test_long_elements_show_where_they_differ(repo):
 # -- jsonl --------------------------------------------------------------------
 
 
-def test_jsonl_append_passes(repo):
-    repo.stage({"oracle/corpus.jsonl": CORPUS + b'{"id": 3}\n[1, 2]\n"text"\n'})
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        CORPUS + b'{"id": 3}\n[1, 2]\n"text"\n',
+        CORPUS + b'{"id": 3}',
+    ],
+    ids=["near-miss-append", "near-miss-append-without-final-newline"],
+)
+def test_jsonl_append_passes(repo, candidate):
+    repo.stage({"oracle/corpus.jsonl": candidate})
     assert_passes(repo)
 
 
-def test_jsonl_append_without_final_newline_passes(repo):
-    repo.stage({"oracle/corpus.jsonl": CORPUS + b'{"id": 3}'})
-    assert_passes(repo)
-
-
-def test_jsonl_whitespace_inside_an_existing_line_fails(repo):
-    repo.stage({"oracle/corpus.jsonl": b'{"id":1}\n{"id": 2}\n'})
-    assert_fails(
-        repo,
-        """oracle/corpus.jsonl:1: seed-rewritten: line 1 changed: '{"id": 1}' -> """
-        """'{"id":1}'""",
-    )
-
-
-def test_jsonl_trailing_space_on_an_existing_line_fails(repo):
-    repo.stage({"oracle/corpus.jsonl": b'{"id": 1}\n{"id": 2} \n'})
-    assert_fails(
-        repo,
-        """oracle/corpus.jsonl:2: seed-rewritten: line 2 changed: '{"id": 2}' -> """
-        """'{"id": 2} '""",
-    )
-
-
-def test_jsonl_crlf_on_an_existing_line_fails(repo):
-    repo.stage({"oracle/corpus.jsonl": b'{"id": 1}\r\n{"id": 2}\n'})
-    assert_fails(
-        repo,
-        """oracle/corpus.jsonl:1: seed-rewritten: line 1 changed: '{"id": 1}' -> """
-        """'{"id": 1}\\r'""",
-    )
-
-
-def test_jsonl_reordered(repo):
-    repo.stage({"oracle/corpus.jsonl": b'{"id": 2}\n{"id": 1}\n'})
-    assert_fails(
-        repo,
-        """oracle/corpus.jsonl:1: seed-reordered: line 1 moved: the base has """
-        """'{"id": 1}' there, the candidate has '{"id": 2}'""",
-    )
-
-
-def test_jsonl_removed(repo):
-    repo.stage({"oracle/corpus.jsonl": b'{"id": 1}\n'})
-    assert_fails(
-        repo,
-        """oracle/corpus.jsonl: seed-removed: line 2 '{"id": 2}' is gone: the """
-        """candidate keeps 1 of the base's 2 seeds""",
-    )
+@pytest.mark.parametrize(
+    "candidate, expected",
+    [
+        (
+            b'{"id":1}\n{"id": 2}\n',
+            """oracle/corpus.jsonl:1: seed-rewritten: line 1 changed: '{"id": 1}' -> """
+            """'{"id":1}'""",
+        ),
+        (
+            b'{"id": 1}\n{"id": 2} \n',
+            """oracle/corpus.jsonl:2: seed-rewritten: line 2 changed: '{"id": 2}' -> """
+            """'{"id": 2} '""",
+        ),
+        (
+            b'{"id": 1}\r\n{"id": 2}\n',
+            """oracle/corpus.jsonl:1: seed-rewritten: line 1 changed: '{"id": 1}' -> """
+            """'{"id": 1}\\r'""",
+        ),
+        (
+            b'{"id": 2}\n{"id": 1}\n',
+            """oracle/corpus.jsonl:1: seed-reordered: line 1 moved: the base has """
+            """'{"id": 1}' there, the candidate has '{"id": 2}'""",
+        ),
+        (
+            b'{"id": 1}\n',
+            """oracle/corpus.jsonl: seed-removed: line 2 '{"id": 2}' is gone: the """
+            """candidate keeps 1 of the base's 2 seeds""",
+        ),
+    ],
+    ids=[
+        "fires-rewritten-whitespace-inside-an-existing-line",
+        "fires-rewritten-trailing-space-on-an-existing-line",
+        "fires-rewritten-crlf-on-an-existing-line",
+        "fires-reordered",
+        "fires-removed",
+    ],
+)
+def test_jsonl_change_to_an_existing_line_fails(repo, candidate, expected):
+    repo.stage({"oracle/corpus.jsonl": candidate})
+    assert_fails(repo, expected)
 
 
 def test_jsonl_text_glued_onto_a_last_line_without_newline_fails(repo):
