@@ -497,34 +497,33 @@ def test_custom_schema_missing_is_a_contract_error():
     )
 
 
-def test_custom_schema_that_is_not_a_schema_is_a_contract_error():
+@pytest.mark.parametrize(
+    "schema, error",
+    [
+        (
+            {"type": 12},
+            "oracle-guard: error: schema file 'oracle/skips.schema.json' "
+            "(the index): not a valid JSON Schema:",
+        ),
+        (
+            dict(
+                CUSTOM_SCHEMA,
+                properties={"skipped": {"$ref": "https://schemas.example.invalid/skipped.json"}},
+            ),
+            "oracle-guard: error: schema file 'oracle/skips.schema.json': "
+            "cannot resolve $ref 'https://schemas.example.invalid/skipped.json'",
+        ),
+    ],
+    ids=["not-a-schema", "remote-ref-is-not-fetched"],
+)
+def test_custom_schema_that_cannot_be_used_is_a_contract_error(schema, error):
     repo = staged_repo(
-        {"oracle/skips.schema.json": {"type": 12}, "oracle/skips.json": '{"skipped": []}\n'},
+        {"oracle/skips.schema.json": schema, "oracle/skips.json": '{"skipped": []}\n'},
         contract=CUSTOM_CONTRACT,
     )
     rc, out, err = check(repo)
     assert rc == 2
-    assert err.startswith(
-        "oracle-guard: error: schema file 'oracle/skips.schema.json' "
-        "(the index): not a valid JSON Schema:"
-    )
-
-
-def test_custom_schema_with_a_remote_ref_is_a_contract_error_not_a_fetch():
-    remote = dict(
-        CUSTOM_SCHEMA,
-        properties={"skipped": {"$ref": "https://schemas.example.invalid/skipped.json"}},
-    )
-    repo = staged_repo(
-        {"oracle/skips.schema.json": remote, "oracle/skips.json": '{"skipped": []}\n'},
-        contract=CUSTOM_CONTRACT,
-    )
-    rc, out, err = check(repo)
-    assert rc == 2
-    assert err.startswith(
-        "oracle-guard: error: schema file 'oracle/skips.schema.json': "
-        "cannot resolve $ref 'https://schemas.example.invalid/skipped.json'"
-    )
+    assert err.startswith(error)
 
 
 def test_custom_schema_with_a_local_ref_works():
