@@ -408,58 +408,46 @@ def test_an_expiry_in_the_past_is_refused(tmp_path, capsys):
     assert rc == 0
 
 
-def test_a_bad_date_is_refused(tmp_path, capsys):
-    repo = example_repo(tmp_path, "merge-contract")
-    assert_refused(
-        capsys,
-        repo,
-        ["add", "x", "--owner", "o", "--reason", "r", "--until", "2026-02-30"],
-        "--until",
-        "not a valid date",
-    )
-
-
-def test_an_empty_owner_is_refused(tmp_path, capsys):
-    repo = example_repo(tmp_path, "merge-contract")
-    assert_refused(
-        capsys,
-        repo,
-        ["add", "x", "--owner", " ", "--reason", "r"],
-        "--owner must name",
-        "budget-no-owner",
-    )
-
-
-def test_an_id_that_is_not_known_is_refused(tmp_path, capsys):
-    repo = example_repo(tmp_path, "harness")  # known_ids: stems of seeds/*.json
-    assert_refused(
-        capsys,
-        repo,
-        ["add", "header_nam", "--owner", "o", "--reason", "r"],
-        "budget-unknown-id",
-        "'header_nam' is not a known id",
-    )
-
-
-def test_a_duplicate_id_is_refused(tmp_path, capsys):
-    repo = example_repo(tmp_path, "merge-contract")
-    assert_refused(
-        capsys,
-        repo,
-        ["add", "canonicalize_unicode_hyphen", "--owner", "o", "--reason", "r"],
-        f"'canonicalize_unicode_hyphen' is already frozen in {BUDGET}",
-        "freeze renew",
-    )
-
-
-def test_a_duplicate_quarantine_entry_id_is_refused_across_files(tmp_path, capsys):
-    repo = example_repo(tmp_path, "replay-queue")
-    assert_refused(
-        capsys,
-        repo,
-        ["add", "retry_budget_9c2", "--owner", "o", "--reason", "r", *RECORD],
-        "already frozen in quarantine/active/retry_budget",
-    )
+@pytest.mark.parametrize(
+    "example, args, expected",
+    [
+        (
+            "merge-contract",
+            ["add", "x", "--owner", "o", "--reason", "r", "--until", "2026-02-30"],
+            ("--until", "not a valid date"),
+        ),
+        (
+            "merge-contract",
+            ["add", "x", "--owner", " ", "--reason", "r"],
+            ("--owner must name", "budget-no-owner"),
+        ),
+        (
+            "harness",  # known_ids: stems of seeds/*.json
+            ["add", "header_nam", "--owner", "o", "--reason", "r"],
+            ("budget-unknown-id", "'header_nam' is not a known id"),
+        ),
+        (
+            "merge-contract",
+            ["add", "canonicalize_unicode_hyphen", "--owner", "o", "--reason", "r"],
+            (f"'canonicalize_unicode_hyphen' is already frozen in {BUDGET}", "freeze renew"),
+        ),
+        (
+            "replay-queue",
+            ["add", "retry_budget_9c2", "--owner", "o", "--reason", "r", *RECORD],
+            ("already frozen in quarantine/active/retry_budget",),
+        ),
+    ],
+    ids=[
+        "a-bad-date",
+        "an-empty-owner",
+        "an-id-that-is-not-known",
+        "a-duplicate-id",
+        "a-duplicate-quarantine-entry-id-across-files",
+    ],
+)
+def test_a_bad_add_is_refused(tmp_path, capsys, example, args, expected):
+    repo = example_repo(tmp_path, example)
+    assert_refused(capsys, repo, args, *expected)
 
 
 @pytest.mark.parametrize("action", [["renew", "nope", "--days", "3"], ["remove", "nope"]])
@@ -1052,36 +1040,31 @@ def test_new_freeze_json_maps_in_a_crlf_file_are_crlf(tmp_path, capsys):
 
 
 # -- JSON lists: empty ones and compact ones -----------------------------------------
-def test_an_empty_quarantine_list_on_two_lines_gets_one_object_a_line(tmp_path, capsys):
-    repo = example_repo(tmp_path, "oracle-dir", {"oracle/quarantine.json": "[\n]\n"})
+@pytest.mark.parametrize(
+    "shipped, test_id, expected",
+    [
+        (
+            "[\n]\n",
+            "t::a",
+            '[\n  {\n    "test": "t::a",\n    "owner": "qa",\n    "expires": "2026-09-28",\n'
+            '    "reason": "r"\n  }\n]\n',
+        ),
+        (
+            '[{"test":"t::a","owner":"qa","expires":"2026-09-28","reason":"r"}]\n',
+            "t::b",
+            '[{"test":"t::a","owner":"qa","expires":"2026-09-28","reason":"r"},'
+            '{"test":"t::b","owner":"qa","expires":"2026-09-28","reason":"r"}]\n',
+        ),
+    ],
+    ids=["an-empty-list-on-two-lines-gets-one-object-a-line", "a-compact-list-stays-compact"],
+)
+def test_add_to_a_quarantine_list_keeps_its_layout(tmp_path, capsys, shipped, test_id, expected):
+    repo = example_repo(tmp_path, "oracle-dir", {"oracle/quarantine.json": shipped})
     rc, out, err = freeze(
-        capsys, repo, "add", "t::a", "--owner", "qa", "--reason", "r", "--days", "3"
+        capsys, repo, "add", test_id, "--owner", "qa", "--reason", "r", "--days", "3"
     )
     assert rc == 0, out + err
-    assert (repo / "oracle/quarantine.json").read_text() == (
-        '[\n  {\n    "test": "t::a",\n    "owner": "qa",\n    "expires": "2026-09-28",\n'
-        '    "reason": "r"\n  }\n]\n'
-    )
-
-
-def test_a_compact_quarantine_list_stays_compact(tmp_path, capsys):
-    repo = example_repo(
-        tmp_path,
-        "oracle-dir",
-        {
-            "oracle/quarantine.json": (
-                '[{"test":"t::a","owner":"qa","expires":"2026-09-28","reason":"r"}]\n'
-            )
-        },
-    )
-    rc, out, err = freeze(
-        capsys, repo, "add", "t::b", "--owner", "qa", "--reason", "r", "--days", "3"
-    )
-    assert rc == 0, out + err
-    assert (repo / "oracle/quarantine.json").read_text() == (
-        '[{"test":"t::a","owner":"qa","expires":"2026-09-28","reason":"r"},'
-        '{"test":"t::b","owner":"qa","expires":"2026-09-28","reason":"r"}]\n'
-    )
+    assert (repo / "oracle/quarantine.json").read_text() == expected
 
 
 # -- what is printed ------------------------------------------------------------------
