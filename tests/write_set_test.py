@@ -128,24 +128,31 @@ def test_modified_or_deleted_path_outside_the_set(change):
     ]
 
 
-def test_rename_into_the_set_reports_the_source():
+@pytest.mark.parametrize(
+    "source, target, finding",
+    [
+        (
+            "oracle/expected.json",
+            "src/expected.json",
+            "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'",
+        ),
+        (
+            "src",
+            "lib",
+            "lib/app.py: write-outside-set: matches no allowed pattern of the write set",
+        ),
+    ],
+    ids=[
+        "fires-rename-into-the-set-reports-the-source",
+        "fires-rename-out-of-the-set-reports-the-target",
+    ],
+)
+def test_rename_across_the_set_edge_is_reported(source, target, finding):
     repo = guarded_repo()
-    repo.move("oracle/expected.json", "src/expected.json")
+    repo.move(source, target)
     rc, out, _ = write_set(repo)
     assert rc == 1
-    assert finding_lines(out) == [
-        "oracle/expected.json: write-denied: matches deny pattern 'oracle/**'"
-    ]
-
-
-def test_rename_out_of_the_set_reports_the_target():
-    repo = guarded_repo()
-    repo.move("src", "lib")
-    rc, out, _ = write_set(repo)
-    assert rc == 1
-    assert finding_lines(out) == [
-        "lib/app.py: write-outside-set: matches no allowed pattern of the write set"
-    ]
+    assert finding_lines(out) == [finding]
 
 
 def test_rename_within_the_set_passes():
