@@ -348,14 +348,14 @@ def test_immutable_reformatting_fails(repo):
     assert [line.split(": ")[:2] for line in found] == [["replays/r1.json", "seed-rewritten"]]
 
 
-def test_immutable_mode_change_fails(repo):
-    repo.make_executable("replays/r1.json")
-    assert_fails(repo, "replays/r1.json: seed-rewritten: mode changed from 100644 to 100755")
-
-
-def test_mode_change_of_a_json_array_fails(repo):
-    repo.make_executable("seeds/a.json")
-    assert_fails(repo, "seeds/a.json: seed-rewritten: mode changed from 100644 to 100755")
+@pytest.mark.parametrize(
+    "path",
+    ["replays/r1.json", "seeds/a.json"],
+    ids=["fires-immutable-mode-change", "fires-mode-change-of-a-json-array"],
+)
+def test_mode_change_fails(repo, path):
+    repo.make_executable(path)
+    assert_fails(repo, f"{path}: seed-rewritten: mode changed from 100644 to 100755")
 
 
 def test_new_symlink_seed_is_invalid(repo):
@@ -445,24 +445,33 @@ def test_entry_matching_no_file():
     assert_passes(repo)
 
 
-def test_empty_json_array_file(repo):
-    repo.stage({"seeds/a.json": b"[]"})
-    assert_fails(
-        repo, "seeds/a.json: oracle-incomplete: seed file holds no seeds (the array is empty)"
-    )
+@pytest.mark.parametrize(
+    "path, content, expected",
+    [
+        (
+            "seeds/a.json",
+            b"[]",
+            "seeds/a.json: oracle-incomplete: seed file holds no seeds (the array is empty)",
+        ),
+        (
+            "oracle/corpus.jsonl",
+            b"",
+            "oracle/corpus.jsonl: oracle-incomplete: seed file holds no seeds",
+        ),
+    ],
+    ids=["fires-empty-json-array-file", "fires-emptied-jsonl-file"],
+)
+def test_a_seed_file_without_seeds_is_incomplete(repo, path, content, expected):
+    repo.stage({path: content})
+    assert_fails(repo, expected)
 
 
-def test_single_falsy_seed_is_not_empty(repo):
+def test_single_falsy_seed_is_not_empty(repo):  # near miss of fires-empty-json-array-file
     repo.stage({"seeds/new.json": [0], "seeds/null.json": [None]})
     assert_passes(repo)
 
 
-def test_emptied_jsonl_file(repo):
-    repo.stage({"oracle/corpus.jsonl": b""})
-    assert_fails(repo, "oracle/corpus.jsonl: oracle-incomplete: seed file holds no seeds")
-
-
-def test_jsonl_with_one_falsy_seed_is_not_empty(repo):
+def test_jsonl_with_one_falsy_seed_is_not_empty(repo):  # near miss of fires-emptied-jsonl-file
     repo.commit({"oracle/corpus.jsonl": b"null\n"})
     repo.stage({"oracle/corpus.jsonl": b"null\n0\n"})
     assert_passes(repo)
