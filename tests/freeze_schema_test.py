@@ -240,44 +240,46 @@ def test_a_file_its_schema_refuses_is_invalid(path, text, expected):
 
 
 # -- rules beyond the schema -------------------------------------------------
-def test_duplicate_id_in_flake_budget():
-    text = budget_yaml(entry("a"), entry("b"), entry("a"))
-    assert_invalid(
-        {"oracle/flake_budget.yaml": text},
-        "oracle/flake_budget.yaml:11: freeze-invalid: $.frozen[2].id: duplicate id 'a'",
-    )
+@pytest.mark.parametrize(
+    "files, expected",
+    [
+        (
+            {"oracle/flake_budget.yaml": budget_yaml(entry("a"), entry("b"), entry("a"))},
+            "oracle/flake_budget.yaml:11: freeze-invalid: $.frozen[2].id: duplicate id 'a'",
+        ),
+        (
+            {"freeze.json": {"excluded_property_ids": ["p1", "p1"], "reason": {"p1": "flaky"}}},
+            "freeze.json:4: freeze-invalid: $.excluded_property_ids[1]: duplicate id 'p1'",
+        ),
+        (
+            {"oracle/quarantine.json": '[\n  {"test": "t"},\n  {"test": "t"}\n]'},
+            "oracle/quarantine.json:3: freeze-invalid: $[1].test: duplicate test 't'",
+        ),
+        (
+            {
+                "quarantine/active/a.yaml": quarantine_entry(),
+                "quarantine/active/b.yaml": quarantine_entry(),
+            },
+            "quarantine/active/b.yaml:1: freeze-invalid: duplicate id 'case_1' "
+            "(also in quarantine/active/a.yaml)",
+        ),
+    ],
+    ids=[
+        "fires-duplicate-id-in-flake-budget",
+        "fires-duplicate-id-in-freeze",
+        "fires-duplicate-test-in-quarantine-list",
+        "fires-duplicate-id-across-quarantine-entries",
+    ],
+)
+def test_a_duplicate_id_is_invalid(files, expected):
+    assert_invalid(files, expected)
 
 
-def test_distinct_ids_in_flake_budget_pass():
+def test_distinct_ids_in_flake_budget_pass():  # near miss of fires-duplicate-id-in-flake-budget
     assert_valid({"oracle/flake_budget.yaml": budget_yaml(entry("a"), entry("b"), entry("c"))})
 
 
-def test_duplicate_id_in_freeze():
-    doc = {"excluded_property_ids": ["p1", "p1"], "reason": {"p1": "flaky"}}
-    assert_invalid(
-        {"freeze.json": doc},
-        "freeze.json:4: freeze-invalid: $.excluded_property_ids[1]: duplicate id 'p1'",
-    )
-
-
-def test_duplicate_test_in_quarantine_list():
-    assert_invalid(
-        {"oracle/quarantine.json": '[\n  {"test": "t"},\n  {"test": "t"}\n]'},
-        "oracle/quarantine.json:3: freeze-invalid: $[1].test: duplicate test 't'",
-    )
-
-
-def test_duplicate_id_across_quarantine_entries():
-    assert_invalid(
-        {
-            "quarantine/active/a.yaml": quarantine_entry(),
-            "quarantine/active/b.yaml": quarantine_entry(),
-        },
-        "quarantine/active/b.yaml:1: freeze-invalid: duplicate id 'case_1' "
-        "(also in quarantine/active/a.yaml)",
-    )
-
-
+# near miss of fires-duplicate-id-across-quarantine-entries
 def test_distinct_ids_across_quarantine_entries_pass():
     assert_valid(
         {
@@ -287,40 +289,41 @@ def test_distinct_ids_across_quarantine_entries_pass():
     )
 
 
-def test_freeze_excluded_id_without_reason():
-    doc = {"excluded_property_ids": ["p1", "p2"], "reason": {"p1": "flaky"}}
-    assert_invalid(
-        {"freeze.json": doc},
-        "freeze.json:4: freeze-invalid: $.excluded_property_ids[1]: excluded id 'p2' has no reason",
-    )
-
-
-def test_freeze_reason_for_an_id_not_excluded():
-    doc = {"excluded_property_ids": ["p1"], "reason": {"p1": "flaky", "p9": "stale"}}
-    assert_invalid(
-        {"freeze.json": doc},
-        "freeze.json:7: freeze-invalid: $.reason.p9: reason names 'p9', which is not excluded",
-    )
-
-
-def test_freeze_owner_for_an_id_not_excluded():
-    doc = {
-        "excluded_property_ids": ["p1"],
-        "reason": {"p1": "flaky"},
-        "owner": {"p1": "a", "p.x": "b"},
-    }
-    assert_invalid(
-        {"freeze.json": doc},
-        'freeze.json:10: freeze-invalid: $.owner["p.x"]: '
-        "owner names 'p.x', which is not excluded",
-    )
-
-
-def test_freeze_empty_reason():
-    doc = {"excluded_property_ids": ["p1"], "reason": {"p1": ""}}
-    assert_invalid(
-        {"freeze.json": doc}, "freeze.json:6: freeze-invalid: $.reason.p1: '' should be non-empty"
-    )
+@pytest.mark.parametrize(
+    "doc, expected",
+    [
+        (
+            {"excluded_property_ids": ["p1", "p2"], "reason": {"p1": "flaky"}},
+            "freeze.json:4: freeze-invalid: $.excluded_property_ids[1]: "
+            "excluded id 'p2' has no reason",
+        ),
+        (
+            {"excluded_property_ids": ["p1"], "reason": {"p1": "flaky", "p9": "stale"}},
+            "freeze.json:7: freeze-invalid: $.reason.p9: reason names 'p9', which is not excluded",
+        ),
+        (
+            {
+                "excluded_property_ids": ["p1"],
+                "reason": {"p1": "flaky"},
+                "owner": {"p1": "a", "p.x": "b"},
+            },
+            'freeze.json:10: freeze-invalid: $.owner["p.x"]: '
+            "owner names 'p.x', which is not excluded",
+        ),
+        (
+            {"excluded_property_ids": ["p1"], "reason": {"p1": ""}},
+            "freeze.json:6: freeze-invalid: $.reason.p1: '' should be non-empty",
+        ),
+    ],
+    ids=[
+        "excluded-id-without-reason",
+        "reason-for-an-id-not-excluded",
+        "owner-for-an-id-not-excluded",
+        "empty-reason",
+    ],
+)
+def test_a_freeze_json_map_that_breaks_a_rule_is_invalid(doc, expected):
+    assert_invalid({"freeze.json": doc}, expected)
 
 
 def test_counts_do_not_add_up_to_runs():
