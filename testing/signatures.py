@@ -5,7 +5,9 @@ writes them."""
 
 import base64
 import hashlib
-from typing import Optional
+import subprocess
+from pathlib import Path
+from typing import Dict, Optional
 
 SIGNERS = ".oracle-guard/allowed_signers"
 # a contract whose owners sign: seeds protected, src/ the write set
@@ -187,3 +189,25 @@ def with_signature(raw: bytes, armored: bytes, header: bytes = b"gpgsig") -> byt
     lines = armored.splitlines()
     block = header + b" " + lines[0] + b"\n" + b"".join(b" " + line + b"\n" for line in lines[1:])
     return head + b"\n" + block + b"\n" + message
+
+
+# the key types the allowed-signers tests need: two ed25519, an ecdsa and an rsa key
+TEST_KEYS = {
+    "ed": ["-t", "ed25519"],
+    "ed2": ["-t", "ed25519"],
+    "ec": ["-t", "ecdsa"],
+    "rsa": ["-t", "rsa", "-b", "2048"],
+}
+
+
+def make_keys(folder: Path) -> Dict[str, Path]:
+    """Real ssh-keygen keys, NAME and NAME.pub in ``folder``, comment NAME@host."""
+    made = {}
+    for name, options in TEST_KEYS.items():
+        key = folder / name
+        subprocess.run(
+            ["ssh-keygen", "-q", *options, "-N", "", "-C", f"{name}@host", "-f", str(key)],
+            check=True,
+        )
+        made[name] = key
+    return made

@@ -8,6 +8,7 @@ import pytest
 
 from oracle_guard.authority import allowed_signers, sshsig
 from oracle_guard.authority.allowed_signers import AllowedSignersError, Signer
+from testing.signatures import make_keys
 
 SUPPORTED = (
     "ssh-ed25519, ecdsa-sha2-nistp256, ecdsa-sha2-nistp384, ecdsa-sha2-nistp521, "
@@ -23,28 +24,10 @@ DATE_REFUSAL = (
 def keys(tmp_path_factory):
     """Real public key lines from ssh-keygen, by name."""
     folder = tmp_path_factory.mktemp("keys")
-    lines = {}
-    for name, options in {
-        "ed": ["-t", "ed25519"],
-        "ed2": ["-t", "ed25519"],
-        "ec": ["-t", "ecdsa"],
-        "rsa": ["-t", "rsa", "-b", "2048"],
-    }.items():
-        subprocess.run(
-            [
-                "ssh-keygen",
-                "-q",
-                *options,
-                "-N",
-                "",
-                "-C",
-                f"{name}@host",
-                "-f",
-                str(folder / name),
-            ],
-            check=True,
-        )
-        lines[name] = (folder / f"{name}.pub").read_text().strip()
+    lines = {
+        name: key.with_name(key.name + ".pub").read_text().strip()
+        for name, key in make_keys(folder).items()
+    }
     lines["folder"] = folder
     return lines
 

@@ -15,7 +15,7 @@ import pytest
 from oracle_guard.commands.signers import ADD_AUTHORITY, HEADER
 from testing.git import commit, git, init_repo, run_guard, write
 from testing.oracle import NOW
-from testing.signatures import SIGNED_CONTRACT, SIGNERS
+from testing.signatures import SIGNED_CONTRACT, SIGNERS, make_keys
 
 CONTRACT = SIGNED_CONTRACT
 
@@ -23,30 +23,7 @@ CONTRACT = SIGNED_CONTRACT
 @pytest.fixture(scope="module")
 def keys(tmp_path_factory):
     """Real keys from ssh-keygen, by name: the private key's path (its .pub beside it)."""
-    folder = tmp_path_factory.mktemp("keys")
-    made = {}
-    for name, options in {
-        "ed": ["-t", "ed25519"],
-        "ed2": ["-t", "ed25519"],
-        "ec": ["-t", "ecdsa"],
-        "rsa": ["-t", "rsa", "-b", "2048"],
-    }.items():
-        subprocess.run(
-            [
-                "ssh-keygen",
-                "-q",
-                *options,
-                "-N",
-                "",
-                "-C",
-                f"{name}@host",
-                "-f",
-                str(folder / name),
-            ],
-            check=True,
-        )
-        made[name] = folder / name
-    return made
+    return make_keys(tmp_path_factory.mktemp("keys"))
 
 
 def pub(key: Path) -> str:
