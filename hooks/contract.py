@@ -18,7 +18,12 @@ if TYPE_CHECKING:
 
 CONTRACT_PATH = ".oracle-guard.yaml"
 CONTRACT_MAX_BYTES = 1 << 20
-LIMITS = {"freeze_bytes": 4 << 20, "seed_bytes": 32 << 20, "lock_bytes": 16 << 20}
+LIMITS = {
+    "freeze_bytes": 4 << 20,
+    "seed_bytes": 32 << 20,
+    "lock_bytes": 16 << 20,
+    "test_bytes": 4 << 20,
+}
 
 
 # The variable each host sets for the pusher; one is named, never guessed.

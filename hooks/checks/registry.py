@@ -282,7 +282,106 @@ WRITE_SET = Check(
     ),
 )
 
-CHECKS: Tuple[Check, ...] = (FIXTURE_LOCK, SEED_APPEND_ONLY, FREEZE_SCHEMA, FLAKE_BUDGET, WRITE_SET)
+TEST_TAMPER = Check(
+    "test-tamper",
+    section="tamper",
+    needs_base=True,
+    question="did the change leave how the suite collects, runs and scores its tests alone?",
+    codes=(
+        CodeDoc(
+            "skip-added",
+            "the change adds a skip or xfail to test code: a pytest or unittest skip marker, a "
+            "skip, xfail or importorskip call, raise SkipTest, or __test__ = False",
+            "make the test pass, or leave it failing; a test an owner excludes goes in the "
+            "freeze file, so it is absent from scoring, not present and skipped",
+            "tests/test_pricing.py:12: skip-added: @pytest.mark.skip on test_discount: a "
+            "skipped test scores as a pass",
+        ),
+        CodeDoc(
+            "collection-changed",
+            "the change adds a collection hook (pytest_collection_modifyitems, "
+            "pytest_ignore_collect, ...), collect_ignore, or a pytest_plugins entry",
+            "drop it: which tests run is the owners' choice; an owner adds it in a change of "
+            "their own, or lists it in tamper.allow",
+            "tests/conftest.py:4: collection-changed: defines pytest_collection_modifyitems: "
+            "it can deselect tests before they run",
+        ),
+        CodeDoc(
+            "outcome-changed",
+            "the change adds a hook that can change a test's outcome or the run's "
+            "(pytest_runtest_*, pytest_report_teststatus, pytest_sessionfinish, ...), or "
+            "assigns session.exitstatus or testsfailed",
+            "drop it; a reporting plugin an owner wants goes in a change of their own, or in "
+            "tamper.allow",
+            "tests/conftest.py:8: outcome-changed: defines pytest_runtest_makereport: it can "
+            "turn a failure into a pass",
+        ),
+        CodeDoc(
+            "process-exit",
+            "test code the change adds exits the process: sys.exit, os._exit, os.kill, "
+            "os.abort, exit(), quit(), pytest.exit or raise SystemExit",
+            "remove the exit: the runner must report the tests' outcome; a test of exit "
+            "codes runs the program in a subprocess, or an owner lists the file in "
+            "tamper.allow (rule process-exit)",
+            "tests/test_cli.py:3: process-exit: calls sys.exit at module level: the run would "
+            "end with its status, not the tests'",
+        ),
+        CodeDoc(
+            "oracle-patched",
+            "test code the change adds patches the oracle: assigns to or setattr()s a name "
+            "imported from the oracle's paths, monkeypatches or mocks it, rebinds a name "
+            "imported from it, or overrides builtins",
+            "patch the code under test, never the oracle that judges it",
+            "tests/test_pricing.py:9: oracle-patched: monkeypatch.setattr on "
+            "oracle.invariants.check, imported from oracle/invariants.py (protected)",
+        ),
+        CodeDoc(
+            "runner-options",
+            "the change sets pytest options that deselect, ignore, disable plugins, fix or "
+            "drop the random seed, or lower Hypothesis settings (pytest.ini, tox.ini, "
+            "setup.cfg, pyproject.toml, pytest.toml, a conftest)",
+            "drop the option; how the suite runs is the owners' choice, made in a change of "
+            "their own",
+            'pyproject.toml:12: runner-options: addopts adds -k "not discount": it deselects '
+            "tests",
+        ),
+        CodeDoc(
+            "non-hermetic",
+            "test code the change adds in a hermetic path reads the wall clock, unseeded "
+            "entropy or the network",
+            "use the seam the finding names: a fake clock fixture, committed seeds "
+            "(random.Random(SEED)), or a recorded transport",
+            "properties/test_retry.py:7: non-hermetic: datetime.now reads the wall clock: "
+            "take the time from a fake clock fixture",
+        ),
+        CodeDoc(
+            "test-unparsable",
+            "a changed file in the scoring tree cannot be judged: Python that does not parse, "
+            "a pytest configuration that does not load, a file over limits.test_bytes, a "
+            "symlink, a submodule, or compiled code",
+            "commit the test as plain Python source that parses; the runner would fail on it "
+            "anyway",
+            "tests/test_io.py:4: test-unparsable: does not parse: invalid syntax",
+        ),
+        CodeDoc(
+            "frozen-skipped",
+            "warning: a test the freeze files exclude is still collected, with a skip marker",
+            "exclude it from collection (the freeze file is the record), and remove the "
+            "marker: an in-place skip is a signal others copy",
+            "tests/test_api.py:20: frozen-skipped (warning): 'tests/test_api.py::test_timeout' "
+            "is frozen in freeze.json, yet still collected with @pytest.mark.skip",
+        ),
+    ),
+)
+
+CHECKS: Tuple[Check, ...] = (
+    FIXTURE_LOCK,
+    SEED_APPEND_ONLY,
+    FREEZE_SCHEMA,
+    FLAKE_BUDGET,
+    WRITE_SET,
+    TEST_TAMPER,
+)
 HOOKS: Tuple[str, ...] = tuple(check.id for check in CHECKS)
 BY_ID: Dict[str, Check] = {check.id: check for check in CHECKS}
 
