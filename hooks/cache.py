@@ -24,7 +24,7 @@ import sys
 from typing import Any, Dict, Optional
 
 FORMAT = "oracle-guard-cache"
-KINDS = ("sha256", "lock", "contract", "freeze")
+KINDS = ("sha256", "lock", "contract", "freeze", "tamper")
 MAX_ENTRIES = 200_000  # per kind; entries this run did not use go first
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _OID = "(?:[0-9a-f]{40}|[0-9a-f]{64})"
@@ -37,6 +37,8 @@ _KEYS = {
     "lock": re.compile(rf"{_OID}:{_CAP}"),  # the style is read from the bytes
     "contract": re.compile(rf"{_OID}:yaml:{_CAP}"),
     "freeze": re.compile(rf"{_OID}:(?:{'|'.join(LOADERS)}):{_CAP}:.+", re.DOTALL),
+    # test-tamper's marks: the blob, then a digest of the rest that made them
+    "tamper": re.compile(rf"{_OID}:[0-9a-f]{{64}}"),
 }
 
 
@@ -148,12 +150,26 @@ def _well_formed(entries: Any) -> bool:
             return False
         if kind == "contract" and not all(isinstance(v, dict) for v in table.values()):
             return False
+        if kind == "tamper" and not all(_tamper_marks(v) for v in table.values()):
+            return False
         if kind == "freeze" and not all(
             _freeze_verdict(v) and v["size"] <= int(key.fullmatch(k).group(1))  # type: ignore[union-attr]  # matched above
             for k, v in table.items()
         ):
             return False  # a verdict on more bytes than its cap lets be read: not made so
     return True
+
+
+def _tamper_marks(value: Any) -> bool:
+    """The shape test_tamper writes: a list of [rule, line, subject, scope, message]."""
+    return isinstance(value, list) and all(
+        isinstance(m, list)
+        and len(m) == 5
+        and type(m[1]) is int
+        and m[1] > 0
+        and all(isinstance(v, str) for v in (m[0], m[2], m[3], m[4]))
+        for m in value
+    )
 
 
 def _freeze_verdict(value: Any) -> bool:

@@ -146,7 +146,7 @@ def _readable(message: str) -> str:
         tail = f" does not match {defs[name]['pattern']!r}"
         if message.endswith(tail):
             return message[: -len(tail)] + f" is not {meaning}"
-    tail = f" does not match {defs['patterns']['items']['pattern']!r}"
+    tail = f" does not match {defs['pattern']['pattern']!r}"
     if message.endswith(tail):
         return message[: -len(tail)] + (
             " is not a pattern: negation ('!') and '.' or '..' parts are not supported"

@@ -25,7 +25,8 @@ fixtures:
     paths: ["oracle/inputs/**"]
 """
 
-# seeds append-only; src/, tests/ and README.md writable, oracle/ denied; alice an owner
+# seeds append-only; src/, tests/ and README.md writable, oracle/ denied; alice an
+# owner; tests/ the scoring tree test-tamper judges
 GUARDED_SEEDS = """\
 version: 1
 seeds:
@@ -34,6 +35,8 @@ write_set:
   allow: ["src/**", "tests/**", "README.md"]
   deny: ["oracle/**", ".pre-commit-config.yaml"]
   owners: [alice]
+tamper:
+  paths: ["tests/**"]
 identity_env: GL_USERNAME
 """
 

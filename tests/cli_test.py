@@ -49,6 +49,7 @@ def test_pass_prints_one_summary_line_per_hook(tmp_path, capsys):
         "freeze-schema: passed (nothing to check: the contract has no 'freeze' section)",
         "flake-budget: passed (nothing to check: the contract has no 'budget' section)",
         "write-set: passed",
+        "test-tamper: passed",
     ]
 
 
@@ -62,15 +63,16 @@ def test_findings_then_summaries_then_a_hint_naming_the_owners(tmp_path, capsys)
         "docs/a.md: write-outside-set: matches no allowed pattern of the write set",
         "oracle/x.json: write-denied: matches deny pattern 'oracle/**'",
     ]
-    assert lines[2:7] == [
+    assert lines[2:8] == [
         "fixture-lock: passed (nothing to check: the contract has no 'fixtures' section)",
         "seed-append-only: passed",
         "freeze-schema: passed (nothing to check: the contract has no 'freeze' section)",
         "flake-budget: passed (nothing to check: the contract has no 'budget' section)",
         "write-set: failed (2 errors)",
+        "test-tamper: passed",
     ]
-    assert lines[7].startswith("hint: ") and "ask an owner (alice)" in lines[7]
-    assert len(lines) == 8
+    assert lines[8].startswith("hint: ") and "ask an owner (alice)" in lines[8]
+    assert len(lines) == 9
 
 
 @pytest.mark.parametrize(

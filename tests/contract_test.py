@@ -2,6 +2,7 @@ import os
 
 import pytest
 
+from oracle_guard.checks.registry import HOOKS
 from oracle_guard.contract import Contract, literal_pattern, parse
 from oracle_guard.parsing.patterns import Pattern
 from oracle_guard.snapshot import Snapshot
@@ -73,6 +74,7 @@ def test_minimal_contract_passes_with_notes(tmp_path, capsys):
         "flake-budget: passed (nothing to check: the contract has no 'budget' section)",
         "write-set: passed (nothing to check: the base (no commits yet) has no contract; "
         "this change introduces it)",
+        "test-tamper: passed (nothing to check: the contract has no 'tamper' section)",
     ]
 
 
@@ -83,16 +85,7 @@ def test_repo_without_contract_passes_with_notes(tmp_path, capsys):
     rc, out, err = run_guard(capsys, repo, "check", "--now", NOW)
     assert (rc, err) == (0, "")
     note = "(nothing to check: no .oracle-guard.yaml in base or candidate)"
-    assert out.splitlines() == [
-        f"{hook}: passed {note}"
-        for hook in (
-            "fixture-lock",
-            "seed-append-only",
-            "freeze-schema",
-            "flake-budget",
-            "write-set",
-        )
-    ]
+    assert out.splitlines() == [f"{hook}: passed {note}" for hook in HOOKS]
 
 
 @pytest.mark.parametrize(

@@ -64,7 +64,7 @@ def stage_as_printed(repo, out):
 def assert_every_hook_passes(capsys, repo, out):
     """Staged as printed, the change passes the four hooks that judge content (write-set
     denies oracle edits to everyone by design: an owner commits them with SKIP=write-set);
-    committed, the repository passes all five."""
+    committed, the repository passes every check."""
     stage_as_printed(repo, out)
     rc, check_out, err = run_guard(capsys, repo, "check", "--only", FOUR, "--now", NOW)
     assert rc == 0, check_out + err

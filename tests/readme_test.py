@@ -35,8 +35,12 @@ def test_every_code_in_the_readme_table_exists():
 def check_source(check) -> str:
     """A check's module, and the modules of hooks/checks/ it imports (what two
     checks share, such as freeze_files)."""
-    path = ROOT / "hooks" / "checks" / (check.module_name.rsplit(".", 1)[1] + ".py")
-    source = path.read_text()
+    name = check.module_name.rsplit(".", 1)[1]
+    package = ROOT / "hooks" / "checks" / name
+    if package.is_dir():  # a check of several modules: all of them
+        source = "".join(p.read_text() for p in sorted(package.glob("*.py")))
+    else:
+        source = (ROOT / "hooks" / "checks" / f"{name}.py").read_text()
     for shared in re.findall(r"^from oracle_guard\.checks import (\w+)$", source, re.M):
         source += (ROOT / "hooks" / "checks" / f"{shared}.py").read_text()
     return source
@@ -118,6 +122,7 @@ def test_the_readme_contract_reference_is_a_valid_contract():
         "freeze",
         "budget",
         "write_set",
+        "tamper",
         "authority",
         "protected_refs",
         "deletable_refs",

@@ -285,7 +285,7 @@ def test_only_write_set_guards_without_its_section():
 def test_a_base_without_the_contract_is_a_note_for_the_diff_checks(ran):
     results = judge_mod.judge(contract(from_base=False), BASE, CHANGED, NOW)
     diff_checks = [c.id for c in CHECKS if c.needs_base]
-    assert diff_checks == ["seed-append-only", "write-set"]
+    assert diff_checks == ["seed-append-only", "write-set", "test-tamper"]
     assert ran == [c.id for c in CHECKS if not c.needs_base]
     for hook in diff_checks:
         assert notes(results)[hook] == (

@@ -333,7 +333,7 @@ TEST_TAMPER = Check(
             "imported from it, or overrides builtins",
             "patch the code under test, never the oracle that judges it",
             "tests/test_pricing.py:9: oracle-patched: monkeypatch.setattr on "
-            "oracle.invariants.check, imported from oracle/invariants.py (protected)",
+            "oracle.invariants.check in test_total, which the contract protects ('oracle/**')",
         ),
         CodeDoc(
             "runner-options",
@@ -342,8 +342,7 @@ TEST_TAMPER = Check(
             "setup.cfg, pyproject.toml, pytest.toml, a conftest)",
             "drop the option; how the suite runs is the owners' choice, made in a change of "
             "their own",
-            'pyproject.toml:12: runner-options: addopts adds -k "not discount": it deselects '
-            "tests",
+            'pyproject.toml:12: runner-options: addopts adds -k "not discount": it deselects tests',
         ),
         CodeDoc(
             "non-hermetic",
@@ -353,6 +352,16 @@ TEST_TAMPER = Check(
             "(random.Random(SEED)), or a recorded transport",
             "properties/test_retry.py:7: non-hermetic: datetime.now reads the wall clock: "
             "take the time from a fake clock fixture",
+        ),
+        CodeDoc(
+            "dynamic-code",
+            "test code the change adds builds code at run time where this reading cannot "
+            "follow: exec, eval, compile, getattr with a computed name on sys, os, builtins or "
+            "pytest, or a module-level __getattr__",
+            "write the call out: a name written in the source is judged, one computed at run "
+            "time is not",
+            "tests/conftest.py:5: dynamic-code: calls exec at module level: code made at run "
+            "time cannot be judged",
         ),
         CodeDoc(
             "test-unparsable",

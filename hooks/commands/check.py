@@ -1,4 +1,4 @@
-"""``oracle-guard check``: judge a change with the hooks (all five by default): the
+"""``oracle-guard check``: judge a change with the hooks (all six by default): the
 index as ``git commit`` would record it, or a commit (``--head``), against the
 revision it started from."""
 
@@ -150,7 +150,7 @@ def check(
 
 def add_parser(sub) -> None:
     parser = sub.add_parser(
-        "check", parents=[common(), judged()], help="run the hooks (all five by default)"
+        "check", parents=[common(), judged()], help="run the hooks (all six by default)"
     )
     parser.add_argument(
         "--only",

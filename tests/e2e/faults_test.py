@@ -45,6 +45,8 @@ budget:
 write_set:
   allow: ["src/**"]
   owners: [alice]
+tamper:
+  paths: ["tests/**"]
 identity_env: GL_USERNAME
 """
 FIXTURE = "oracle/inputs/a.txt"
@@ -64,6 +66,7 @@ def base_files(tag):
         SEEDS: [1, 2],
         "oracle/flake_budget.yaml": "max_frozen: 2\nfrozen: []\n",
         "src/app.py": "print('v1')\n",
+        "tests/test_app.py": "def test_app():\n    assert True\n",
     }
 
 

@@ -193,7 +193,7 @@ def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
     assert git(repo, "cat-file", "commit", "HEAD").count("-----BEGIN SSH SIGNATURE-----") == 1
     pushed = run("push", "origin", "HEAD:refs/heads/append")
     assert pushed.returncode == 0, pushed.stdout
-    assert "oracle-guard (all five hooks)" in pushed.stdout  # the pre-push hook ran
+    assert "oracle-guard (all six hooks)" in pushed.stdout  # the pre-push hook ran
     assert "an owner signed every commit of this oracle change" in pushed.stdout  # the server
     git(repo, "fetch", "-q", "origin")
     ci = subprocess.run(
@@ -237,7 +237,7 @@ def test_the_first_push_into_an_empty_remote_passes_pre_push_without_skip(
             stderr=subprocess.STDOUT,
             text=True,
         )
-        assert "oracle-guard (all five hooks)" in pushed.stdout, pushed.stdout  # it ran
+        assert "oracle-guard (all six hooks)" in pushed.stdout, pushed.stdout  # it ran
         if broken:  # pre-commit shows a hook's output when it fails
             assert "origin has no branch this clone knows of" in pushed.stdout, pushed.stdout
             assert pushed.returncode != 0, pushed.stdout

@@ -1,18 +1,288 @@
-"""test-tamper: did the change leave how the suite collects, runs and scores its tests alone?"""
+"""test-tamper: did the change leave how the suite collects, runs and scores its tests alone?
+
+It judges the change only: each Python file the candidate adds or modifies in
+the scoring tree (``tamper.paths``, and every conftest.py) is read with the
+standard library's ast, and so is the base's file at that path (or the file a
+new one was moved from); a mark is new when the candidate holds more of it
+than the base did. pytest's configuration files are compared option by option
+(options.py). Nothing is imported or run."""
 
 from __future__ import annotations
 
 import datetime
-from typing import List
+import hashlib
+import json
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from oracle_guard.contract import Contract
+from oracle_guard.checks.test_tamper import options, python
+from oracle_guard.checks.test_tamper.marks import Mark, new_marks
+from oracle_guard.contract import Contract, literal_pattern
 from oracle_guard.findings import Finding
-from oracle_guard.snapshot import Snapshot
+from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry
+from oracle_guard.parsing.patterns import PatternSet
+from oracle_guard.snapshot import Snapshot, changes
 
 HOOK = "test-tamper"
+COMPILED = (".pyc", ".pyo", ".so", ".pyd")  # code that runs but cannot be read here
+MOVE_SIMILARITY = 0.5  # git's default rename threshold
+
+
+class Scope(NamedTuple):
+    """What the contract's ``tamper`` section (and the rest of it) says."""
+
+    paths: PatternSet
+    hermetic: PatternSet
+    allow: List[Tuple[str, PatternSet]]
+    oracle: PatternSet  # the files the contract protects: the oracle's code among them
+    oracle_patterns: Tuple[str, ...]
+    limit: int
+
+    @classmethod
+    def of(cls, contract: Contract) -> Scope:
+        section = contract.section("tamper")
+        protected = list(contract.oracle_globs())
+        protected += (contract.section("write_set") or {}).get("deny", [])
+        protected += [literal_pattern(path) for path in contract.oracle_files()]
+        protected = list(dict.fromkeys(protected))
+        return cls(
+            PatternSet(section["paths"]),
+            PatternSet(section.get("hermetic", [])),
+            [(entry["rule"], PatternSet([entry["path"]])) for entry in section.get("allow", [])],
+            PatternSet(protected),
+            tuple(protected),
+            contract.limit("test_bytes"),
+        )
+
+    def is_python(self, path: str) -> bool:
+        if not path.endswith(".py"):
+            return False
+        return self.tree(path) or path.rpartition("/")[2] == "conftest.py"
+
+    def tree(self, path: str) -> bool:
+        return self.paths.matches(path) or self.hermetic.matches(path)
+
+    def allowed(self, rule: str, path: str) -> bool:
+        return any(rule == allowed and where.matches(path) for allowed, where in self.allow)
 
 
 def check(
     contract: Contract, base: Snapshot, candidate: Snapshot, now: datetime.datetime
 ) -> List[Finding]:
-    raise NotImplementedError("test-tamper is being written")
+    scope = Scope.of(contract)
+    reader = _Reader(scope)
+    found: List[Tuple[str, Mark]] = []
+    changed = changes(base, candidate)
+    gone = {
+        path: before
+        for path, before, after in changed
+        if after is None and before is not None and before.is_regular and scope.is_python(path)
+    }
+    for path, before, after in changed:
+        if after is None:
+            continue
+        is_config = options.is_config(path)
+        if not (scope.is_python(path) or is_config or scope.tree(path)):
+            continue
+        problem = _not_judgeable(path, after, scope)
+        if problem is not None:
+            found.append((path, Mark("test-unparsable", 1, "file", "", problem)))
+            continue
+        if is_config:
+            found += [(path, m) for m in _config_marks(path, before, after, base, candidate, scope)]
+            continue
+        if not scope.is_python(path):
+            continue  # data beside the tests
+        old_path, old = (
+            (path, before)
+            if before is not None and before.is_regular
+            else _moved_from(path, after, gone, base, candidate, reader)
+        )
+        old_marks = reader.marks(base, old_path, old) if old is not None else []
+        found += [(path, m) for m in new_marks(old_marks, reader.marks(candidate, path, after))]
+    found += _frozen_skipped(contract, candidate, scope, reader)
+    return [
+        Finding(HOOK, mark.rule, path, mark.message, mark.line, _severity(mark.rule))
+        for path, mark in found
+        if not scope.allowed(mark.rule, path)
+    ]
+
+
+def _severity(rule: str) -> str:
+    return "warning" if rule == "frozen-skipped" else "error"
+
+
+def _not_judgeable(path: str, entry: Entry, scope: Scope) -> Optional[str]:
+    if entry.mode == MODE_SYMLINK:
+        return (
+            "is a symlink (mode 120000): pytest follows it, and test code is judged as "
+            "regular files only"
+        )
+    if entry.mode == MODE_GITLINK:
+        return "is a submodule (mode 160000): its test code cannot be judged from this repository"
+    if path.endswith(COMPILED):
+        return "is compiled code: it can run in the suite but cannot be read; commit the source"
+    return None
+
+
+def _config_marks(
+    path: str,
+    before: Optional[Entry],
+    after: Entry,
+    base: Snapshot,
+    candidate: Snapshot,
+    scope: Scope,
+) -> List[Mark]:
+    try:
+        data = candidate.read(path, scope.limit)
+    except BlobTooLarge as exc:
+        return [_too_large(exc, scope)]
+    old: Optional[bytes] = None
+    if before is not None and before.is_regular:
+        try:
+            old = base.read(path, scope.limit)
+        except BlobTooLarge:
+            old = None  # judged as new: every option it sets counts
+    return options.changed_options(path, old, data)
+
+
+def _too_large(exc: BlobTooLarge, scope: Scope) -> Mark:
+    return Mark("test-unparsable", 1, "size", "", f"{exc}: limits.test_bytes is {scope.limit}")
+
+
+class _Reader:
+    """The marks of a file, cached by its blob id and what else made them."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.scope = scope
+        self._oracle: Dict[str, Optional[str]] = {}
+        self._texts: Dict[str, Optional[bytes]] = {}
+
+    def oracle_of(self, module: str) -> Optional[str]:
+        if module not in self._oracle:
+            stem = module.replace(".", "/")
+            forms = [f"{stem}.py", f"{stem}/__init__.py"]
+            forms += [f"src/{form}" for form in forms]
+            matched = (self.scope.oracle.first_match(form) for form in forms)
+            self._oracle[module] = next((m for m in matched if m is not None), None)
+        return self._oracle[module]
+
+    def text(self, snapshot: Snapshot, path: str, entry: Entry) -> Optional[bytes]:
+        if entry.oid not in self._texts:
+            try:
+                self._texts[entry.oid] = snapshot.read(path, self.scope.limit)
+            except BlobTooLarge:
+                self._texts[entry.oid] = None
+        return self._texts[entry.oid]
+
+    def marks(self, snapshot: Snapshot, path: str, entry: Entry) -> List[Mark]:
+        package = python.package_of(path)
+        hermetic = self.scope.hermetic.matches(path)
+        made_of = json.dumps([package, hermetic, self.scope.oracle_patterns, self.scope.limit])
+        key = f"{entry.oid}:{hashlib.sha256(made_of.encode()).hexdigest()}"
+        cache = snapshot.cache
+        cached = cache.get("tamper", key)
+        if cached is not None:
+            return [Mark(*each) for each in cached]
+        try:
+            data = snapshot.read(path, self.scope.limit)
+        except BlobTooLarge as exc:
+            found = [_too_large(exc, self.scope)]
+        else:
+            self._texts[entry.oid] = data
+            found = python.marks(data, package, hermetic, self.oracle_of)
+        cache.put("tamper", key, [list(mark) for mark in found])
+        return found
+
+
+def _moved_from(
+    path: str,
+    entry: Entry,
+    gone: Dict[str, Entry],
+    base: Snapshot,
+    candidate: Snapshot,
+    reader: _Reader,
+) -> Tuple[str, Optional[Entry]]:
+    """The deleted file a new one was moved from, as far as the diff tells: the
+    same blob, else the most similar by lines (at least half, as git's rename
+    detection), preferring one of the same name."""
+    for old_path, old in gone.items():
+        if old.oid == entry.oid:
+            return old_path, old
+    if not gone:
+        return path, None
+    new_text = reader.text(candidate, path, entry)
+    if new_text is None:
+        return path, None
+    import difflib
+
+    name = path.rpartition("/")[2]
+    best: Tuple[float, str, Optional[Entry]] = (0.0, path, None)
+    new_lines = new_text.splitlines()
+    for old_path, old in sorted(gone.items()):
+        old_text = reader.text(base, old_path, old)
+        if old_text is None:
+            continue
+        matcher = difflib.SequenceMatcher(None, old_text.splitlines(), new_lines, autojunk=False)
+        if matcher.real_quick_ratio() < MOVE_SIMILARITY or matcher.quick_ratio() < MOVE_SIMILARITY:
+            continue
+        ratio = matcher.ratio() + (0.01 if old_path.rpartition("/")[2] == name else 0.0)
+        if ratio >= MOVE_SIMILARITY and ratio > best[0]:
+            best = (ratio, old_path, old)
+    return best[1], best[2]
+
+
+def _frozen_skipped(
+    contract: Contract, candidate: Snapshot, scope: Scope, reader: _Reader
+) -> List[Tuple[str, Mark]]:
+    """A frozen test that is still collected, with a skip marker: the freeze file
+    is the record, and the harness asks for exclusion, not a skip. Ids map to
+    files statically: a node id names its file, a property id is a module stem."""
+    if not contract.section("freeze"):
+        return []
+    from oracle_guard.checks import freeze_files
+
+    state = freeze_files.load(contract, candidate, HOOK)
+    out: List[Tuple[str, Mark]] = []
+    stems: Dict[str, List[Any]] = {}
+    for frozen in state.entries:
+        if "::" in frozen.id:
+            path, _, rest = frozen.id.partition("::")
+            target = ".".join(part.partition("[")[0] for part in rest.split("::"))
+            out += _skips_of(candidate, path, target, frozen, scope, reader)
+        elif "/" not in frozen.id:
+            stems.setdefault(frozen.id, []).append(frozen)
+    if stems:
+        for path in candidate.select(scope.paths):
+            stem = path.rpartition("/")[2][:-3] if path.endswith(".py") else None
+            for name in (stem, stem[5:] if stem and stem.startswith("test_") else None):
+                for frozen in stems.get(name or "", []):
+                    out += _skips_of(candidate, path, "", frozen, scope, reader)
+    return out
+
+
+def _skips_of(
+    candidate: Snapshot, path: str, target: str, frozen: Any, scope: Scope, reader: _Reader
+) -> List[Tuple[str, Mark]]:
+    entry = candidate.entry(path)
+    if entry is None or not entry.is_regular or not scope.is_python(path):
+        return []
+    out = []
+    for mark in reader.marks(candidate, path, entry):
+        if mark.rule != "skip-added":
+            continue
+        on_target = not target or mark.scope == target or target.startswith(mark.scope + ".")
+        if mark.scope == "" or on_target:
+            out.append(
+                (
+                    path,
+                    Mark(
+                        "frozen-skipped",
+                        mark.line,
+                        mark.subject,
+                        mark.scope,
+                        f"{frozen.id!r} is frozen in {frozen.path}, yet still collected with "
+                        f"{mark.subject}: exclude it from collection instead",
+                    ),
+                )
+            )
+    return out

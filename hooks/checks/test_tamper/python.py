@@ -1,0 +1,809 @@
+"""Python test code: the marks its syntax holds (stdlib ast; nothing is imported or run).
+
+Names are resolved through the file's imports, so ``from sys import exit as
+bye; bye()`` is ``sys.exit``, and ``getattr(__import__("sys"), "exit")`` is too.
+What only running the code could tell (a name built from strings at run time,
+an alias kept in a variable) is not followed: exec, eval, a computed getattr on
+a module that matters, and a module-level ``__getattr__`` are findings of their
+own, since they hide code from this reading."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set
+
+from oracle_guard.checks.test_tamper.marks import Mark
+
+# Does a dotted module name name the oracle's code? It answers with the
+# contract's pattern that protects its file ("oracle/**"), or None.
+OracleOf = Callable[[str], Optional[str]]
+
+SKIP_MARKERS = {
+    "pytest.mark.skip": "a skipped test scores as a pass",
+    "pytest.mark.skipif": "a skipped test scores as a pass",
+    "pytest.mark.xfail": "a failing xfail test scores as expected",
+    "unittest.skip": "a skipped test scores as a pass",
+    "unittest.skipIf": "a skipped test scores as a pass",
+    "unittest.skipUnless": "a skipped test scores as a pass",
+    "unittest.expectedFailure": "a failing test scores as expected",
+    "unittest.case.skip": "a skipped test scores as a pass",
+}
+SKIP_CALLS = {
+    "pytest.skip": "skips the test",
+    "pytest.xfail": "marks the test as an expected failure",
+    "pytest.importorskip": "skips the test when the import fails",
+}
+SKIP_EXCEPTIONS = {
+    "unittest.SkipTest",
+    "unittest.case.SkipTest",
+    "pytest.skip.Exception",
+    "pytest.xfail.Exception",
+    "_pytest.outcomes.Skipped",
+    "_pytest.outcomes.XFailed",
+}
+
+COLLECTION_HOOKS = {
+    "pytest_collection",
+    "pytest_collection_modifyitems",
+    "pytest_collection_finish",
+    "pytest_ignore_collect",
+    "pytest_collect_directory",
+    "pytest_collect_file",
+    "pytest_pycollect_makemodule",
+    "pytest_pycollect_makeitem",
+    "pytest_make_collect_report",
+    "pytest_itemcollected",
+    "pytest_deselected",
+}
+OUTCOME_HOOKS = {
+    "pytest_pyfunc_call",
+    "pytest_report_teststatus",
+    "pytest_sessionfinish",
+    "pytest_terminal_summary",
+    "pytest_fixture_setup",
+    "pytest_exception_interact",
+    "pytest_report_to_serializable",
+    "pytest_report_from_serializable",
+    "pytest_unconfigure",
+}
+OPTION_HOOKS = {
+    "pytest_load_initial_conftests",
+    "pytest_cmdline_parse",
+    "pytest_cmdline_preparse",
+    "pytest_cmdline_main",
+}
+OUTCOME_ATTRIBUTES = {"exitstatus", "testsfailed", "testscollected", "shouldstop", "shouldfail"}
+
+EXITS = {
+    "sys.exit",
+    "os._exit",
+    "posix._exit",
+    "os.kill",
+    "os.killpg",
+    "os.abort",
+    "exit",
+    "quit",
+    "pytest.exit",
+    "signal.raise_signal",
+    "signal.pthread_kill",
+    "os.execl",
+    "os.execle",
+    "os.execlp",
+    "os.execlpe",
+    "os.execv",
+    "os.execve",
+    "os.execvp",
+    "os.execvpe",
+}
+DYNAMIC = {"exec", "eval", "compile", "builtins.exec", "builtins.eval", "builtins.compile"}
+# modules whose attributes, reached by a computed name, could be an exit or a patch
+GUARDED_MODULES = {"sys", "os", "posix", "signal", "builtins", "pytest", "_pytest", "unittest"}
+
+CLOCK = {
+    "datetime.datetime.now",
+    "datetime.datetime.utcnow",
+    "datetime.datetime.today",
+    "datetime.date.today",
+    "time.time",
+    "time.time_ns",
+    "time.monotonic",
+    "time.monotonic_ns",
+    "time.perf_counter",
+    "time.perf_counter_ns",
+    "time.localtime",
+    "time.gmtime",
+    "time.ctime",
+    "time.asctime",
+}
+ENTROPY = {"uuid.uuid1", "uuid.uuid4", "os.urandom", "os.getrandom", "random.SystemRandom"}
+SEEDED = {
+    "random.Random",
+    "random.seed",
+    "numpy.random.default_rng",
+    "numpy.random.RandomState",
+    "numpy.random.seed",
+}
+# the parts of a statement that hold statements and expressions of their own
+_CLAUSES = (ast.excepthandler, getattr(ast, "match_case", ast.excepthandler))  # match: 3.10+
+_LISTS = ("collect_ignore", "collect_ignore_glob", "pytest_plugins")
+NETWORK = {
+    "requests",
+    "httpx",
+    "aiohttp",
+    "urllib3",
+    "urllib.request",
+    "http.client",
+    "socket",
+    "ftplib",
+    "smtplib",
+    "websocket",
+    "websockets",
+}
+SEAM_CLOCK = "take the time from a fake clock fixture"
+SEAM_ENTROPY = "use committed seeds (random.Random(SEED))"
+SEAM_NETWORK = "use a recorded transport (a fixture that replays recorded responses)"
+
+HYPOTHESIS_SETTINGS = {
+    "hypothesis.settings",
+    "hypothesis.settings.register_profile",
+    "hypothesis.settings.load_profile",
+}
+HYPOTHESIS_DEFAULT_EXAMPLES = 100
+
+# A file none of these can be in holds no mark but its imports'; those are
+# looked at separately (the oracle's modules, the network's).
+_TRIGGERS = re.compile(
+    rb"skip|xfail|SkipTest|expectedFailure|__test__|pytest_|collect_ignore|exit|quit|kill|"
+    rb"abort|exec|eval|compile|raise_signal|SystemExit|setattr|delattr|patch|setitem|delitem|"
+    rb"builtins|modules|exitstatus|testsfailed|testscollected|shouldstop|shouldfail|outcome|"
+    rb"force_result|option|addinivalue_line|settings|profile|seed|pluginmanager|getattr|"
+    rb"__import__|import_module|__dir__"
+)
+_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import|import[ \t]+([^#;\n]+))", re.M)
+
+
+def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> List[Mark]:
+    """Every mark in one file's bytes. ``package`` is the dotted package the
+    file is in (for relative imports); ``hermetic`` says whether the file lies
+    in a hermetic path."""
+    if not hermetic and not _TRIGGERS.search(data) and not _imports_oracle(data, oracle_of):
+        try:
+            compile(data, "<test>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            return [_unparsable(exc)]
+        return []
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        return [_unparsable(exc)]
+    reader = _Reader(package, hermetic, oracle_of)
+    try:
+        reader.read(tree)
+    except RecursionError as exc:
+        return [_unparsable(exc)]
+    return reader.marks
+
+
+def _imports_oracle(data: bytes, oracle_of: OracleOf) -> bool:
+    for match in _IMPORT.finditer(data):
+        if match.group(1) is not None:
+            names = [match.group(1)]
+        else:
+            names = [part.split()[0] for part in match.group(2).split(b",") if part.split()]
+        for name in names:
+            text = name.decode("ascii", "replace").strip("()\\ \t")
+            if text.startswith(".") or (text and oracle_of(text) is not None):
+                return True
+        if match.group(2) is not None and b"(" in match.group(2):
+            return True  # a parenthesized list: read the file properly
+    return False
+
+
+def _unparsable(exc: BaseException) -> Mark:
+    if isinstance(exc, SyntaxError):
+        where = f" (column {exc.offset})" if exc.offset else ""
+        return Mark(
+            "test-unparsable",
+            exc.lineno or 1,
+            "syntax",
+            "",
+            f"does not parse: {exc.msg}{where}",
+        )
+    if isinstance(exc, (RecursionError, MemoryError)):
+        return Mark("test-unparsable", 1, "syntax", "", "does not parse: nested too deeply")
+    return Mark("test-unparsable", 1, "syntax", "", f"does not parse: {exc}")
+
+
+def package_of(path: str) -> str:
+    """The dotted package a file is in, as its folders name it."""
+    return ".".join(path.split("/")[:-1])
+
+
+class _Reader:
+    def __init__(self, package: str, hermetic: bool, oracle_of: OracleOf) -> None:
+        self.package = package
+        self.hermetic = hermetic
+        self.oracle_of = oracle_of
+        self.marks: List[Mark] = []
+        self.imports: Dict[str, str] = {}  # bound name -> dotted name it stands for
+        self.scope: List[str] = []
+
+    # -- names -----------------------------------------------------------------------
+
+    def read(self, tree: ast.Module) -> None:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        self.imports[alias.asname] = alias.name
+                    else:
+                        top = alias.name.split(".")[0]
+                        self.imports[top] = top
+            elif isinstance(node, ast.ImportFrom):
+                module = self._absolute(node.module, node.level)
+                for alias in node.names:
+                    if alias.name != "*":
+                        bound = alias.asname or alias.name
+                        self.imports[bound] = f"{module}.{alias.name}" if module else alias.name
+        self._body(tree.body)
+
+    def _absolute(self, module: Optional[str], level: int) -> str:
+        if not level:
+            return module or ""
+        parts = self.package.split(".") if self.package else []
+        if level > 1:
+            parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+        if module:
+            parts.append(module)
+        return ".".join(parts)
+
+    def dotted(self, node: ast.AST) -> Optional[str]:
+        """The dotted name an expression stands for, through the imports."""
+        if isinstance(node, ast.Name):
+            return self.imports.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            value = self.dotted(node.value)
+            return f"{value}.{node.attr}" if value is not None else None
+        if isinstance(node, ast.Call) and node.args:
+            func = self.dotted(node.func)
+            first = node.args[0]
+            constant = first.value if isinstance(first, ast.Constant) else None
+            if func in ("__import__", "importlib.import_module") and isinstance(constant, str):
+                return constant
+            if func == "getattr" and len(node.args) >= 2:
+                name = node.args[1]
+                if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                    value = self.dotted(first)
+                    return f"{value}.{name.value}" if value is not None else None
+        if isinstance(node, ast.Subscript) and self.dotted(node.value) == "sys.modules":
+            key = node.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                return key.value
+        return None
+
+    def oracle(self, dotted: Optional[str]) -> Optional[str]:
+        """The oracle file a dotted name lies in, trying each module prefix."""
+        if not dotted:
+            return None
+        parts = dotted.split(".")
+        for end in range(len(parts), 0, -1):
+            found = self.oracle_of(".".join(parts[:end]))
+            if found is not None:
+                return found
+        return None
+
+    # -- the walk --------------------------------------------------------------------
+
+    @property
+    def where(self) -> str:
+        return ".".join(self.scope)
+
+    def _in(self) -> str:
+        return f" in {self.where}" if self.scope else " at module level"
+
+    def add(self, rule: str, node: ast.AST, subject: str, message: str, scope=None) -> None:
+        line = getattr(node, "lineno", 1)
+        self.marks.append(
+            Mark(rule, line, subject, self.where if scope is None else scope, message)
+        )
+
+    def _body(self, body: Sequence[ast.stmt]) -> None:
+        for statement in body:
+            self._statement(statement)
+
+    def _statement(self, node: ast.stmt) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self._definition(node)
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            self._import(node)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            self._assignment(node)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                self._target(target, node, deleting=True)
+        elif isinstance(node, ast.Raise) and node.exc is not None:
+            self._raise(node)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                self._statement(child)
+            elif isinstance(child, ast.expr):
+                self._expression(child)
+            elif isinstance(child, _CLAUSES):
+                for grandchild in ast.iter_child_nodes(child):
+                    if isinstance(grandchild, ast.stmt):
+                        self._statement(grandchild)
+                    elif isinstance(grandchild, ast.expr):
+                        self._expression(grandchild)
+            elif isinstance(child, ast.withitem):
+                self._expression(child.context_expr)
+
+    def _definition(self, node) -> None:
+        name = node.name
+        self._hook_name(name, node)
+        if (
+            not self.scope
+            and name in ("__getattr__", "__dir__")
+            and not isinstance(node, ast.ClassDef)
+        ):
+            self.add(
+                "dynamic-code",
+                node,
+                f"module {name}",
+                f"defines a module-level {name}: the module's names (pytest's hooks among "
+                "them) are then made at run time, where this reading cannot follow",
+            )
+        self.scope.append(name)
+        for decorator in node.decorator_list:
+            self._decorator(decorator, name)
+        if not isinstance(node, ast.ClassDef):
+            arguments = node.args
+            for default in arguments.defaults + [d for d in arguments.kw_defaults if d]:
+                self._expression(default)
+        else:
+            for base in node.bases + [k.value for k in node.keywords]:
+                self._expression(base)
+        self._body(node.body)
+        self.scope.pop()
+
+    def _decorator(self, node: ast.expr, name: str) -> None:
+        target = node.func if isinstance(node, ast.Call) else node
+        dotted = self.dotted(target)
+        if dotted in SKIP_MARKERS:
+            self.add("skip-added", node, dotted, f"@{dotted} on {name}: {SKIP_MARKERS[dotted]}")
+            if isinstance(node, ast.Call):
+                for arg in list(node.args) + [k.value for k in node.keywords]:
+                    self._expression(arg)
+            return
+        self._expression(node)
+
+    def _hook_name(self, name: str, node: ast.AST) -> None:
+        """A name pytest takes for a hook, however it is bound (def, assignment, import)."""
+        if name in COLLECTION_HOOKS:
+            self.add(
+                "collection-changed",
+                node,
+                name,
+                f"defines {name}: it can deselect tests before they run",
+            )
+        elif name.startswith("pytest_runtest_") or name in OUTCOME_HOOKS:
+            self.add(
+                "outcome-changed",
+                node,
+                name,
+                f"defines {name}: it can turn a failure into a pass",
+            )
+        elif name in OPTION_HOOKS:
+            self.add(
+                "runner-options",
+                node,
+                name,
+                f"defines {name}: it can rewrite the command line's options",
+            )
+
+    def _import(self, node) -> None:
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+            for alias in node.names:
+                if alias.asname:
+                    self._hook_name(alias.asname, node)
+        else:
+            module = self._absolute(node.module, node.level)
+            modules = [module] + [f"{module}.{alias.name}" for alias in node.names]
+            for alias in node.names:
+                self._hook_name(alias.asname or alias.name, node)
+        if self.hermetic:
+            for module in modules:
+                if module in NETWORK:
+                    self.add(
+                        "non-hermetic",
+                        node,
+                        f"import {module}",
+                        f"imports {module}, which reaches the network: {SEAM_NETWORK}",
+                    )
+                    break
+
+    def _assignment(self, node) -> None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        for target in targets:
+            for each in _unpacked(target):
+                self._target(each, node)
+        value = node.value
+        for target in targets:
+            if isinstance(target, ast.Name) and value is not None:
+                self._named_value(target.id, value, node)
+
+    def _named_value(self, name: str, value: ast.expr, node) -> None:
+        if name == "__test__" and not (isinstance(value, ast.Constant) and value.value is True):
+            where = self.where or "the module"
+            self.add(
+                "skip-added",
+                node,
+                "__test__",
+                f"__test__ = {_show(value)} hides {where} from collection: its tests never run",
+            )
+        elif name in ("collect_ignore", "collect_ignore_glob"):
+            for item in _items(value):
+                self.add(
+                    "collection-changed",
+                    node,
+                    f"{name} {item}",
+                    f"{name} gains {item}: pytest will not collect it",
+                )
+        elif name == "pytest_plugins":
+            for item in _items(value):
+                self.add(
+                    "collection-changed",
+                    node,
+                    f"pytest_plugins {item}",
+                    f"pytest_plugins loads {item}: a plugin can change which tests run and "
+                    "how they score",
+                )
+        elif name == "pytestmark":
+            pass  # its markers are found by _expression
+        else:
+            self._hook_name(name, node)
+
+    def _target(self, target: ast.expr, node: ast.stmt, deleting: bool = False) -> None:
+        verb = "deletes" if deleting else "assigns"
+        if isinstance(target, ast.Name):
+            bound = self.imports.get(target.id)
+            found = self.oracle(bound) if bound and target.id in self.imports else None
+            if found is not None and not deleting:
+                self.add(
+                    "oracle-patched",
+                    node,
+                    f"rebinds {bound}",
+                    f"rebinds {target.id}, imported from {bound}, which the contract protects "
+                    f"({found!r}): the test would compare against a stand-in",
+                )
+            return
+        if isinstance(target, ast.Attribute):
+            owner = self.dotted(target.value)
+            if target.attr in OUTCOME_ATTRIBUTES:
+                self.add(
+                    "outcome-changed",
+                    node,
+                    f"{verb} .{target.attr}",
+                    f"{verb} {_show(target)}: it changes what the run reports",
+                )
+                return
+            if target.attr == "outcome":
+                self.add(
+                    "outcome-changed",
+                    node,
+                    f"{verb} .outcome",
+                    f"{verb} {_show(target)}: it changes a test's reported outcome",
+                )
+                return
+            if owner is not None and (owner == "builtins" or owner == "__builtins__"):
+                self.add(
+                    "oracle-patched",
+                    node,
+                    f"builtins.{target.attr}",
+                    f"{verb} builtins.{target.attr}: it changes every module's {target.attr}",
+                )
+                return
+            if _is_option(target):
+                self.add(
+                    "runner-options",
+                    node,
+                    f"{verb} {_option_name(target)}",
+                    f"{verb} {_show(target)}: it changes the command line's options",
+                )
+                return
+            found = self.oracle(owner)
+            if found is not None:
+                self.add(
+                    "oracle-patched",
+                    node,
+                    f"{owner}.{target.attr}",
+                    f"{verb} {owner}.{target.attr}, which the contract protects ({found!r})",
+                )
+            return
+        if isinstance(target, ast.Subscript):
+            owner = self.dotted(target.value)
+            if owner in ("__builtins__", "builtins.__dict__"):
+                self.add(
+                    "oracle-patched",
+                    node,
+                    "builtins[]",
+                    f"{verb} {_show(target)}: it changes every module's builtins",
+                )
+            elif owner == "sys.modules":
+                name = self.dotted(target)
+                found = self.oracle(name)
+                if found is not None:
+                    self.add(
+                        "oracle-patched",
+                        node,
+                        f"sys.modules {name}",
+                        f"{verb} sys.modules[{name!r}], which the contract protects "
+                        f"({found!r}): it replaces the oracle's module",
+                    )
+
+    def _raise(self, node: ast.Raise) -> None:
+        exc = node.exc
+        target = exc.func if isinstance(exc, ast.Call) else exc
+        dotted = self.dotted(target) if target is not None else None
+        if dotted in SKIP_EXCEPTIONS or dotted == "SkipTest":
+            self.add(
+                "skip-added",
+                node,
+                f"raise {dotted}",
+                f"raises {dotted}{self._in()}: a skipped test scores as a pass",
+            )
+        elif dotted in ("SystemExit", "builtins.SystemExit"):
+            self.add(
+                "process-exit",
+                node,
+                "raise SystemExit",
+                f"raises SystemExit{self._in()}: the run would end with its status, not the tests'",
+            )
+
+    def _expression(self, node: ast.expr) -> None:
+        for child in _walk_expression(node):
+            if isinstance(child, ast.Call):
+                self._call(child)
+            elif isinstance(child, (ast.Attribute, ast.Name)) and isinstance(child.ctx, ast.Load):
+                dotted = self.dotted(child)
+                if dotted in SKIP_MARKERS:
+                    self.add(
+                        "skip-added",
+                        child,
+                        dotted,
+                        f"{dotted}{self._in()}: {SKIP_MARKERS[dotted]}",
+                    )
+
+    def _call(self, node: ast.Call) -> None:
+        func = self.dotted(node.func)
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else func
+        if func in SKIP_CALLS:
+            self.add("skip-added", node, func, f"{func}(){self._in()} {SKIP_CALLS[func]}")
+        elif name == "skipTest":
+            self.add("skip-added", node, "skipTest", f"skipTest(){self._in()} skips the test")
+        elif func in EXITS:
+            self.add(
+                "process-exit",
+                node,
+                func,
+                f"calls {func}{self._in()}: the run would end with its status, not the tests'",
+            )
+        elif func in DYNAMIC:
+            self.add(
+                "dynamic-code",
+                node,
+                func,
+                f"calls {func}{self._in()}: code made at run time cannot be judged",
+            )
+        elif func == "getattr" and len(node.args) >= 2 and not _constant_str(node.args[1]):
+            owner = self.dotted(node.args[0])
+            if owner is not None and owner.split(".")[0] in GUARDED_MODULES | {"__builtins__"}:
+                self.add(
+                    "dynamic-code",
+                    node,
+                    f"getattr {owner}",
+                    f"getattr on {owner} with a computed name{self._in()}: what it reaches "
+                    "cannot be judged",
+                )
+        elif name in ("setattr", "delattr", "setitem", "delitem", "patch", "object", "dict"):
+            self._patch_call(node, func, name)
+        elif name in ("append", "extend", "insert") and isinstance(node.func, ast.Attribute):
+            listed = node.func.value
+            if isinstance(listed, ast.Name) and listed.id in _LISTS and node.args:
+                self._named_value(listed.id, node.args[-1], node)
+        elif name == "register" and func is not None and ".pluginmanager." in f".{func}":
+            self.add(
+                "collection-changed",
+                node,
+                "pluginmanager.register",
+                f"registers a plugin{self._in()}: a plugin can change which tests run and "
+                "how they score",
+            )
+        elif name == "addinivalue_line":
+            key = node.args[0] if node.args else None
+            if not (isinstance(key, ast.Constant) and key.value == "markers"):
+                self.add(
+                    "runner-options",
+                    node,
+                    f"addinivalue_line {_show(key) if key is not None else ''}",
+                    f"adds to the ini option {_show(key) if key is not None else '?'}"
+                    f"{self._in()}: it changes how the suite runs",
+                )
+        elif name == "force_result" or name == "force_exception":
+            self.add(
+                "outcome-changed",
+                node,
+                name,
+                f"calls {name}{self._in()}: it replaces a hook's result",
+            )
+        elif func in HYPOTHESIS_SETTINGS:
+            self._hypothesis(node, func)
+        elif func == "hypothesis.seed":
+            self.add(
+                "runner-options",
+                node,
+                "hypothesis.seed",
+                f"@hypothesis.seed{self._in()} fixes Hypothesis's seed: it explores one path only",
+            )
+        if self.hermetic:
+            self._hermetic(node, func)
+
+    def _patch_call(self, node: ast.Call, func: Optional[str], name: str) -> None:
+        if name in ("object", "dict") and (func is None or ".patch." not in f".{func}"):
+            return
+        if not node.args:
+            return
+        first = node.args[0]
+        how = func or name
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            target = first.value
+            found = self.oracle(target)
+        else:
+            target = self.dotted(first) or _show(first)
+            found = self.oracle(self.dotted(first))
+            if len(node.args) >= 2 and _constant_str(node.args[1]):
+                target = f"{target}.{node.args[1].value}"  # type: ignore[attr-defined]
+            if name in ("setattr", "delattr") and func in ("setattr", "delattr"):
+                if target in ("builtins", "__builtins__"):
+                    self.add(
+                        "oracle-patched",
+                        node,
+                        f"{name} builtins",
+                        f"{name}() on builtins{self._in()}: it changes every module's builtins",
+                    )
+                    return
+        if found is not None:
+            self.add(
+                "oracle-patched",
+                node,
+                f"{name} {target}",
+                f"{how} on {target}{self._in()}, which the contract protects ({found!r})",
+            )
+
+    def _hypothesis(self, node: ast.Call, func: str) -> None:
+        if func.endswith("load_profile"):
+            self.add(
+                "runner-options",
+                node,
+                f"{func} {_show(node.args[0]) if node.args else ''}",
+                f"loads a Hypothesis profile{self._in()}: it can lower the example count",
+            )
+            return
+        for keyword in node.keywords:
+            value = keyword.value
+            if keyword.arg == "max_examples":
+                if isinstance(value, ast.Constant) and type(value.value) is int:
+                    if value.value >= HYPOTHESIS_DEFAULT_EXAMPLES:
+                        continue
+                self.add(
+                    "runner-options",
+                    node,
+                    f"max_examples={_show(value)}",
+                    f"sets max_examples={_show(value)}{self._in()}: fewer examples than "
+                    f"Hypothesis's default {HYPOTHESIS_DEFAULT_EXAMPLES}",
+                )
+            elif keyword.arg == "deadline" and isinstance(value, ast.Constant):
+                if value.value is None:
+                    self.add(
+                        "runner-options",
+                        node,
+                        "deadline=None",
+                        f"sets deadline=None{self._in()}: it switches Hypothesis's deadline off",
+                    )
+            elif keyword.arg == "phases":
+                self.add(
+                    "runner-options",
+                    node,
+                    f"phases={_show(value)}",
+                    f"sets phases{self._in()}: it can switch off generating examples",
+                )
+
+    def _hermetic(self, node: ast.Call, func: Optional[str]) -> None:
+        if func is None:
+            return
+        if func in CLOCK:
+            self.add(
+                "non-hermetic",
+                node,
+                func,
+                f"{func} reads the wall clock{self._in()}: {SEAM_CLOCK}",
+            )
+        elif func in ENTROPY or func.startswith("secrets."):
+            self.add(
+                "non-hermetic",
+                node,
+                func,
+                f"{func} draws unseeded entropy{self._in()}: {SEAM_ENTROPY}",
+            )
+        elif func in SEEDED:
+            unseeded = not node.args and not node.keywords
+            if node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value is None:
+                unseeded = True
+            if unseeded:
+                self.add(
+                    "non-hermetic",
+                    node,
+                    f"{func}()",
+                    f"{func}() without a seed{self._in()} is seeded from the system: "
+                    f"{SEAM_ENTROPY}",
+                )
+        elif func.startswith(("random.", "numpy.random.")):
+            self.add(
+                "non-hermetic",
+                node,
+                func,
+                f"{func} uses the module's unseeded generator{self._in()}: {SEAM_ENTROPY}",
+            )
+
+
+def _walk_expression(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node of an expression, lambdas and comprehensions included."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(ast.iter_child_nodes(current))
+
+
+def _unpacked(target: ast.expr) -> List[ast.expr]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [each for element in target.elts for each in _unpacked(element)]
+    if isinstance(target, ast.Starred):
+        return _unpacked(target.value)
+    return [target]
+
+
+def _items(value: ast.expr) -> List[str]:
+    """The strings a list, tuple or string names; anything else, as written."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return [value.value]
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return [item for element in value.elts for item in _items(element)]
+    return [_show(value)]
+
+
+def _constant_str(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _is_option(target: ast.Attribute) -> bool:
+    """config.option.X, config.known_args_namespace.X, config.args."""
+    chain: Set[str] = set()
+    value: ast.expr = target.value
+    while isinstance(value, ast.Attribute):
+        chain.add(value.attr)
+        value = value.value
+    return bool(chain & {"option", "known_args_namespace"}) or (
+        target.attr == "args" and isinstance(value, ast.Name) and "config" in value.id
+    )
+
+
+def _option_name(target: ast.Attribute) -> str:
+    return f"option.{target.attr}" if target.attr != "args" else "config.args"
+
+
+def _show(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 60 else text[:59] + "…"
