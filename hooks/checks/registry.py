@@ -342,8 +342,7 @@ TEST_TAMPER = Check(
             "setup.cfg, pyproject.toml, pytest.toml, a conftest)",
             "drop the option; how the suite runs is the owners' choice, made in a change of "
             "their own",
-            'pyproject.toml:12: runner-options: addopts adds -k "not discount": it deselects '
-            "tests",
+            'pyproject.toml:12: runner-options: addopts adds -k "not discount": it deselects tests',
         ),
         CodeDoc(
             "non-hermetic",
