@@ -1,9 +1,52 @@
-"""pytest's configuration files: the runner options a change sets or drops."""
+"""pytest's configuration files: the runner options a change sets or drops.
+
+Which file pytest reads (pytest 9, ``_pytest/config/findpaths.py``; the docs'
+"Configuration file formats"): from the common ancestor of its path arguments
+(the invocation folder when there are none) up to the file system's root, the
+first folder holding one of these files that counts wins, and in that folder the
+first that counts in this order:
+
+1. ``pytest.toml``, ``.pytest.toml``: their ``[pytest]`` table, native TOML
+   types; they count even when empty. Settings outside any table, with no
+   ``[pytest]`` table, are an error.
+2. ``pytest.ini``, ``.pytest.ini``: their ``[pytest]`` section; they count even
+   when empty or without the section.
+3. ``pyproject.toml``: ``[tool.pytest]`` (pytest 9, native TOML types: lists of
+   strings, booleans) or ``[tool.pytest.ini_options]`` (INI mode: a string or a
+   list of strings, scalars taken as their str()); both at once is an error. It
+   counts when ``[tool.pytest]`` holds a setting or ``[tool.pytest.ini_options]``
+   exists (even empty). Failing everything else, the first pyproject.toml found
+   is the configuration file, with no settings.
+4. ``tox.ini``: its ``[pytest]`` section, when it has one.
+5. ``setup.cfg``: its ``[tool:pytest]`` section, when it has one (a ``[pytest]``
+   section there makes pytest fail, so it can only make a run red: no mark).
+
+So the nearest of these files decides for the runs under its folder: a new one
+in ``tests/`` replaces the root's configuration for ``pytest tests/``, which is a
+mark of its own ("replaces the project's pytest configuration").
+
+INI files are read with :mod:`configparser` set up as pytest's iniconfig reads
+them: no interpolation, case-sensitive keys, ``=`` or ``:`` after a key, ``#``
+and ``;`` start comment lines (never inline comments: ``addopts = -v # x`` holds
+``#`` and ``x``, as pytest reads it), indented lines continue a value (blank and
+comment lines between do not end it), lines split as str.splitlines splits
+them, a leading byte-order mark dropped, duplicate sections and keys an error,
+and ``[DEFAULT]`` a section like any other. Divergences, all on files pytest
+rejects: configparser takes an indented key or section header as one where
+iniconfig calls it a continuation of nothing (an error), and an empty ``[]`` is
+an unexpected line to configparser and an empty section name to iniconfig.
+TOML is read with tomllib (tomli before 3.11), as pytest reads it; both parsers
+are imported only when a file is judged.
+"""
 
 from __future__ import annotations
 
-from typing import List, Optional
+import re
+import sys
+from collections import Counter
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
+from oracle_guard.checks.test_tamper import arguments
 from oracle_guard.checks.test_tamper.marks import Mark
 
 # The files pytest reads its options from, by name, wherever they are: a
@@ -17,14 +60,751 @@ CONFIG_NAMES = (
     "tox.ini",
     "setup.cfg",
 )
+_DEDICATED = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml")
+
+RULE = "runner-options"
+UNPARSABLE = "test-unparsable"
 
 
 def is_config(path: str) -> bool:
     return path.rpartition("/")[2] in CONFIG_NAMES
 
 
+# -- the settings pytest knows -------------------------------------------------
+
+# Each setting's type, as pytest registers it (`pytest --help`, 9.x), and the
+# common plugins' that the rules below name. In native TOML the list types take
+# a list of strings, "bool" a boolean and "str" a string; the rest take any scalar.
+_TYPES: Dict[str, str] = {
+    "addopts": "args",
+    "testpaths": "args",
+    "norecursedirs": "args",
+    "python_files": "args",
+    "python_classes": "args",
+    "python_functions": "args",
+    "usefixtures": "args",
+    "required_plugins": "args",
+    "doctest_optionflags": "args",
+    "pythonpath": "paths",
+    "markers": "linelist",
+    "filterwarnings": "linelist",
+    "strict": "bool",
+    "strict_config": "bool",
+    "strict_markers": "bool",
+    "strict_xfail": "bool",
+    "strict_parametrization_ids": "bool",
+    "collect_imported_tests": "bool",
+    "consider_namespace_packages": "bool",
+    "disable_test_id_escaping_and_forfeit_all_rights_to_community_support": "bool",
+    "enable_assertion_pass_hook": "bool",
+    "faulthandler_exit_on_timeout": "bool",
+    "junit_log_passing_tests": "bool",
+    "log_cli": "bool",
+    "minversion": "str",
+    "cache_dir": "str",
+    "empty_parameter_set_mark": "str",
+    "console_output_style": "str",
+    "parametrize_long_str_id_strategy": "str",
+    "assertion_text_diff_style": "str",
+    "tmp_path_retention_policy": "str",
+    "junit_suite_name": "str",
+    "junit_logging": "str",
+    "junit_duration_report": "str",
+    "junit_family": "str",
+    "doctest_encoding": "str",
+    "log_format": "str",
+    "log_date_format": "str",
+    "log_cli_format": "str",
+    "log_cli_date_format": "str",
+    "log_file": "str",
+    "log_file_mode": "str",
+    "log_file_format": "str",
+    "log_file_date_format": "str",
+}
+_ALIASES = {"xfail_strict": "strict_xfail"}  # pytest 9's old name; the canonical one wins
+
+# Settings that only report, name markers, or make a run fail sooner or louder:
+# changing them never makes a failing suite pass or run fewer tests.
+_HARMLESS = frozenset(
+    (
+        "markers minversion console_output_style assertion_text_diff_style "
+        "truncation_limit_lines truncation_limit_chars verbosity_assertions "
+        "verbosity_test_cases verbosity_subtests junit_suite_name junit_logging "
+        "junit_log_passing_tests junit_duration_report junit_family log_format "
+        "log_date_format log_cli log_cli_level log_cli_format log_cli_date_format log_file "
+        "log_file_mode log_file_level log_file_format log_file_date_format log_auto_indent "
+        "tmp_path_retention_count tmp_path_retention_policy faulthandler_timeout "
+        "faulthandler_exit_on_timeout enable_assertion_pass_hook doctest_encoding "
+        "asyncio_default_fixture_loop_scope asyncio_default_test_loop_scope"
+    ).split()
+)
+
+COLLECTS = "it changes which tests are collected"
+_EFFECTS: Dict[str, str] = {
+    "testpaths": COLLECTS,
+    "python_files": COLLECTS,
+    "python_classes": COLLECTS,
+    "python_functions": COLLECTS,
+    "collect_imported_tests": COLLECTS,
+    "norecursedirs": "it changes which folders are searched for tests",
+    "consider_namespace_packages": "it changes how test modules are imported",
+    "pythonpath": "it can shadow the oracle's modules",
+    "usefixtures": "it runs a fixture in every test",
+    "empty_parameter_set_mark": "it changes the outcome of tests with no parameters",
+    "cache_dir": "it moves pytest's cache, which holds the --lf and --sw state",
+    "log_level": "it changes which log records tests capture",
+    "doctest_optionflags": "it changes how doctests compare their output",
+    "max_warnings": "it changes how many warnings fail the run",
+    "parametrize_long_str_id_strategy": "it changes the test ids",
+    "disable_test_id_escaping_and_forfeit_all_rights_to_community_support": (
+        "it changes the test ids"
+    ),
+    "timeout": "it changes the per-test timeout",
+    "session_timeout": "it changes the run's timeout",
+    "asyncio_mode": "it changes which async tests run",
+}
+UNKNOWN = "a setting oracle-guard does not know; an owner sets runner options"
+
+# Booleans that make a run stricter when true: only turning one off is a mark.
+# `strict` turns the other four on where they are not set.
+_STRICT_PARTS = ("strict_config", "strict_markers", "strict_xfail", "strict_parametrization_ids")
+_LOOSENS: Dict[str, str] = {
+    "strict": "it turns pytest's strictness options off",
+    "strict_config": "unknown settings stop being errors",
+    "strict_markers": "unregistered markers stop being errors",
+    "strict_xfail": "an xfail test that passes no longer fails the run",
+    "strict_parametrization_ids": "duplicate parametrize ids stop being errors",
+}
+
+
+# -- loading -----------------------------------------------------------------
+
+
+class Unloadable(Exception):
+    def __init__(self, message: str, line: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+class Setting(NamedTuple):
+    key: str  # as written
+    value: Any  # normalized: a tuple for the list types, a bool, a str, ...
+    line: int
+
+
+class Config(NamedTuple):
+    scope: str  # the section: "[pytest]", "[tool:pytest]", "tool.pytest.ini_options", ...
+    header: int  # the section header's line, 0 when there is none
+    settings: Dict[str, Setting]  # by canonical key
+    counts: bool  # pytest takes this file as its configuration (see the module's doc)
+
+
+def _rejected(detail: str, line: Optional[int]) -> Unloadable:
+    """TOML or INI that loads, holding what pytest refuses to read."""
+    return Unloadable(f"does not load as pytest configuration: {detail}", line)
+
+
+def _decode(data: bytes, kind: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise Unloadable(
+            f"does not load as {kind}: byte 0x{data[exc.start]:02x} is not UTF-8 "
+            f"(line {line}, column {column})",
+            line,
+        ) from None
+
+
+def _strtobool(value: str) -> Optional[bool]:
+    """pytest's reading of an INI boolean; None when it is none."""
+    lowered = value.strip().lower()
+    if lowered in ("y", "yes", "t", "true", "on", "1"):
+        return True
+    if lowered in ("n", "no", "f", "false", "off", "0"):
+        return False
+    return None
+
+
+def _split(key: str, value: str, line: int) -> Tuple[str, ...]:
+    import shlex
+
+    try:
+        return tuple(shlex.split(value))
+    except ValueError as exc:
+        raise _rejected(f"{key}: {exc}", line) from None
+
+
+def _plain(value: Any) -> Any:
+    """A value of a setting oracle-guard does not type, in a form that compares
+    equal however it is written: lines stripped, scalars as text, lists as tuples."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "\n".join(part for part in (s.strip() for s in value.split("\n")) if part)
+    if isinstance(value, list):
+        return tuple(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _plain(v)) for k, v in value.items()))
+    return str(value)
+
+
+def _typename(value: Any) -> str:
+    names = {str: "a string", bool: "a boolean", int: "an integer", float: "a float"}
+    names.update({list: "a list", dict: "a table"})
+    return names.get(type(value), type(value).__name__)
+
+
+def _normalize(key: str, written: str, value: Any, native: bool, where: str, line: int) -> Any:
+    """``value`` as pytest reads it for ``key`` (``written`` so, perhaps an
+    alias): native TOML checked as strictly as pytest 9 checks it, INI text
+    split or parsed as its type says."""
+    kind = _TYPES.get(key)
+    key = written
+    if kind in ("args", "paths", "linelist"):
+        if isinstance(value, list):
+            if native and not all(isinstance(item, str) for item in value):
+                bad = next(item for item in value if not isinstance(item, str))
+                raise _rejected(
+                    f"{where}.{key} must be a list of strings; it holds {_typename(bad)}", line
+                )
+            return tuple(str(item) for item in value)
+        if native:
+            raise _rejected(
+                f"{where}.{key} must be a list of strings, not {_typename(value)}", line
+            )
+        text = str(value)
+        if kind == "linelist":
+            return tuple(part for part in (s.strip() for s in text.split("\n")) if part)
+        return _split(key, text, line)
+    if kind == "bool":
+        if native:
+            if not isinstance(value, bool):
+                raise _rejected(f"{where}.{key} must be a boolean, not {_typename(value)}", line)
+            return value
+        parsed = _strtobool(str(value))
+        if parsed is None:
+            raise _rejected(f"{key} = {_show(str(value))} is not a boolean", line)
+        return parsed
+    if kind == "str" and native and not isinstance(value, str):
+        raise _rejected(f"{where}.{key} must be a string, not {_typename(value)}", line)
+    return _plain(value)
+
+
+def _settings(
+    items: Iterable[Tuple[str, Any, int]], native: bool, where: str
+) -> Dict[str, Setting]:
+    out: Dict[str, Setting] = {}
+    for key, value, line in items:
+        canonical = _ALIASES.get(key, key)
+        if canonical in out and canonical != key:
+            continue  # the canonical name wins over its alias, wherever it stands
+        out[canonical] = Setting(key, _normalize(canonical, key, value, native, where, line), line)
+    return out
+
+
+def _load_ini(name: str, data: bytes) -> Config:
+    import configparser
+
+    class Parser(configparser.ConfigParser):
+        def optionxform(self, optionstr: str) -> str:
+            return optionstr  # pytest's keys are case-sensitive
+
+    text = _decode(data, "INI")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.splitlines(True)
+    parser = Parser(
+        interpolation=None,
+        strict=True,
+        empty_lines_in_values=True,
+        default_section="\x00",  # [DEFAULT] is a plain section to iniconfig
+        comment_prefixes=("#", ";"),
+        inline_comment_prefixes=None,
+        delimiters=("=", ":"),
+    )
+    try:
+        parser.read_file(lines, source=name)
+    except configparser.Error as exc:
+        raise _ini_error(exc, lines) from None
+    section = "tool:pytest" if name == "setup.cfg" else "pytest"
+    scope = f"[{section}]"
+    where = _ini_lines(lines)
+    header = where.get((section, None), 0)
+    if not parser.has_section(section):
+        return Config(scope, 0, {}, counts=name in _DEDICATED)
+    items = [
+        (key, value, where.get((section, key), header or 1))
+        for key, value in parser.items(section, raw=True)
+    ]
+    return Config(scope, header, _settings(items, False, scope), counts=True)
+
+
+def _ini_error(exc: Exception, lines: List[str]) -> Unloadable:
+    import configparser
+
+    line: Optional[int] = getattr(exc, "lineno", None)
+    if isinstance(exc, configparser.DuplicateOptionError):
+        detail = f"{exc.option} appears twice in [{exc.section}]"
+    elif isinstance(exc, configparser.DuplicateSectionError):
+        detail = f"section [{exc.section}] appears twice"
+    elif isinstance(exc, configparser.MissingSectionHeaderError):
+        detail = f"a line before any [section] header: {exc.line.strip()!r}"
+    elif isinstance(exc, configparser.ParsingError) and exc.errors:
+        line = exc.errors[0][0]
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        detail = f"unexpected line {text.strip()!r}"
+    else:  # pragma: no cover - every error read_file raises is one of the above
+        detail = str(exc).splitlines()[0]
+    where = f" (line {line})" if line else ""
+    return Unloadable(f"does not load as INI: {detail}{where}", line)
+
+
+_SECTION = re.compile(r"\[(?P<header>.+)\]")
+_OPTION = re.compile(r"(?P<option>.*?)\s*[=:]")
+
+
+def _ini_lines(lines: List[str]) -> Dict[Tuple[str, Optional[str]], int]:
+    """The line of each section header (section, None) and each key (section,
+    key), in a file configparser has read: a header or key starts a line."""
+    out: Dict[Tuple[str, Optional[str]], int] = {}
+    section: Optional[str] = None
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;" or line[0].isspace():
+            continue
+        header = _SECTION.match(stripped)
+        if header:
+            section = header.group("header")
+            out.setdefault((section, None), number)
+            continue
+        option = _OPTION.match(stripped)
+        if option and section is not None:
+            out.setdefault((section, option.group("option").rstrip()), number)
+    return out
+
+
+def _toml_module() -> Any:
+    """tomllib, or before Python 3.11 the tomli backport it was made from
+    (setup.cfg requires it there; imported by name, as mypy checks for 3.9)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+
+        return tomllib
+    import importlib
+
+    return importlib.import_module("tomli")
+
+
+_TOML_WHERE = re.compile(
+    r"^(?P<message>.*) \(at (?:line (?P<line>\d+), column (?P<col>\d+)|end of document)\)$"
+)
+
+
+def _load_toml(name: str, data: bytes) -> Config:
+    text = _decode(data, "TOML")
+    toml = _toml_module()
+    try:
+        document = toml.loads(text)
+    except toml.TOMLDecodeError as exc:
+        raise _toml_error(str(exc), text) from None
+    lines = _toml_lines(text)
+
+    def line_of(*path: str) -> int:
+        for end in range(len(path), 0, -1):
+            if path[:end] in lines:
+                return lines[path[:end]]
+        return 1
+
+    def table(value: Any, where: str, line: int) -> Dict[str, Any]:
+        if not isinstance(value, dict):
+            raise _rejected(f"{where} must be a table, not {_typename(value)}", line)
+        return value
+
+    def items(values: Dict[str, Any], *path: str) -> List[Tuple[str, Any, int]]:
+        return [(key, value, line_of(*path, key)) for key, value in values.items()]
+
+    if name in ("pytest.toml", ".pytest.toml"):
+        scope = "pytest"
+        if "pytest" not in document:
+            loose = [key for key, value in document.items() if not isinstance(value, dict)]
+            if loose:
+                raise _rejected(
+                    f"settings outside a [pytest] table: {', '.join(loose)}", line_of(loose[0])
+                )
+            return Config(scope, 0, {}, counts=True)
+        values = table(document["pytest"], "pytest", line_of("pytest"))
+        settings = _settings(items(values, "pytest"), True, scope)
+        return Config(scope, lines.get(("pytest",), 0), settings, counts=True)
+
+    tool = table(document.get("tool", {}), "tool", line_of("tool"))
+    tool_pytest = table(tool.get("pytest", {}), "tool.pytest", line_of("tool", "pytest"))
+    native = {key: value for key, value in tool_pytest.items() if key != "ini_options"}
+    ini = tool_pytest.get("ini_options")
+    if ini is not None:
+        ini = table(ini, "tool.pytest.ini_options", line_of("tool", "pytest", "ini_options"))
+    if native and ini:
+        raise _rejected(
+            "settings in both [tool.pytest] and [tool.pytest.ini_options]",
+            line_of("tool", "pytest", "ini_options"),
+        )
+    if native:
+        scope = "tool.pytest"
+        settings = _settings(items(native, "tool", "pytest"), True, scope)
+        return Config(scope, lines.get(("tool", "pytest"), 0), settings, counts=True)
+    scope = "tool.pytest.ini_options"
+    header = lines.get(("tool", "pytest", "ini_options"), 0)
+    if ini is None:
+        return Config(scope, header, {}, counts=False)
+    scalars = [
+        (key, value if isinstance(value, list) else str(value), line)
+        for key, value, line in items(ini, "tool", "pytest", "ini_options")
+    ]
+    return Config(scope, header, _settings(scalars, False, scope), counts=True)
+
+
+def _toml_error(message: str, text: str) -> Unloadable:
+    if text.startswith("\ufeff"):
+        return Unloadable("does not load as TOML: it starts with a byte-order mark", 1)
+    found = _TOML_WHERE.match(message)
+    if found is None:  # pragma: no cover - tomllib always says where
+        return Unloadable(f"does not load as TOML: {message}", None)
+    if found.group("line"):
+        line = int(found.group("line"))
+        where = f"line {line}, column {found.group('col')}"
+    else:
+        line = max(1, len(text.splitlines()))
+        where = "at the end of the file"
+    return Unloadable(f"does not load as TOML: {found.group('message')} ({where})", line)
+
+
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_key(text: str, pos: int) -> Tuple[Optional[Tuple[str, ...]], int]:
+    """The dotted key at ``text[pos:]`` and the position after it; None when
+    there is none."""
+    parts: List[str] = []
+    while True:
+        while pos < len(text) and text[pos] in " \t":
+            pos += 1
+        if pos < len(text) and text[pos] in "\"'":
+            quote = text[pos]
+            end = pos + 1
+            while end < len(text) and text[end] != quote:
+                end += 2 if quote == '"' and text[end] == "\\" else 1
+            if end >= len(text):
+                return None, pos
+            parts.append(text[pos + 1 : end])
+            pos = end + 1
+        else:
+            bare = _BARE.match(text, pos)
+            if bare is None:
+                return None, pos
+            parts.append(bare.group())
+            pos = bare.end()
+        while pos < len(text) and text[pos] in " \t":
+            pos += 1
+        if pos < len(text) and text[pos] == ".":
+            pos += 1
+            continue
+        return tuple(parts), pos
+
+
+def _toml_lines(text: str) -> Dict[Tuple[str, ...], int]:
+    """The line each table header and each key starts on, by its full dotted
+    path, in a document tomllib has read (keys inside inline tables are not
+    listed: their line is the one their table's key is on)."""
+    out: Dict[Tuple[str, ...], int] = {}
+    table: Tuple[str, ...] = ()
+    depth = 0  # open [ and { of a value
+    closing = ""  # the delimiter of the multi-line string a line is in
+    for number, line in enumerate(text.splitlines(), 1):
+        pos = 0
+        if closing:
+            end = line.find(closing)
+            if end < 0:
+                continue
+            pos, closing = end + 3, ""
+        elif depth == 0:
+            stripped = line.lstrip()
+            pos = len(line) - len(stripped)
+            if stripped.startswith("["):
+                double = stripped.startswith("[[")
+                path, _ = _toml_key(line, pos + (2 if double else 1))
+                if path is not None:
+                    table = path
+                    out.setdefault(path, number)
+                continue  # a header line holds nothing more than a comment
+            else:
+                path, after = _toml_key(line, pos)
+                if path is None or not line[after:].startswith("="):
+                    continue
+                out.setdefault(table + path, number)
+                pos = after + 1
+        depth, closing = _toml_value_state(line, pos, depth)
+    return out
+
+
+def _toml_value_state(line: str, pos: int, depth: int) -> Tuple[int, str]:
+    """Bracket depth after a value's text ``line[pos:]``, and the delimiter of a
+    multi-line string left open at its end."""
+    while pos < len(line):
+        ch = line[pos]
+        if ch == "#":
+            break
+        if line.startswith(('"""', "'''"), pos):
+            end = line.find(line[pos : pos + 3], pos + 3)
+            if end < 0:
+                return depth, line[pos : pos + 3]
+            pos = end + 3
+            continue
+        if ch in "\"'":
+            end = pos + 1
+            while end < len(line) and line[end] != ch:
+                end += 2 if ch == '"' and line[end] == "\\" else 1
+            pos = end + 1
+            continue
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        pos += 1
+    return depth, ""
+
+
+def _load(name: str, data: bytes) -> Config:
+    if name.endswith(".toml"):
+        return _load_toml(name, data)
+    return _load_ini(name, data)
+
+
+# -- comparing ---------------------------------------------------------------
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    """A setting's value in a message: quoted, on one line, cut at ``limit``."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, tuple):
+        text = " ".join(_show_item(item) for item in value)
+    else:
+        text = " ".join(str(value).split("\n"))
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return f"'{text}'"
+
+
+def _show_item(item: Any) -> str:
+    if isinstance(item, tuple):
+        return "(" + " ".join(_show_item(part) for part in item) + ")"
+    return str(item)
+
+
+def _subject(key: str, value: Any) -> str:
+    return f"{key} = {_show(value, limit=10**6)[1:-1]}"
+
+
 def changed_options(path: str, before: Optional[bytes], after: bytes) -> List[Mark]:
     """The runner options ``after`` sets, changes or drops compared with
     ``before`` (None: the file is new), as marks of rule runner-options (or
     test-unparsable when ``after`` does not load)."""
-    raise NotImplementedError("being written")
+    name = path.rpartition("/")[2]
+    if name not in CONFIG_NAMES:
+        return []
+    try:
+        new = _load(name, after)
+    except Unloadable as exc:
+        return [Mark(UNPARSABLE, exc.line or 1, "unparsable", "", exc.message)]
+    old: Optional[Config] = None
+    if before is not None:
+        try:
+            old = _load(name, before)
+        except Unloadable:
+            old = Config(new.scope, 0, {}, counts=name in _DEDICATED)
+    marks: List[Mark] = []
+    if new.counts and (old is None or not old.counts):
+        folder = path.rpartition("/")[0] or "."
+        what = f"a new {name}" if old is None else f"{name}, now with {_section_name(new)},"
+        marks.append(
+            Mark(
+                RULE,
+                new.header or 1,
+                f"configuration file {name}",
+                new.scope,
+                f"{what} replaces the project's pytest configuration for runs under {folder}/",
+            )
+        )
+    marks.extend(_compare(old.settings if old else {}, new))
+    return sorted(marks, key=lambda mark: mark.line)
+
+
+def _section_name(config: Config) -> str:
+    return config.scope if config.scope.startswith("[") else f"[{config.scope}]"
+
+
+def _compare(old: Dict[str, Setting], new: Config) -> List[Mark]:
+    marks: List[Mark] = []
+    removed_line = new.header or 1
+
+    def mark(line: int, subject: str, message: str) -> None:
+        marks.append(Mark(RULE, line, subject, new.scope, message))
+
+    for key in list(new.settings) + [key for key in old if key not in new.settings]:
+        if key in _HARMLESS or key == "strict" or key in _STRICT_PARTS:
+            continue
+        before, after = old.get(key), new.settings.get(key)
+        if before is not None and after is not None and before.value == after.value:
+            continue
+        line = after.line if after is not None else removed_line
+        if key == "addopts":
+            _compare_addopts(before, after, line, mark)
+        elif key == "filterwarnings":
+            _compare_filters(before, after, line, mark)
+        elif key == "required_plugins":
+            kept = set(after.value) if after is not None else set()
+            for entry in before.value if before is not None else ():
+                if entry not in kept:
+                    mark(line, f"required_plugins drops {entry}", f"required_plugins drops {entry}")
+        elif key == "max_warnings" and before is None:
+            continue  # a new cap only fails runs
+        else:
+            text = _change(before, after)
+            shown = after if after is not None else before
+            assert shown is not None
+            mark(line, _subject(key, shown.value), f"{text}: {_EFFECTS.get(key, UNKNOWN)}")
+    marks.extend(_compare_strictness(old, new, removed_line))
+    return marks
+
+
+def _change(before: Optional[Setting], after: Optional[Setting]) -> str:
+    if before is None:
+        assert after is not None
+        return f"{after.key} is set to {_show(after.value)}"
+    if after is None:
+        return f"{before.key} is removed (it was {_show(before.value)})"
+    return f"{after.key} changes from {_show(before.value)} to {_show(after.value)}"
+
+
+def _strict_value(settings: Dict[str, Setting], key: str) -> bool:
+    setting = settings.get(key)
+    if setting is None and key != "strict":
+        setting = settings.get("strict")
+    return bool(setting is not None and setting.value is True)
+
+
+def _compare_strictness(old: Dict[str, Setting], new: Config, removed_line: int) -> List[Mark]:
+    """A mark for each strictness option the change turns off, by the setting
+    that turns it off: its own, or ``strict`` when it is not set."""
+    out: List[Mark] = []
+    for key in ("strict", *_STRICT_PARTS):
+        if not _strict_value(old, key) or _strict_value(new.settings, key):
+            continue
+        if key != "strict" and key not in old and key not in new.settings:
+            continue  # `strict` turned it off: that setting's mark says so
+        after = new.settings.get(key)
+        if key in old:
+            text = _change(old[key], after)
+        else:
+            assert after is not None
+            text = f"{after.key} is set to {_show(after.value)}, over strict = true"
+        line = after.line if after is not None else removed_line
+        out.append(Mark(RULE, line, f"{key} off", new.scope, f"{text}: {_LOOSENS[key]}"))
+    return out
+
+
+MarkAt = Callable[[int, str, str], None]  # (line, subject, message)
+
+
+def _compare_filters(
+    before: Optional[Setting], after: Optional[Setting], line: int, mark: MarkAt
+) -> None:
+    old_entries = before.value if before is not None else ()
+    new_entries = after.value if after is not None else ()
+    old, new = Counter(old_entries), Counter(new_entries)
+    for entry in (new - old).elements():
+        if arguments.warning_action(entry) != "error":
+            mark(
+                line,
+                f"filterwarnings {entry}",
+                f"filterwarnings adds {_show(entry)}: it can silence warnings that would fail tests",
+            )
+    for entry in (old - new).elements():
+        if arguments.warning_action(entry) == "error":
+            mark(line, f"filterwarnings drops {entry}", f"filterwarnings drops {_show(entry)}")
+    # a later entry wins: one that moves past an error filter can now silence it
+    for entry in dict.fromkeys(new_entries):
+        if entry not in old or arguments.warning_action(entry) == "error":
+            continue
+        lost = [
+            e
+            for e in _errors_after(old_entries, entry)
+            if e not in _errors_after(new_entries, entry)
+        ]
+        if lost:
+            mark(
+                line,
+                f"filterwarnings {entry} after {lost[0]}",
+                f"filterwarnings moves {_show(entry)} after {_show(lost[0])}: it can silence "
+                "warnings that would fail tests",
+            )
+
+
+def _errors_after(entries: Tuple[str, ...], entry: str) -> List[str]:
+    """The error filters that win over ``entry``'s last line (they come later)."""
+    last = len(entries) - 1 - entries[::-1].index(entry)
+    return [e for e in entries[last + 1 :] if arguments.warning_action(e) == "error"]
+
+
+def _overridden(value: str) -> Tuple[str, str]:
+    key, _, setting = value.partition("=")
+    return key.strip(), setting
+
+
+def _override_effect(value: str) -> Optional[str]:
+    """Why adding ``-o key=value`` matters, by the setting it overrides: not at
+    all for a harmless one, a strictness option turned on, or a warnings cap."""
+    written, setting = _overridden(value)
+    key = _ALIASES.get(written, written)
+    if key in _HARMLESS or key == "max_warnings":
+        return None
+    if (key == "strict" or key in _STRICT_PARTS) and _strtobool(setting) is True:
+        return None
+    return f"it overrides {written}"
+
+
+def _compare_addopts(
+    before: Optional[Setting], after: Optional[Setting], line: int, mark: MarkAt
+) -> None:
+    old_args = arguments.parse(before.value if before is not None else ())
+    new_args = arguments.parse(after.value if after is not None else ())
+    old = Counter((arg.name, arg.value) for arg in old_args)
+    new = Counter((arg.name, arg.value) for arg in new_args)
+    added, dropped = new - old, old - new
+    for arg in new_args:
+        unit = (arg.name, arg.value)
+        if added[unit] <= 0:
+            continue
+        added[unit] -= 1
+        if arg.name == "-o":
+            effect = _override_effect(arg.value or "")
+        else:
+            effect = arguments.added_effect(arg)
+        if effect is not None:
+            mark(line, f"addopts {arg.subject}", f"addopts adds {arg.shown}: {effect}")
+    for arg in old_args:
+        unit = (arg.name, arg.value)
+        if dropped[unit] <= 0:
+            continue
+        dropped[unit] -= 1
+        if arg.name == "-o":
+            matters = _overridden(arg.value or "")[0] not in _HARMLESS
+        else:
+            matters = arguments.drop_matters(arg)
+        if matters:
+            text = f"addopts drops {arg.shown}"
+            if not arg.known:
+                text += ": an option oracle-guard does not know; an owner sets runner options"
+            mark(line, f"addopts drops {arg.subject}", text)
