@@ -79,6 +79,9 @@ def check(
     }
     for path, before, after in changed:
         if after is None:
+            if before is not None and before.is_regular and options.is_config(path):
+                # a deleted configuration drops every option it set
+                found += [(path, m) for m in _config_marks(path, before, None, base, scope)]
             continue
         is_config = options.is_config(path)
         if not (scope.is_python(path) or is_config or scope.tree(path)):
@@ -88,7 +91,7 @@ def check(
             found.append((path, Mark("test-unparsable", 1, "file", "", problem)))
             continue
         if is_config:
-            found += [(path, m) for m in _config_marks(path, before, after, base, candidate, scope)]
+            found += [(path, m) for m in _config_marks(path, before, candidate, base, scope)]
             continue
         if not scope.is_python(path):
             continue  # data beside the tests
@@ -127,15 +130,17 @@ def _not_judgeable(path: str, entry: Entry, scope: Scope) -> Optional[str]:
 def _config_marks(
     path: str,
     before: Optional[Entry],
-    after: Entry,
+    candidate: Optional[Snapshot],
     base: Snapshot,
-    candidate: Snapshot,
     scope: Scope,
 ) -> List[Mark]:
-    try:
-        data = candidate.read(path, scope.limit)
-    except BlobTooLarge as exc:
-        return [_too_large(exc, scope)]
+    """The options the candidate's file (None: it is deleted) sets or drops."""
+    data = b""
+    if candidate is not None:
+        try:
+            data = candidate.read(path, scope.limit)
+        except BlobTooLarge as exc:
+            return [_too_large(exc, scope)]
     old: Optional[bytes] = None
     if before is not None and before.is_regular:
         try:
