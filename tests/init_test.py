@@ -481,8 +481,18 @@ def test_editor_schemas_are_self_contained_draft_07_and_judge_like_the_built_ins
         {"version": 1, "fixture": []},
         {"version": 1, "seeds": [{"paths": ["!x"], "format": "jsonl"}]},
         {"version": 1, "base": "HEAD~1"},
+        # a pointer inside a definition: tamper.allow's path is one of the patterns
+        {"version": 1, "tamper": {"paths": ["tests/**"], "allow": [{"rule": "x", "path": "a"}]}},
+        {
+            "version": 1,
+            "tamper": {"paths": ["t/**"], "allow": [{"rule": "skip-added", "path": "!a"}]},
+        },
     ):
         assert list(contract.iter_errors(bad)), bad
+    allowed = {"rule": "process-exit", "path": "tests/cli/test_exit_codes.py"}
+    assert not list(
+        contract.iter_errors({"version": 1, "tamper": {"paths": ["t/**"], "allow": [allowed]}})
+    )
     budget = editor_validator(repo, "flake-budget")
     good = yaml.safe_load((EXAMPLES / "merge-contract/oracle/flake_budget.yaml").read_text())
     assert not list(budget.iter_errors(good))
