@@ -155,7 +155,7 @@ def test_the_proposal_matches_the_example_contracts_sections(tmp_path, capsys):
         init(capsys, repo)
         ours = yaml.safe_load((repo / ".oracle-guard.yaml").read_text())
         theirs = yaml.safe_load((EXAMPLES / name / ".oracle-guard.yaml").read_text())
-        for section in ("fixtures", "seeds", "freeze"):
+        for section in ("fixtures", "seeds", "freeze", "tamper"):
             assert ours.get(section) == theirs.get(section), (name, section)
         assert set(theirs["write_set"]["deny"]) <= set(ours["write_set"]["deny"])
         assert ours["budget"]["max_frozen"] >= 3
@@ -808,14 +808,14 @@ def contract_of(repo):
 @pytest.mark.parametrize(
     "name,extra,allow",
     [
-        ("harness", {}, ["src/**"]),
+        ("harness", {}, ["src/**", "tests/**"]),
         (
             "harness",
             {"README.md": "# app\n", "tests/test_app.py": "def test(): pass\n"},
             ["src/**", "tests/**", "README.md"],
         ),
         ("oracle-dir", {"tests/test_invoice.py": "def test(): pass\n"}, ["src/**", "tests/**"]),
-        ("replay-queue", {}, ["src/**", "quarantine/proposed/**"]),
+        ("replay-queue", {}, ["src/**", "tests/**", "quarantine/proposed/**"]),
     ],
 )
 def test_allow_proposes_the_examples_patterns_that_match_a_path(
