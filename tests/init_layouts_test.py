@@ -6,9 +6,9 @@ from oracle_guard.commands.init.layouts import (
     LAYOUTS,
     Paths,
     choose_layout,
+    missing_tests_note,
     propose,
     recognise,
-    missing_tests_note,
 )
 from oracle_guard.errors import InitError
 

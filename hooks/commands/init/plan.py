@@ -27,9 +27,9 @@ from oracle_guard.commands.init.layouts import (
     Paths,
     add_budget,
     choose_layout,
+    missing_tests_note,
     propose,
     proposed_allow,
-    missing_tests_note,
 )
 from oracle_guard.commands.init.precommit_config import plan_config, resolve_rev
 from oracle_guard.commands.init.signing import plan_signers, signing_identity
