@@ -2,7 +2,14 @@
 
 import pytest
 
-from oracle_guard.commands.init.layouts import Paths, choose_layout, propose, recognise
+from oracle_guard.commands.init.layouts import (
+    LAYOUTS,
+    Paths,
+    choose_layout,
+    missing_tests_note,
+    propose,
+    recognise,
+)
 from oracle_guard.errors import InitError
 
 
@@ -33,7 +40,7 @@ def test_an_asked_layout_wins_over_the_evidence_and_an_unknown_one_stops():
 
 def test_a_section_only_where_its_files_exist_and_allow_only_what_matches():
     data = propose("harness", Paths(["seeds/a.json", "src/a.py"]))
-    assert set(data) == {"version", "seeds", "write_set"}
+    assert set(data) == {"version", "seeds", "write_set", "tamper"}  # tamper: always
     assert data["write_set"]["allow"] == ["src/**"]
 
 
@@ -47,3 +54,51 @@ def test_one_corpus_is_locked_by_the_digest_beside_it():
 def test_given_allow_patterns_are_kept_once_each_in_order():
     data = propose("harness", Paths(["seeds/a.json"]), ["lib/**", "docs/**", "lib/**"])
     assert data["write_set"]["allow"] == ["lib/**", "docs/**"]
+
+
+# -- test-tamper's section ---------------------------------------------------------
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_tests_folder_is_the_tamper_section_of_every_layout(layout):
+    paths = Paths(["seeds/a.json", "oracle/quarantine.json", "tests/unit/test_a.py"])
+    data = propose(layout, paths)
+    assert data["tamper"] == {"paths": ["tests/**"]}
+    assert list(data)[-2:] == ["write_set", "tamper"]  # the schema's order
+    assert missing_tests_note(paths) == []
+
+
+def test_every_test_tree_that_holds_a_file_is_judged_and_properties_are_hermetic():
+    paths = Paths(
+        ["seeds/a.json", "test/test_a.py", "properties/test_p.py", "conftest.py", "tests/x.py"]
+    )
+    assert propose("harness", paths)["tamper"] == {
+        "paths": ["tests/**", "test/**", "properties/**", "/conftest.py"],
+        "hermetic": ["properties/**"],
+    }
+
+
+def test_look_alike_folders_and_a_nested_conftest_are_no_test_tree():
+    # near miss: testing/, src/tests/ and src/conftest.py are not the root test trees
+    paths = Paths(["seeds/a.json", "testing/x.py", "src/tests/test_a.py", "src/conftest.py"])
+    assert propose("harness", paths)["tamper"] == {"paths": ["tests/**"]}
+    assert missing_tests_note(paths) != []
+
+
+def test_without_a_test_folder_tamper_names_tests_and_the_note_says_so():
+    paths = Paths(["seeds/a.json", "src/a.py"])
+    assert propose("harness", paths)["tamper"] == {"paths": ["tests/**"]}
+    (note,) = missing_tests_note(paths)
+    assert note.startswith(
+        "tamper.paths is tests/**, though no test is there yet (nor in test/**, "
+        "properties/**, conftest.py): set it to where your tests live"
+    )
+
+
+def test_the_budget_goes_before_the_write_set_and_tamper():
+    from oracle_guard.commands.init.layouts import add_budget
+    from oracle_guard.snapshot import MemorySnapshot
+
+    freeze = b'{"excluded_property_ids": [], "reason": {}}'
+    paths = Paths(["freeze.json", "tests/test_a.py"])
+    data = propose("harness", paths)
+    add_budget(data, "harness", paths, MemorySnapshot({"freeze.json": freeze}))
+    assert list(data) == ["version", "freeze", "budget", "write_set", "tamper"]

@@ -155,7 +155,7 @@ def test_the_proposal_matches_the_example_contracts_sections(tmp_path, capsys):
         init(capsys, repo)
         ours = yaml.safe_load((repo / ".oracle-guard.yaml").read_text())
         theirs = yaml.safe_load((EXAMPLES / name / ".oracle-guard.yaml").read_text())
-        for section in ("fixtures", "seeds", "freeze"):
+        for section in ("fixtures", "seeds", "freeze", "tamper"):
             assert ours.get(section) == theirs.get(section), (name, section)
         assert set(theirs["write_set"]["deny"]) <= set(ours["write_set"]["deny"])
         assert ours["budget"]["max_frozen"] >= 3
@@ -481,8 +481,18 @@ def test_editor_schemas_are_self_contained_draft_07_and_judge_like_the_built_ins
         {"version": 1, "fixture": []},
         {"version": 1, "seeds": [{"paths": ["!x"], "format": "jsonl"}]},
         {"version": 1, "base": "HEAD~1"},
+        # a pointer inside a definition: tamper.allow's path is one of the patterns
+        {"version": 1, "tamper": {"paths": ["tests/**"], "allow": [{"rule": "x", "path": "a"}]}},
+        {
+            "version": 1,
+            "tamper": {"paths": ["t/**"], "allow": [{"rule": "skip-added", "path": "!a"}]},
+        },
     ):
         assert list(contract.iter_errors(bad)), bad
+    allowed = {"rule": "process-exit", "path": "tests/cli/test_exit_codes.py"}
+    assert not list(
+        contract.iter_errors({"version": 1, "tamper": {"paths": ["t/**"], "allow": [allowed]}})
+    )
     budget = editor_validator(repo, "flake-budget")
     good = yaml.safe_load((EXAMPLES / "merge-contract/oracle/flake_budget.yaml").read_text())
     assert not list(budget.iter_errors(good))
@@ -798,14 +808,14 @@ def contract_of(repo):
 @pytest.mark.parametrize(
     "name,extra,allow",
     [
-        ("harness", {}, ["src/**"]),
+        ("harness", {}, ["src/**", "tests/**"]),
         (
             "harness",
             {"README.md": "# app\n", "tests/test_app.py": "def test(): pass\n"},
             ["src/**", "tests/**", "README.md"],
         ),
         ("oracle-dir", {"tests/test_invoice.py": "def test(): pass\n"}, ["src/**", "tests/**"]),
-        ("replay-queue", {}, ["src/**", "quarantine/proposed/**"]),
+        ("replay-queue", {}, ["src/**", "tests/**", "quarantine/proposed/**"]),
     ],
 )
 def test_allow_proposes_the_examples_patterns_that_match_a_path(
@@ -1289,6 +1299,87 @@ def test_an_older_contract_gets_the_missing_deny_patterns_with_force(tmp_path, c
     assert rc == 0, err
     write_set = contract_of(repo)["write_set"]
     assert ".github/workflows/**" in write_set["deny"] and write_set["allow"] == ["docs/**"]
+
+
+# -- test-tamper's section --------------------------------------------------------------
+TAMPER_LINE = (
+    "test-tamper judges the tests in: {}, and every conftest.py and pytest configuration file"
+)
+
+
+def test_init_proposes_the_tests_folder_as_tamper_paths_and_a_rerun_keeps_it(tmp_path, capsys):
+    from oracle_guard import contract as contract_mod
+
+    repo = init_repo(tmp_path / "r")
+    stage(repo, {"oracle/quarantine.json": [], "tests/test_app.py": "def test(): pass\n"})
+    out = follow_init(capsys, repo, "--repo", URL, "--rev", "v1")
+    text = (repo / ".oracle-guard.yaml").read_text()
+    assert contract_mod.parse(text.encode("utf-8"))["tamper"] == {"paths": ["tests/**"]}
+    assert re.search(r'^  paths: \["tests/\*\*"\] +# the tests judged \(every conftest', text, re.M)
+    assert TAMPER_LINE.format("tests/**") + "\n" in out
+    assert "tamper.paths is" not in out
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert "nothing changed" in out and (repo / ".oracle-guard.yaml").read_text() == text
+
+
+def test_without_a_test_folder_init_proposes_tests_and_notes_it(tmp_path, capsys):
+    # near miss: nothing in tests/, test/ or properties/, and the conftest.py is not the root's
+    repo = init_repo(tmp_path / "r")
+    stage(repo, {"oracle/quarantine.json": [], "lib/conftest.py": "x = 1\n"})
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert contract_of(repo)["tamper"] == {"paths": ["tests/**"]}
+    assert "  note: tamper.paths is tests/**, though no test is there yet" in out
+    assert TAMPER_LINE.format("tests/**") + "\n" in out
+
+
+def test_property_tests_are_hermetic_and_the_root_conftest_judged(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    stage(
+        repo,
+        {
+            "seeds/a.json": [],
+            "properties/test_a.py": "def test(): pass\n",
+            "conftest.py": "",
+        },
+    )
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert contract_of(repo)["tamper"] == {
+        "paths": ["properties/**", "/conftest.py"],
+        "hermetic": ["properties/**"],
+    }
+    assert (
+        TAMPER_LINE.format("properties/**, /conftest.py")
+        + "; no wall clock, entropy or network in properties/**\n"
+    ) in out
+
+
+def test_a_contract_without_tamper_gets_it_only_with_force_and_keeps_the_rest(tmp_path, capsys):
+    repo = stripped_example(tmp_path, "harness")
+    rc, out, err = init(capsys, repo, "--allow", "docs/**")
+    assert rc == 0, err
+    contract = repo / ".oracle-guard.yaml"
+    older = re.sub(r"^tamper:.*\n(  .*\n)*", "", contract.read_text(), flags=re.M)
+    assert "tamper" not in older
+    contract.write_text(older)  # a contract from before test-tamper
+    rc, out, err = init(capsys, repo)
+    assert rc == 2 and "init would add tamper; it keeps the rest" in err
+    assert contract.read_text() == older
+    rc, out, err = init(capsys, repo, "--force")
+    assert rc == 0, err
+    assert "the contract, adding tamper; the rest kept" in out
+    data = contract_of(repo)
+    assert data["tamper"] == {"paths": ["tests/**"]} and data["write_set"]["allow"] == ["docs/**"]
+    rc, out, err = init(capsys, repo)
+    assert rc == 0 and "unchanged .oracle-guard.yaml" in out
+    # near miss: a tamper section of the owners' own is theirs
+    contract.write_text(contract.read_text().replace('["tests/**"]', '["spec/**"]'))
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert "unchanged .oracle-guard.yaml" in out
+    assert contract_of(repo)["tamper"] == {"paths": ["spec/**"]}
 
 
 # -- freeze add copies the neighbours' schema line -------------------------------------

@@ -33,6 +33,8 @@ write_set:
   allow: ["src/**", "tests/**", "README.md"]
   deny: ["oracle/**", "seeds/**", ".pre-commit-config.yaml"]
   owners: [alice]
+tamper:
+  paths: ["tests/**"]
 identity_env: GL_USERNAME
 """
 
@@ -52,6 +54,28 @@ frozen:
     reason: "promo calendar not pinned in fixture"
 """
 
+# The owners' tests. One fails: price rounds the rate down; the owners want half up.
+TESTS = """\
+from src.pricing import price
+
+
+def test_no_rate():
+    assert price(100, 0) == 100
+
+
+def test_rate_rounds_half_up():
+    assert price(1999, 250) == 2049
+"""
+
+# An agent's way to a green run: the failing test is never collected.
+DESELECTING_CONFTEST = '''\
+"""Shared test setup."""
+
+
+def pytest_collection_modifyitems(config, items):
+    items[:] = [item for item in items if item.name != "test_rate_rounds_half_up"]
+'''
+
 SEEDS = [
     {"cents": 1000, "rate_bps": 250, "expect": 1025},
     {"cents": 1999, "rate_bps": 0, "expect": 1999},
@@ -64,6 +88,7 @@ BASELINE: Dict[str, str] = {
     "oracle/flake_budget.yaml": BUDGET,
     "seeds/discount_rounding.json": json.dumps(SEEDS, indent=2) + "\n",
     "seeds/price_total.json": json.dumps(SEEDS[:2], indent=2) + "\n",
+    "tests/test_pricing.py": TESTS,
     "src/pricing.py": "def price(cents, rate_bps):\n    return cents + cents * rate_bps // 10000\n",
     "README.md": "# shop\n",
 }
@@ -112,8 +137,8 @@ def honest_change(repo: Repo) -> None:
         repo.read("src/pricing.py") + "\n\ndef free(cents):\n    return price(cents, 0) == cents\n",
     )
     repo.write(
-        "tests/test_pricing.py",
-        "from src.pricing import price\n\n\ndef test_no_rate():\n    assert price(100, 0) == 100\n",
+        "tests/test_free.py",
+        "from src.pricing import free\n\n\ndef test_free_is_the_price():\n    assert free(100)\n",
     )
 
 
@@ -174,6 +199,10 @@ def widen_write_set(repo: Repo) -> None:
     repo.write("src/pricing.py", repo.read("src/pricing.py").replace("//", "/"))
 
 
+def deselect_failing_test(repo: Repo) -> None:
+    repo.write("tests/conftest.py", DESELECTING_CONFTEST)
+
+
 # (title, edit, hooks to run, expected exit)
 SCENARIOS: List[Tuple[str, Callable[[Repo], None], str, int]] = [
     ("an honest change: edit src/, add a test", honest_change, "", 0),
@@ -190,6 +219,7 @@ SCENARIOS: List[Tuple[str, Callable[[Repo], None], str, int]] = [
     ("stretch a quarantine past the budget", stretch_quarantine, "", 1),
     ("loosen the contract in the same change", loosen_contract, "", 1),
     ("edit an oracle path outside the write set", widen_write_set, "", 1),
+    ("deselect the owners' failing test in a new tests/conftest.py", deselect_failing_test, "", 1),
 ]
 
 
@@ -228,7 +258,8 @@ def play(path: str, write: Callable[[str], object]) -> bool:
     write(
         f"A repository with a merge contract (.oracle-guard.yaml), judged at {NOW}:\n"
         "locked fixtures under oracle/inputs/, append-only seeds/, a flake budget, "
-        "and a write set.\nEach change below is staged, then judged as `git commit` "
+        "a write set,\nand the owners' tests in tests/ (one fails), judged for tampering.\n"
+        "Each change below is staged, then judged as `git commit` "
         "would judge it.\n"
     )
     all_as_expected = True

@@ -24,8 +24,17 @@ def test_demo_passes_the_honest_change_and_rejects_every_edit(tmp_path):
         "seed-file-deleted",
         "budget-too-far",
         "write-denied",
+        "collection-changed",
     ):
         assert f": {code}:" in out
+    # the new tests/conftest.py: test-tamper names the hook on its def line
+    line = demo.DESELECTING_CONFTEST.splitlines().index(
+        "def pytest_collection_modifyitems(config, items):"
+    )
+    assert (
+        f"   tests/conftest.py:{line + 1}: collection-changed: defines "
+        "pytest_collection_modifyitems: it can deselect tests before they run\n"
+    ) in out
     assert "NOT AS EXPECTED" not in out
     assert list(tmp_path.iterdir()) == []  # no leftovers
 
@@ -38,3 +47,20 @@ def test_demo_output_is_the_same_every_run(tmp_path):
         for _ in range(2)
     ]
     assert runs[0] == runs[1]
+
+
+def test_only_test_tamper_rejects_the_deselecting_conftest(tmp_path):
+    # the write set allows tests/**: the conftest is caught by what it does, not where it is
+    repo = demo.baseline(str(tmp_path / "repo"))
+    demo.deselect_failing_test(repo)
+    repo.git("add", "-A")
+    code, out = demo.judge(repo, "")
+    assert code == 1, out
+    assert "test-tamper: failed" in out and "write-set: passed" in out
+    # the near miss: the honest change adds a test in tests/ and passes test-tamper
+    repo.git("reset", "-q", "--hard")
+    repo.git("clean", "-q", "-fdx")
+    demo.honest_change(repo)
+    repo.git("add", "-A")
+    code, out = demo.judge(repo, "test-tamper")
+    assert code == 0, out

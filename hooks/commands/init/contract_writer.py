@@ -55,6 +55,10 @@ KEY_NOTES = {
     "write_set.allow_file": "one path prefix from the root a line, no globs",
     "write_set.deny": "protected besides every file named above",
     "write_set.owners": "server side: who may push oracle changes",
+    "tamper": "test-tamper: how the suite collects, runs and scores",
+    "tamper.paths": "the tests judged (every conftest.py and pytest config too)",
+    "tamper.hermetic": "no wall clock, unseeded entropy or network here",
+    "tamper.allow": "owner-approved exceptions: {rule: CODE, path: PATTERN}",
     "authority": "owners: whoever signs with a key listed here",
     "authority.signers": "ssh-keygen allowed signers ('oracle-guard signers')",
     "authority.require_touch": "only security-key signatures made with a touch",
@@ -68,6 +72,7 @@ KEY_NOTES = {
     "limits.freeze_bytes": "each freeze, quarantine and budget file",
     "limits.seed_bytes": "each seed file",
     "limits.lock_bytes": "each fixture lock",
+    "limits.test_bytes": "each test and pytest configuration file",
 }
 # The contract's keys in the README's order, which a rewritten contract follows.
 CONTRACT_KEYS = (
@@ -78,6 +83,7 @@ CONTRACT_KEYS = (
     "freeze",
     "budget",
     "write_set",
+    "tamper",
     "authority",
     "protected_refs",
     "deletable_refs",
@@ -95,6 +101,23 @@ def lock_note(lock: str) -> str:
     if style == "digest":
         return "one digest; 'oracle-guard lock' refreshes it"
     return "path -> sha256; 'oracle-guard lock' refreshes it"
+
+
+def tamper_hints(tamper: Dict[str, Any]) -> List[str]:
+    """The optional keys of test-tamper's section it does not have, as comments."""
+    out = []
+    if "hermetic" not in tamper:
+        out.append(
+            line('  # hermetic: ["properties/**"]', "optional: " + KEY_NOTES["tamper.hermetic"])
+        )
+    if "allow" not in tamper:
+        out.append(
+            line(
+                '  # allow: [{rule: process-exit, path: "tests/cli/test_exit_codes.py"}]',
+                "optional: owner-approved exceptions",
+            )
+        )
+    return out
 
 
 def render_contract(data: Dict[str, Any], layout: str) -> str:
@@ -143,6 +166,8 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
                         "server side: who may push oracle changes (needs identity_env)",
                     )
                 )
+            if key == "tamper":
+                out.extend(tamper_hints(value))
             if key == "authority" and "require_touch" not in value:
                 out.append(line("  # require_touch: true", KEY_NOTES["authority.require_touch"]))
         else:

@@ -28,12 +28,14 @@ def editor_schema(name: str) -> Dict[str, Any]:
         source = where[len(_URN) :] if where.startswith(_URN) else owner
         if where and not where.startswith(_URN) or not pointer.startswith("/$defs/"):
             raise ValueError(f"unexpected $ref {target!r} in the {owner} schema")
-        key = pointer[len("/$defs/") :]
+        # a definition, or a pointer inside one ("#/$defs/patterns/items"): the
+        # definition is copied whole and the pointer kept below it
+        key, slash, inside = pointer[len("/$defs/") :].partition("/")
         local = key if source == name else f"{source}.{key}"
         if local not in definitions:
             definitions[local] = None  # reserved before converting: no endless recursion
             definitions[local] = convert(validation.builtin_schema(source)["$defs"][key], source)
-        return "#/definitions/" + local
+        return "#/definitions/" + local + slash + inside
 
     def convert(node: Any, owner: str) -> Any:
         if isinstance(node, list):

@@ -1,5 +1,6 @@
 """The four layouts init knows: what gives each away in a repository, and the
-contract each gets, with a section only where its files exist."""
+contract each gets, with a section only where its files exist (and test-tamper's,
+which judges every conftest.py and pytest configuration file, always)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,14 @@ EXAMPLE_ALLOW: Dict[str, Tuple[str, ...]] = {
     "replay-queue": ("src/**", "tests/**", "quarantine/proposed/**"),
 }
 DEFAULT_MAX_FROZEN = 3
+# test-tamper's scoring tree: the test folders (and the root conftest.py) that hold a
+# file. Proposed for every layout: the section is what makes a conftest.py or a pytest
+# option a patch adds anywhere a finding, so without a test folder it still names
+# tests/**, where pytest users put them (a pattern that matches nothing judges nothing).
+TEST_TREES = ("tests/**", "test/**", "properties/**", "/conftest.py")
+DEFAULT_TEST_TREE = "tests/**"
+# Where ambient non-determinism is a finding: the property tests, when there are some.
+HERMETIC = ("properties/**",)
 
 # What gives each layout away: gitignore-style patterns over the repository's paths.
 SIGNALS: Dict[str, Tuple[str, ...]] = {
@@ -192,8 +201,9 @@ PROPOSERS = {
 
 
 def propose(layout: str, paths: Paths, allow: Optional[Sequence[str]] = None) -> Dict[str, Any]:
-    """The contract's data for ``layout``; a section only where its files exist. The
-    write set allows ``allow`` (--allow), else the example's patterns that match a path."""
+    """The contract's data for ``layout``; a section only where its files exist, and
+    ``tamper`` always. The write set allows ``allow`` (--allow), else the example's
+    patterns that match a path."""
     data: Dict[str, Any] = {"version": 1}
     deny = PROPOSERS[layout](paths, data)
     write_set: Dict[str, Any] = {}
@@ -205,7 +215,31 @@ def propose(layout: str, paths: Paths, allow: Optional[Sequence[str]] = None) ->
         write_set["allow_file"] = "oracle/write_set.txt"
     write_set["deny"] = deny + list(CI_DENIED) + list(ALWAYS_DENIED)
     data["write_set"] = write_set
+    data["tamper"] = proposed_tamper(paths)
     return data
+
+
+def proposed_tamper(paths: Paths) -> Dict[str, Any]:
+    """test-tamper's section: the test trees that hold a file (else tests/**), and the
+    property tests as hermetic where there are some."""
+    section: Dict[str, Any] = {"paths": [p for p in TEST_TREES if paths.match(p)]}
+    if not section["paths"]:
+        section["paths"] = [DEFAULT_TEST_TREE]
+    hermetic = [p for p in HERMETIC if paths.match(p)]
+    if hermetic:
+        section["hermetic"] = hermetic
+    return section
+
+
+def missing_tests_note(paths: Paths) -> List[str]:
+    """A note when tamper.paths names no test, since none is where init looked."""
+    if any(paths.match(p) for p in TEST_TREES):
+        return []
+    return [
+        f"tamper.paths is {DEFAULT_TEST_TREE}, though no test is there yet (nor in "
+        f"{', '.join(p.lstrip('/') for p in TEST_TREES[1:])}): set it to where your tests "
+        "live; every conftest.py and pytest configuration file is judged wherever it is"
+    ]
 
 
 def proposed_allow(layout: str, paths: Paths) -> Tuple[List[str], List[str]]:
@@ -216,9 +250,9 @@ def proposed_allow(layout: str, paths: Paths) -> Tuple[List[str], List[str]]:
 
 
 def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[str]:
-    """Put a ``budget`` before ``write_set`` when something can be frozen: a cap no
-    lower than what is frozen today, and ``known_ids`` where the frozen ids are
-    seed-file stems (the harness layout). Returns notes for the user."""
+    """Put a ``budget`` before ``write_set`` and ``tamper`` when something can be
+    frozen: a cap no lower than what is frozen today, and ``known_ids`` where the
+    frozen ids are seed-file stems (the harness layout). Returns notes for the user."""
     if "freeze" not in data:
         return []
     from oracle_guard.checks import freeze_schema
@@ -244,7 +278,7 @@ def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[s
             budget["known_ids"] = ["seeds/*.json"]
         else:
             notes.append("known_ids is not set: some frozen ids are not seed-file stems")
-    write_set = data.pop("write_set")
+    after = {key: data.pop(key) for key in ("write_set", "tamper") if key in data}
     data["budget"] = budget
-    data["write_set"] = write_set
+    data.update(after)
     return notes

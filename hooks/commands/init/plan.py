@@ -27,6 +27,7 @@ from oracle_guard.commands.init.layouts import (
     Paths,
     add_budget,
     choose_layout,
+    missing_tests_note,
     propose,
     proposed_allow,
 )
@@ -125,6 +126,7 @@ def plan_contract(
     """The contract: the proposal, or the human's contract kept with only what it
     lacks added; the data it holds, and the notes on what the proposal left out."""
     left_out = proposed_allow(layout, paths)[1] if not allow_given else []
+    tamper_notes = missing_tests_note(paths)
     kept_text, kept, problem = existing_contract(top)
     contract = Planned(CONTRACT, "", "the contract", why=problem)
     added: List[str] = []
@@ -132,6 +134,7 @@ def plan_contract(
         data, added = merge_contract(data, kept, allow_given)
         budget_notes = budget_notes if "budget" not in kept else []
         left_out = left_out if "write_set" not in kept else []
+        tamper_notes = tamper_notes if "tamper" not in kept else []
         if added:
             contract.what = f"the contract, adding {'; '.join(added)}; the rest kept"
             contract.why = f"init would add {'; '.join(added)}; it keeps the rest"
@@ -145,6 +148,7 @@ def plan_contract(
             f"write_set.allow leaves out {', '.join(left_out)} (nothing there yet): "
             "add it once it exists, or rerun init with --allow PATTERN"
         )
+    notes.extend(tamper_notes)
     return contract, data, notes
 
 

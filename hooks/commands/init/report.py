@@ -115,6 +115,16 @@ def allowed_line(write_set: Mapping[str, Any]) -> str:
     return f"The write set allows: {' and '.join(allowed)} (nothing else)"
 
 
+def tamper_line(tamper: Mapping[str, Any]) -> str:
+    """What test-tamper judges, in one line."""
+    hermetic = tamper.get("hermetic")
+    return (
+        f"test-tamper judges the tests in: {', '.join(tamper['paths'])}, and every "
+        "conftest.py and pytest configuration file"
+        + (f"; no wall clock, entropy or network in {', '.join(hermetic)}" if hermetic else "")
+    )
+
+
 def install_step(config_text: Optional[str]) -> str:
     if installs_both_stages(config_text):
         return (
@@ -197,6 +207,8 @@ def next_steps(
     for item in protected_list(plan.data):
         say(f"  {item}")
     say(allowed_line(plan.data["write_set"]))
+    if "tamper" in plan.data:
+        say(tamper_line(plan.data["tamper"]))
     steps = [step for step, _ in hand_steps(plan)]
     if to_add:
         steps.append(f"git add {quote_all(to_add)}")
