@@ -10,8 +10,9 @@ own, since they hide code from this reading."""
 from __future__ import annotations
 
 import ast
+import gc
 import re
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from oracle_guard.checks.test_tamper.marks import Mark
 
@@ -29,6 +30,7 @@ SKIP_MARKERS = {
     "unittest.expectedFailure": "a failing test scores as expected",
     "unittest.case.skip": "a skipped test scores as a pass",
 }
+_MARKER_NAMES = {name.rpartition(".")[2] for name in SKIP_MARKERS}
 SKIP_CALLS = {
     "pytest.skip": "skips the test",
     "pytest.xfail": "marks the test as an expected failure",
@@ -168,20 +170,22 @@ def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> Lis
     file is in (for relative imports); ``hermetic`` says whether the file lies
     in a hermetic path."""
     if not hermetic and not _TRIGGERS.search(data) and not _imports_oracle(data, oracle_of):
-        try:
-            compile(data, "<test>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        try:  # only whether it parses: compiling makes no Python objects, a tree does
+            compile(data, "<test>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             return [_unparsable(exc)]
         return []
+    collecting = gc.isenabled()
+    gc.disable()  # a tree holds no cycles: the collector would only walk it, over and over
     try:
         tree = ast.parse(data)
+        reader = _Reader(package, hermetic, oracle_of)
+        reader.read(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return [_unparsable(exc)]
-    reader = _Reader(package, hermetic, oracle_of)
-    try:
-        reader.read(tree)
-    except RecursionError as exc:
-        return [_unparsable(exc)]
+    finally:
+        if collecting:
+            gc.enable()
     return reader.marks
 
 
@@ -232,7 +236,7 @@ class _Reader:
     # -- names -----------------------------------------------------------------------
 
     def read(self, tree: ast.Module) -> None:
-        for node in ast.walk(tree):
+        for node in _statements(tree):  # imports are statements: no expression holds one
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.asname:
@@ -566,7 +570,12 @@ class _Reader:
         for child in _walk_expression(node):
             if isinstance(child, ast.Call):
                 self._call(child)
-            elif isinstance(child, (ast.Attribute, ast.Name)) and isinstance(child.ctx, ast.Load):
+            elif (
+                isinstance(child, ast.Attribute)
+                and child.attr in _MARKER_NAMES
+                or isinstance(child, ast.Name)
+                and child.id in self.imports
+            ) and isinstance(child.ctx, ast.Load):
                 dotted = self.dotted(child)
                 if dotted in SKIP_MARKERS:
                     self.add(
@@ -758,13 +767,42 @@ class _Reader:
             )
 
 
+def _statements(tree: ast.AST) -> Iterator[ast.AST]:
+    """Every statement, however deeply nested in other statements."""
+    stack = [tree]
+    while stack:
+        current = stack.pop()
+        yield current
+        for name in _STATEMENT_FIELDS:
+            children = getattr(current, name, None)
+            if children.__class__ is list:
+                stack.extend(children)
+        for handler in getattr(current, "handlers", None) or getattr(current, "cases", None) or ():
+            stack.extend(handler.body)
+
+
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody")
+_NOT_EXPRESSIONS = {"ctx", "op", "ops"}  # contexts and operators: nodes, but never a call or name
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
 def _walk_expression(node: ast.AST) -> Iterator[ast.AST]:
-    """Every node of an expression, lambdas and comprehensions included."""
+    """Every node of an expression, lambdas and comprehensions included, but
+    the contexts and operators, which hold nothing."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(ast.iter_child_nodes(current))
+        kind = current.__class__
+        fields = _FIELDS.get(kind)
+        if fields is None:
+            fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_EXPRESSIONS)
+        for name in fields:
+            child = getattr(current, name, None)
+            if child.__class__ is list:
+                stack.extend(c for c in child if isinstance(c, ast.AST))
+            elif isinstance(child, ast.AST):
+                stack.append(child)
 
 
 def _unpacked(target: ast.expr) -> List[ast.expr]:
