@@ -157,9 +157,14 @@ _TRIGGERS = re.compile(
     rb"skip|xfail|SkipTest|expectedFailure|__test__|pytest_|collect_ignore|exit|quit|kill|"
     rb"abort|exec|eval|compile|raise_signal|SystemExit|setattr|delattr|patch|setitem|delitem|"
     rb"builtins|modules|exitstatus|testsfailed|testscollected|shouldstop|shouldfail|outcome|"
-    rb"force_result|option|addinivalue_line|settings|profile|seed|pluginmanager|getattr|"
-    rb"__import__|import_module|__dir__"
+    rb"force_result|option|known_args_namespace|\bargs\b|addinivalue_line|settings|profile|"
+    rb"seed|pluginmanager|getattr|__import__|import_module|__dir__"
 )
+# The bytes are the text only when they are ASCII read as UTF-8: Python folds
+# identifiers with NFKC (``sys.ｅｘｉｔ`` is ``sys.exit``), and a coding cookie can
+# spell any name in other bytes (utf-7); such files are always read in full.
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
+_PLAIN_CODINGS = {"utf-8", "utf8", "ascii", "us-ascii"}
 _IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import|import[ \t]+([^#;\n]+))", re.M)
 
 
@@ -167,7 +172,12 @@ def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> Lis
     """Every mark in one file's bytes. ``package`` is the dotted package the
     file is in (for relative imports); ``hermetic`` says whether the file lies
     in a hermetic path."""
-    if not hermetic and not _TRIGGERS.search(data) and not _imports_oracle(data, oracle_of):
+    if (
+        not hermetic
+        and _plain(data)
+        and not _TRIGGERS.search(data)
+        and not _imports_oracle(data, oracle_of)
+    ):
         try:
             compile(data, "<test>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -183,6 +193,18 @@ def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> Lis
     except RecursionError as exc:
         return [_unparsable(exc)]
     return reader.marks
+
+
+def _plain(data: bytes) -> bool:
+    """Do the bytes spell the names the parser will read?"""
+    if not data.isascii():
+        return False
+    head = b"\n".join(data.split(b"\n", 2)[:2])
+    for match in _COOKIE.finditer(head):
+        coding = match.group(1).decode("ascii").lower().replace("_", "-")
+        if coding not in _PLAIN_CODINGS and not coding.startswith("utf-8-"):
+            return False
+    return True
 
 
 def _imports_oracle(data: bytes, oracle_of: OracleOf) -> bool:
