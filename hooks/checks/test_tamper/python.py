@@ -165,7 +165,12 @@ _TRIGGERS = re.compile(
 # spell any name in other bytes (utf-7); such files are always read in full.
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
 _PLAIN_CODINGS = {"utf-8", "utf8", "ascii", "us-ascii"}
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import|import[ \t]+([^#;\n]+))", re.M)
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(?P<module>[\w.]+)[ \t]+(?P<from>import)"
+    rb"|(?P<import>import)[ \t]+(?P<names>[^#;\n]+))",
+    re.M,
+)
+_IMPORT_WORD = re.compile(rb"\bimport\b")
 
 
 def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> List[Mark]:
@@ -208,16 +213,25 @@ def _plain(data: bytes) -> bool:
 
 
 def _imports_oracle(data: bytes, oracle_of: OracleOf) -> bool:
-    for match in _IMPORT.finditer(data):
-        if match.group(1) is not None:
-            names = [match.group(1)]
+    """Could the file import the oracle? Only an import that is a statement of
+    its own, at the start of a line, is read here; an import after a semicolon
+    or a colon, or continued with a backslash, sends the file to the parser."""
+    if b"\\" in data:
+        return True
+    found = list(_IMPORT.finditer(data))
+    starts = {match.start("from") if match["from"] else match.start("import") for match in found}
+    if any(word.start() not in starts for word in _IMPORT_WORD.finditer(data)):
+        return True
+    for match in found:
+        if match["module"] is not None:
+            names = [match["module"]]
         else:
-            names = [part.split()[0] for part in match.group(2).split(b",") if part.split()]
+            names = [part.split()[0] for part in match["names"].split(b",") if part.split()]
         for name in names:
             text = name.decode("ascii", "replace").strip("()\\ \t")
             if text.startswith(".") or (text and oracle_of(text) is not None):
                 return True
-        if match.group(2) is not None and b"(" in match.group(2):
+        if match["names"] is not None and b"(" in match["names"]:
             return True  # a parenthesized list: read the file properly
     return False
 
