@@ -10,6 +10,7 @@ own, since they hide code from this reading."""
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set
 
@@ -329,6 +330,15 @@ class _Reader:
                 return found
         return None
 
+    def shape(self, node: ast.AST) -> str:
+        """An expression as a mark's subject holds it: written out, with each name
+        no import binds as ``_``, so that renaming a variable changes no key."""
+        copied = copy.deepcopy(node)
+        for child in ast.walk(copied):
+            if isinstance(child, ast.Name) and child.id not in self.imports:
+                child.id = "_"
+        return _show(copied)
+
     # -- the walk --------------------------------------------------------------------
 
     @property
@@ -480,19 +490,19 @@ class _Reader:
                 f"__test__ = {_show(value)} hides {where} from collection: its tests never run",
             )
         elif name in ("collect_ignore", "collect_ignore_glob"):
-            for item in _items(value):
+            for item, shape in zip(_items(value, _show), _items(value, self.shape)):
                 self.add(
                     "collection-changed",
                     node,
-                    f"{name} {item}",
+                    f"{name} {shape}",
                     f"{name} gains {item}: pytest will not collect it",
                 )
         elif name == "pytest_plugins":
-            for item in _items(value):
+            for item, shape in zip(_items(value, _show), _items(value, self.shape)):
                 self.add(
                     "collection-changed",
                     node,
-                    f"pytest_plugins {item}",
+                    f"pytest_plugins {shape}",
                     f"pytest_plugins loads {item}: a plugin can change which tests run and "
                     "how they score",
                 )
@@ -663,7 +673,7 @@ class _Reader:
                 self.add(
                     "runner-options",
                     node,
-                    f"addinivalue_line {_show(key) if key is not None else ''}",
+                    f"addinivalue_line {self.shape(key) if key is not None else ''}",
                     f"adds to the ini option {_show(key) if key is not None else '?'}"
                     f"{self._in()}: it changes how the suite runs",
                 )
@@ -723,7 +733,7 @@ class _Reader:
             self.add(
                 "runner-options",
                 node,
-                f"{func} {_show(node.args[0]) if node.args else ''}",
+                f"{func} {self.shape(node.args[0]) if node.args else ''}",
                 f"loads a Hypothesis profile{self._in()}: it can lower the example count",
             )
             return
@@ -736,7 +746,7 @@ class _Reader:
                 self.add(
                     "runner-options",
                     node,
-                    f"max_examples={_show(value)}",
+                    f"max_examples={self.shape(value)}",
                     f"sets max_examples={_show(value)}{self._in()}: fewer examples than "
                     f"Hypothesis's default {HYPOTHESIS_DEFAULT_EXAMPLES}",
                 )
@@ -752,7 +762,7 @@ class _Reader:
                 self.add(
                     "runner-options",
                     node,
-                    f"phases={_show(value)}",
+                    f"phases={self.shape(value)}",
                     f"sets phases{self._in()}: it can switch off generating examples",
                 )
 
@@ -811,13 +821,13 @@ def _unpacked(target: ast.expr) -> List[ast.expr]:
     return [target]
 
 
-def _items(value: ast.expr) -> List[str]:
-    """The strings a list, tuple or string names; anything else, as written."""
+def _items(value: ast.expr, show: Callable[[ast.AST], str]) -> List[str]:
+    """The strings a list, tuple or string names; anything else, as ``show`` writes it."""
     if isinstance(value, ast.Constant) and isinstance(value.value, str):
         return [value.value]
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
-        return [item for element in value.elts for item in _items(element)]
-    return [_show(value)]
+        return [item for element in value.elts for item in _items(element, show)]
+    return [show(value)]
 
 
 def _constant_str(node: ast.expr) -> bool:
