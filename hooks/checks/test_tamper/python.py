@@ -34,12 +34,17 @@ SKIP_CALLS = {
     "pytest.skip": "skips the test",
     "pytest.xfail": "marks the test as an expected failure",
     "pytest.importorskip": "skips the test when the import fails",
+    "_pytest.outcomes.skip": "skips the test",
+    "_pytest.outcomes.xfail": "marks the test as an expected failure",
+    "_pytest.outcomes.importorskip": "skips the test when the import fails",
 }
 SKIP_EXCEPTIONS = {
     "unittest.SkipTest",
     "unittest.case.SkipTest",
     "pytest.skip.Exception",
     "pytest.xfail.Exception",
+    "_pytest.outcomes.skip.Exception",
+    "_pytest.outcomes.xfail.Exception",
     "_pytest.outcomes.Skipped",
     "_pytest.outcomes.XFailed",
 }
@@ -86,6 +91,7 @@ EXITS = {
     "exit",
     "quit",
     "pytest.exit",
+    "_pytest.outcomes.exit",
     "signal.raise_signal",
     "signal.pthread_kill",
     "os.execl",
@@ -96,6 +102,12 @@ EXITS = {
     "os.execve",
     "os.execvp",
     "os.execvpe",
+}
+# what pytest.exit raises: the session ends with the return code it carries
+EXIT_EXCEPTIONS = {
+    "pytest.exit.Exception",
+    "_pytest.outcomes.exit.Exception",
+    "_pytest.outcomes.Exit",
 }
 DYNAMIC = {"exec", "eval", "compile", "builtins.exec", "builtins.eval", "builtins.compile"}
 # modules whose attributes, reached by a computed name, could be an exit or a patch
@@ -607,9 +619,20 @@ class _Reader:
                 "raise SystemExit",
                 f"raises SystemExit{self._in()}: the run would end with its status, not the tests'",
             )
+        elif dotted in EXIT_EXCEPTIONS:
+            self.add(
+                "process-exit",
+                node,
+                f"raise {dotted}",
+                f"raises {dotted}{self._in()}: the run would end with its status, not the tests'",
+            )
 
     def _expression(self, node: ast.expr) -> None:
-        for child in _walk_expression(node):
+        nodes = list(_walk_expression(node))
+        # a name that is called, or that is the start of a longer one, is judged there
+        inner = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+        inner |= {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
+        for child in nodes:
             if isinstance(child, ast.Call):
                 self._call(child)
             elif isinstance(child, (ast.Attribute, ast.Name)) and isinstance(child.ctx, ast.Load):
@@ -620,6 +643,15 @@ class _Reader:
                         child,
                         dotted,
                         f"{dotted}{self._in()}: {SKIP_MARKERS[dotted]}",
+                    )
+                elif dotted in EXITS and id(child) not in inner:
+                    self.add(
+                        "process-exit",
+                        child,
+                        dotted,
+                        f"refers to {dotted}{self._in()} without calling it: whatever calls it "
+                        "(an atexit handler, a finalizer) would end the run with its status, "
+                        "not the tests'",
                     )
 
     def _call(self, node: ast.Call) -> None:
