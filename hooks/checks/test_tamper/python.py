@@ -400,6 +400,11 @@ class _Reader:
     def _definition(self, node) -> None:
         name = node.name
         self._hook_name(name, node)
+        for decorator in node.decorator_list:
+            # @pytest.hookimpl(specname="pytest_runtest_makereport") on any name
+            for keyword in decorator.keywords if isinstance(decorator, ast.Call) else []:
+                if keyword.arg == "specname" and _constant_str(keyword.value):
+                    self._hook_name(keyword.value.value, node)  # type: ignore[attr-defined]
         if (
             not self.scope
             and name in ("__getattr__", "__dir__")
@@ -489,8 +494,12 @@ class _Reader:
                 self._target(each, node)
         value = node.value
         for target in targets:
-            if isinstance(target, ast.Name) and value is not None:
+            if value is None:
+                continue
+            if isinstance(target, ast.Name):
                 self._named_value(target.id, value, node)
+            elif _global_key(target) is not None:
+                self._named_value(_global_key(target), value, node)  # type: ignore[arg-type]
 
     def _named_value(self, name: str, value: ast.expr, node) -> None:
         if name == "__test__" and not (isinstance(value, ast.Constant) and value.value is True):
@@ -860,6 +869,17 @@ def _items(value: ast.expr, show: Callable[[ast.AST], str]) -> List[str]:
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
         return [item for element in value.elts for item in _items(element, show)]
     return [show(value)]
+
+
+def _global_key(target: ast.expr) -> Optional[str]:
+    """NAME in ``globals()["NAME"]`` or ``vars()["NAME"]``: a binding of NAME."""
+    if not isinstance(target, ast.Subscript) or not _constant_str(target.slice):
+        return None
+    call = target.value
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and not call.args:
+        if call.func.id in ("globals", "vars"):
+            return target.slice.value  # type: ignore[attr-defined]
+    return None
 
 
 def _constant_str(node: ast.expr) -> bool:
