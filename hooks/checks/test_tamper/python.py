@@ -748,12 +748,13 @@ class _Reader:
             target = first.value
             found = self.oracle(target)
         else:
-            target = self.dotted(first) or _show(first)
-            found = self.oracle(self.dotted(first))
+            owner = self.dotted(first)
+            target = owner or _show(first)
+            found = self.oracle(owner)
             if len(node.args) >= 2 and _constant_str(node.args[1]):
                 target = f"{target}.{node.args[1].value}"  # type: ignore[attr-defined]
-            if name in ("setattr", "delattr") and func in ("setattr", "delattr"):
-                if target in ("builtins", "__builtins__"):
+            if func in ("setattr", "delattr", "builtins.setattr", "builtins.delattr"):
+                if owner in ("builtins", "__builtins__"):
                     self.add(
                         "oracle-patched",
                         node,
