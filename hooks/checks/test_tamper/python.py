@@ -478,11 +478,15 @@ class _Reader:
                 self._hook_name(alias.asname or alias.name, node)
         if self.hermetic:
             for module in modules:
-                if module in NETWORK:
+                # a package's submodule loads the package: requests.adapters is requests
+                parts = module.split(".")
+                prefixes = (".".join(parts[:end]) for end in range(1, len(parts) + 1))
+                network = next((p for p in prefixes if p in NETWORK), None)
+                if network is not None:
                     self.add(
                         "non-hermetic",
                         node,
-                        f"import {module}",
+                        f"import {network}",
                         f"imports {module}, which reaches the network: {SEAM_NETWORK}",
                     )
                     break
