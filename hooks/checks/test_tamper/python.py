@@ -277,6 +277,7 @@ class _Reader:
         self.marks: List[Mark] = []
         self.imports: Dict[str, str] = {}  # bound name -> dotted name it stands for
         self.scope: List[str] = []
+        self.assigned: Set[str] = set()  # names the file binds itself (variables, arguments)
 
     # -- names -----------------------------------------------------------------------
 
@@ -295,6 +296,10 @@ class _Reader:
                     if alias.name != "*":
                         bound = alias.asname or alias.name
                         self.imports[bound] = f"{module}.{alias.name}" if module else alias.name
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                self.assigned.add(node.id)
+            elif isinstance(node, ast.arg):
+                self.assigned.add(node.arg)
         self._body(tree.body)
 
     def _absolute(self, module: Optional[str], level: int) -> str:
@@ -330,6 +335,13 @@ class _Reader:
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 return key.value
         return None
+
+    def _own(self, node: ast.expr) -> bool:
+        """A bare name the file binds itself (``exit = proc.returncode``), not the builtin:
+        what it was bound to is judged where the binding is written."""
+        return (
+            isinstance(node, ast.Name) and node.id in self.assigned and node.id not in self.imports
+        )
 
     def oracle(self, dotted: Optional[str]) -> Optional[str]:
         """The oracle file a dotted name lies in, trying each module prefix."""
@@ -657,7 +669,7 @@ class _Reader:
                         dotted,
                         f"{dotted}{self._in()}: {SKIP_MARKERS[dotted]}",
                     )
-                elif dotted in EXITS and id(child) not in inner:
+                elif dotted in EXITS and id(child) not in inner and not self._own(child):
                     self.add(
                         "process-exit",
                         child,
