@@ -4,7 +4,8 @@ It judges the change only: each Python file the candidate adds or modifies in
 the scoring tree (``tamper.paths``, and every conftest.py) is read with the
 standard library's ast, and so is the base's file at that path (or the file a
 new one was moved from); a mark is new when the candidate holds more of it
-than the base did. pytest's configuration files are compared option by option
+than the base did, and a changed file that cannot be read is reported however
+the base's was. pytest's configuration files are compared option by option
 (options.py). Nothing is imported or run."""
 
 from __future__ import annotations
@@ -101,7 +102,13 @@ def check(
             else _moved_from(path, after, gone, base, candidate, reader)
         )
         old_marks = reader.marks(base, old_path, old) if old is not None else []
-        found += [(path, m) for m in new_marks(old_marks, reader.marks(candidate, path, after))]
+        marks = reader.marks(candidate, path, after)
+        unjudged = [m for m in marks if m.rule == "test-unparsable"]
+        if unjudged and (old is None or old.oid != after.oid):
+            # whatever the change wrote cannot be read, though the base's could not either
+            found += [(path, m) for m in unjudged]
+            continue
+        found += [(path, m) for m in new_marks(old_marks, marks)]
     found += _frozen_skipped(contract, candidate, scope, reader)
     return [
         Finding(HOOK, mark.rule, path, mark.message, mark.line, _severity(mark.rule))

@@ -10,6 +10,7 @@ own, since they hide code from this reading."""
 from __future__ import annotations
 
 import ast
+import copy
 import gc
 import re
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
@@ -30,17 +31,21 @@ SKIP_MARKERS = {
     "unittest.expectedFailure": "a failing test scores as expected",
     "unittest.case.skip": "a skipped test scores as a pass",
 }
-_MARKER_NAMES = {name.rpartition(".")[2] for name in SKIP_MARKERS}
 SKIP_CALLS = {
     "pytest.skip": "skips the test",
     "pytest.xfail": "marks the test as an expected failure",
     "pytest.importorskip": "skips the test when the import fails",
+    "_pytest.outcomes.skip": "skips the test",
+    "_pytest.outcomes.xfail": "marks the test as an expected failure",
+    "_pytest.outcomes.importorskip": "skips the test when the import fails",
 }
 SKIP_EXCEPTIONS = {
     "unittest.SkipTest",
     "unittest.case.SkipTest",
     "pytest.skip.Exception",
     "pytest.xfail.Exception",
+    "_pytest.outcomes.skip.Exception",
+    "_pytest.outcomes.xfail.Exception",
     "_pytest.outcomes.Skipped",
     "_pytest.outcomes.XFailed",
 }
@@ -87,6 +92,7 @@ EXITS = {
     "exit",
     "quit",
     "pytest.exit",
+    "_pytest.outcomes.exit",
     "signal.raise_signal",
     "signal.pthread_kill",
     "os.execl",
@@ -97,6 +103,14 @@ EXITS = {
     "os.execve",
     "os.execvp",
     "os.execvpe",
+}
+# the last part of the names worth resolving where they are only referred to
+_REFERENCED = {name.rpartition(".")[2] for name in [*SKIP_MARKERS, *EXITS]}
+# what pytest.exit raises: the session ends with the return code it carries
+EXIT_EXCEPTIONS = {
+    "pytest.exit.Exception",
+    "_pytest.outcomes.exit.Exception",
+    "_pytest.outcomes.Exit",
 }
 DYNAMIC = {"exec", "eval", "compile", "builtins.exec", "builtins.eval", "builtins.compile"}
 # modules whose attributes, reached by a computed name, could be an exit or a patch
@@ -159,17 +173,32 @@ _TRIGGERS = re.compile(
     rb"skip|xfail|SkipTest|expectedFailure|__test__|pytest_|collect_ignore|exit|quit|kill|"
     rb"abort|exec|eval|compile|raise_signal|SystemExit|setattr|delattr|patch|setitem|delitem|"
     rb"builtins|modules|exitstatus|testsfailed|testscollected|shouldstop|shouldfail|outcome|"
-    rb"force_result|option|addinivalue_line|settings|profile|seed|pluginmanager|getattr|"
-    rb"__import__|import_module|__dir__"
+    rb"force_result|option|known_args_namespace|\bargs\b|addinivalue_line|settings|profile|"
+    rb"seed|pluginmanager|getattr|__import__|import_module|__dir__"
 )
-_IMPORT = re.compile(rb"^[ \t]*(?:from[ \t]+([\w.]+)[ \t]+import|import[ \t]+([^#;\n]+))", re.M)
+# The bytes are the text only when they are ASCII read as UTF-8: Python folds
+# identifiers with NFKC (``sys.ｅｘｉｔ`` is ``sys.exit``), and a coding cookie can
+# spell any name in other bytes (utf-7); such files are always read in full.
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
+_PLAIN_CODINGS = {"utf-8", "utf8", "ascii", "us-ascii"}
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+(?P<module>[\w.]+)[ \t]+(?P<from>import)"
+    rb"|(?P<import>import)[ \t]+(?P<names>[^#;\n]+))",
+    re.M,
+)
+_IMPORT_WORD = re.compile(rb"\bimport\b")
 
 
 def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> List[Mark]:
     """Every mark in one file's bytes. ``package`` is the dotted package the
     file is in (for relative imports); ``hermetic`` says whether the file lies
     in a hermetic path."""
-    if not hermetic and not _TRIGGERS.search(data) and not _imports_oracle(data, oracle_of):
+    if (
+        not hermetic
+        and _plain(data)
+        and not _TRIGGERS.search(data)
+        and not _imports_oracle(data, oracle_of)
+    ):
         try:  # only whether it parses: compiling makes no Python objects, a tree does
             compile(data, "<test>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -189,17 +218,38 @@ def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> Lis
     return reader.marks
 
 
+def _plain(data: bytes) -> bool:
+    """Do the bytes spell the names the parser will read?"""
+    if not data.isascii():
+        return False
+    head = b"\n".join(data.split(b"\n", 2)[:2])
+    for match in _COOKIE.finditer(head):
+        coding = match.group(1).decode("ascii").lower().replace("_", "-")
+        if coding not in _PLAIN_CODINGS and not coding.startswith("utf-8-"):
+            return False
+    return True
+
+
 def _imports_oracle(data: bytes, oracle_of: OracleOf) -> bool:
-    for match in _IMPORT.finditer(data):
-        if match.group(1) is not None:
-            names = [match.group(1)]
+    """Could the file import the oracle? Only an import that is a statement of
+    its own, at the start of a line, is read here; an import after a semicolon
+    or a colon, or continued with a backslash, sends the file to the parser."""
+    if b"\\" in data:
+        return True
+    found = list(_IMPORT.finditer(data))
+    starts = {match.start("from") if match["from"] else match.start("import") for match in found}
+    if any(word.start() not in starts for word in _IMPORT_WORD.finditer(data)):
+        return True
+    for match in found:
+        if match["module"] is not None:
+            names = [match["module"]]
         else:
-            names = [part.split()[0] for part in match.group(2).split(b",") if part.split()]
+            names = [part.split()[0] for part in match["names"].split(b",") if part.split()]
         for name in names:
             text = name.decode("ascii", "replace").strip("()\\ \t")
             if text.startswith(".") or (text and oracle_of(text) is not None):
                 return True
-        if match.group(2) is not None and b"(" in match.group(2):
+        if match["names"] is not None and b"(" in match["names"]:
             return True  # a parenthesized list: read the file properly
     return False
 
@@ -232,6 +282,7 @@ class _Reader:
         self.marks: List[Mark] = []
         self.imports: Dict[str, str] = {}  # bound name -> dotted name it stands for
         self.scope: List[str] = []
+        self.assigned: Set[str] = set()  # names the file binds itself (variables, arguments)
 
     # -- names -----------------------------------------------------------------------
 
@@ -250,6 +301,8 @@ class _Reader:
                     if alias.name != "*":
                         bound = alias.asname or alias.name
                         self.imports[bound] = f"{module}.{alias.name}" if module else alias.name
+            else:
+                self.assigned.update(_bound_by(node))
         self._body(tree.body)
 
     def _absolute(self, module: Optional[str], level: int) -> str:
@@ -286,6 +339,13 @@ class _Reader:
                 return key.value
         return None
 
+    def _own(self, node: ast.expr) -> bool:
+        """A bare name the file binds itself (``exit = proc.returncode``), not the builtin:
+        what it was bound to is judged where the binding is written."""
+        return (
+            isinstance(node, ast.Name) and node.id in self.assigned and node.id not in self.imports
+        )
+
     def oracle(self, dotted: Optional[str]) -> Optional[str]:
         """The oracle file a dotted name lies in, trying each module prefix."""
         if not dotted:
@@ -296,6 +356,15 @@ class _Reader:
             if found is not None:
                 return found
         return None
+
+    def shape(self, node: ast.AST) -> str:
+        """An expression as a mark's subject holds it: written out, with each name
+        no import binds as ``_``, so that renaming a variable changes no key."""
+        copied = copy.deepcopy(node)
+        for child in ast.walk(copied):
+            if isinstance(child, ast.Name) and child.id not in self.imports:
+                child.id = "_"
+        return _show(copied)
 
     # -- the walk --------------------------------------------------------------------
 
@@ -346,6 +415,11 @@ class _Reader:
     def _definition(self, node) -> None:
         name = node.name
         self._hook_name(name, node)
+        for decorator in node.decorator_list:
+            # @pytest.hookimpl(specname="pytest_runtest_makereport") on any name
+            for keyword in decorator.keywords if isinstance(decorator, ast.Call) else []:
+                if keyword.arg == "specname" and _constant_str(keyword.value):
+                    self._hook_name(keyword.value.value, node)  # type: ignore[attr-defined]
         if (
             not self.scope
             and name in ("__getattr__", "__dir__")
@@ -419,11 +493,15 @@ class _Reader:
                 self._hook_name(alias.asname or alias.name, node)
         if self.hermetic:
             for module in modules:
-                if module in NETWORK:
+                # a package's submodule loads the package: requests.adapters is requests
+                parts = module.split(".")
+                prefixes = (".".join(parts[:end]) for end in range(1, len(parts) + 1))
+                network = next((p for p in prefixes if p in NETWORK), None)
+                if network is not None:
                     self.add(
                         "non-hermetic",
                         node,
-                        f"import {module}",
+                        f"import {network}",
                         f"imports {module}, which reaches the network: {SEAM_NETWORK}",
                     )
                     break
@@ -435,8 +513,12 @@ class _Reader:
                 self._target(each, node)
         value = node.value
         for target in targets:
-            if isinstance(target, ast.Name) and value is not None:
+            if value is None:
+                continue
+            if isinstance(target, ast.Name):
                 self._named_value(target.id, value, node)
+            elif _global_key(target) is not None:
+                self._named_value(_global_key(target), value, node)  # type: ignore[arg-type]
 
     def _named_value(self, name: str, value: ast.expr, node) -> None:
         if name == "__test__" and not (isinstance(value, ast.Constant) and value.value is True):
@@ -448,19 +530,19 @@ class _Reader:
                 f"__test__ = {_show(value)} hides {where} from collection: its tests never run",
             )
         elif name in ("collect_ignore", "collect_ignore_glob"):
-            for item in _items(value):
+            for item, shape in zip(_items(value, _show), _items(value, self.shape)):
                 self.add(
                     "collection-changed",
                     node,
-                    f"{name} {item}",
+                    f"{name} {shape}",
                     f"{name} gains {item}: pytest will not collect it",
                 )
         elif name == "pytest_plugins":
-            for item in _items(value):
+            for item, shape in zip(_items(value, _show), _items(value, self.shape)):
                 self.add(
                     "collection-changed",
                     node,
-                    f"pytest_plugins {item}",
+                    f"pytest_plugins {shape}",
                     f"pytest_plugins loads {item}: a plugin can change which tests run and "
                     "how they score",
                 )
@@ -565,16 +647,27 @@ class _Reader:
                 "raise SystemExit",
                 f"raises SystemExit{self._in()}: the run would end with its status, not the tests'",
             )
+        elif dotted in EXIT_EXCEPTIONS:
+            self.add(
+                "process-exit",
+                node,
+                f"raise {dotted}",
+                f"raises {dotted}{self._in()}: the run would end with its status, not the tests'",
+            )
 
     def _expression(self, node: ast.expr) -> None:
-        for child in _walk_expression(node):
+        nodes = list(_walk_expression(node))
+        # a name that is called, or that is the start of a longer one, is judged there
+        inner = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+        inner |= {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
+        for child in nodes:
             if isinstance(child, ast.Call):
                 self._call(child)
             elif (
                 isinstance(child, ast.Attribute)
-                and child.attr in _MARKER_NAMES
+                and child.attr in _REFERENCED
                 or isinstance(child, ast.Name)
-                and child.id in self.imports
+                and (child.id in self.imports or child.id in _REFERENCED)
             ) and isinstance(child.ctx, ast.Load):
                 dotted = self.dotted(child)
                 if dotted in SKIP_MARKERS:
@@ -583,6 +676,15 @@ class _Reader:
                         child,
                         dotted,
                         f"{dotted}{self._in()}: {SKIP_MARKERS[dotted]}",
+                    )
+                elif dotted in EXITS and id(child) not in inner and not self._own(child):
+                    self.add(
+                        "process-exit",
+                        child,
+                        dotted,
+                        f"refers to {dotted}{self._in()} without calling it: whatever calls it "
+                        "(an atexit handler, a finalizer) would end the run with its status, "
+                        "not the tests'",
                     )
 
     def _call(self, node: ast.Call) -> None:
@@ -636,7 +738,7 @@ class _Reader:
                 self.add(
                     "runner-options",
                     node,
-                    f"addinivalue_line {_show(key) if key is not None else ''}",
+                    f"addinivalue_line {self.shape(key) if key is not None else ''}",
                     f"adds to the ini option {_show(key) if key is not None else '?'}"
                     f"{self._in()}: it changes how the suite runs",
                 )
@@ -670,12 +772,13 @@ class _Reader:
             target = first.value
             found = self.oracle(target)
         else:
-            target = self.dotted(first) or _show(first)
-            found = self.oracle(self.dotted(first))
+            owner = self.dotted(first)
+            target = owner or _show(first)
+            found = self.oracle(owner)
             if len(node.args) >= 2 and _constant_str(node.args[1]):
                 target = f"{target}.{node.args[1].value}"  # type: ignore[attr-defined]
-            if name in ("setattr", "delattr") and func in ("setattr", "delattr"):
-                if target in ("builtins", "__builtins__"):
+            if func in ("setattr", "delattr", "builtins.setattr", "builtins.delattr"):
+                if owner in ("builtins", "__builtins__"):
                     self.add(
                         "oracle-patched",
                         node,
@@ -696,7 +799,7 @@ class _Reader:
             self.add(
                 "runner-options",
                 node,
-                f"{func} {_show(node.args[0]) if node.args else ''}",
+                f"{func} {self.shape(node.args[0]) if node.args else ''}",
                 f"loads a Hypothesis profile{self._in()}: it can lower the example count",
             )
             return
@@ -709,7 +812,7 @@ class _Reader:
                 self.add(
                     "runner-options",
                     node,
-                    f"max_examples={_show(value)}",
+                    f"max_examples={self.shape(value)}",
                     f"sets max_examples={_show(value)}{self._in()}: fewer examples than "
                     f"Hypothesis's default {HYPOTHESIS_DEFAULT_EXAMPLES}",
                 )
@@ -725,7 +828,7 @@ class _Reader:
                 self.add(
                     "runner-options",
                     node,
-                    f"phases={_show(value)}",
+                    f"phases={self.shape(value)}",
                     f"sets phases{self._in()}: it can switch off generating examples",
                 )
 
@@ -781,6 +884,27 @@ def _statements(tree: ast.AST) -> Iterator[ast.AST]:
             stack.extend(handler.body)
 
 
+def _bound_by(statement: ast.AST) -> Iterator[str]:
+    """The names a statement binds (walrus and comprehension targets aside)."""
+    targets: List[ast.expr] = []
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+        targets = [statement.target]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        targets = [item.optional_vars for item in statement.items if item.optional_vars]
+    elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        arguments = statement.args
+        every = arguments.posonlyargs + arguments.args + arguments.kwonlyargs
+        every += [a for a in (arguments.vararg, arguments.kwarg) if a is not None]
+        yield from (argument.arg for argument in every)
+    for handler in getattr(statement, "handlers", ()):
+        if handler.name:
+            yield handler.name
+    for target in targets:
+        yield from (t.id for t in _unpacked(target) if isinstance(t, ast.Name))
+
+
 _STATEMENT_FIELDS = ("body", "orelse", "finalbody")
 _NOT_EXPRESSIONS = {"ctx", "op", "ops"}  # contexts and operators: nodes, but never a call or name
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
@@ -813,13 +937,24 @@ def _unpacked(target: ast.expr) -> List[ast.expr]:
     return [target]
 
 
-def _items(value: ast.expr) -> List[str]:
-    """The strings a list, tuple or string names; anything else, as written."""
+def _items(value: ast.expr, show: Callable[[ast.AST], str]) -> List[str]:
+    """The strings a list, tuple or string names; anything else, as ``show`` writes it."""
     if isinstance(value, ast.Constant) and isinstance(value.value, str):
         return [value.value]
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
-        return [item for element in value.elts for item in _items(element)]
-    return [_show(value)]
+        return [item for element in value.elts for item in _items(element, show)]
+    return [show(value)]
+
+
+def _global_key(target: ast.expr) -> Optional[str]:
+    """NAME in ``globals()["NAME"]`` or ``vars()["NAME"]``: a binding of NAME."""
+    if not isinstance(target, ast.Subscript) or not _constant_str(target.slice):
+        return None
+    call = target.value
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and not call.args:
+        if call.func.id in ("globals", "vars"):
+            return target.slice.value  # type: ignore[attr-defined]
+    return None
 
 
 def _constant_str(node: ast.expr) -> bool:

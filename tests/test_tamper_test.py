@@ -1,0 +1,1581 @@
+"""test-tamper on trees in memory (hooks/checks/test_tamper/__init__.py and
+python.py; the configuration files are tests/tamper_options_test.py's): each
+rule fires with its exact code, line and message beside a near miss that must
+pass; only what the change adds is judged (moves keep their history); the
+tamper.allow list; the contract's section; a property (renaming variables and
+reformatting create no findings and remove none); the verdict cache."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from oracle_guard.checks.test_tamper import python
+from testing.bounds import property_settings
+from testing.git import commit, git, init_repo, run_guard, stage
+from testing.oracle import NOW
+from testing.trees import MemoryRepo, gitlink, judged, link, memory
+
+# src/ and tests/ writable, oracle/ denied; tests/ the scoring tree, tests/props/ hermetic
+CONTRACT = """\
+version: 1
+write_set:
+  allow: ["src/**", "tests/**"]
+  deny: ["oracle/**"]
+tamper:
+  paths: ["tests/**"]
+  hermetic: ["tests/props/**"]
+"""
+X = "tests/test_x.py"  # where the tables' code is added
+P = "tests/props/test_p.py"  # the same, in the hermetic path
+
+EXITS = "the run would end with its status, not the tests'"
+PROTECTED = "which the contract protects ('oracle/**')"
+CLOCK = "take the time from a fake clock fixture"
+SEEDS = "use committed seeds (random.Random(SEED))"
+NETWORK = "use a recorded transport (a fixture that replays recorded responses)"
+
+
+def code(*lines: str) -> str:
+    return "\n".join(lines) + "\n"
+
+
+def found(before, after, contract=CONTRACT):
+    """The finding lines test-tamper prints when the files ``after`` replace
+    ``before`` (the contract beside both); the exit code agrees with them."""
+    base = memory({".oracle-guard.yaml": contract, **before}, "HEAD")
+    candidate = memory({".oracle-guard.yaml": contract, **after})
+    return report(judged(base, candidate, ["test-tamper"], NOW))
+
+
+def report(result):
+    rc, out, err = result
+    assert err == "", err
+    lines = out.splitlines()
+    end = next(n for n, line in enumerate(lines) if line.startswith("test-tamper: "))
+    findings = lines[:end]
+    errors = [line for line in findings if " (warning): " not in line]
+    assert rc == (1 if errors else 0), out
+    return findings
+
+
+def added(source, path=X):
+    """The findings of a change that adds one file."""
+    return found({}, {path: source})
+
+
+def at(path, *lines):
+    return [f"{path}:{line}" for line in lines]
+
+
+# -- each rule fires, with its code, line and message ----------------------------------
+
+SKIP_ADDED = [
+    (
+        code("import pytest", "", "@pytest.mark.skip", "def test_y():", "    pass"),
+        ["3: skip-added: @pytest.mark.skip on test_y: a skipped test scores as a pass"],
+    ),
+    (
+        code("import pytest", '@pytest.mark.skipif(True, reason="x")', "def test_y(): pass"),
+        ["2: skip-added: @pytest.mark.skipif on test_y: a skipped test scores as a pass"],
+    ),
+    (
+        code("import pytest", "@pytest.mark.xfail(strict=False)", "def test_y(): pass"),
+        ["2: skip-added: @pytest.mark.xfail on test_y: a failing xfail test scores as expected"],
+    ),
+    (
+        code("import pytest", "pytestmark = pytest.mark.skip"),
+        ["2: skip-added: pytest.mark.skip at module level: a skipped test scores as a pass"],
+    ),
+    (
+        code("import pytest", "class TestC:", "    pytestmark = [pytest.mark.skip]"),
+        ["3: skip-added: pytest.mark.skip in TestC: a skipped test scores as a pass"],
+    ),
+    (
+        code(
+            "import pytest",
+            '@pytest.mark.parametrize("n", [1, pytest.param(2, marks=pytest.mark.xfail)])',
+            "def test_y(n): pass",
+        ),
+        ["2: skip-added: pytest.mark.xfail in test_y: a failing xfail test scores as expected"],
+    ),
+    (
+        code("import pytest", "def test_y():", '    pytest.skip("later")'),
+        ["3: skip-added: pytest.skip() in test_y skips the test"],
+    ),
+    (
+        code("import pytest", "def test_y():", '    pytest.xfail("later")'),
+        ["3: skip-added: pytest.xfail() in test_y marks the test as an expected failure"],
+    ),
+    (
+        code("import pytest", 'np = pytest.importorskip("numpy")'),
+        [
+            "2: skip-added: pytest.importorskip() at module level skips the test when the "
+            "import fails"
+        ],
+    ),
+    (
+        code("from _pytest.outcomes import skip", "def test_y():", "    skip()"),
+        ["3: skip-added: _pytest.outcomes.skip() in test_y skips the test"],
+    ),
+    (
+        code(
+            "import unittest",
+            "class T(unittest.TestCase):",
+            '    @unittest.skip("later")',
+            "    def test_m(self): pass",
+            "    @unittest.expectedFailure",
+            "    def test_n(self): pass",
+            "    def test_o(self):",
+            '        self.skipTest("later")',
+        ),
+        [
+            "3: skip-added: @unittest.skip on test_m: a skipped test scores as a pass",
+            "5: skip-added: @unittest.expectedFailure on test_n: a failing test scores as expected",
+            "8: skip-added: skipTest() in T.test_o skips the test",
+        ],
+    ),
+    (
+        code("from unittest import SkipTest", "def test_y():", '    raise SkipTest("later")'),
+        ["3: skip-added: raises unittest.SkipTest in test_y: a skipped test scores as a pass"],
+    ),
+    (
+        code("__test__ = False"),
+        ["1: skip-added: __test__ = False hides the module from collection: its tests never run"],
+    ),
+    (
+        code("class TestC:", "    __test__ = 0"),
+        ["2: skip-added: __test__ = 0 hides TestC from collection: its tests never run"],
+    ),
+    # aliases resolve through the imports
+    (
+        code("import pytest as pt", "@pt.mark.skip", "def test_y(): pass"),
+        ["2: skip-added: @pytest.mark.skip on test_y: a skipped test scores as a pass"],
+    ),
+    (
+        code("from pytest import mark", "@mark.skip", "def test_y(): pass"),
+        ["2: skip-added: @pytest.mark.skip on test_y: a skipped test scores as a pass"],
+    ),
+]
+
+COLLECTION_CHANGED = [
+    (
+        code("def pytest_collection_modifyitems(config, items):", "    items.clear()"),
+        [
+            "1: collection-changed: defines pytest_collection_modifyitems: it can deselect "
+            "tests before they run"
+        ],
+    ),
+    (
+        code("def pytest_ignore_collect(collection_path, config):", "    return True"),
+        [
+            "1: collection-changed: defines pytest_ignore_collect: it can deselect tests before they run"
+        ],
+    ),
+    # a hook bound by assignment, by import, by specname, through globals()
+    (
+        code("def reorder(items): pass", "pytest_collection_modifyitems = reorder"),
+        [
+            "2: collection-changed: defines pytest_collection_modifyitems: it can deselect "
+            "tests before they run"
+        ],
+    ),
+    (
+        code("from plugin import pytest_collection_modifyitems"),
+        [
+            "1: collection-changed: defines pytest_collection_modifyitems: it can deselect "
+            "tests before they run"
+        ],
+    ),
+    (
+        code(
+            "import pytest",
+            '@pytest.hookimpl(specname="pytest_collection_modifyitems")',
+            "def reorder(items): pass",
+        ),
+        [
+            "3: collection-changed: defines pytest_collection_modifyitems: it can deselect "
+            "tests before they run"
+        ],
+    ),
+    (
+        code("def reorder(items): pass", 'globals()["pytest_deselected"] = reorder'),
+        ["2: collection-changed: defines pytest_deselected: it can deselect tests before they run"],
+    ),
+    (
+        code(
+            'collect_ignore = ["test_pay.py"]',
+            "collect_ignore_glob = []",
+            'collect_ignore_glob.append("*pay*")',
+        ),
+        [
+            "1: collection-changed: collect_ignore gains test_pay.py: pytest will not collect it",
+            "3: collection-changed: collect_ignore_glob gains *pay*: pytest will not collect it",
+        ],
+    ),
+    (
+        code('pytest_plugins = ["shop.plugin"]'),
+        [
+            "1: collection-changed: pytest_plugins loads shop.plugin: a plugin can change which "
+            "tests run and how they score"
+        ],
+    ),
+    (
+        code("def pytest_configure(config):", "    config.pluginmanager.register(Quiet())"),
+        [
+            "2: collection-changed: registers a plugin in pytest_configure: a plugin can change "
+            "which tests run and how they score"
+        ],
+    ),
+]
+
+OUTCOME_CHANGED = [
+    (
+        code("def pytest_runtest_makereport(item, call):", "    pass"),
+        [
+            "1: outcome-changed: defines pytest_runtest_makereport: it can turn a failure into a pass"
+        ],
+    ),
+    (
+        code("from plugin import pytest_runtest_makereport"),
+        [
+            "1: outcome-changed: defines pytest_runtest_makereport: it can turn a failure into a pass"
+        ],
+    ),
+    (
+        code(
+            "import pytest",
+            '@pytest.hookimpl(specname="pytest_runtest_makereport", wrapper=True)',
+            "def report(item, call):",
+            "    return (yield)",
+        ),
+        [
+            "3: outcome-changed: defines pytest_runtest_makereport: it can turn a failure into a pass"
+        ],
+    ),
+    (
+        code("def pytest_report_teststatus(report, config): pass"),
+        ["1: outcome-changed: defines pytest_report_teststatus: it can turn a failure into a pass"],
+    ),
+    (
+        code("def finish(session):", "    session.exitstatus = 0", "    session.testsfailed = 0"),
+        [
+            "2: outcome-changed: assigns session.exitstatus: it changes what the run reports",
+            "3: outcome-changed: assigns session.testsfailed: it changes what the run reports",
+        ],
+    ),
+    (
+        code("def rewrite(report):", '    report.outcome = "passed"'),
+        ["2: outcome-changed: assigns report.outcome: it changes a test's reported outcome"],
+    ),
+    (
+        code("def rewrite(outcome):", "    outcome.force_result(None)"),
+        ["2: outcome-changed: calls force_result in rewrite: it replaces a hook's result"],
+    ),
+]
+
+PROCESS_EXIT = [
+    (
+        code("import sys", "sys.exit(0)"),
+        [f"2: process-exit: calls sys.exit at module level: {EXITS}"],
+    ),
+    (
+        code("from sys import exit as bye", "bye()"),
+        [f"2: process-exit: calls sys.exit at module level: {EXITS}"],
+    ),
+    (
+        code('getattr(__import__("sys"), "exit")(0)'),
+        [f"1: process-exit: calls sys.exit at module level: {EXITS}"],
+    ),
+    (
+        code("import importlib", 'importlib.import_module("os")._exit(0)'),
+        [f"2: process-exit: calls os._exit at module level: {EXITS}"],
+    ),
+    (
+        code(
+            "import os, pytest",
+            "@pytest.fixture",
+            "def done():",
+            "    yield",
+            "    os._exit(0)",
+        ),
+        [f"5: process-exit: calls os._exit in done: {EXITS}"],
+    ),
+    (
+        code(
+            "import os, signal",
+            "def test_y():",
+            "    os.kill(os.getpid(), 9)",
+            "    os.abort()",
+            '    os.execv("/bin/true", ["true"])',
+            "    signal.raise_signal(signal.SIGKILL)",
+        ),
+        [
+            f"3: process-exit: calls os.kill in test_y: {EXITS}",
+            f"4: process-exit: calls os.abort in test_y: {EXITS}",
+            f"5: process-exit: calls os.execv in test_y: {EXITS}",
+            f"6: process-exit: calls signal.raise_signal in test_y: {EXITS}",
+        ],
+    ),
+    (
+        code("def test_y():", "    exit()", "    quit(0)"),
+        [
+            f"2: process-exit: calls exit in test_y: {EXITS}",
+            f"3: process-exit: calls quit in test_y: {EXITS}",
+        ],
+    ),
+    (
+        code("import pytest", 'pytest.exit("done", returncode=0)'),
+        [f"2: process-exit: calls pytest.exit at module level: {EXITS}"],
+    ),
+    (
+        code("def test_y():", "    raise SystemExit(0)"),
+        [f"2: process-exit: raises SystemExit in test_y: {EXITS}"],
+    ),
+    (
+        code(
+            "import pytest", "def test_y():", '    raise pytest.exit.Exception("x", returncode=0)'
+        ),
+        [f"3: process-exit: raises pytest.exit.Exception in test_y: {EXITS}"],
+    ),
+    (
+        code("from _pytest.outcomes import Exit, exit", 'exit("done")', "raise Exit()"),
+        [
+            f"2: process-exit: calls _pytest.outcomes.exit at module level: {EXITS}",
+            f"3: process-exit: raises _pytest.outcomes.Exit at module level: {EXITS}",
+        ],
+    ),
+    # an exit handed to whatever calls it later
+    (
+        code("import atexit, os", "atexit.register(os._exit, 0)"),
+        [
+            "2: process-exit: refers to os._exit at module level without calling it: whatever "
+            "calls it (an atexit handler, a finalizer) would end the run with its status, not "
+            "the tests'"
+        ],
+    ),
+]
+
+ORACLE_PATCHED = [
+    (
+        code("from oracle import invariants", "invariants.check = lambda *a: True"),
+        [f"2: oracle-patched: assigns oracle.invariants.check, {PROTECTED}"],
+    ),
+    (
+        code(
+            "from oracle import invariants",
+            "def test_total(monkeypatch):",
+            '    monkeypatch.setattr(invariants, "check", lambda *a: True)',
+        ),
+        [
+            "3: oracle-patched: monkeypatch.setattr on oracle.invariants.check in test_total, "
+            f"{PROTECTED}"
+        ],
+    ),
+    (
+        code(
+            "def test_total(monkeypatch):",
+            '    monkeypatch.setattr("oracle.invariants.check", len)',
+        ),
+        [
+            "2: oracle-patched: monkeypatch.setattr on oracle.invariants.check in test_total, "
+            f"{PROTECTED}"
+        ],
+    ),
+    (
+        code(
+            "from unittest import mock",
+            '@mock.patch("oracle.invariants.check")',
+            "def test_total(m): pass",
+        ),
+        [
+            "2: oracle-patched: unittest.mock.patch on oracle.invariants.check in test_total, "
+            f"{PROTECTED}"
+        ],
+    ),
+    (
+        code(
+            "from unittest import mock",
+            "import oracle.invariants as inv",
+            "def test_total():",
+            '    with mock.patch.object(inv, "check"):',
+            "        pass",
+        ),
+        [
+            "4: oracle-patched: unittest.mock.patch.object on oracle.invariants.check in "
+            f"test_total, {PROTECTED}"
+        ],
+    ),
+    (
+        code("from oracle.invariants import check", "check = len"),
+        [
+            "2: oracle-patched: rebinds check, imported from oracle.invariants.check, which the "
+            "contract protects ('oracle/**'): the test would compare against a stand-in"
+        ],
+    ),
+    # a relative import that climbs out of tests/ into the oracle
+    (
+        code(
+            "from ..oracle import invariants",
+            "def test_total(monkeypatch):",
+            '    monkeypatch.setattr(invariants, "check", len)',
+        ),
+        [
+            "3: oracle-patched: monkeypatch.setattr on oracle.invariants.check in test_total, "
+            f"{PROTECTED}"
+        ],
+    ),
+    (
+        code("import sys", 'sys.modules["oracle.x"] = fake'),
+        [
+            "2: oracle-patched: assigns sys.modules['oracle.x'], which the contract protects "
+            "('oracle/**'): it replaces the oracle's module"
+        ],
+    ),
+    (
+        code(
+            "import builtins",
+            "builtins.open = fake",
+            'setattr(builtins, "print", fake)',
+            '__builtins__["len"] = fake',
+        ),
+        [
+            "2: oracle-patched: assigns builtins.open: it changes every module's open",
+            "3: oracle-patched: setattr() on builtins at module level: it changes every module's "
+            "builtins",
+            "4: oracle-patched: assigns __builtins__['len']: it changes every module's builtins",
+        ],
+    ),
+]
+
+RUNNER_OPTIONS = [
+    (
+        code("def pytest_cmdline_main(config): pass"),
+        [
+            "1: runner-options: defines pytest_cmdline_main: it can rewrite the command line's options"
+        ],
+    ),
+    (
+        code("def pytest_load_initial_conftests(early_config, parser, args):", "    args[:] = []"),
+        [
+            "1: runner-options: defines pytest_load_initial_conftests: it can rewrite the command "
+            "line's options"
+        ],
+    ),
+    (
+        code("def pytest_configure(config):", '    config.option.markexpr = "not slow"'),
+        [
+            "2: runner-options: assigns config.option.markexpr: it changes the command line's "
+            "options"
+        ],
+    ),
+    (
+        code(
+            "def pytest_configure(config):",
+            '    config.addinivalue_line("filterwarnings", "ignore")',
+        ),
+        [
+            "2: runner-options: adds to the ini option 'filterwarnings' in pytest_configure: it "
+            "changes how the suite runs"
+        ],
+    ),
+    (
+        code("from hypothesis import settings", "@settings(max_examples=5)", "def test_y(): pass"),
+        [
+            "2: runner-options: sets max_examples=5 in test_y: fewer examples than Hypothesis's "
+            "default 100"
+        ],
+    ),
+    (
+        code("import hypothesis", "@hypothesis.settings(deadline=None)", "def test_y(): pass"),
+        ["2: runner-options: sets deadline=None in test_y: it switches Hypothesis's deadline off"],
+    ),
+    (
+        code(
+            "from hypothesis import Phase, settings",
+            "@settings(phases=[Phase.explicit])",
+            "def test_y(): pass",
+        ),
+        ["2: runner-options: sets phases in test_y: it can switch off generating examples"],
+    ),
+    (
+        code(
+            "from hypothesis import settings",
+            'settings.register_profile("quick", max_examples=10)',
+            'settings.load_profile("quick")',
+        ),
+        [
+            "2: runner-options: sets max_examples=10 at module level: fewer examples than "
+            "Hypothesis's default 100",
+            "3: runner-options: loads a Hypothesis profile at module level: it can lower the "
+            "example count",
+        ],
+    ),
+    (
+        code("from hypothesis import given, seed", "@seed(1729)", "def test_y(): pass"),
+        [
+            "2: runner-options: @hypothesis.seed in test_y fixes Hypothesis's seed: it explores "
+            "one path only"
+        ],
+    ),
+]
+
+DYNAMIC_CODE = [
+    (
+        code('exec("import sys; sys.exit(0)")'),
+        ["1: dynamic-code: calls exec at module level: code made at run time cannot be judged"],
+    ),
+    (
+        code("def test_y(text):", "    eval(text)", '    compile(text, "t", "exec")'),
+        [
+            "2: dynamic-code: calls eval in test_y: code made at run time cannot be judged",
+            "3: dynamic-code: calls compile in test_y: code made at run time cannot be judged",
+        ],
+    ),
+    (
+        code("import sys", 'name = "ex" + "it"', "getattr(sys, name)(0)"),
+        [
+            "3: dynamic-code: getattr on sys with a computed name at module level: what it "
+            "reaches cannot be judged"
+        ],
+    ),
+    (
+        code("def __getattr__(name):", "    return None"),
+        [
+            "1: dynamic-code: defines a module-level __getattr__: the module's names (pytest's "
+            "hooks among them) are then made at run time, where this reading cannot follow"
+        ],
+    ),
+]
+
+RULES = (
+    SKIP_ADDED
+    + COLLECTION_CHANGED
+    + OUTCOME_CHANGED
+    + PROCESS_EXIT
+    + ORACLE_PATCHED
+    + RUNNER_OPTIONS
+    + DYNAMIC_CODE
+)
+
+
+@pytest.mark.parametrize(("source", "expected"), RULES)
+def test_each_form_fires_with_its_code_line_and_message(source, expected):
+    assert added(source) == at(X, *expected)
+
+
+NON_HERMETIC = [
+    (
+        code(
+            "import datetime, time",
+            "from datetime import date",
+            "def test_y():",
+            "    time.time()",
+            "    datetime.datetime.now()",
+            "    date.today()",
+            "    time.monotonic()",
+            "    time.perf_counter()",
+        ),
+        [
+            f"4: non-hermetic: time.time reads the wall clock in test_y: {CLOCK}",
+            f"5: non-hermetic: datetime.datetime.now reads the wall clock in test_y: {CLOCK}",
+            f"6: non-hermetic: datetime.date.today reads the wall clock in test_y: {CLOCK}",
+            f"7: non-hermetic: time.monotonic reads the wall clock in test_y: {CLOCK}",
+            f"8: non-hermetic: time.perf_counter reads the wall clock in test_y: {CLOCK}",
+        ],
+    ),
+    (
+        code("from time import time as now", "STARTED = now()"),
+        [f"2: non-hermetic: time.time reads the wall clock at module level: {CLOCK}"],
+    ),
+    (
+        code(
+            "import os, random, secrets, uuid",
+            "def test_y():",
+            "    uuid.uuid4()",
+            "    os.urandom(8)",
+            "    secrets.token_hex()",
+            "    random.random()",
+            "    random.Random()",
+            "    random.Random(None)",
+            "    random.seed()",
+        ),
+        [
+            f"3: non-hermetic: uuid.uuid4 draws unseeded entropy in test_y: {SEEDS}",
+            f"4: non-hermetic: os.urandom draws unseeded entropy in test_y: {SEEDS}",
+            f"5: non-hermetic: secrets.token_hex draws unseeded entropy in test_y: {SEEDS}",
+            "6: non-hermetic: random.random uses the module's unseeded generator in test_y: "
+            f"{SEEDS}",
+            "7: non-hermetic: random.Random() without a seed in test_y is seeded from the system: "
+            f"{SEEDS}",
+            "8: non-hermetic: random.Random() without a seed in test_y is seeded from the system: "
+            f"{SEEDS}",
+            "9: non-hermetic: random.seed() without a seed in test_y is seeded from the system: "
+            f"{SEEDS}",
+        ],
+    ),
+    (
+        code("import requests"),
+        [f"1: non-hermetic: imports requests, which reaches the network: {NETWORK}"],
+    ),
+    (
+        code("import json, socket as s"),
+        [f"1: non-hermetic: imports socket, which reaches the network: {NETWORK}"],
+    ),
+    (
+        code("from urllib import request"),
+        [f"1: non-hermetic: imports urllib.request, which reaches the network: {NETWORK}"],
+    ),
+    (
+        code("from http.client import HTTPConnection"),
+        [f"1: non-hermetic: imports http.client, which reaches the network: {NETWORK}"],
+    ),
+    (
+        code("from requests.adapters import HTTPAdapter"),
+        [f"1: non-hermetic: imports requests.adapters, which reaches the network: {NETWORK}"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), NON_HERMETIC)
+def test_ambient_nondeterminism_fires_in_a_hermetic_path(source, expected):
+    assert added(source, P) == at(P, *expected)
+
+
+@pytest.mark.parametrize("source", [source for source, _ in NON_HERMETIC])
+def test_ambient_nondeterminism_outside_the_hermetic_paths_passes(source):
+    assert added(source, X) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "path"),
+    [(source, X) for source, _ in RULES] + [(source, P) for source, _ in NON_HERMETIC],
+)
+def test_a_form_already_in_the_base_is_not_new(source, path):
+    # the same file with an unrelated edit: only what the change adds counts
+    edited = "# reviewed\n" + source + "def test_more(): pass\n"
+    assert found({path: source}, {path: edited}) == []
+
+
+# -- near misses: honest test code passes ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # names that only look like the rules'
+        code(
+            "def skip_header(line):",
+            "    return line[1:]",
+            "def test_y():",
+            '    assert skip_header("#a") == "a"',
+        ),
+        code("def test_exit_code():", "    exit_code = 0", "    assert exit_code == 0"),
+        code("def test_y(proc):", "    exit = proc.returncode", "    assert exit == 0"),
+        code("import pytest", "def test_y(request):", '    request.node.add_marker("slow")'),
+        code("class Report:", "    def __getattr__(self, name):", "        return name"),
+        code("def test_y(thing):", '    assert getattr(thing, "na" + "me") is not None'),
+        code("import sys", "def test_y():", '    assert getattr(sys, "argv")'),
+        # sys.exit in a docstring, a comment and a string
+        code(
+            '"""The CLI calls sys.exit(2) on a bad flag; pytest.skip is never used."""',
+            "# sys.exit(0) would end the run: see the README",
+            "def test_y():",
+            '    """Never os._exit here."""',
+            '    message = "sys.exit() is for the CLI, pytest.mark.skip for nobody"',
+            '    assert "exit" in message',
+        ),
+        # markers and calls that change nothing about scoring
+        code("import pytest", '@pytest.mark.parametrize("n", [1, 2])', "def test_y(n): pass"),
+        code("import pytest", "@pytest.mark.slow", "def test_y(): pass"),
+        code(
+            "import pytest",
+            "def test_y():",
+            "    with pytest.raises(SystemExit):",
+            "        main([])",
+        ),
+        code(
+            "def pytest_configure(config):",
+            '    config.addinivalue_line("markers", "slow: a slow test")',
+        ),
+        code(
+            "import hypothesis",
+            "@hypothesis.settings(max_examples=500, deadline=1000)",
+            "def test_y(): pass",
+        ),
+        code(
+            "from hypothesis import given, strategies as st",
+            "@given(st.integers())",
+            "def test_y(n): pass",
+        ),
+        # patching the code under test, not the oracle
+        code(
+            "from src import pricing",
+            "from oracle import invariants",
+            "def test_total(monkeypatch):",
+            '    monkeypatch.setattr(pricing, "rate", 0)',
+            '    monkeypatch.setattr("src.pricing.rate", 0)',
+            "    assert invariants.check(pricing.total())",
+        ),
+        # builtins patched for the length of one test, then restored
+        code(
+            "import builtins",
+            "from unittest import mock",
+            "def test_y(monkeypatch):",
+            '    monkeypatch.setattr(builtins, "input", lambda: "y")',
+            '    with mock.patch("builtins.open"):',
+            "        pass",
+        ),
+        # tests/oracle is not the oracle: the relative import stays under tests/
+        code(
+            "from ..oracle import invariants",
+            "def test_total(monkeypatch):",
+            '    monkeypatch.setattr(invariants, "check", len)',
+        ).replace("..oracle", ".oracle"),
+    ],
+)
+def test_honest_test_code_passes(source):
+    assert added(source) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        code(
+            "import random",
+            "RNG = random.Random(1729)",
+            "def test_y():",
+            "    assert RNG.random() < 1",
+        ),
+        code("import numpy as np", "def test_y():", "    np.random.default_rng(1729).random()"),
+        code("import random", "def test_y():", "    random.seed(7)"),
+        code(
+            "import datetime",
+            "def test_y(clock):",
+            "    assert clock.now() > datetime.datetime(2026, 1, 1)",
+        ),
+        code("import json, urllib.parse", "def test_y():", '    assert urllib.parse.quote("a b")'),
+    ],
+)
+def test_seeded_and_faked_code_passes_in_a_hermetic_path(source):
+    assert added(source, P) == []
+
+
+def test_the_clock_for_a_log_line_outside_the_hermetic_paths_passes():
+    source = code(
+        "import logging, time",
+        "def test_y():",
+        "    start = time.time()",
+        '    logging.info("took %.1fs", time.time() - start)',
+    )
+    assert added(source, X) == []
+    # the near miss: the same lines in a hermetic path
+    assert added(source, P) == at(
+        P,
+        f"3: non-hermetic: time.time reads the wall clock in test_y: {CLOCK}",
+        f"4: non-hermetic: time.time reads the wall clock in test_y: {CLOCK}",
+    )
+
+
+@pytest.mark.parametrize("path", ["tests/conftest.py", "src/conftest.py", "conftest.py"])
+def test_a_hook_bound_by_assignment_or_import_in_a_conftest_fires(path):
+    source = code(
+        "from plugin import pytest_runtest_makereport",
+        "from plugin import reorder as pytest_collection_modifyitems",
+        "def rewrite(config): pass",
+        "pytest_cmdline_main = rewrite",
+    )
+    assert added(source, path) == at(
+        path,
+        "1: outcome-changed: defines pytest_runtest_makereport: it can turn a failure into a pass",
+        "2: collection-changed: defines pytest_collection_modifyitems: it can deselect tests "
+        "before they run",
+        "4: runner-options: defines pytest_cmdline_main: it can rewrite the command line's options",
+    )
+
+
+def test_renaming_the_variable_a_setting_reads_creates_nothing():
+    before = code(
+        "from hypothesis import settings",
+        "def test_y(request):",
+        "    count, key = 5, 'filterwarnings'",
+        "    settings(max_examples=count)",
+        "    request.config.addinivalue_line(key, 'ignore')",
+    )
+    after = before.replace("count", "examples").replace("key", "option_name")
+    assert found({X: before}, {X: after}) == []
+
+
+def test_a_relative_import_is_resolved_from_the_files_folder():
+    source = code(
+        "from ...oracle import invariants",
+        "invariants.check = len",
+    )
+    # tests/unit/ three levels up is the root, where oracle/ is
+    assert added(source, "tests/unit/test_x.py") == at(
+        "tests/unit/test_x.py", f"2: oracle-patched: assigns oracle.invariants.check, {PROTECTED}"
+    )
+    # two levels up is tests/, and tests/oracle/ is no oracle
+    assert added(source.replace("...", ".."), "tests/unit/test_x.py") == []
+
+
+# -- names the quick look must not miss ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        # Python folds identifiers with NFKC: this is sys.exit
+        (
+            code("import sys", "sys.\uff45\uff58\uff49\uff54(0)"),
+            [f"2: process-exit: calls sys.exit at module level: {EXITS}"],
+        ),
+        # a coding cookie spells the name in other bytes
+        (
+            code("# coding: utf-7", "import sys", "sys.+AGUAeABpAHQ-(0)"),
+            [f"3: process-exit: calls sys.exit at module level: {EXITS}"],
+        ),
+        (
+            code("def test_y(request):", '    request.config.known_args_namespace.keyword = "x"'),
+            [
+                "2: runner-options: assigns request.config.known_args_namespace.keyword: it "
+                "changes the command line's options"
+            ],
+        ),
+        (
+            code("def test_y(early_config):", "    early_config.args = []"),
+            ["2: runner-options: assigns early_config.args: it changes the command line's options"],
+        ),
+        # imports the quick look does not read itself
+        (
+            code("x = 1; from oracle.invariants import check", "check.limit = 0"),
+            [f"2: oracle-patched: assigns oracle.invariants.check.limit, {PROTECTED}"],
+        ),
+        (
+            code("if True: import oracle.invariants as inv", "inv.limit = 0"),
+            [f"2: oracle-patched: assigns oracle.invariants.limit, {PROTECTED}"],
+        ),
+        (
+            code("from oracle \\", "    import invariants", "invariants.limit = 0"),
+            [f"3: oracle-patched: assigns oracle.invariants.limit, {PROTECTED}"],
+        ),
+    ],
+)
+def test_names_spelled_unusually_are_read(source, expected):
+    assert added(source.encode("utf-8")) == at(X, *expected)
+
+
+def test_a_latin_1_file_with_a_cookie_is_read_and_passes():
+    source = "# -*- coding: latin-1 -*-\nNAME = 'caf\xe9'\ndef test_y():\n    assert NAME\n"
+    assert added(source.encode("latin-1")) == []
+
+
+# -- test-unparsable -------------------------------------------------------------------
+
+SMALL = CONTRACT.replace("version: 1\n", "version: 1\nlimits:\n  test_bytes: 1024\n")
+JUDGED_AS_FILES = "test code is judged as regular files only"
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "expected"),
+    [
+        (
+            X,
+            b"def test_y(:\n    pass\n",
+            "1: test-unparsable: does not parse: invalid syntax (column 12)",
+        ),
+        (
+            X,
+            b"NAME = 1\n\xff\n",
+            "2: test-unparsable: does not parse: (unicode error) 'utf-8' codec can't decode byte "
+            "0xff in position 0: invalid start byte (column 1)",
+        ),
+        (
+            X,
+            b"NAME = 1\x00\n",
+            "1: test-unparsable: does not parse: source code string cannot contain null bytes",
+        ),
+        (
+            X,
+            b"x = 1\n" * 200,
+            "1: test-unparsable: is 1,200 bytes, above the limit of 1,024: limits.test_bytes is 1024",
+        ),
+        (
+            X,
+            link("../src/test_real.py"),
+            "1: test-unparsable: is a symlink (mode 120000): pytest follows it, and "
+            f"{JUDGED_AS_FILES}",
+        ),
+        (
+            "tests/vendored",
+            gitlink("a" * 40),
+            "1: test-unparsable: is a submodule (mode 160000): its test code cannot be judged from "
+            "this repository",
+        ),
+        (
+            "tests/__pycache__/test_x.cpython-311.pyc",
+            b"\xa7\r\r\n\x00\x00",
+            "1: test-unparsable: is compiled code: it can run in the suite but cannot be read; "
+            "commit the source",
+        ),
+        (
+            "tests/_speedups.so",
+            b"\x7fELF",
+            "1: test-unparsable: is compiled code: it can run in the suite but cannot be read; "
+            "commit the source",
+        ),
+        # a conftest.py outside the paths is judged all the same
+        (
+            "src/conftest.py",
+            link("../tests/conftest.py"),
+            "1: test-unparsable: is a symlink (mode 120000): pytest follows it, and "
+            f"{JUDGED_AS_FILES}",
+        ),
+    ],
+)
+def test_a_file_that_cannot_be_judged_fires(path, value, expected):
+    assert found({}, {path: value}, SMALL) == at(path, expected)
+
+
+def test_a_syntax_error_is_reported_at_its_line():
+    source = code("def test_y():", "    assert 1", "", "def test_z(:", "    pass")
+    assert added(source) == at(X, "4: test-unparsable: does not parse: invalid syntax (column 12)")
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("tests/data/page.html", b"<html>\xff</html>"),  # data beside the tests
+        ("tests/data/case.json", b"{"),
+        ("tests/fixtures.py", b"x = 1\n" * 150),  # 900 bytes: under the limit
+        ("src/link.py", link("../tests/test_x.py")),  # outside the paths, no conftest
+        ("src/_speedups.so", b"\x7fELF"),
+        ("vendor/lib", gitlink("a" * 40)),
+    ],
+)
+def test_a_file_that_is_no_test_code_passes(path, value):
+    assert found({}, {path: value}, SMALL) == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        # over the limit before and after: the edit cannot be read, whatever it added
+        (
+            b"x = 1\n" * 200,
+            b"import pytest\npytestmark = pytest.mark.skip\n" + b"x = 1\n" * 200,
+            "1: test-unparsable: is 1,244 bytes, above the limit of 1,024: limits.test_bytes is 1024",
+        ),
+        (
+            b"def test_y(:\n",
+            b"import pytest\npytest.skip()\ndef test_y(:\n",
+            "3: test-unparsable: does not parse: invalid syntax (column 12)",
+        ),
+    ],
+)
+def test_a_changed_file_that_cannot_be_judged_fires_though_the_base_could_not_be_either(
+    before, after, expected
+):
+    assert found({X: before}, {X: after}, SMALL) == at(X, expected)
+
+
+def test_an_oversized_base_file_leaves_everything_the_candidate_holds_new():
+    after = code("import pytest", "pytestmark = pytest.mark.skip")
+    assert found({X: b"x = 1\n" * 200}, {X: after}, SMALL) == at(
+        X, "2: skip-added: pytest.mark.skip at module level: a skipped test scores as a pass"
+    )
+
+
+def test_an_unjudgeable_file_moved_as_it_is_keeps_its_history():
+    repo = MemoryRepo({".oracle-guard.yaml": SMALL, X: b"x = 1\n" * 200})
+    repo.commit()
+    repo.move(X, "tests/unit/test_x.py")
+    assert report(repo.check("test-tamper", now=NOW)) == []
+
+
+# -- frozen-skipped --------------------------------------------------------------------
+
+FROZEN = CONTRACT + 'freeze:\n  - {paths: ["freeze.json"], schema: freeze}\n'
+SKIPPED = code(
+    "import pytest",
+    "class TestC:",
+    "    @pytest.mark.skip",
+    "    def test_m(self): pass",
+    "    def test_n(self): pass",
+    "@pytest.mark.skip",
+    "def test_y(): pass",
+    "def test_z(): pass",
+    "def test_yy(): pass",
+)
+
+
+def freeze_file(*ids):
+    return {"excluded_property_ids": list(ids), "reason": {i: "flaky upstream" for i in ids}}
+
+
+def frozen(*ids, tests=SKIPPED):
+    files = {"freeze.json": freeze_file(*ids), X: tests}
+    return found(files, files, FROZEN)
+
+
+def still_collected(line, frozen_id):
+    return (
+        f"{X}:{line}: frozen-skipped (warning): {frozen_id!r} is frozen in freeze.json, yet still "
+        "collected with pytest.mark.skip: exclude it from collection instead"
+    )
+
+
+@pytest.mark.parametrize(
+    ("frozen_id", "lines"),
+    [
+        ("tests/test_x.py::test_y", [6]),  # the marker's line
+        ("tests/test_x.py::test_y[1-2]", [6]),  # a parametrized case names its test
+        ("tests/test_x.py::TestC::test_m", [3]),
+        ("x", [3, 6]),  # a property id is a module stem: test_x.py, every skip in it
+        # near misses: a test with no skip, one whose name starts the same, another file
+        ("tests/test_x.py::test_z", []),
+        ("tests/test_x.py::TestC::test_n", []),
+        ("tests/test_x.py::test_yy", []),
+        ("tests/test_other.py::test_y", []),
+        ("y", []),
+    ],
+)
+def test_a_frozen_test_still_collected_with_a_skip_warns(frozen_id, lines):
+    assert frozen(frozen_id) == [still_collected(line, frozen_id) for line in lines]
+
+
+def test_a_skip_on_the_class_or_module_covers_its_frozen_tests():
+    tests = code(
+        "import pytest",
+        "pytestmark = pytest.mark.skip",
+        "@pytest.mark.skip",
+        "class TestC:",
+        "    def test_m(self): pass",
+    )
+    assert frozen("tests/test_x.py::TestC::test_m", tests=tests) == [
+        still_collected(2, "tests/test_x.py::TestC::test_m"),
+        still_collected(3, "tests/test_x.py::TestC::test_m"),
+    ]
+
+
+def test_a_frozen_test_whose_skip_is_new_is_an_error_and_a_warning():
+    files = {"freeze.json": freeze_file("tests/test_x.py::test_y")}
+    tests = code("import pytest", "@pytest.mark.skip", "def test_y(): pass")
+    assert found(files, {**files, X: tests}, FROZEN) == [
+        f"{X}:2: frozen-skipped (warning): 'tests/test_x.py::test_y' is frozen in freeze.json, "
+        "yet still collected with pytest.mark.skip: exclude it from collection instead",
+        f"{X}:2: skip-added: @pytest.mark.skip on test_y: a skipped test scores as a pass",
+    ]
+
+
+# -- only what the change adds ---------------------------------------------------------
+
+SUITE = code(
+    "import pytest",
+    "",
+    "def test_a():",
+    '    pytest.skip("flaky upstream")',
+    "    assert 1",
+    "",
+    "def test_b():",
+    "    assert 2",
+)
+SKIP_IN = "skip-added: pytest.skip() in {} skips the test"
+
+
+def test_a_marker_already_in_the_base_is_not_new():
+    assert found({X: SUITE}, {X: SUITE}) == []  # the file unchanged
+    edited = SUITE.replace("assert 2", "assert 2 + 0") + "\ndef test_c():\n    assert 3\n"
+    assert found({X: SUITE}, {X: edited}) == []  # the same file with an unrelated edit
+
+
+def test_a_second_identical_skip_in_the_same_test_fires_once():
+    twice = SUITE.replace("    assert 1\n", '    pytest.skip("flaky upstream")\n    assert 1\n')
+    assert found({X: SUITE}, {X: twice}) == at(X, "5: " + SKIP_IN.format("test_a"))
+
+
+def test_a_skip_moved_to_another_test_fires():
+    moved = SUITE.replace('    pytest.skip("flaky upstream")\n', "").replace(
+        "    assert 2\n", '    pytest.skip("flaky upstream")\n    assert 2\n'
+    )
+    assert found({X: SUITE}, {X: moved}) == at(X, "7: " + SKIP_IN.format("test_b"))
+
+
+def test_renaming_the_test_a_marker_sits_on_fires():
+    renamed = SUITE.replace("def test_a", "def test_a_renamed")
+    assert found({X: SUITE}, {X: renamed}) == at(X, "4: " + SKIP_IN.format("test_a_renamed"))
+
+
+def test_moving_code_within_the_file_creates_nothing():
+    swapped = code(
+        "import pytest",
+        "def test_b():",
+        "    assert 2",
+        "def test_a():",
+        '    pytest.skip("flaky upstream")',
+        "    assert 1",
+    )
+    assert found({X: SUITE}, {X: swapped}) == []
+
+
+def test_deleted_files_produce_no_finding():
+    before = {
+        X: SUITE,
+        "tests/conftest.py": code("def pytest_collection_modifyitems(items):", "    items.clear()"),
+        "src/conftest.py": code("import sys", "sys.exit(0)"),
+    }
+    assert found(before, {}) == []
+
+
+def test_a_file_outside_the_paths_is_read_only_when_it_is_a_conftest():
+    exits = code("import sys", "sys.exit(0)")
+    assert found({}, {"src/helpers.py": exits, "scripts/run_tests.py": exits}) == []
+    assert found({}, {"src/conftest.py": exits, "conftest.py": exits}) == [
+        f"conftest.py:2: process-exit: calls sys.exit at module level: {EXITS}",
+        f"src/conftest.py:2: process-exit: calls sys.exit at module level: {EXITS}",
+    ]
+    # nor is a file whose name only holds conftest
+    assert found({}, {"src/my_conftest.py": exits, "src/conftest.py.orig": exits}) == []
+
+
+def test_a_file_copied_beside_its_original_is_new():
+    copied = {X: SUITE, "tests/test_copy.py": SUITE}
+    assert found({X: SUITE}, copied) == at("tests/test_copy.py", "4: " + SKIP_IN.format("test_a"))
+
+
+def moved_repo():
+    """HEAD holds SUITE (a skip already in it) among other tests."""
+    repo = MemoryRepo({".oracle-guard.yaml": CONTRACT, X: SUITE, "tests/test_other.py": OTHER})
+    repo.commit()
+    return repo
+
+
+OTHER = code("import pytest", "", "@pytest.mark.xfail", "def test_other():", "    assert 3")
+
+
+def test_a_moved_file_keeps_its_history():
+    repo = moved_repo()
+    repo.move(X, "tests/unit/test_x.py")  # git mv: the same blob
+    assert report(repo.check("test-tamper", now=NOW)) == []
+    repo.stage({"tests/unit/test_x.py": SUITE.replace("assert 2", "assert 1 + 1")})
+    assert report(repo.check("test-tamper", now=NOW)) == []  # moved with a small edit
+
+
+def test_files_moved_together_are_each_paired_with_their_own_source():
+    repo = moved_repo()
+    repo.move("tests/test_other.py", "tests/unit/test_other.py")
+    repo.move(X, "tests/unit/test_x.py")
+    assert report(repo.check("test-tamper", now=NOW)) == []
+
+
+def test_a_moved_file_that_gains_a_skip_fires_once():
+    repo = moved_repo()
+    repo.move(X, "tests/unit/test_x.py")
+    gained = SUITE.replace("    assert 2\n", '    pytest.skip("later")\n    assert 2\n')
+    repo.stage({"tests/unit/test_x.py": gained})
+    assert report(repo.check("test-tamper", now=NOW)) == at(
+        "tests/unit/test_x.py", "8: " + SKIP_IN.format("test_b")
+    )
+
+
+def test_a_move_is_matched_with_the_most_similar_deleted_file():
+    repo = moved_repo()
+    repo.remove(X, "tests/test_other.py")
+    # the other file, renamed: its xfail is its own, not new
+    repo.stage({"tests/test_renamed.py": OTHER.replace("assert 3", "assert 4")})
+    assert report(repo.check("test-tamper", now=NOW)) == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        # the deleted file's 5 lines among 15 new ones: 2 x 5 of 25 alike, under half
+        (
+            15,
+            [
+                "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_other: a failing "
+                "xfail test scores as expected"
+            ],
+        ),
+        (5, []),  # among 5 new ones: 2 x 5 of 15 alike, a move
+    ],
+)
+def test_a_new_file_is_a_move_only_when_half_its_lines_are_alike(extra, expected):
+    repo = moved_repo()
+    repo.remove("tests/test_other.py")
+    helpers = "".join(f"def helper_{n}(): pass\n" for n in range(extra))
+    repo.stage({"tests/test_new.py": OTHER + helpers})
+    assert report(repo.check("test-tamper", now=NOW)) == expected
+
+
+# -- tamper.allow ----------------------------------------------------------------------
+
+ALLOWING = CONTRACT + '  allow:\n    - {rule: process-exit, path: "tests/cli/**"}\n'
+EXIT_AND_SKIP = code(
+    "import pytest, sys", "def test_main():", "    sys.exit(0)", "    pytest.skip()"
+)
+
+
+@pytest.mark.parametrize("path", ["tests/cli/test_main.py", "tests/cli/deep/conftest.py"])
+def test_an_allow_entry_silences_its_rule_at_its_paths(path):
+    # another rule at that path still fires
+    assert found({}, {path: EXIT_AND_SKIP}, ALLOWING) == at(
+        path, "4: skip-added: pytest.skip() in test_main skips the test"
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["tests/test_main.py", "tests/client/test_main.py", "tests/cli.py", "src/cli/conftest.py"],
+)
+def test_an_allow_entry_leaves_its_rule_elsewhere(path):
+    assert found({}, {path: EXIT_AND_SKIP}, ALLOWING) == at(
+        path,
+        f"3: process-exit: calls sys.exit in test_main: {EXITS}",
+        "4: skip-added: pytest.skip() in test_main skips the test",
+    )
+
+
+def test_an_allow_entry_the_change_adds_is_no_authority():
+    files = {"tests/cli/test_main.py": EXIT_AND_SKIP, ".oracle-guard.yaml": ALLOWING}
+    base = memory({".oracle-guard.yaml": CONTRACT}, "HEAD")
+    assert report(judged(base, memory(files), ["test-tamper"], NOW)) == [
+        f"tests/cli/test_main.py:3: process-exit: calls sys.exit in test_main: {EXITS}",
+        "tests/cli/test_main.py:4: skip-added: pytest.skip() in test_main skips the test",
+    ]
+
+
+@pytest.mark.parametrize(
+    "comment",
+    ["# noqa", "# noqa: process-exit", "# pragma: no cover", "# oracle-guard: allow process-exit"],
+)
+def test_a_comment_in_the_changed_file_silences_nothing(comment):
+    source = code("import sys", f"sys.exit(0)  {comment}", comment, "sys.exit(1)")
+    assert added(source) == at(
+        X,
+        f"2: process-exit: calls sys.exit at module level: {EXITS}",
+        f"4: process-exit: calls sys.exit at module level: {EXITS}",
+    )
+
+
+# -- the contract's section ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("section", "line", "message"),
+    [
+        (
+            '  hermetic: ["tests/**"]\n',
+            2,
+            "invalid contract at $.tamper: 'paths' is a required property",
+        ),
+        (
+            '  paths: ["tests/**"]\n  hermit: ["tests/**"]\n',
+            4,
+            "invalid contract at $.tamper: Additional properties are not allowed ('hermit' was "
+            "unexpected)",
+        ),
+        (
+            '  paths: ["tests/**"]\n  allow:\n    - {rule: skip-add, path: "tests/**"}\n',
+            5,
+            "invalid contract at $.tamper.allow[0].rule: 'skip-add' is not one of ['skip-added', "
+            "'collection-changed', 'outcome-changed', 'process-exit', 'oracle-patched', "
+            "'runner-options', 'non-hermetic', 'dynamic-code', 'test-unparsable', "
+            "'frozen-skipped']",
+        ),
+        (
+            '  paths: ["tests/**"]\n  allow:\n    - {rule: skip-added}\n',
+            5,
+            "invalid contract at $.tamper.allow[0]: 'path' is a required property",
+        ),
+        (
+            '  paths: ["tests/**"]\n  allow:\n    - {rule: skip-added, path: "tests/**", why: x}\n',
+            5,
+            "invalid contract at $.tamper.allow[0]: Additional properties are not allowed ('why' "
+            "was unexpected)",
+        ),
+    ],
+)
+def test_a_bad_tamper_section_is_one_contract_error(section, line, message):
+    contract = "version: 1\ntamper:\n" + section
+    base = memory({".oracle-guard.yaml": contract}, "HEAD")
+    candidate = memory({".oracle-guard.yaml": contract, X: code("import sys", "sys.exit(0)")})
+    rc, out, err = judged(base, candidate, ["test-tamper"], NOW)
+    assert (rc, out) == (2, "")
+    assert (
+        err == f"oracle-guard: error: .oracle-guard.yaml:{line}: {message} (the contract in HEAD)\n"
+    )
+
+
+# -- a property: renaming variables and reformatting change no finding -----------------
+
+LOCALS = ("alpha", "beta", "gamma")
+RENAMES = ("total", "exit_code", "skip_count", "seed_value", "outcome_text", "n", "modules_seen")
+HEADER = code(
+    "import random",
+    "import sys",
+    "import time",
+    "from unittest import mock",
+    "",
+    "import pytest",
+    "from hypothesis import settings",
+    "from oracle import invariants",
+)
+DECORATORS = (
+    "",
+    "@pytest.mark.skip",
+    "@settings(max_examples=5)",
+    "@settings(max_examples=500)",
+    '@pytest.mark.parametrize("n", [1, 2])',
+)
+STATEMENTS = (
+    # tamper forms
+    "pytest.skip({a})",
+    "{a} = settings(max_examples={b})",
+    "settings.load_profile({a})",
+    "sys.exit({a})",
+    "{a} = sys.exit",
+    'monkeypatch.setattr(invariants, "check", {a})',
+    "{a}.outcome = {b}",
+    "request.config.addinivalue_line({a}, {b})",
+    "request.config.option.verbose = {a}",
+    "eval({a})",
+    'collect_ignore = [{a}, "test_pay.py"]',
+    "getattr(sys, {a})",
+    "{a} = time.time()",
+    "random.shuffle({a})",
+    "{a} = random.Random()",
+    # honest ones
+    "{a} = {b} + 1",
+    'assert {a} >= {b}, "sys.exit is never called here"',
+    'print("pytest.skip", {a})',
+    "{a} = [{b} for _ in range(2)]",
+    "{a} = random.Random({b})",
+    "{a} = random.Random(1729)",
+    'with mock.patch("builtins.open"):\n    {a} = {b}',
+    "if {a}:\n    {b} = {a}\nelse:\n    {b} = 0",
+    "for {a} in range(3):\n    {b} += {a}",
+    "{a}, {b} = {b}, {a}",
+    "{a} = lambda {b}: {b} * 2",
+)
+COMMENTS = ("# sys.exit(0)", "#", "# pytest.skip: see the README", "# import oracle")
+
+
+def oracle_of(module):
+    return "oracle/**" if module.split(".")[0] == "oracle" else None
+
+
+@st.composite
+def statements(draw):
+    template = draw(st.sampled_from(STATEMENTS))
+    a, b = draw(st.permutations(LOCALS))[:2]
+    return template.format(a=a, b=b)
+
+
+@st.composite
+def generated_modules(draw):
+    tests = []
+    for name in ("test_one", "test_two"):
+        body = ["alpha = beta = gamma = 1"] + draw(st.lists(statements(), min_size=1, max_size=5))
+        lines = [line for statement in body for line in statement.split("\n")]
+        decorator = draw(st.sampled_from(DECORATORS))
+        tests.append(
+            (decorator + "\n" if decorator else "")
+            + f"def {name}(monkeypatch, request):\n"
+            + "".join(f"    {line}\n" for line in lines)
+        )
+    return HEADER + "\n\n" + "\n\n".join(tests)
+
+
+class Renamed(ast.NodeTransformer):
+    def __init__(self, names):
+        self.names = names
+
+    def visit_Name(self, node):
+        node.id = self.names.get(node.id, node.id)
+        return node
+
+    def visit_arg(self, node):
+        node.arg = self.names.get(node.arg, node.arg)
+        return node
+
+
+def transformed(source, names, indent, blanks, comments):
+    """``source`` with its local variables renamed, unparsed, re-indented with
+    ``indent`` for each level, and blank and comment lines put before the lines
+    ``blanks`` and ``comments`` name."""
+    text = ast.unparse(Renamed(names).visit(ast.parse(source)))
+    out = []
+    for number, line in enumerate(text.split("\n")):
+        if number in blanks:
+            out.append("")
+        if number in comments:
+            out.append(comments[number])
+        depth = (len(line) - len(line.lstrip(" "))) // 4
+        out.append(indent * depth + line.lstrip(" "))
+    return "\n".join(out) + "\n"
+
+
+def keys(source, path):
+    marks = python.marks(source.encode(), python.package_of(path), path == P, oracle_of)
+    return Counter((mark.rule, mark.subject, mark.scope) for mark in marks)
+
+
+def codes(lines):
+    return Counter(line.split(": ")[1] for line in lines)
+
+
+def test_the_transformation_renames_and_reformats():
+    source = HEADER + code(
+        "def test_one(monkeypatch, request):", "    alpha = 1", "    sys.exit(alpha)"
+    )
+    names = dict(zip(LOCALS, RENAMES))
+    after = transformed(source, names, "\t", {9}, {10: "# sys.exit(0)"})
+    assert after == code(
+        "import random",
+        "import sys",
+        "import time",
+        "from unittest import mock",
+        "import pytest",
+        "from hypothesis import settings",
+        "from oracle import invariants",
+        "",
+        "def test_one(monkeypatch, request):",
+        "",
+        "\ttotal = 1",
+        "# sys.exit(0)",
+        "\tsys.exit(total)",
+    )
+    assert (
+        keys(source, P) == keys(after, P) == Counter({("process-exit", "sys.exit", "test_one"): 1})
+    )
+
+
+@property_settings(max_examples=50)
+@given(
+    source=generated_modules(),
+    names=st.permutations(RENAMES).map(lambda renames: dict(zip(LOCALS, renames))),
+    indent=st.sampled_from(["  ", "\t", "        ", "   "]),
+    blanks=st.sets(st.integers(0, 40), max_size=6),
+    comments=st.dictionaries(st.integers(0, 40), st.sampled_from(COMMENTS), max_size=4),
+    path=st.sampled_from([X, P]),
+)
+def test_renaming_and_reformatting_create_no_finding_and_remove_none(
+    source, names, indent, blanks, comments, path
+):
+    after = transformed(source, names, indent, blanks, comments)
+    assert "test-unparsable" not in {rule for rule, _, _ in keys(source, path)}
+    # (a) the change from one to the other holds nothing new
+    assert found({path: source}, {path: after}) == []
+    # (b) each, added, holds the same marks and so the same findings
+    assert keys(after, path) == keys(source, path)
+    assert codes(added(after, path)) == codes(added(source, path))
+
+
+# -- the verdict cache: marks per blob id ----------------------------------------------
+
+STAGED = {
+    X: SUITE.replace("    assert 2\n", '    pytest.skip("later")\n'),
+    "tests/conftest.py": code("def pytest_ignore_collect(collection_path):", "    return None"),
+}
+STAGED_FINDINGS = [
+    "tests/conftest.py:1: collection-changed: defines pytest_ignore_collect: it can deselect "
+    "tests before they run",
+    f"{X}:8: " + SKIP_IN.format("test_b"),
+]
+
+
+def cached_repo(tmp_path):
+    """HEAD holds SUITE; the index adds a skip to it and a conftest with a hook."""
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": CONTRACT, X: SUITE})
+    stage(repo, STAGED)
+    return repo
+
+
+def tamper_check(capsys, repo, *args):
+    return run_guard(capsys, repo, "check", "--only", "test-tamper", "--now", NOW, *args)
+
+
+def cache_doc(repo):
+    return json.loads((repo / ".git" / "oracle-guard" / "cache.json").read_text())
+
+
+def write_cache(repo, doc, checksum=True):
+    from oracle_guard.cache import _checksum
+
+    if checksum:
+        doc["checksum"] = _checksum(doc["entries"])
+    (repo / ".git" / "oracle-guard" / "cache.json").write_text(json.dumps(doc))
+
+
+def tamper_key(repo, revision, path):
+    """The cache key of the marks of ``path`` at ``revision`` ("" for the index)."""
+    oid = git(repo, "rev-parse", f"{revision}:{path}").strip()
+    (key,) = [key for key in cache_doc(repo)["entries"]["tamper"] if key.startswith(oid + ":")]
+    return key
+
+
+def test_a_warm_run_gives_the_findings_of_a_cold_one(tmp_path, capsys):
+    repo = cached_repo(tmp_path)
+    cold = tamper_check(capsys, repo)
+    assert report(cold) == STAGED_FINDINGS
+    entries = cache_doc(repo)["entries"]["tamper"]
+    assert len(entries) == 3  # the base's test file, the index's, the conftest
+    assert entries[tamper_key(repo, "HEAD", X)] == [
+        ["skip-added", 4, "pytest.skip", "test_a", "pytest.skip() in test_a skips the test"]
+    ]
+    assert tamper_check(capsys, repo) == cold
+    assert tamper_check(capsys, repo, "--no-cache") == cold
+
+
+def test_a_sound_tamper_entry_is_believed(tmp_path, capsys):
+    # the near miss of the spoiled entries below: a well-formed entry is what the run uses
+    repo = cached_repo(tmp_path)
+    tamper_check(capsys, repo)
+    doc = cache_doc(repo)
+    doc["entries"]["tamper"][tamper_key(repo, "", X)] = []
+    write_cache(repo, doc)
+    assert report(tamper_check(capsys, repo)) == STAGED_FINDINGS[:1]
+
+
+@pytest.mark.parametrize(
+    ("spoiled", "checksum"),
+    [
+        ([["skip-added", "8", "pytest.skip", "test_b", "x"]], True),  # a line that is no number
+        ([["skip-added", 0, "pytest.skip", "test_b", "x"]], True),  # line 0
+        ([["skip-added", 8, "pytest.skip", "test_b"]], True),  # four fields
+        ({"marks": []}, True),
+        ([], False),  # sound in shape, but not what the checksum covers
+    ],
+)
+def test_a_corrupt_tamper_entry_is_ignored(tmp_path, capsys, spoiled, checksum):
+    repo = cached_repo(tmp_path)
+    cold = tamper_check(capsys, repo)
+    key = tamper_key(repo, "", X)
+    doc = cache_doc(repo)
+    sound = doc["entries"]["tamper"][key]
+    doc["entries"]["tamper"][key] = spoiled
+    write_cache(repo, doc, checksum)
+    assert tamper_check(capsys, repo) == cold
+    assert cache_doc(repo)["entries"]["tamper"][key] == sound  # rebuilt
+
+
+def test_the_same_blob_in_a_hermetic_path_is_read_again(tmp_path, capsys):
+    repo = init_repo(tmp_path / "r")
+    clocked = code("import time", "def test_y():", "    assert time.time() > 0")
+    commit(repo, {".oracle-guard.yaml": CONTRACT, "tests/test_p.py": clocked})
+    stage(repo, {"tests/test_q.py": clocked})  # the cache now holds the blob's marks, none
+    assert report(tamper_check(capsys, repo)) == []
+    (repo / "tests" / "props").mkdir()
+    git(repo, "mv", "tests/test_p.py", P)
+    moved = tamper_check(capsys, repo)
+    assert report(moved) == at(
+        P, f"3: non-hermetic: time.time reads the wall clock in test_y: {CLOCK}"
+    )
+    assert tamper_check(capsys, repo, "--no-cache") == moved
