@@ -169,13 +169,23 @@ HYPOTHESIS_DEFAULT_EXAMPLES = 100
 
 # A file none of these can be in holds no mark but its imports'; those are
 # looked at separately (the oracle's modules, the network's).
-_TRIGGERS = re.compile(
-    rb"skip|xfail|SkipTest|expectedFailure|__test__|pytest_|collect_ignore|exit|quit|kill|"
-    rb"abort|exec|eval|compile|raise_signal|SystemExit|setattr|delattr|patch|setitem|delitem|"
-    rb"builtins|modules|exitstatus|testsfailed|testscollected|shouldstop|shouldfail|outcome|"
-    rb"force_result|option|known_args_namespace|\bargs\b|addinivalue_line|settings|profile|"
-    rb"seed|pluginmanager|getattr|__import__|import_module|__dir__"
+_TRIGGERS = (
+    # each found with bytes.find, far faster than one regex of alternatives
+    *(b"skip", b"xfail", b"SkipTest", b"expectedFailure", b"__test__", b"pytest_"),
+    *(b"collect_ignore", b"exit", b"quit", b"kill", b"abort", b"exec", b"eval", b"compile"),
+    *(b"raise_signal", b"SystemExit", b"setattr", b"delattr", b"patch", b"setitem"),
+    *(b"delitem", b"builtins", b"modules", b"testsfailed", b"testscollected", b"shouldstop"),
+    *(b"shouldfail", b"outcome", b"force_result", b"option", b"known_args_namespace"),
+    *(b"addinivalue_line", b"settings", b"profile", b"seed", b"pluginmanager", b"getattr"),
+    *(b"__import__", b"import_module", b"__dir__"),
 )
+_ARGS = re.compile(rb"\bargs\b")  # config.args; the word alone is too common to find by bytes
+
+
+def _triggered(data: bytes) -> bool:
+    return any(word in data for word in _TRIGGERS) or (b"args" in data and bool(_ARGS.search(data)))
+
+
 # The bytes are the text only when they are ASCII read as UTF-8: Python folds
 # identifiers with NFKC (``sys.ｅｘｉｔ`` is ``sys.exit``), and a coding cookie can
 # spell any name in other bytes (utf-7); such files are always read in full.
@@ -196,7 +206,7 @@ def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> Lis
     if (
         not hermetic
         and _plain(data)
-        and not _TRIGGERS.search(data)
+        and not _triggered(data)
         and not _imports_oracle(data, oracle_of)
     ):
         try:  # only whether it parses: compiling makes no Python objects, a tree does
