@@ -350,8 +350,8 @@ TEST_TAMPER = Check(
             "entropy or the network",
             "use the seam the finding names: a fake clock fixture, committed seeds "
             "(random.Random(SEED)), or a recorded transport",
-            "properties/test_retry.py:7: non-hermetic: datetime.now reads the wall clock: "
-            "take the time from a fake clock fixture",
+            "properties/test_retry.py:7: non-hermetic: datetime.datetime.now reads the wall "
+            "clock in test_backoff: take the time from a fake clock fixture",
         ),
         CodeDoc(
             "dynamic-code",
@@ -370,7 +370,7 @@ TEST_TAMPER = Check(
             "symlink, a submodule, or compiled code",
             "commit the test as plain Python source that parses; the runner would fail on it "
             "anyway",
-            "tests/test_io.py:4: test-unparsable: does not parse: invalid syntax",
+            "tests/test_io.py:4: test-unparsable: does not parse: invalid syntax (column 12)",
         ),
         CodeDoc(
             "frozen-skipped",
@@ -378,7 +378,8 @@ TEST_TAMPER = Check(
             "exclude it from collection (the freeze file is the record), and remove the "
             "marker: an in-place skip is a signal others copy",
             "tests/test_api.py:20: frozen-skipped (warning): 'tests/test_api.py::test_timeout' "
-            "is frozen in freeze.json, yet still collected with @pytest.mark.skip",
+            "is frozen in oracle/quarantine.json, yet still collected with pytest.mark.skip: "
+            "exclude it from collection instead",
         ),
     ),
 )
