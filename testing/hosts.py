@@ -573,6 +573,8 @@ def gitolite_host(
 # -- the catalogue every host runs ----------------------------------------------
 SIGNERS = ".oracle-guard/allowed_signers"
 SEEDS = "seeds/a.json"
+TESTS = "tests/test_app.py"  # the owners' test, which a conftest could deselect
+TESTS_TEXT = "def test_app():\n    assert open('src/app.py').read() == 'v2\\n'\n"
 IDENTITY_VARIABLES = (
     "GL_USER",
     "GL_USERNAME",
@@ -583,15 +585,18 @@ IDENTITY_VARIABLES = (
 
 
 def host_contract(identity_env: str) -> str:
-    """Seeds protected, src/ the write set, alice an owner by ``identity_env`` and
-    by signature, scratch branches deletable."""
+    """Seeds protected, src/ and tests/ the write set, tests/ the scoring tree
+    test-tamper judges, alice an owner by ``identity_env`` and by signature,
+    scratch branches deletable."""
     return f"""\
 version: 1
 seeds:
   - {{paths: ["seeds/*.json"], format: json-array}}
 write_set:
-  allow: ["src/**"]
+  allow: ["src/**", "tests/**"]
   owners: [alice]
+tamper:
+  paths: ["tests/**"]
 identity_env: {identity_env}
 deletable_refs: ["refs/heads/scratch/*"]
 authority:
@@ -624,6 +629,7 @@ class Site:
                 SIGNERS: f"alice {public(self.keys['alice'])}\n",
                 SEEDS: "[1, 2]\n",
                 "src/app.py": "v1\n",
+                TESTS: TESTS_TEXT,
             },
             "the oracle",
         )
@@ -771,12 +777,31 @@ def _nothing(site: Site) -> None:
     pass
 
 
+def _deselecting_conftest(site: Site) -> None:
+    from testing.scenarios import TAMPER_BY_CODE
+
+    site.commit(TAMPER_BY_CODE["collection-changed"].attack, "a conftest")
+
+
+def _conftest_fixture(site: Site) -> None:
+    from testing.scenarios import TAMPER_BY_CODE
+
+    site.commit(TAMPER_BY_CODE["collection-changed"].near_miss, "a conftest")
+
+
 # an agent's oracle edit: not an owner by variable, not signed by one
 DENIED = frozenset({"write-denied", "oracle-change-unsigned"})
 CATALOGUE = (
     Case("agent_code_change_is_accepted", "bob", _src, None),
     Case("agent_seed_rewrite_is_rejected", "bob", _seed_rewrite, DENIED | {"seed-rewritten"}),
     Case("agent_seed_append_is_rejected", "bob", _seed_append, DENIED),
+    Case(
+        "agent_deselecting_conftest_is_rejected",
+        "bob",
+        _deselecting_conftest,
+        frozenset({"collection-changed"}),
+    ),
+    Case("agent_conftest_fixture_is_accepted", "bob", _conftest_fixture, None),
     Case("owner_seed_append_by_identity_is_accepted", "alice", _seed_append, None),
     Case("owner_signed_seed_append_pushed_by_agent_is_accepted", "bob", _signed_append, None),
     Case("seed_append_signed_by_agent_key_is_rejected", "bob", _agent_signed_append, DENIED),

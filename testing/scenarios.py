@@ -65,10 +65,13 @@ budget:
   max_days: 14
   known_ids: ["seeds/*.json"]
 write_set:
-  allow: ["src/**", "tests/**"]
+  allow: ["src/**", "tests/**", "/pyproject.toml"]
   deny: ["oracle/**", "seeds/**", ".pre-commit-config.yaml", "tests/golden/**",
          "src/réglages.py"]
   owners: [alice]
+tamper:
+  paths: ["tests/**"]
+  hermetic: ["tests/hermetic/**"]
 identity_env: GL_USERNAME
 """
 C = ".oracle-guard.yaml"
@@ -95,6 +98,61 @@ APP, SETTINGS, TEST, GOLDEN = (
 EXPECTED = "tests/expected_totals.txt"  # allowed; an owner moves it into oracle/golden/
 MOVED = "oracle/golden/expected_totals.txt"
 EXPECTED_TEXT = "".join(f"total {n} = {n * 3}\n" for n in range(1, 11))
+
+# the scoring tree test-tamper judges: a failing test the owners wrote (src/discount.py
+# has the bug), the oracle's invariants it calls, pytest's configuration, and a
+# hermetic test that takes its time from a fixed clock
+DISCOUNT, DISCOUNT_TEST = "src/discount.py", "tests/test_discount.py"
+INVARIANTS, PYPROJECT = "oracle/invariants.py", "pyproject.toml"
+RECEIPT_TEST = "tests/hermetic/test_receipt.py"
+LEGACY_TEST = "tests/test_legacy.py"  # holds a skip marker the owners wrote
+DISCOUNT_CODE = "def discount(price, percent):\n    return price * percent // 100\n"  # the bug
+INVARIANTS_CODE = "def check_price(price):\n    return price >= 0\n"
+DISCOUNT_TESTS = """\
+from discount import discount
+from oracle.invariants import check_price
+
+
+def test_discount():
+    assert discount(200, 10) == 180
+    assert check_price(discount(200, 10))
+
+
+def test_no_discount():
+    assert discount(200, 0) == 200
+"""
+PYPROJECT_TEXT = """\
+[project]
+name = "shop"
+version = "0.1"
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+"""
+LEGACY_TESTS = """\
+import sys
+
+import pytest
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="posix paths only")
+def test_posix_path():
+    assert "/".join(["a", "b"]) == "a/b"
+
+
+def test_join():
+    assert "-".join(["a", "b"]) == "a-b"
+"""
+RECEIPT_TESTS = """\
+import datetime
+
+from app import total
+
+
+def test_receipt_date():
+    stamp = datetime.datetime(2026, 9, 25, 12, 0)
+    assert stamp.year == 2026 and total([1, 2]) == 3
+"""
 
 FIXTURES = {"prices.json": b'{"apple": 3, "pear": 5}\n', "rates.csv": b"eur,1.0\nusd,1.1\n"}
 
@@ -160,15 +218,21 @@ BASE_FILES = {
     GOLDEN: "3\n",
     "Makefile": "test:\n\tpytest\n",
     EXPECTED: EXPECTED_TEXT,
+    DISCOUNT: DISCOUNT_CODE,
+    DISCOUNT_TEST: DISCOUNT_TESTS,
+    INVARIANTS: INVARIANTS_CODE,
+    PYPROJECT: PYPROJECT_TEXT,
+    RECEIPT_TEST: RECEIPT_TESTS,
+    LEGACY_TEST: LEGACY_TESTS,
 }
 
 
-def build_baseline(root: Path) -> Path:
+def build_baseline(root: Path, files: Optional[Dict[str, object]] = None) -> Path:
     """``root``/srv.git (hook installed) and ``root``/work, its clone, whose
-    first push of BASE_FILES was accepted; returns ``root``."""
+    first push of ``files`` (default BASE_FILES) was accepted; returns ``root``."""
     server = make_server(root / "srv.git")
     client = make_client(root / "work", server)
-    write(client, BASE_FILES)
+    write(client, BASE_FILES if files is None else files)
     git(client, "add", "-A")
     git(client, "commit", "-q", "-m", "the oracle")
     first = push(client, "main")
@@ -427,7 +491,7 @@ def owner_moves_expected_into_the_oracle(w: Work) -> None:
 
 TIGHTER_CONTRACT = CONTRACT.replace('"src/réglages.py"]', '"src/réglages.py", "src/legacy/**"]')
 ALLOW_FILE_CONTRACT = CONTRACT.replace(
-    '  allow: ["src/**", "tests/**"]\n', "  allow_file: oracle/write_set.txt\n"
+    '  allow: ["src/**", "tests/**", "/pyproject.toml"]\n', "  allow_file: oracle/write_set.txt\n"
 )
 
 
@@ -586,7 +650,7 @@ LOOSE_CONTRACT = (
         "",
     )
     .replace('  known_ids: ["seeds/*.json"]\n', "")
-    .replace('  allow: ["src/**", "tests/**"]', '  allow: ["**"]')
+    .replace('  allow: ["src/**", "tests/**", "/pyproject.toml"]', '  allow: ["**"]')
 )
 ALIAS_BUDGET = """\
 max_frozen: 3
@@ -607,6 +671,140 @@ DUPLICATE_KEY_FREEZE = (
 )
 PYTHON_TAG_BUDGET = budget_yaml() + "extra: !!python/object/apply:os.system ['true']\n"
 NEW_QUARANTINE = "quarantine/active/parse_header.yaml"
+
+
+# -- test-tamper's families: what a patch adds to the scoring tree ---------------------
+@dataclass(frozen=True)
+class TamperFamily:
+    """One way of moving the goalposts from inside the tests: ``attack`` (the files
+    the patch writes) makes ``code`` fire on ``path``; ``near_miss`` is the same
+    patch without the tampering part, and passes."""
+
+    name: str
+    code: str
+    path: str
+    why: str
+    attack: Dict[str, str]
+    near_miss: Dict[str, str]
+
+
+CONFTEST = "tests/conftest.py"
+CONFTEST_FIXTURE = """\
+import pytest
+
+
+@pytest.fixture
+def prices():
+    return [100, 200]
+"""
+DESELECTING_HOOK = """
+
+def pytest_collection_modifyitems(config, items):
+    items[:] = [item for item in items if "discount" not in item.name]
+"""
+ANOTHER_DISCOUNT_TEST = """
+
+def test_discount_is_an_int():
+    assert isinstance(discount(200, 10), int)
+"""
+CHECKOUT_TEST = "tests/test_checkout.py"
+
+
+def _checkout_test(patched: str) -> str:
+    return (
+        "import discount as pricing\n"
+        "import oracle.invariants\n\n\n"
+        "def test_checkout_price(monkeypatch):\n"
+        f"    monkeypatch.setattr({patched})\n"
+        "    assert oracle.invariants.check_price(pricing.discount(200, 10))\n"
+    )
+
+
+def _receipt_test(stamp: str) -> str:
+    return RECEIPT_TESTS + (
+        f"\n\ndef test_receipt_today():\n    stamp = {stamp}\n    assert stamp.year >= 2026\n"
+    )
+
+
+TAMPER: List[TamperFamily] = [
+    TamperFamily(
+        "deselecting-conftest",
+        "collection-changed",
+        CONFTEST,
+        "a conftest whose pytest_collection_modifyitems drops the failing discount test",
+        {CONFTEST: CONFTEST_FIXTURE + DESELECTING_HOOK},
+        {CONFTEST: CONFTEST_FIXTURE},
+    ),
+    TamperFamily(
+        "skip-on-failing-test",
+        "skip-added",
+        DISCOUNT_TEST,
+        "a new test, and @pytest.mark.skip on the owners' failing test_discount",
+        {
+            DISCOUNT_TEST: "import pytest\n"
+            + DISCOUNT_TESTS.replace(
+                "\ndef test_discount():",
+                '\n@pytest.mark.skip(reason="flaky")\ndef test_discount():',
+            )
+            + ANOTHER_DISCOUNT_TEST
+        },
+        {DISCOUNT_TEST: "import pytest\n" + DISCOUNT_TESTS + ANOTHER_DISCOUNT_TEST},
+    ),
+    TamperFamily(
+        "module-level-exit",
+        "process-exit",
+        DISCOUNT_TEST,
+        "a test module that calls sys.exit(0) as it is imported",
+        {
+            DISCOUNT_TEST: "import sys\n\n"
+            + DISCOUNT_TESTS
+            + "\n\ndef test_large_price():\n    assert discount(sys.maxsize, 0) == sys.maxsize\n"
+            + "\n\nsys.exit(0)\n"
+        },
+        {
+            DISCOUNT_TEST: "import sys\n\n"
+            + DISCOUNT_TESTS
+            + "\n\ndef test_large_price():\n    assert discount(sys.maxsize, 0) == sys.maxsize\n"
+        },
+    ),
+    TamperFamily(
+        "monkeypatched-oracle",
+        "oracle-patched",
+        CHECKOUT_TEST,
+        "a test that monkeypatches oracle.invariants.check_price (oracle/** is denied) "
+        "to accept any price; the near miss patches the code under test instead",
+        {CHECKOUT_TEST: _checkout_test('oracle.invariants, "check_price", lambda price: True')},
+        {CHECKOUT_TEST: _checkout_test('pricing, "discount", lambda price, percent: 180')},
+    ),
+    TamperFamily(
+        "addopts-deselects",
+        "runner-options",
+        PYPROJECT,
+        'addopts = -ra -k "not discount" in pyproject.toml (which the write set allows); '
+        "the near miss adds -ra only",
+        {PYPROJECT: PYPROJECT_TEXT + "addopts = '-ra -k \"not discount\"'\n"},
+        {PYPROJECT: PYPROJECT_TEXT + 'addopts = "-ra"\n'},
+    ),
+    TamperFamily(
+        "wall-clock-in-hermetic-test",
+        "non-hermetic",
+        RECEIPT_TEST,
+        "a hermetic test that reads datetime.now(); the near miss takes a fixed moment",
+        {RECEIPT_TEST: _receipt_test("datetime.datetime.now()")},
+        {RECEIPT_TEST: _receipt_test("datetime.datetime(2026, 9, 25)")},
+    ),
+]
+TAMPER_BY_CODE = {family.code: family for family in TAMPER}
+MOVED_LEGACY = "tests/test_paths.py"
+LEGACY_SKIPPED = LEGACY_TESTS.replace(
+    "\ndef test_join():", '\n@pytest.mark.skip(reason="flaky")\ndef test_join():'
+)
+TAMPER_ALLOW_CONTRACT = CONTRACT.replace(
+    '  hermetic: ["tests/hermetic/**"]\n',
+    '  hermetic: ["tests/hermetic/**"]\n'
+    '  allow:\n    - {rule: collection-changed, path: "tests/conftest.py"}\n',
+)
+
 
 ATTACKS: List[Scenario] = [
     # fixtures
@@ -1219,9 +1417,12 @@ ATTACKS: List[Scenario] = [
         "allow-file-prefix-is-anchored",
         True,
         "the allow file lists src/; a conftest under tests/src/ is not under the "
-        "root's src/ (a conftest can deselect the oracle's tests)",
+        "root's src/ (a conftest can deselect the oracle's tests, which test-tamper "
+        "names too)",
         (put({"tests/src/conftest.py": "collect_ignore = ['test_app.py']\n"}),),
-        expect("tests/src/conftest.py: write-outside-set"),
+        expect(
+            "tests/src/conftest.py: write-outside-set", "tests/src/conftest.py: collection-changed"
+        ),
         prepare=owner_pushes(put({C: ALLOW_FILE_CONTRACT, "oracle/write_set.txt": "src/\n"})),
     ),
     Scenario(
@@ -1425,6 +1626,88 @@ LEGITIMATE: List[Scenario] = [
         (put({BUDGET: budget_yaml(expires="2026-10-08")}),),
         expect(*wd(BUDGET), push=()),
         pusher=OWNER,
+    ),
+]
+
+ATTACKS += [
+    Scenario(f"tamper-{f.name}", True, f.why, (put(f.attack),), expect(f"{f.path}: {f.code}"))
+    for f in TAMPER
+]
+ATTACKS += [
+    Scenario(
+        "tamper-pytest-ini-in-tests",
+        True,
+        'a pytest.ini in tests/ with addopts = -k "not discount": `pytest tests/` reads it '
+        "instead of pyproject.toml",
+        (put({"tests/pytest.ini": '[pytest]\naddopts = -k "not discount"\n'}),),
+        expect("tests/pytest.ini: runner-options"),
+    ),
+    Scenario(
+        "tamper-skip-rides-a-rename",
+        True,
+        "move the owners' tests/test_legacy.py (its skipif moves with it) and skip its "
+        "other test in the same commit: the moved file is compared with the one it left",
+        (together(move(LEGACY_TEST, MOVED_LEGACY), put({MOVED_LEGACY: LEGACY_SKIPPED})),),
+        expect(f"{MOVED_LEGACY}: skip-added"),
+    ),
+    Scenario(
+        "tamper-rename-then-skip",
+        True,
+        "commit 1 moves tests/test_legacy.py, commit 2 skips its other test. Staged, "
+        "commit 2 edits a file HEAD has; a range sees a new file and the one it left",
+        (move(LEGACY_TEST, MOVED_LEGACY), put({MOVED_LEGACY: LEGACY_SKIPPED})),
+        expect(f"{MOVED_LEGACY}: skip-added"),
+    ),
+    Scenario(
+        "tamper-skip-in-merge-commit",
+        True,
+        "an honest side branch merged, and the merge commit skips the failing test",
+        (merge_side({"src/feature.py": "X = 1\n"}, put(TAMPER_BY_CODE["skip-added"].attack)),),
+        expect(f"{DISCOUNT_TEST}: skip-added"),
+    ),
+    Scenario(
+        "tamper-owner-adds-collection-hook",
+        True,
+        "an owner pushes the deselecting conftest: the server lifts the write set for "
+        "owners, not test-tamper (an owner's way is tamper.allow, in a change of its own)",
+        (put(TAMPER_BY_CODE["collection-changed"].attack),),
+        expect(f"{CONFTEST}: collection-changed"),
+        pusher=OWNER,
+    ),
+]
+LEGITIMATE += [
+    Scenario(
+        f"tamper-{f.name}-near-miss",
+        False,
+        f"{f.why}: without the tampering part",
+        (put(f.near_miss),),
+        expect(),
+    )
+    for f in TAMPER
+]
+LEGITIMATE += [
+    Scenario(
+        "tamper-wall-clock-outside-hermetic-paths",
+        False,
+        "datetime.now() in a test outside tamper.hermetic",
+        (put({TEST: _receipt_test("datetime.datetime.now()")}),),
+        expect(),
+    ),
+    Scenario(
+        "tamper-test-file-moved",
+        False,
+        "move tests/test_legacy.py: its skipif was in the base, so it is not new",
+        (move(LEGACY_TEST, MOVED_LEGACY),),
+        expect(),
+    ),
+    Scenario(
+        "tamper-hook-the-owners-allow",
+        False,
+        "an owner listed tests/conftest.py under tamper.allow for collection-changed "
+        "(a contract change of its own); the deselecting conftest then passes",
+        (put(TAMPER_BY_CODE["collection-changed"].attack),),
+        expect(),
+        prepare=owner_pushes(put({C: TAMPER_ALLOW_CONTRACT})),
     ),
 ]
 

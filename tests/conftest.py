@@ -40,7 +40,11 @@ def _survivors(*folders: str) -> list:
 # modules whose module fixtures start servers or install a hook environment: each
 # runs on one xdist worker, so those are built once (xdist_group marks cannot do it
 # under pytest 9: xdist renames items by an attribute pytest no longer reads)
-ONE_WORKER = ("tests/hosts/", "tests/e2e/precommit_test.py")
+ONE_WORKER = (
+    "tests/hosts/",
+    "tests/e2e/precommit_test.py",
+    "tests/e2e/tamper_pytest_test.py",
+)
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -7,8 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from testing import scenarios
 from testing.checkout import snapshot_checkout
-from testing.git import commit, git, init_repo, stage, write
+from testing.git import clean_environment, commit, git, init_repo, stage, write
+from testing.scenarios import Work
+from testing.server import push_env, rev
 
 CONTRACT = """\
 version: 1
@@ -134,7 +137,7 @@ def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
     pre-push hooks pass an owner's signed oracle-only commit (no SKIP=), the
     server's hook accepts the push, and CI passes the owner's branch; the same
     commit unsigned is blocked locally."""
-    from testing.server import make_server, push_env
+    from testing.server import make_server
 
     hook_path, sha = hook_repo
     key = tmp_path / "owner"
@@ -213,7 +216,7 @@ def test_the_first_push_into_an_empty_remote_passes_pre_push_without_skip(
     """pre-commit passes no range for a history the remote has none of: the
     pre-push hook judges it against the empty tree by its own contract, as the
     server does; a broken lock in that history is still caught before the push."""
-    from testing.server import make_server, push_env, rev
+    from testing.server import make_server
 
     hook_path, sha = hook_repo
     config = (
@@ -247,3 +250,80 @@ def test_the_first_push_into_an_empty_remote_passes_pre_push_without_skip(
             assert pushed.returncode == 0, pushed.stdout
             assert "oracle-guard: push accepted" in pushed.stdout  # the server judged it too
             assert rev(server, "refs/heads/main") == rev(repo, "HEAD")
+
+
+@pytest.fixture(scope="module")
+def tamper_baseline(tmp_path_factory, hook_repo):
+    """The catalogue's baseline (testing/scenarios.py), whose committed
+    .pre-commit-config.yaml runs the real oracle-guard hook: copied per test."""
+    hook_path, sha = hook_repo
+    config = (
+        "default_install_hook_types: [pre-commit, pre-push]\n"
+        f"repos:\n  - repo: {hook_path}\n    rev: {sha}\n    hooks:\n      - id: oracle-guard\n"
+    )
+    files = dict(scenarios.BASE_FILES, **{scenarios.PCC: config})
+    with clean_environment():
+        return scenarios.build_baseline(tmp_path_factory.mktemp("tamper-baseline"), files)
+
+
+TAMPER_CASES = [
+    pytest.param(family, attack, id=family.name + ("" if attack else "-near-miss"))
+    for family in scenarios.TAMPER
+    for attack in (True, False)
+]
+
+
+@pytest.mark.parametrize(("family", "attack"), TAMPER_CASES)
+def test_test_tamper_families_in_the_installed_hooks_ci_and_the_server(
+    family, attack, tamper_baseline, pre_commit_home, tmp_path
+):
+    """Each test-tamper family (testing/scenarios.TAMPER) through the real parts:
+    the installed pre-commit hook refuses the commit, the installed pre-push hook
+    the push, `oracle-guard check --target origin/main --head HEAD` the branch, and
+    the server's pre-receive hook a push that skips the local hooks; its near miss
+    (the same patch without the tampering part) passes all four."""
+    w = Work.copy(tamper_baseline, tmp_path / "copy")
+    env = dict(
+        push_env(GL_USERNAME="bob"), PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never"
+    )
+
+    def run(*argv):
+        return subprocess.run(
+            argv, cwd=w.client, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+
+    installed = pre_commit(w.client, pre_commit_home, "install")
+    assert installed.returncode == 0, installed.stdout
+    w.git("checkout", "-q", "-b", "change")
+    w.put(family.attack if attack else family.near_miss)
+    finding = f"{family.path}:"
+    code = f": {family.code}:"
+    main_before = rev(w.server, "refs/heads/main")
+
+    committed = run("git", "commit", "-q", "-m", family.name)
+    assert (committed.returncode != 0) == attack, committed.stdout
+    if attack:
+        said = [line for line in committed.stdout.splitlines() if line.startswith(finding)]
+        assert said and all(code in line for line in said), committed.stdout
+        w.commit(family.name)  # --no-verify, as an agent that skips the hook would
+    pushed = run("git", "push", "-q", "origin", "HEAD:refs/heads/topic")
+    assert "oracle-guard (all six hooks)" in pushed.stdout, pushed.stdout  # pre-push ran
+    assert (pushed.returncode != 0) == attack, pushed.stdout
+    assert (rev(w.server, "refs/heads/topic") is None) == attack
+    ci = run(
+        sys.executable, "-m", "oracle_guard", "check", "--target", "origin/main", "--head", "HEAD"
+    )
+    assert ci.returncode == (1 if attack else 0), ci.stdout
+    assert (code in ci.stdout) == attack, ci.stdout
+    server = run("git", "push", "--no-verify", "origin", "HEAD:refs/heads/main")
+    assert (server.returncode != 0) == attack, server.stdout
+    if attack:
+        assert "pre-receive hook declined" in server.stdout, server.stdout
+        assert "remote: oracle-guard: refs/heads/main" in server.stdout
+        assert [
+            line for line in server.stdout.splitlines() if f"): {finding}" in line and code in line
+        ], server.stdout
+        assert rev(w.server, "refs/heads/main") == main_before
+    else:
+        assert "oracle-guard: push accepted" in server.stdout, server.stdout
+        assert rev(w.server, "refs/heads/main") == rev(w.client, "HEAD")
