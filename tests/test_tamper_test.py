@@ -1579,3 +1579,154 @@ def test_the_same_blob_in_a_hermetic_path_is_read_again(tmp_path, capsys):
         P, f"3: non-hermetic: time.time reads the wall clock in test_y: {CLOCK}"
     )
     assert tamper_check(capsys, repo, "--no-cache") == moved
+
+
+# -- what an attack pass found (each turned the real pytest green) ----------------------
+
+FAKE = "types.SimpleNamespace(check=lambda x: True)"
+ANY_HOOK = "it runs inside the session and can change which tests run or how they score"
+OPTIONS = "it changes the command line's options"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        (
+            code("def pytest_runtestloop(session):", "    return True"),
+            ["1: outcome-changed: defines pytest_runtestloop: it can turn a failure into a pass"],
+        ),
+        (  # any pytest_* function is a hook to pytest, listed here or not
+            code("def pytest_warning_recorded(warning_message):", "    pass"),
+            [f"1: outcome-changed: defines pytest_warning_recorded, a pytest hook: {ANY_HOOK}"],
+        ),
+        (
+            code("def pytest_generate_tests(metafunc):", "    metafunc.parametrize('x', [])"),
+            [
+                "1: collection-changed: defines pytest_generate_tests: it can deselect tests "
+                "before they run"
+            ],
+        ),
+        (
+            code("def pytest_configure(config):", "    setattr(config.option, 'keyword', 'not a')"),
+            [f"2: runner-options: setattr on config.option in pytest_configure: {OPTIONS}"],
+        ),
+        (
+            code("def pytest_configure(config):", "    vars(config.option).update(keyword='x')"),
+            [f"2: runner-options: update on config.option in pytest_configure: {OPTIONS}"],
+        ),
+        (
+            code("def pytest_configure(config):", "    config.option.__dict__['keyword'] = 'x'"),
+            [],  # a subscript of the namespace's __dict__: see the assertion below
+        ),
+        (
+            code("import sys, types", f"sys.modules.update({{'oracle.invariants': {FAKE}}})"),
+            [
+                "2: oracle-patched: sys.modules.update replaces sys.modules['oracle.invariants'] "
+                f"at module level, {PROTECTED}"
+            ],
+        ),
+        (
+            code(
+                "import sys, types",
+                "def test_y(monkeypatch):",
+                f"    monkeypatch.setitem(sys.modules, 'oracle.invariants', {FAKE})",
+            ),
+            [
+                "3: oracle-patched: monkeypatch.setitem replaces sys.modules['oracle.invariants'] "
+                f"in test_y, {PROTECTED}"
+            ],
+        ),
+        (
+            code(
+                "import sys, types",
+                "from unittest import mock",
+                "def test_y():",
+                f"    with mock.patch.dict(sys.modules, {{'oracle.invariants': {FAKE}}}):",
+                "        pass",
+            ),
+            [
+                "4: oracle-patched: unittest.mock.patch.dict replaces "
+                f"sys.modules['oracle.invariants'] in test_y, {PROTECTED}"
+            ],
+        ),
+        (
+            code('m = __import__("o" + "s")', "m._exit(0)"),
+            [
+                "1: dynamic-code: calls __import__ with a computed name at module level: the "
+                "module it imports cannot be judged"
+            ],
+        ),
+    ],
+)
+def test_what_the_attack_pass_found_fires(source, expected):
+    findings = added(source)
+    if not expected:  # the namespace written through its __dict__ is still an option
+        assert [f.split(": ")[1] for f in findings] == ["runner-options"], findings
+        return
+    assert findings == at(X, *expected)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        code("def pytest_addoption(parser):", "    parser.addoption('--slow')"),
+        code("def pytest_report_header(config):", "    return 'suite v2'"),
+        code("def pytest_configure(config):", "    config.addinivalue_line('markers', 'slow')"),
+        code("def test_y(monkeypatch):", "    monkeypatch.setitem(sys.modules, 'src.app', 1)"),
+        code("import sys", "sys.modules.update({'src.app': None})"),
+        code("import importlib", "def test_y():", "    importlib.import_module('src.app')"),
+        code("def test_y(options):", "    vars(options).update(a=1)"),
+    ],
+)
+def test_near_misses_of_what_the_attack_pass_found_pass(source):
+    assert added(source) == []
+
+
+SHADOW = "shadows the oracle's module {0}, {1}: with {2}/ on sys.path, importing {0} gets this file"
+
+
+def test_a_new_module_that_shadows_an_oracle_module_fires():
+    oracle_files = {
+        "oracle/__init__.py": "",
+        "oracle/invariants.py": "def check(x):\n    return x\n",
+    }
+    fake = {"tests/oracle/__init__.py": "", "tests/oracle/invariants.py": "def check(x):\n    1\n"}
+    assert found(oracle_files, {**oracle_files, **fake}) == [
+        "tests/oracle/__init__.py:1: oracle-patched: "
+        + SHADOW.format("oracle", PROTECTED, "tests"),
+        "tests/oracle/invariants.py:1: oracle-patched: "
+        + SHADOW.format("oracle.invariants", PROTECTED, "tests"),
+    ]
+    # near misses: a name the oracle does not hold, and a protected folder with no module
+    honest = {"tests/helpers/__init__.py": "", "tests/oracle_cases/test_a.py": "x = 1\n"}
+    assert found(oracle_files, {**oracle_files, **honest}) == []
+    assert found({}, fake) == []  # no oracle/ module in the tree: nothing is shadowed
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        (
+            "tests/CONFTEST.PY",
+            "tests/CONFTEST.PY:1: collection-changed: defines pytest_collection_modifyitems: it "
+            "can deselect tests before they run",
+        ),
+        (
+            "src/Conftest.py",
+            "src/Conftest.py:1: collection-changed: defines pytest_collection_modifyitems: it "
+            "can deselect tests before they run",
+        ),
+    ],
+)
+def test_a_conftest_in_other_letter_case_is_read_as_a_case_insensitive_checkout_sees_it(
+    path, expected
+):
+    hook = code("def pytest_collection_modifyitems(items):", "    items.clear()")
+    assert found({}, {path: hook}) == [expected]
+    assert found({}, {"src/conftest_helpers.py": hook}) == []  # near miss: not a conftest
+
+
+def test_a_pytest_ini_in_other_letter_case_is_judged():
+    findings = found({}, {"tests/PYTEST.INI": "[pytest]\naddopts = -k 'not a'\n"})
+    assert findings and all(": runner-options: " in f for f in findings), findings
+    assert found({}, {"tests/pytest.ini.orig": "[pytest]\naddopts = -k 'not a'\n"}) == []

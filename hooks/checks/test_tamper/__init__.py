@@ -55,9 +55,10 @@ class Scope(NamedTuple):
         )
 
     def is_python(self, path: str) -> bool:
-        if not path.endswith(".py"):
+        # letter case as a case-insensitive checkout (macOS, Windows) sees it
+        if not path.lower().endswith(".py"):
             return False
-        return self.tree(path) or path.rpartition("/")[2] == "conftest.py"
+        return self.tree(path) or path.rpartition("/")[2].lower() == "conftest.py"
 
     def tree(self, path: str) -> bool:
         return self.paths.matches(path) or self.hermetic.matches(path)
@@ -96,13 +97,17 @@ def check(
             continue
         if not scope.is_python(path):
             continue  # data beside the tests
+        if before is None:
+            found += [(path, m) for m in _shadowing(path, candidate, reader)]
+        marks = reader.marks(candidate, path, after)
+        if not marks:
+            continue  # nothing for the base to hold: its file need not be read
         old_path, old = (
             (path, before)
             if before is not None and before.is_regular
             else _moved_from(path, after, gone, base, candidate, reader)
         )
         old_marks = reader.marks(base, old_path, old) if old is not None else []
-        marks = reader.marks(candidate, path, after)
         unjudged = [m for m in marks if m.rule == "test-unparsable"]
         if unjudged and (old is None or old.oid != after.oid):
             # whatever the change wrote cannot be read, though the base's could not either
@@ -115,6 +120,35 @@ def check(
         for path, mark in found
         if not scope.allowed(mark.rule, path)
     ]
+
+
+def _shadowing(path: str, candidate: Snapshot, reader: _Reader) -> List[Mark]:
+    """A new module whose name, from a folder pytest puts on sys.path, is an oracle
+    module's: ``tests/oracle/invariants.py`` is ``oracle.invariants`` to a test that
+    imports it with tests/ on the path (pytest's default import mode)."""
+    parts = path[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    for start in range(1, len(parts)):
+        names = parts[start:]
+        if not all(name.isidentifier() for name in names):
+            continue
+        module = ".".join(names)
+        pattern = reader.oracle_of(module)
+        if pattern is None or not reader.exists(candidate, module):
+            continue
+        folder = "/".join(parts[:start])
+        return [
+            Mark(
+                "oracle-patched",
+                1,
+                f"shadows {module}",
+                "",
+                f"shadows the oracle's module {module}, which the contract protects "
+                f"({pattern!r}): with {folder}/ on sys.path, importing {module} gets this file",
+            )
+        ]
+    return []
 
 
 def _severity(rule: str) -> str:
@@ -177,6 +211,12 @@ class _Reader:
             matched = (self.scope.oracle.first_match(form) for form in forms)
             self._oracle[module] = next((m for m in matched if m is not None), None)
         return self._oracle[module]
+
+    def exists(self, snapshot: Snapshot, module: str) -> bool:
+        """Does the snapshot hold the module's file (or its package's __init__)?"""
+        stem = module.replace(".", "/")
+        forms = [f"{stem}.py", f"{stem}/__init__.py"]
+        return any(snapshot.entry(form) is not None for form in forms + [f"src/{f}" for f in forms])
 
     def text(self, snapshot: Snapshot, path: str, entry: Entry) -> Optional[bytes]:
         if entry.oid not in self._texts:

@@ -67,7 +67,8 @@ UNPARSABLE = "test-unparsable"
 
 
 def is_config(path: str) -> bool:
-    return path.rpartition("/")[2] in CONFIG_NAMES
+    # a case-insensitive checkout (macOS, Windows) finds PYTEST.INI as pytest.ini
+    return path.rpartition("/")[2].lower() in CONFIG_NAMES
 
 
 # -- the settings pytest knows -------------------------------------------------
@@ -611,7 +612,7 @@ def changed_options(path: str, before: Optional[bytes], after: bytes) -> List[Ma
     """The runner options ``after`` sets, changes or drops compared with
     ``before`` (None: the file is new), as marks of rule runner-options (or
     test-unparsable when ``after`` does not load)."""
-    name = path.rpartition("/")[2]
+    name = path.rpartition("/")[2].lower()
     if name not in CONFIG_NAMES:
         return []
     try:

@@ -62,10 +62,15 @@ COLLECTION_HOOKS = {
     "pytest_make_collect_report",
     "pytest_itemcollected",
     "pytest_deselected",
+    "pytest_generate_tests",  # an empty parameter set skips the test
 }
 OUTCOME_HOOKS = {
     "pytest_pyfunc_call",
     "pytest_report_teststatus",
+    "pytest_runtestloop",
+    "pytest_collectreport",
+    "pytest_sessionstart",
+    "pytest_markeval_namespace",
     "pytest_sessionfinish",
     "pytest_terminal_summary",
     "pytest_fixture_setup",
@@ -80,6 +85,20 @@ OPTION_HOOKS = {
     "pytest_cmdline_preparse",
     "pytest_cmdline_main",
 }
+# pytest hooks that only add options, describe, or name what runs; the rest of
+# the pytest_* names are findings, as pytest takes any pytest_* function for a hook
+QUIET_HOOKS = {
+    "pytest_addoption",
+    "pytest_configure",  # what it assigns is judged where it is written
+    "pytest_report_header",
+    "pytest_report_collectionfinish",
+    "pytest_assertrepr_compare",
+    "pytest_make_parametrize_id",
+    "pytest_addhooks",
+}
+# names that look like hooks and are module-level settings judged on their own
+_NOT_HOOKS = {"pytest_plugins"}
+_MAPPING_WRITES = {"update", "setdefault", "__setitem__"}
 OUTCOME_ATTRIBUTES = {"exitstatus", "testsfailed", "testscollected", "shouldstop", "shouldfail"}
 
 EXITS = {
@@ -489,6 +508,14 @@ class _Reader:
                 name,
                 f"defines {name}: it can rewrite the command line's options",
             )
+        elif name.startswith("pytest_") and name not in QUIET_HOOKS and name not in _NOT_HOOKS:
+            self.add(
+                "outcome-changed",
+                node,
+                name,
+                f"defines {name}, a pytest hook: it runs inside the session and can change "
+                "which tests run or how they score",
+            )
 
     def _import(self, node) -> None:
         if isinstance(node, ast.Import):
@@ -620,7 +647,15 @@ class _Reader:
             return
         if isinstance(target, ast.Subscript):
             owner = self.dotted(target.value)
-            if owner in ("__builtins__", "builtins.__dict__"):
+            namespace = _namespace_of(target.value, self)
+            if isinstance(namespace, ast.Attribute) and _is_option(namespace, whole=True):
+                self.add(
+                    "runner-options",
+                    node,
+                    f"{verb} option[]",
+                    f"{verb} {_show(target)}{self._in()}: it changes the command line's options",
+                )
+            elif owner in ("__builtins__", "builtins.__dict__"):
                 self.add(
                     "oracle-patched",
                     node,
@@ -718,6 +753,16 @@ class _Reader:
                 func,
                 f"calls {func}{self._in()}: code made at run time cannot be judged",
             )
+        elif func in ("__import__", "importlib.import_module", "importlib.__import__") and (
+            not node.args or not _constant_str(node.args[0])
+        ):
+            self.add(
+                "dynamic-code",
+                node,
+                func,
+                f"calls {func} with a computed name{self._in()}: the module it imports "
+                "cannot be judged",
+            )
         elif func == "getattr" and len(node.args) >= 2 and not _constant_str(node.args[1]):
             owner = self.dotted(node.args[0])
             if owner is not None and owner.split(".")[0] in GUARDED_MODULES | {"__builtins__"}:
@@ -730,6 +775,8 @@ class _Reader:
                 )
         elif name in ("setattr", "delattr", "setitem", "delitem", "patch", "object", "dict"):
             self._patch_call(node, func, name)
+        elif name in _MAPPING_WRITES and isinstance(node.func, ast.Attribute):
+            self._mapping_write(node, node.func.value, func or name)
         elif name in ("append", "extend", "insert") and isinstance(node.func, ast.Attribute):
             listed = node.func.value
             if isinstance(listed, ast.Name) and listed.id in _LISTS and node.args:
@@ -778,6 +825,20 @@ class _Reader:
             return
         first = node.args[0]
         how = func or name
+        if isinstance(first, ast.Attribute) and _is_option(first, whole=True):
+            self.add(
+                "runner-options",
+                node,
+                f"{name} option",
+                f"{how} on {_show(first)}{self._in()}: it changes the command line's options",
+            )
+            return
+        modules = self.dotted(first) == "sys.modules" or (
+            isinstance(first, ast.Constant) and first.value == "sys.modules"
+        )
+        if modules:
+            self._sys_modules(node, how, node.args[1:] + [k.value for k in node.keywords])
+            return
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
             target = first.value
             found = self.oracle(target)
@@ -803,6 +864,39 @@ class _Reader:
                 f"{name} {target}",
                 f"{how} on {target}{self._in()}, which the contract protects ({found!r})",
             )
+
+    def _mapping_write(self, node: ast.Call, mapping: ast.expr, how: str) -> None:
+        """vars(config.option).update(...), config.option.__dict__[...], sys.modules.update(...)."""
+        mapping = _namespace_of(mapping, self)
+        if isinstance(mapping, ast.Attribute) and _is_option(mapping, whole=True):
+            self.add(
+                "runner-options",
+                node,
+                f"{how.rpartition('.')[2]} option",
+                f"{how} on {_show(mapping)}{self._in()}: it changes the command line's options",
+            )
+        elif self.dotted(mapping) == "sys.modules":
+            self._sys_modules(node, how, list(node.args))
+
+    def _sys_modules(self, node: ast.Call, how: str, given: Sequence[ast.expr]) -> None:
+        """sys.modules changed through a call: the oracle's modules named as keys or
+        arguments are replaced (a key not written out could be any module)."""
+        names: List[object] = []
+        for value in given:
+            if isinstance(value, ast.Dict):
+                names += [k.value for k in value.keys if isinstance(k, ast.Constant)]
+            elif isinstance(value, ast.Constant):
+                names.append(value.value)
+        for name in names:
+            found = self.oracle(name) if isinstance(name, str) else None
+            if found is not None:
+                self.add(
+                    "oracle-patched",
+                    node,
+                    f"sys.modules {name}",
+                    f"{how} replaces sys.modules[{name!r}]{self._in()}, which the contract "
+                    f"protects ({found!r})",
+                )
 
     def _hypothesis(self, node: ast.Call, func: str) -> None:
         if func.endswith("load_profile"):
@@ -971,8 +1065,20 @@ def _constant_str(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-def _is_option(target: ast.Attribute) -> bool:
-    """config.option.X, config.known_args_namespace.X, config.args."""
+def _namespace_of(mapping: ast.expr, reader: _Reader) -> ast.expr:
+    """The object whose attributes a mapping is: X for vars(X) and X.__dict__."""
+    if isinstance(mapping, ast.Call) and reader.dotted(mapping.func) == "vars" and mapping.args:
+        return mapping.args[0]
+    if isinstance(mapping, ast.Attribute) and mapping.attr == "__dict__":
+        return mapping.value
+    return mapping
+
+
+def _is_option(target: ast.Attribute, whole: bool = False) -> bool:
+    """config.option.X, config.known_args_namespace.X, config.args; with
+    ``whole``, also config.option itself (the namespace written through)."""
+    if whole and target.attr in ("option", "known_args_namespace"):
+        return True
     chain: Set[str] = set()
     value: ast.expr = target.value
     while isinstance(value, ast.Attribute):
