@@ -301,8 +301,9 @@ TEST_TAMPER = Check(
             "collection-changed",
             "the change adds a collection hook (pytest_collection_modifyitems, "
             "pytest_ignore_collect, ...), collect_ignore, or a pytest_plugins entry",
-            "drop it: which tests run is the owners' choice; an owner adds it in a change of "
-            "their own, or lists it in tamper.allow",
+            "drop it: which tests run is the owners' choice; test-tamper judges owners too, so "
+            "one who wants the hook first lists its file in tamper.allow, in a contract change "
+            "of its own",
             "tests/conftest.py:4: collection-changed: defines pytest_collection_modifyitems: "
             "it can deselect tests before they run",
         ),
@@ -311,8 +312,8 @@ TEST_TAMPER = Check(
             "the change adds a hook that can change a test's outcome or the run's "
             "(pytest_runtest_*, pytest_report_teststatus, pytest_sessionfinish, ...), or "
             "assigns session.exitstatus or testsfailed",
-            "drop it; a reporting plugin an owner wants goes in a change of their own, or in "
-            "tamper.allow",
+            "drop it; a reporting plugin an owner wants is first listed in tamper.allow, in a "
+            "contract change of its own",
             "tests/conftest.py:8: outcome-changed: defines pytest_runtest_makereport: it can "
             "turn a failure into a pass",
         ),
@@ -340,8 +341,9 @@ TEST_TAMPER = Check(
             "the change sets pytest options that deselect, ignore, disable plugins, fix or "
             "drop the random seed, or lower Hypothesis settings (pytest.ini, tox.ini, "
             "setup.cfg, pyproject.toml, pytest.toml, a conftest)",
-            "drop the option; how the suite runs is the owners' choice, made in a change of "
-            "their own",
+            "drop the option; how the suite runs is the owners' choice: one who changes it "
+            "first lists the file in tamper.allow (rule runner-options), in a contract change of "
+            "its own",
             'pyproject.toml:12: runner-options: addopts adds -k "not discount": it deselects tests',
         ),
         CodeDoc(
