@@ -1730,3 +1730,34 @@ def test_a_pytest_ini_in_other_letter_case_is_judged():
     findings = found({}, {"tests/PYTEST.INI": "[pytest]\naddopts = -k 'not a'\n"})
     assert findings and all(": runner-options: " in f for f in findings), findings
     assert found({}, {"tests/pytest.ini.orig": "[pytest]\naddopts = -k 'not a'\n"}) == []
+
+
+def _every_source():
+    """Each source the tables above judge, and those of the honest near misses."""
+    sources = [source for source, _ in RULES + NON_HERMETIC]
+    for test in (test_honest_test_code_passes, test_near_misses_of_what_the_attack_pass_found_pass):
+        (values,) = [m.args[1] for m in test.pytestmark if m.name == "parametrize"]
+        sources += [v.values[0] if hasattr(v, "values") else v for v in values]
+    return sources
+
+
+@pytest.mark.parametrize("source", _every_source())
+def test_the_prefilter_never_changes_what_a_full_reading_finds(source):
+    """A file the byte scan lets through unread must be one a full reading finds
+    nothing in: the scan only saves time."""
+    from oracle_guard.checks.test_tamper import python
+    from oracle_guard.parsing.patterns import PatternSet
+
+    protected = PatternSet(["oracle/**"])
+
+    def oracle_of(module):
+        stem = module.replace(".", "/")
+        return next(
+            (m for m in map(protected.first_match, [f"{stem}.py", f"{stem}/__init__.py"]) if m),
+            None,
+        )
+
+    data = source.encode()
+    reader = python._Reader("tests", False, oracle_of)
+    reader.read(__import__("ast").parse(data))
+    assert python.marks(data, "tests", False, oracle_of) == reader.marks

@@ -191,18 +191,39 @@ HYPOTHESIS_DEFAULT_EXAMPLES = 100
 _TRIGGERS = (
     # each found with bytes.find, far faster than one regex of alternatives
     *(b"skip", b"xfail", b"SkipTest", b"expectedFailure", b"__test__", b"pytest_"),
-    *(b"collect_ignore", b"exit", b"quit", b"kill", b"abort", b"exec", b"eval", b"compile"),
-    *(b"raise_signal", b"SystemExit", b"setattr", b"delattr", b"patch", b"setitem"),
-    *(b"delitem", b"builtins", b"modules", b"testsfailed", b"testscollected", b"shouldstop"),
+    *(b"collect_ignore", b"exit", b"quit", b"kill", b"abort", b"raise_signal", b"SystemExit"),
+    *(b"builtins", b"modules", b"testsfailed", b"testscollected", b"shouldstop"),
     *(b"shouldfail", b"outcome", b"force_result", b"option", b"known_args_namespace"),
     *(b"addinivalue_line", b"settings", b"profile", b"seed", b"pluginmanager", b"getattr"),
     *(b"__import__", b"import_module", b"__dir__"),
 )
-_ARGS = re.compile(rb"\bargs\b")  # config.args; the word alone is too common to find by bytes
+# Words too common in honest tests to read every file that holds them
+# (re.compile, cursor.execute, *args, monkeypatch.setattr on the code under
+# test): each needs what makes it matter in the bytes too.
+_CODE = re.compile(rb"(?<![\w.])(?:exec|eval|compile)\b|exec[lv]")  # the builtins, os.exec*
+_ARGS = re.compile(rb"config\w*\s*\.\s*args\b")  # config.args
+_PATCHES = (b"setattr", b"delattr", b"patch", b"setitem", b"delitem")  # need an oracle name
+_DOTTED_STRING = re.compile(rb"""["']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)["']""")
 
 
-def _triggered(data: bytes) -> bool:
-    return any(word in data for word in _TRIGGERS) or (b"args" in data and bool(_ARGS.search(data)))
+def _triggered(data: bytes, oracle_of: OracleOf) -> bool:
+    """Could the file hold a mark? A file that cannot is only compiled."""
+    if any(word in data for word in _TRIGGERS) or _CODE.search(data):
+        return True
+    if b"args" in data and _ARGS.search(data):
+        return True
+    if _imports_oracle(data, oracle_of):
+        return True
+    # a patch reaches the oracle through an import (above) or a name in a string
+    return any(word in data for word in _PATCHES) and _names_oracle_in_strings(data, oracle_of)
+
+
+def _names_oracle_in_strings(data: bytes, oracle_of: OracleOf) -> bool:
+    for text in {m.group(1) for m in _DOTTED_STRING.finditer(data)}:
+        parts = text.decode("ascii").split(".")
+        if any(oracle_of(".".join(parts[:end])) for end in range(1, len(parts) + 1)):
+            return True
+    return False
 
 
 # The bytes are the text only when they are ASCII read as UTF-8: Python folds
@@ -222,12 +243,7 @@ def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> Lis
     """Every mark in one file's bytes. ``package`` is the dotted package the
     file is in (for relative imports); ``hermetic`` says whether the file lies
     in a hermetic path."""
-    if (
-        not hermetic
-        and _plain(data)
-        and not _triggered(data)
-        and not _imports_oracle(data, oracle_of)
-    ):
+    if not hermetic and _plain(data) and not _triggered(data, oracle_of):
         try:  # only whether it parses: compiling makes no Python objects, a tree does
             compile(data, "<test>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
