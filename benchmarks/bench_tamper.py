@@ -379,10 +379,6 @@ def phases(repo: str) -> List[Tuple[str, float, int]]:
 
         return timed_call
 
-    class Pattern:  # the prefilter's compiled pattern, timed
-        def __init__(self, pattern) -> None:
-            self.search = timer("regex prefilter (_TRIGGERS.search)", pattern.search)
-
     patched = [
         (cli, "main", timer("the whole check (cli.main)", cli.main)),
         (test_tamper, "check", timer("test-tamper's check()", test_tamper.check)),
@@ -397,13 +393,8 @@ def phases(repo: str) -> List[Tuple[str, float, int]]:
             timer("git: other commands (diff, ls-files, rev-parse)", plumbing.Git.run),
         ),
         (ast, "parse", timer("ast.parse (files the prefilter lets through)", ast.parse)),
-        (python, "compile", timer("compile(PyCF_ONLY_AST) (files it skips)", compile)),
-        (python, "_TRIGGERS", Pattern(python._TRIGGERS)),
-        (
-            python,
-            "_imports_oracle",
-            timer("regex import scan (_imports_oracle)", python._imports_oracle),
-        ),
+        (python, "compile", timer("compile() (files it skips)", compile)),
+        (python, "_triggered", timer("byte prefilter (_triggered)", python._triggered)),
         (python._Reader, "read", timer("_Reader.read (the walk, all of it)", python._Reader.read)),
         (
             python._Reader,
@@ -430,7 +421,7 @@ def phases(repo: str) -> List[Tuple[str, float, int]]:
     if code != 0:
         raise SystemExit(f"the timed check exited {code}: {out.getvalue()[-600:]}")
     walk, statements = "_Reader.read (the walk, all of it)", "  of which the statement walk (_body)"
-    imports = "  of which the import scan (ast.walk over the tree)"
+    imports = "  of which the import scan (the statements)"
     if walk in spent:
         spent[imports], calls[imports] = spent[walk] - spent[statements], calls[walk]
     order = [
@@ -438,9 +429,8 @@ def phases(repo: str) -> List[Tuple[str, float, int]]:
         "test-tamper's check()",
         "git: other commands (diff, ls-files, rev-parse)",
         "git: blob reads (cat-file --batch)",
-        "regex prefilter (_TRIGGERS.search)",
-        "regex import scan (_imports_oracle)",
-        "compile(PyCF_ONLY_AST) (files it skips)",
+        "byte prefilter (_triggered)",
+        "compile() (files it skips)",
         "ast.parse (files the prefilter lets through)",
         walk,
         statements,

@@ -208,7 +208,9 @@ _DOTTED_STRING = re.compile(rb"""["']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)["']""")
 
 def _triggered(data: bytes, oracle_of: OracleOf) -> bool:
     """Could the file hold a mark? A file that cannot is only compiled."""
-    if any(word in data for word in _TRIGGERS) or _CODE.search(data):
+    if any(word in data for word in _TRIGGERS):
+        return True
+    if (b"exec" in data or b"eval" in data or b"compile" in data) and _CODE.search(data):
         return True
     if b"args" in data and _ARGS.search(data):
         return True
@@ -279,7 +281,7 @@ def _imports_oracle(data: bytes, oracle_of: OracleOf) -> bool:
     """Could the file import the oracle? Only an import that is a statement of
     its own, at the start of a line, is read here; an import after a semicolon
     or a colon, or continued with a backslash, sends the file to the parser."""
-    if b"\\" in data:
+    if b"\\\n" in data or b"\\\r" in data:  # a line continued: read it properly
         return True
     found = list(_IMPORT.finditer(data))
     starts = {match.start("from") if match["from"] else match.start("import") for match in found}
