@@ -63,7 +63,7 @@ def main() -> int:
         with open(small, "w") as f:
             f.write('{"excluded_property_ids": ["a"], "reason": {"a": "flaky"}}\n')
         jobs = {
-            "oracle-guard check (all five, demo repo)": [guard, "check", "--now", demo.NOW],
+            "oracle-guard check (all six, demo repo)": [guard, "check", "--now", demo.NOW],
             "check-jsonschema, one small file": [
                 checker,
                 "--schemafile",
