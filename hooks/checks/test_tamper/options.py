@@ -140,7 +140,7 @@ _HARMLESS = frozenset(
     ).split()
 )
 
-COLLECTS = "it changes which tests are collected"
+COLLECTS = arguments.COLLECTS
 _EFFECTS: Dict[str, str] = {
     "testpaths": COLLECTS,
     "python_files": COLLECTS,
