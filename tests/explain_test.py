@@ -200,3 +200,16 @@ def test_the_readme_documents_the_new_commands_and_formats():
     ci = readme.split("\n## CI", 1)[1].split("\n## ", 1)[0]
     for text in ("--format github", "--format sarif", "upload-sarif"):
         assert text in ci, text
+
+
+@pytest.mark.parametrize("hook", [*HOOKS, "pre-receive"])
+def test_explain_a_hook_lists_its_codes(capsys, hook):
+    rc, out, err = run(capsys, "explain", hook)
+    assert (rc, err) == (0, "")
+    codes = [code for code, info in CODES.items() if info.hook == hook]
+    assert [line.split()[0] for line in out.splitlines()] == codes
+    for line, code in zip(out.splitlines(), codes):
+        assert line.endswith(CODES[code].meaning)
+    # near miss: a hook's id spelled wrong is an unknown code, with suggestions
+    rc, out, err = run(capsys, "explain", hook + "x")
+    assert rc == 2 and "unknown code" in err

@@ -1602,8 +1602,8 @@ OPTIONS = "it changes the command line's options"
         (
             code("def pytest_generate_tests(metafunc):", "    metafunc.parametrize('x', [])"),
             [
-                "1: collection-changed: defines pytest_generate_tests: it can deselect tests "
-                "before they run"
+                "1: collection-changed: defines pytest_generate_tests: it decides which "
+                "parameter sets tests run with, and an empty set skips them"
             ],
         ),
         (
@@ -1761,3 +1761,28 @@ def test_the_prefilter_never_changes_what_a_full_reading_finds(source):
     reader = python._Reader("tests", False, oracle_of)
     reader.read(__import__("ast").parse(data))
     assert python.marks(data, "tests", False, oracle_of) == reader.marks
+
+
+REPLACES = (
+    "runner-options: a new pytest.ini replaces the pytest configuration the runs under tests/ "
+    "read (the nearest file wins), and every option it set"
+)
+
+
+def test_a_new_configuration_that_replaces_one_pytest_read_fires():
+    root = {"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '--strict-markers'\n"}
+    new = {"tests/pytest.ini": "[pytest]\naddopts = -v\n"}
+    assert found(root, {**root, **new}) == [f"tests/pytest.ini:1: {REPLACES}"]
+    above = {"tests/setup.cfg": "[tool:pytest]\nxfail_strict = true\n"}  # the same folder
+    assert found(above, {**above, **new}) == [f"tests/pytest.ini:1: {REPLACES}"]
+
+
+def test_a_first_configuration_is_judged_by_what_it_sets():
+    """With nothing for it to replace, a new file is as good as what it holds: -v
+    passes, -k does not (near miss: a pyproject.toml with no pytest table above)."""
+    none = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", "tests/sub/pytest.ini": "x"}
+    assert found(none, {**none, "tests/pytest.ini": "[pytest]\naddopts = -v\n"}) == []
+    assert found({}, {"tests/pytest.ini": "[pytest]\nmarkers =\n  slow: slow tests\n"}) == []
+    assert found({}, {"tests/pytest.ini": "[pytest]\naddopts = -k 'not a'\n"}) == [
+        'tests/pytest.ini:2: runner-options: addopts adds -k "not a": it deselects tests'
+    ]

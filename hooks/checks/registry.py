@@ -292,8 +292,8 @@ TEST_TAMPER = Check(
             "skip-added",
             "the change adds a skip or xfail to test code: a pytest or unittest skip marker, a "
             "skip, xfail or importorskip call, raise SkipTest, or __test__ = False",
-            "make the test pass, or leave it failing; a test an owner excludes goes in the "
-            "freeze file, so it is absent from scoring, not present and skipped",
+            "make the test pass, or leave it failing; excluding a test is the owners' decision, "
+            "recorded in the freeze file the scoring harness reads, never a skip in the test",
             "tests/test_pricing.py:12: skip-added: @pytest.mark.skip on test_discount: a "
             "skipped test scores as a pass",
         ),
@@ -302,8 +302,8 @@ TEST_TAMPER = Check(
             "the change adds a collection hook (pytest_collection_modifyitems, "
             "pytest_ignore_collect, ...), collect_ignore, or a pytest_plugins entry",
             "drop it: which tests run is the owners' choice; test-tamper judges owners too, so "
-            "one who wants the hook first lists its file in tamper.allow, in a contract change "
-            "of its own",
+            "one who wants the hook first lists its file in tamper.allow (rule "
+            "collection-changed), in a contract change of its own",
             "tests/conftest.py:4: collection-changed: defines pytest_collection_modifyitems: "
             "it can deselect tests before they run",
         ),
@@ -312,8 +312,8 @@ TEST_TAMPER = Check(
             "the change adds a hook that can change a test's outcome or the run's "
             "(pytest_runtest_*, pytest_report_teststatus, pytest_sessionfinish, ...), or "
             "assigns session.exitstatus or testsfailed",
-            "drop it; a reporting plugin an owner wants is first listed in tamper.allow, in a "
-            "contract change of its own",
+            "drop it; a reporting plugin an owner wants is first listed in tamper.allow (rule "
+            "outcome-changed), in a contract change of its own",
             "tests/conftest.py:8: outcome-changed: defines pytest_runtest_makereport: it can "
             "turn a failure into a pass",
         ),
@@ -377,8 +377,8 @@ TEST_TAMPER = Check(
         CodeDoc(
             "frozen-skipped",
             "warning: a test the freeze files exclude is still collected, with a skip marker",
-            "exclude it from collection (the freeze file is the record), and remove the "
-            "marker: an in-place skip is a signal others copy",
+            "remove the marker: the freeze file is the record, and the scoring harness leaves "
+            "frozen ids out of collection (an in-place skip is a signal others copy)",
             "tests/test_api.py:20: frozen-skipped (warning): 'tests/test_api.py::test_timeout' "
             "is frozen in oracle/quarantine.json, yet still collected with pytest.mark.skip: "
             "exclude it from collection instead",

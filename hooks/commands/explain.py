@@ -1,4 +1,5 @@
-"""``oracle-guard explain CODE | --all``: what a finding code means, an example, the fix."""
+"""``oracle-guard explain CODE | HOOK | --all``: what a finding code means, an
+example, the fix; a hook's codes; every code."""
 
 from __future__ import annotations
 
@@ -21,6 +22,13 @@ def explain(code: Optional[str], every: bool = False) -> int:
         return 0
     assert code is not None  # not every, so the check above saw a code
     name = code.strip().lower()
+    if name not in CODES and any(info.hook == name for info in CODES.values()):
+        # a hook's id: its codes, one a line
+        codes = {c: info for c, info in CODES.items() if info.hook == name}
+        width = max(map(len, codes))
+        for each, info in codes.items():
+            print(f"{each:<{width}}  {info.meaning}")
+        return 0
     if name not in CODES:
         raise UsageError(_unknown_code(code, CODES))
     info = CODES[name]
@@ -44,7 +52,9 @@ def _unknown_code(given: str, codes: Iterable[str]) -> str:
 
 def add_parser(sub) -> None:
     parser = sub.add_parser("explain", help="what a finding code means, an example, the fix")
-    parser.add_argument("code", metavar="CODE", nargs="?", help="a finding code")
+    parser.add_argument(
+        "code", metavar="CODE", nargs="?", help="a finding code, or a hook id to list its codes"
+    )
     parser.add_argument(
         "--all", action="store_true", help="list every code with its hook and meaning"
     )

@@ -64,6 +64,8 @@ def summary_lines(
             if codes == ["merge-conflict"]  # not an oracle question
             else f"; to widen the write set, ask {who}"
             if codes == ["write-outside-set"]
+            else f"; how the suite runs is the owners' choice: ask {who}"
+            if all(CODES[code].hook == "test-tamper" for code in codes)
             else f"; the oracle is human-owned: to change it, ask {who}"
         )
         lines.append(f"hint: {CODES[codes[0]].fix}{why}. See 'oracle-guard explain {codes[0]}'.")

@@ -188,7 +188,26 @@ def _config_marks(
             old = base.read(path, scope.limit)
         except BlobTooLarge:
             old = None  # judged as new: every option it sets counts
-    return options.changed_options(path, old, data)
+    return options.changed_options(
+        path, old, data, replaces=lambda: _replaces_a_configuration(path, base, scope)
+    )
+
+
+def _replaces_a_configuration(path: str, base: Snapshot, scope: Scope) -> bool:
+    """Did pytest read another configuration file in the base for runs in this
+    file's folder: one in the same folder or above it?"""
+    folder = path.rpartition("/")[0]
+    for other, entry in base.entries.items():
+        if other == path or not entry.is_regular or not options.is_config(other):
+            continue
+        above = other.rpartition("/")[0]
+        if above == folder or above == "" or folder.startswith(above + "/"):
+            try:
+                if options.counts(other, base.read(other, scope.limit)):
+                    return True
+            except BlobTooLarge:
+                return True  # not read: taken to count
+    return False
 
 
 def _too_large(exc: BlobTooLarge, scope: Scope) -> Mark:

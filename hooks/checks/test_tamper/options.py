@@ -608,10 +608,28 @@ def _subject(key: str, value: Any) -> str:
     return f"{key} = {_show(value, limit=10**6)[1:-1]}"
 
 
-def changed_options(path: str, before: Optional[bytes], after: bytes) -> List[Mark]:
+def counts(path: str, data: bytes) -> bool:
+    """Does pytest take this file as its configuration? (One that does not load
+    is taken to: pytest would fail on it, or read it.)"""
+    name = path.rpartition("/")[2].lower()
+    try:
+        return _load(name, data).counts
+    except Unloadable:
+        return True
+
+
+def changed_options(
+    path: str,
+    before: Optional[bytes],
+    after: bytes,
+    replaces: Callable[[], bool] = lambda: True,
+) -> List[Mark]:
     """The runner options ``after`` sets, changes or drops compared with
     ``before`` (None: the file is new), as marks of rule runner-options (or
-    test-unparsable when ``after`` does not load)."""
+    test-unparsable when ``after`` does not load). ``replaces`` says whether a
+    file that becomes a configuration here takes the place of one pytest read
+    before (the base's, in this folder or above); only such a file is a mark
+    for what it is, whatever it holds."""
     name = path.rpartition("/")[2].lower()
     if name not in CONFIG_NAMES:
         return []
@@ -626,7 +644,7 @@ def changed_options(path: str, before: Optional[bytes], after: bytes) -> List[Ma
         except Unloadable:
             old = Config(new.scope, 0, {}, counts=name in _DEDICATED)
     marks: List[Mark] = []
-    if new.counts and (old is None or not old.counts):
+    if new.counts and (old is None or not old.counts) and replaces():
         folder = path.rpartition("/")[0] or "."
         what = f"a new {name}" if old is None else f"{name}, now with {_section_name(new)},"
         marks.append(
@@ -635,7 +653,8 @@ def changed_options(path: str, before: Optional[bytes], after: bytes) -> List[Ma
                 new.header or 1,
                 f"configuration file {name}",
                 new.scope,
-                f"{what} replaces the project's pytest configuration for runs under {folder}/",
+                f"{what} replaces the pytest configuration the runs under {folder}/ read "
+                "(the nearest file wins), and every option it set",
             )
         )
     marks.extend(_compare(old.settings if old else {}, new))

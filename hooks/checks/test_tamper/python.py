@@ -505,7 +505,15 @@ class _Reader:
 
     def _hook_name(self, name: str, node: ast.AST) -> None:
         """A name pytest takes for a hook, however it is bound (def, assignment, import)."""
-        if name in COLLECTION_HOOKS:
+        if name == "pytest_generate_tests":
+            self.add(
+                "collection-changed",
+                node,
+                name,
+                f"defines {name}: it decides which parameter sets tests run with, and an "
+                "empty set skips them",
+            )
+        elif name in COLLECTION_HOOKS:
             self.add(
                 "collection-changed",
                 node,
