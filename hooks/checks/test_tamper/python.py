@@ -31,6 +31,12 @@ SKIP_MARKERS = {
     "unittest.expectedFailure": "a failing test scores as expected",
     "unittest.case.skip": "a skipped test scores as a pass",
 }
+# attributes that take a test out of collection, or make unittest skip or xfail it
+SKIP_ATTRIBUTES = {
+    "__test__": "it hides the test from collection: it never runs",
+    "__unittest_skip__": "unittest skips the test",
+    "__unittest_expecting_failure__": "a failing test scores as expected",
+}
 SKIP_CALLS = {
     "pytest.skip": "skips the test",
     "pytest.xfail": "marks the test as an expected failure",
@@ -124,14 +130,43 @@ EXITS = {
     "os.execvpe",
 }
 # the last part of the names worth resolving where they are only referred to
-_REFERENCED = {name.rpartition(".")[2] for name in [*SKIP_MARKERS, *EXITS]}
+_REFERENCED = {name.rpartition(".")[2] for name in [*SKIP_MARKERS, *EXITS, *SKIP_CALLS]}
 # what pytest.exit raises: the session ends with the return code it carries
 EXIT_EXCEPTIONS = {
     "pytest.exit.Exception",
     "_pytest.outcomes.exit.Exception",
     "_pytest.outcomes.Exit",
 }
+_ENDINGS = EXIT_EXCEPTIONS | {"SystemExit", "builtins.SystemExit", "SkipTest"}
 DYNAMIC = {"exec", "eval", "compile", "builtins.exec", "builtins.eval", "builtins.compile"}
+_LOADS = "it runs code this reading cannot see"
+# what runs, or hooks into, code that is not written in the test's source
+HOOKED_DYNAMIC = {
+    "runpy.run_path": _LOADS,
+    "runpy.run_module": _LOADS,
+    "importlib.machinery.SourceFileLoader": _LOADS,
+    "importlib.machinery.SourcelessFileLoader": _LOADS,
+    "importlib.util.spec_from_file_location": _LOADS,
+    "importlib.util.spec_from_loader": _LOADS,
+    "pickle.loads": _LOADS,
+    "pickle.load": _LOADS,
+    "marshal.loads": _LOADS,
+    "marshal.load": _LOADS,
+    "sys.settrace": "it runs code on every line, and can change what the oracle computes",
+    "sys.setprofile": "it runs code on every call, and can change what the oracle computes",
+    "threading.settrace": "it runs code on every line, and can change what the oracle computes",
+    "sys.meta_path.insert": "it changes how imports are found",
+    "sys.meta_path.append": "it changes how imports are found",
+    "sys.path_hooks.insert": "it changes how imports are found",
+    "sys.path_hooks.append": "it changes how imports are found",
+}
+_CTYPES = "ctypes reaches the interpreter and the process directly"
+WARNING_FILTERS = {
+    "pytest.mark.filterwarnings",
+    "warnings.simplefilter",
+    "warnings.filterwarnings",
+    "warnings.resetwarnings",
+}
 # modules whose attributes, reached by a computed name, could be an exit or a patch
 GUARDED_MODULES = {"sys", "os", "posix", "signal", "builtins", "pytest", "_pytest", "unittest"}
 
@@ -363,18 +398,32 @@ class _Reader:
         return ".".join(parts)
 
     def dotted(self, node: ast.AST) -> Optional[str]:
-        """The dotted name an expression stands for, through the imports."""
+        """The dotted name an expression stands for, through the imports, in its
+        canonical spelling (unittest.case.skip is unittest.skip)."""
+        found = self._dotted(node)
+        return _canonical(found) if found is not None else None
+
+    def _dotted(self, node: ast.AST) -> Optional[str]:
         if isinstance(node, ast.Name):
             return self.imports.get(node.id, node.id)
         if isinstance(node, ast.Attribute):
             value = self.dotted(node.value)
             return f"{value}.{node.attr}" if value is not None else None
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and node.args:
+            getter = node.func  # operator.attrgetter("mark.skip")(pytest)
+            if self.dotted(getter.func) == "operator.attrgetter" and getter.args:
+                path = getter.args[0]
+                value = self.dotted(node.args[0])
+                if _constant_str(path) and value is not None:
+                    return f"{value}.{path.value}"  # type: ignore[attr-defined]
         if isinstance(node, ast.Call) and node.args:
             func = self.dotted(node.func)
             first = node.args[0]
             constant = first.value if isinstance(first, ast.Constant) else None
             if func in ("__import__", "importlib.import_module") and isinstance(constant, str):
                 return constant
+            if func is not None and func.endswith(".__getattr__") and isinstance(constant, str):
+                return f"{func[: -len('.__getattr__')]}.{constant}"
             if func == "getattr" and len(node.args) >= 2:
                 name = node.args[1]
                 if isinstance(name, ast.Constant) and isinstance(name.value, str):
@@ -403,6 +452,12 @@ class _Reader:
             if found is not None:
                 return found
         return None
+
+    def _arguments(self, call: ast.Call) -> str:
+        """A call's arguments as a key holds them (names no import binds as ``_``)."""
+        given = [self.shape(arg) for arg in call.args]
+        given += [f"{k.arg}={self.shape(k.value)}" for k in call.keywords]
+        return f"({', '.join(given)})"
 
     def shape(self, node: ast.AST) -> str:
         """An expression as a mark's subject holds it: written out, with each name
@@ -488,15 +543,25 @@ class _Reader:
                 self._expression(default)
         else:
             for base in node.bases + [k.value for k in node.keywords]:
+                self._kept_ending(node, base, "subclasses")
                 self._expression(base)
         self._body(node.body)
         self.scope.pop()
 
     def _decorator(self, node: ast.expr, name: str) -> None:
         target = node.func if isinstance(node, ast.Call) else node
-        dotted = self.dotted(target)
+        dotted = self.dotted(node) if isinstance(node, ast.Call) else None
+        if dotted not in SKIP_MARKERS:  # getattr(pytest.mark, "skip") is the marker itself
+            dotted = self.dotted(target)
         if dotted in SKIP_MARKERS:
-            self.add("skip-added", node, dotted, f"@{dotted} on {name}: {SKIP_MARKERS[dotted]}")
+            # its arguments are in its key: skipif(py < (3, 8)) is not skipif(py < (3, 80))
+            given = self._arguments(node) if isinstance(node, ast.Call) else ""
+            self.add(
+                "skip-added",
+                node,
+                f"{dotted}{given}",
+                f"@{dotted} on {name}: {SKIP_MARKERS[dotted]}",
+            )
             if isinstance(node, ast.Call):
                 for arg in list(node.args) + [k.value for k in node.keywords]:
                     self._expression(arg)
@@ -575,6 +640,7 @@ class _Reader:
             for each in _unpacked(target):
                 self._target(each, node)
         value = node.value
+        self._kept_ending(node, value, "keeps")
         for target in targets:
             if value is None:
                 continue
@@ -630,6 +696,31 @@ class _Reader:
             return
         if isinstance(target, ast.Attribute):
             owner = self.dotted(target.value)
+            if target.attr in SKIP_ATTRIBUTES:
+                self.add(
+                    "skip-added",
+                    node,
+                    f"{verb} .{target.attr}",
+                    f"{verb} {_show(target)}: {SKIP_ATTRIBUTES[target.attr]}",
+                )
+                return
+            if target.attr == "items" and (owner or "").rpartition(".")[2] == "session":
+                self.add(
+                    "collection-changed",
+                    node,
+                    f"{verb} session.items",
+                    f"{verb} {_show(target)}: it changes which collected tests run",
+                )
+                return
+            if target.attr == "runtest" or _is_framework(owner):
+                self.add(
+                    "outcome-changed",
+                    node,
+                    f"{verb} {owner}.{target.attr}" if owner else f"{verb} .{target.attr}",
+                    f"{verb} {_show(target)}: it patches how pytest or unittest runs and "
+                    "scores tests",
+                )
+                return
             if target.attr in OUTCOME_ATTRIBUTES:
                 self.add(
                     "outcome-changed",
@@ -674,6 +765,30 @@ class _Reader:
         if isinstance(target, ast.Subscript):
             owner = self.dotted(target.value)
             namespace = _namespace_of(target.value, self)
+            written = self.dotted(namespace) if namespace is not target.value else None
+            if written is not None and self._namespace_patched(node, written, verb, target):
+                return
+            value = getattr(node, "value", None)
+            if isinstance(target.value, ast.Name) and target.value.id in _LISTS and value:
+                self._named_value(target.value.id, value, node)  # collect_ignore[:] = [...]
+                return
+            if isinstance(target.value, ast.Attribute) and target.value.attr == "items":
+                if (self.dotted(target.value.value) or "").rpartition(".")[2] == "session":
+                    self.add(
+                        "collection-changed",
+                        node,
+                        f"{verb} session.items[]",
+                        f"{verb} {_show(target)}: it changes which collected tests run",
+                    )
+                    return
+            if owner in ("sys.meta_path", "sys.path_hooks"):
+                self.add(
+                    "dynamic-code",
+                    node,
+                    f"{verb} {owner}",
+                    f"{verb} {_show(target)}: it changes how imports are found",
+                )
+                return
             if isinstance(namespace, ast.Attribute) and _is_option(namespace, whole=True):
                 self.add(
                     "runner-options",
@@ -699,6 +814,31 @@ class _Reader:
                         f"{verb} sys.modules[{name!r}], which the contract protects "
                         f"({found!r}): it replaces the oracle's module",
                     )
+
+    def _ending(self, node: Optional[ast.expr]) -> Optional[str]:
+        """The exception that skips or ends the run that ``node`` is, or makes."""
+        if node is None:
+            return None
+        target = node.func if isinstance(node, ast.Call) else node
+        dotted = self.dotted(target)
+        if dotted in SKIP_EXCEPTIONS or dotted in _ENDINGS:
+            return dotted
+        return None
+
+    def _kept_ending(self, node: ast.AST, value: Optional[ast.expr], how: str) -> None:
+        """An exception that skips or ends the run, subclassed or kept in a name:
+        raised later under another name, it would not be seen at the raise."""
+        dotted = self._ending(value)
+        if dotted is None:
+            return
+        rule = "skip-added" if dotted in SKIP_EXCEPTIONS or dotted == "SkipTest" else "process-exit"
+        effect = "skips the test" if rule == "skip-added" else "ends the run with its status"
+        self.add(
+            rule,
+            node,
+            f"{how} {dotted}",
+            f"{how} {dotted}{self._in()}: raised under another name, it {effect}",
+        )
 
     def _raise(self, node: ast.Raise) -> None:
         exc = node.exc
@@ -748,6 +888,14 @@ class _Reader:
                         dotted,
                         f"{dotted}{self._in()}: {SKIP_MARKERS[dotted]}",
                     )
+                elif dotted in SKIP_CALLS and id(child) not in inner and not self._own(child):
+                    self.add(
+                        "skip-added",
+                        child,
+                        dotted,
+                        f"refers to {dotted}{self._in()} without calling it: whatever calls it "
+                        f"{SKIP_CALLS[dotted]}",
+                    )
                 elif dotted in EXITS and id(child) not in inner and not self._own(child):
                     self.add(
                         "process-exit",
@@ -761,8 +909,56 @@ class _Reader:
     def _call(self, node: ast.Call) -> None:
         func = self.dotted(node.func)
         name = node.func.attr if isinstance(node.func, ast.Attribute) else func
-        if func in SKIP_CALLS:
-            self.add("skip-added", node, func, f"{func}(){self._in()} {SKIP_CALLS[func]}")
+        resolved = self.dotted(node)  # getattr(pytest.mark, "xfail") is the marker
+        if resolved in SKIP_MARKERS:
+            self.add(
+                "skip-added",
+                node,
+                resolved,
+                f"{resolved}{self._in()}: {SKIP_MARKERS[resolved]}",
+            )
+        elif func in SKIP_CALLS:
+            self.add(
+                "skip-added",
+                node,
+                f"{func}{self._arguments(node)}",
+                f"{func}(){self._in()} {SKIP_CALLS[func]}",
+            )
+        elif name in ("add_marker", "applymarker") and node.args and _marker_named(node.args[0]):
+            self.add(
+                "skip-added",
+                node,
+                f"{name} {node.args[0].value}",  # type: ignore[attr-defined]
+                f"{name}({node.args[0].value!r}){self._in()}: a skipped or xfail test scores "  # type: ignore[attr-defined]
+                "as a pass",
+            )
+        elif func in ("pytest.mark.parametrize", "pytest.fixture") and _no_parameters(node):
+            self.add(
+                "skip-added",
+                node,
+                f"{func} empty",
+                f"{func} with an empty parameter set{self._in()}: pytest skips the tests it "
+                "would parametrize",
+            )
+        elif name in ("__setattr__", "__delattr__"):
+            self._dunder_setattr(node, func or name)
+        elif func in ("dict.__setitem__", "dict.update", "dict.setdefault") and node.args:
+            if self.dotted(node.args[0]) == "sys.modules":
+                self._sys_modules(node, func, node.args[1:])
+        elif func in HOOKED_DYNAMIC or (func or "").startswith("ctypes."):
+            self.add(
+                "dynamic-code",
+                node,
+                func or "",
+                f"calls {func}{self._in()}: {HOOKED_DYNAMIC.get(func or '', _CTYPES)}",
+            )
+        elif func in WARNING_FILTERS and not _errors_only(node):
+            self.add(
+                "runner-options",
+                node,
+                f"{func}{self._arguments(node)}",
+                f"{func}{self._in()} can silence warnings that would fail tests",
+            )
         elif name == "skipTest":
             self.add("skip-added", node, "skipTest", f"skipTest(){self._in()} skips the test")
         elif func in EXITS:
@@ -891,9 +1087,69 @@ class _Reader:
                 f"{how} on {target}{self._in()}, which the contract protects ({found!r})",
             )
 
+    def _namespace_patched(self, node: ast.AST, written: str, how: str, shown: ast.AST) -> bool:
+        """vars(X) or X.__dict__ written, for X the oracle, builtins or pytest itself."""
+        found = self.oracle(written)
+        if written in ("builtins", "__builtins__"):
+            self.add(
+                "oracle-patched",
+                node,
+                f"{how} vars(builtins)",
+                f"{how} {_show(shown)}: it changes every module's builtins",
+            )
+        elif found is not None:
+            self.add(
+                "oracle-patched",
+                node,
+                f"{how} vars({written})",
+                f"{how} {_show(shown)}{self._in()}: it writes {written}, which the contract "
+                f"protects ({found!r})",
+            )
+        elif _is_framework(written):
+            self.add(
+                "outcome-changed",
+                node,
+                f"{how} vars({written})",
+                f"{how} {_show(shown)}{self._in()}: it patches how pytest or unittest runs and "
+                "scores tests",
+            )
+        else:
+            return False
+        return True
+
+    def _dunder_setattr(self, node: ast.Call, how: str) -> None:
+        """object.__setattr__(X, "a", v), type.__setattr__(...), X.__setattr__("a", v)."""
+        func = node.func
+        if how in ("object.__setattr__", "type.__setattr__", "object.__delattr__"):
+            if node.args:
+                self._patch_call(node, "setattr", "setattr")
+            return
+        if isinstance(func, ast.Attribute) and node.args and _constant_str(node.args[0]):
+            receiver = func.value
+            written = self.dotted(receiver)
+            if isinstance(receiver, ast.Attribute) and _is_option(receiver, whole=True):
+                self.add(
+                    "runner-options",
+                    node,
+                    "__setattr__ option",
+                    f"{how} on {_show(receiver)}{self._in()}: it changes the command line's "
+                    "options",
+                )
+            elif written is not None:
+                self._namespace_patched(node, written, how, node)
+
     def _mapping_write(self, node: ast.Call, mapping: ast.expr, how: str) -> None:
         """vars(config.option).update(...), config.option.__dict__[...], sys.modules.update(...)."""
+        original = mapping
         mapping = _namespace_of(mapping, self)
+        written = self.dotted(mapping) if mapping is not original else None
+        if written is not None and self._namespace_patched(node, written, how, node):
+            return
+        if isinstance(mapping, ast.Call) and self.dotted(mapping.func) in ("globals", "locals"):
+            for keyword in node.keywords:  # globals().update(pytest_collection_modifyitems=f)
+                if keyword.arg is not None:
+                    self._hook_name(keyword.arg, node)
+            return
         if isinstance(mapping, ast.Attribute) and _is_option(mapping, whole=True):
             self.add(
                 "runner-options",
@@ -1038,6 +1294,56 @@ def _bound_by(statement: ast.AST) -> Iterator[str]:
 _STATEMENT_FIELDS = ("body", "orelse", "finalbody")
 _NOT_EXPRESSIONS = {"ctx", "op", "ops"}  # contexts and operators: nodes, but never a call or name
 _FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+_SPELLINGS = (  # another spelling of a name, and the one the rules know
+    ("unittest.case.", "unittest."),
+    ("_pytest.mark.structures.MARK_GEN.", "pytest.mark."),
+    ("_pytest.mark.MARK_GEN.", "pytest.mark."),
+    ("pytest.MARK_GEN.", "pytest.mark."),
+)
+
+
+_FRAMEWORKS = ("pytest", "_pytest", "unittest", "pluggy")
+
+
+def _is_framework(dotted: Optional[str]) -> bool:
+    """pytest, unittest or pluggy themselves: patching them changes how every test scores."""
+    return dotted is not None and dotted.split(".")[0] in _FRAMEWORKS
+
+
+def _marker_named(node: ast.expr) -> bool:
+    """add_marker("xfail"): a skip or xfail named by a string."""
+    return _constant_str(node) and node.value.partition("(")[0] in ("skip", "skipif", "xfail")  # type: ignore[attr-defined]
+
+
+def _no_parameters(call: ast.Call) -> bool:
+    """parametrize("x", []) or fixture(params=[]): nothing to run the test with."""
+    values = call.args[1] if len(call.args) >= 2 else None
+    for keyword in call.keywords:
+        if keyword.arg in ("argvalues", "params"):
+            values = keyword.value
+    return isinstance(values, (ast.List, ast.Tuple)) and not values.elts
+
+
+def _errors_only(call: ast.Call) -> bool:
+    """A warnings filter that only turns warnings into errors (stricter)."""
+    action = call.args[0] if call.args else None
+    for keyword in call.keywords:
+        if keyword.arg == "action":
+            action = keyword.value
+    if isinstance(action, ast.Constant) and isinstance(action.value, str):
+        return action.value.partition(":")[0] == "error"
+    return False
+
+
+def _canonical(name: str) -> str:
+    while name.endswith(".__call__"):  # f.__call__(...) is f(...)
+        name = name[: -len(".__call__")]
+    for spelling, canonical in _SPELLINGS:
+        if name.startswith(spelling):
+            return canonical + name[len(spelling) :]
+    return name
 
 
 def _walk_expression(node: ast.AST) -> Iterator[ast.AST]:
