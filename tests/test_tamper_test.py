@@ -954,7 +954,6 @@ def test_a_syntax_error_is_reported_at_its_line():
         ("tests/data/case.json", b"{"),
         ("tests/fixtures.py", b"x = 1\n" * 150),  # 900 bytes: under the limit
         ("src/link.py", link("../tests/test_x.py")),  # outside the paths, no conftest
-        ("src/_speedups.so", b"\x7fELF"),
         ("vendor/lib", gitlink("a" * 40)),
     ],
 )
@@ -1285,8 +1284,8 @@ def test_a_comment_in_the_changed_file_silences_nothing(comment):
             5,
             "invalid contract at $.tamper.allow[0].rule: 'skip-add' is not one of ['skip-added', "
             "'collection-changed', 'outcome-changed', 'process-exit', 'oracle-patched', "
-            "'runner-options', 'non-hermetic', 'dynamic-code', 'test-unparsable', "
-            "'frozen-skipped']",
+            "'module-shadowed', 'runner-options', 'non-hermetic', 'dynamic-code', "
+            "'test-unparsable', 'frozen-skipped']",
         ),
         (
             '  paths: ["tests/**"]\n  allow:\n    - {rule: skip-added}\n',
@@ -1452,7 +1451,9 @@ def test_the_transformation_renames_and_reformats():
         "\tsys.exit(total)",
     )
     assert (
-        keys(source, P) == keys(after, P) == Counter({("process-exit", "sys.exit", "test_one"): 1})
+        keys(source, P)
+        == keys(after, P)
+        == Counter({("process-exit", "sys.exit(_)", "test_one"): 1})
     )
 
 
@@ -1688,7 +1689,9 @@ def test_near_misses_of_what_the_attack_pass_found_pass(source):
     assert added(source) == []
 
 
-SHADOW = "shadows the oracle's module {0}, {1}: with {2}/ on sys.path, importing {0} gets this file"
+SHADOW = (
+    "shadows {0}, the oracle's module, {1}: with {2}/ on sys.path, importing {0} gets this file"
+)
 
 
 def test_a_new_module_that_shadows_an_oracle_module_fires():
@@ -1698,9 +1701,9 @@ def test_a_new_module_that_shadows_an_oracle_module_fires():
     }
     fake = {"tests/oracle/__init__.py": "", "tests/oracle/invariants.py": "def check(x):\n    1\n"}
     assert found(oracle_files, {**oracle_files, **fake}) == [
-        "tests/oracle/__init__.py:1: oracle-patched: "
+        "tests/oracle/__init__.py:1: module-shadowed: "
         + SHADOW.format("oracle", PROTECTED, "tests"),
-        "tests/oracle/invariants.py:1: oracle-patched: "
+        "tests/oracle/invariants.py:1: module-shadowed: "
         + SHADOW.format("oracle.invariants", PROTECTED, "tests"),
     ]
     # near misses: a name the oracle does not hold, and a protected folder with no module
@@ -1738,10 +1741,196 @@ def test_a_pytest_ini_in_other_letter_case_is_judged():
     assert found({}, {"tests/pytest.ini.orig": "[pytest]\naddopts = -k 'not a'\n"}) == []
 
 
+REPLACES = (
+    "runner-options: a new pytest.ini replaces the pytest configuration the runs under tests/ "
+    "read (the nearest file wins), and every option it set"
+)
+
+
+def test_a_new_configuration_that_replaces_one_pytest_read_fires():
+    root = {"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '--strict-markers'\n"}
+    new = {"tests/pytest.ini": "[pytest]\naddopts = -v\n"}
+    assert found(root, {**root, **new}) == [f"tests/pytest.ini:1: {REPLACES}"]
+    above = {"tests/setup.cfg": "[tool:pytest]\nxfail_strict = true\n"}  # the same folder
+    assert found(above, {**above, **new}) == [f"tests/pytest.ini:1: {REPLACES}"]
+
+
+def test_a_first_configuration_is_judged_by_what_it_sets():
+    """With nothing for it to replace, a new file is as good as what it holds: -v
+    passes, -k does not (near miss: a pyproject.toml with no pytest table above)."""
+    none = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", "tests/sub/pytest.ini": "x"}
+    assert found(none, {**none, "tests/pytest.ini": "[pytest]\naddopts = -v\n"}) == []
+    assert found({}, {"tests/pytest.ini": "[pytest]\nmarkers =\n  slow: slow tests\n"}) == []
+    assert found({}, {"tests/pytest.ini": "[pytest]\naddopts = -k 'not a'\n"}) == [
+        'tests/pytest.ini:2: runner-options: addopts adds -k "not a": it deselects tests'
+    ]
+
+
+# -- the second attack pass: each form turned the real pytest green -------------------
+
+IMPORTS = "import os, sys, types, unittest, warnings, functools, operator, atexit\nimport pytest\n"
+SECOND_PASS = [
+    # process-exit: kept, subclassed, referred to through getattr, moved out of the guard
+    ("err = SystemExit(0)\nraise err\n", ["process-exit"]),
+    ("class Done(SystemExit):\n    pass\n", ["process-exit"]),
+    ("Stop = pytest.exit.Exception\n", ["process-exit"]),
+    ("atexit.register(getattr(os, '_exit'), 0)\n", ["process-exit"]),
+    ("import ctypes\nctypes.CDLL(None)._exit(0)\n", ["dynamic-code"]),
+    # skip-added: unittest.case, references, partial, add_marker by name, getattr markers
+    ("@unittest.case.skipIf(True, '')\ndef test_y():\n    pass\n", ["skip-added"]),
+    ("later = pytest.skip\n", ["skip-added"]),
+    ("functools.partial(pytest.skip, 'x')()\n", ["skip-added"]),
+    ("pytest.skip.__call__('x')\n", ["skip-added"]),
+    ("def test_y(request):\n    request.node.add_marker('xfail')\n", ["skip-added"]),
+    ("@getattr(pytest.mark, 'skip')\ndef test_y():\n    pass\n", ["skip-added"]),
+    ("@pytest.mark.__getattr__('skip')\ndef test_y():\n    pass\n", ["skip-added"]),
+    ("@operator.attrgetter('mark.skip')(pytest)\ndef test_y():\n    pass\n", ["skip-added"]),
+    (
+        "from _pytest.mark import MARK_GEN\n@MARK_GEN.xfail\ndef test_y():\n    pass\n",
+        ["skip-added"],
+    ),
+    ("@pytest.mark.parametrize('case', [])\ndef test_y(case):\n    pass\n", ["skip-added"]),
+    ("@pytest.fixture(autouse=True, params=[])\ndef each(request):\n    pass\n", ["skip-added"]),
+    ("def test_y():\n    pass\ntest_y.__test__ = False\n", ["skip-added"]),
+    ("class T(unittest.TestCase):\n    __unittest_skip__ = True\n", ["skip-added"]),
+    ("class Later(unittest.SkipTest):\n    pass\n", ["skip-added"]),
+    # outcome-changed: pytest and unittest patched, runtest, setattr of testsfailed
+    ("pytest.Function.runtest = lambda self: None\n", ["outcome-changed"]),
+    ("import _pytest.runner\n_pytest.runner.call_and_report = print\n", ["outcome-changed"]),
+    ("unittest.TestCase.assertEqual = lambda *a, **k: None\n", ["outcome-changed"]),
+    ("type.__setattr__(pytest.Function, 'runtest', print)\n", ["outcome-changed"]),
+    ("def t(request):\n    setattr(request.session, 'testsfailed', 0)\n", ["outcome-changed"]),
+    ("def t(request):\n    request.node.runtest = lambda: None\n", ["outcome-changed"]),
+    (
+        "class T(unittest.TestCase):\n    def run(self, result=None):\n        return result\n",
+        ["outcome-changed"],
+    ),
+    # collection-changed: session.items, plugin loads, pytest_plugins imported
+    ("def test_y(request):\n    request.session.items[:] = []\n", ["collection-changed"]),
+    (
+        "def pytest_configure(config):\n    config.pluginmanager.import_plugin('src.p')\n",
+        ["collection-changed"],
+    ),
+    ("from src.plugin_list import pytest_plugins\n", ["collection-changed"]),
+    ("collect_ignore = []\ncollect_ignore[:] = ['test_discount.py']\n", ["collection-changed"]),
+    (
+        "def f(items):\n    items.clear()\nglobals().update(pytest_collection_modifyitems=f)\n",
+        ["collection-changed"],
+    ),
+    ("f = print\nlocals()['pytest_collection_modifyitems'] = f\n", ["collection-changed"]),
+    # runner-options: __setattr__ on the options, _inicache, warnings filters, Hypothesis **
+    (
+        "def pytest_configure(config):\n    config.option.__setattr__('keyword', 'x')\n",
+        ["runner-options"],
+    ),
+    (
+        "def pytest_configure(config):\n    config._inicache['python_functions'] = ['t']\n",
+        ["runner-options"],
+    ),
+    ("pytestmark = pytest.mark.filterwarnings('ignore')\n", ["runner-options"]),
+    ("def test_y():\n    warnings.simplefilter('ignore')\n", ["runner-options"]),
+    (
+        "from hypothesis import settings\nQ = {}\nsettings.register_profile('q', **Q)\n",
+        ["runner-options"],
+    ),
+    # oracle-patched: writes through vars(), __dict__, object.__setattr__, sys.modules forms
+    ("import oracle.invariants as inv\ninv.__dict__['f'] = print\n", ["oracle-patched"]),
+    ("import oracle.invariants as inv\nvars(inv).update(f=print)\n", ["oracle-patched"]),
+    ("import oracle.invariants as inv\nobject.__setattr__(inv, 'f', print)\n", ["oracle-patched"]),
+    ("import builtins\nvars(builtins).update(round=print)\n", ["oracle-patched"]),
+    ("import oracle\noracle.__path__.insert(0, 'tests/stand_in')\n", ["oracle-patched"]),
+    ("sys.modules |= {'oracle.invariants': types}\n", ["oracle-patched"]),
+    ("dict.__setitem__(sys.modules, 'oracle.invariants', types)\n", ["oracle-patched"]),
+    ("sys.modules.update([('oracle.invariants', types)])\n", ["oracle-patched"]),
+    # dynamic-code: import machinery, loaders, tracing, star imports, computed globals
+    ("sys.meta_path.insert(0, object())\n", ["dynamic-code"]),
+    ("sys.settrace(print)\n", ["dynamic-code"]),
+    ("import runpy\nrunpy.run_path('tests/data.txt')\n", ["dynamic-code"]),
+    ("import pickle\npickle.loads(b'')\n", ["dynamic-code"]),
+    ("from src.support import *\n", ["dynamic-code"]),
+    ("name = 'pytest_' + 'x'\nglobals()[name] = print\n", ["dynamic-code"]),
+]
+
+
+@pytest.mark.parametrize(("source", "codes"), SECOND_PASS)
+def test_what_the_second_attack_pass_found_fires(source, codes):
+    findings = added(IMPORTS + source)
+    assert sorted(f.split(": ")[1] for f in findings) == sorted(codes), findings
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def test_y():\n    with pytest.raises(SystemExit):\n        raise_it()\n",
+        "def test_y():\n    try:\n        run()\n    except SystemExit as exc:\n        assert exc.code\n",
+        "def test_y():\n    with warnings.catch_warnings():\n        warnings.simplefilter('error')\n",
+        "pytestmark = pytest.mark.filterwarnings('error')\n",
+        "@pytest.mark.parametrize('case', [1, 2])\ndef test_y(case):\n    pass\n",
+        "@pytest.fixture(scope='session')\ndef db():\n    return 1\n",
+        "def test_y():\n    assert 0.1 + 0.2 == pytest.approx(0.3)\n",
+        "class T(unittest.TestCase):\n    def test_a(self):\n        self.assertEqual(1, 1)\n",
+        "def test_y(thing):\n    assert vars(thing) == {}\n",
+        "def test_y(request):\n    assert request.session.items\n",
+        "def test_y(request):\n    request.node.add_marker('slow')\n",
+        "from src.support import helper\n",
+    ],
+)
+def test_near_misses_of_the_second_attack_pass_pass(source):
+    assert added(IMPORTS + source) == []
+
+
+def test_a_marker_whose_arguments_change_fires():
+    before = "import sys, pytest\npytestmark = pytest.mark.skipif(sys.version_info < (3, 8))\n"
+    after = before.replace("(3, 8)", "(3, 80)")
+    assert [f.split(": ")[1] for f in found({X: before}, {X: after})] == ["skip-added"]
+    assert found({X: before}, {X: before + "\n# a comment\n"}) == []  # near miss
+
+
+def test_an_exit_moved_out_of_the_main_guard_fires():
+    before = "import sys\n\nif __name__ == '__main__':\n    sys.exit(0)\n"
+    after = "import sys\n\nsys.exit(0)\n"
+    assert [f.split(": ")[1] for f in found({X: before}, {X: after})] == ["process-exit"]
+    assert found({X: before}, {X: before.replace("0)", "0)  # done")}) == []
+
+
+def test_a_doctest_file_is_read_as_the_python_it_runs():
+    doctest = "Notes\n=====\n\n>>> import os\n>>> os._exit(0)\n"
+    assert found({}, {"tests/test_notes.txt": doctest}) == [
+        f"tests/test_notes.txt:5: process-exit: calls os._exit at module level: {EXITS}"
+    ]
+    assert found({}, {"tests/test_notes.txt": ">>> 1 + 1\n2\n"}) == []  # near miss
+    assert found({}, {"tests/notes.txt": doctest}) == []  # not a doctest pytest collects
+
+
+def test_a_test_module_outside_the_paths_is_read_and_compiled_code_anywhere_fires():
+    exits = "import os\n\nos._exit(0)\n"
+    assert found({}, {"src/test_zz_sanity.py": exits}) == [
+        f"src/test_zz_sanity.py:3: process-exit: calls os._exit at module level: {EXITS}"
+    ]
+    assert found({}, {"src/sanity.py": exits}) == []  # near miss: not collected by name
+    compiled = found({}, {"src/__pycache__/discount.cpython-311.pyc": b"\x00"})
+    assert [f.split(": ")[1] for f in compiled] == ["test-unparsable"]
+
+
+def test_a_new_module_that_shadows_the_code_under_test_fires():
+    src = {"src/__init__.py": "", "src/discount.py": "def f():\n    return 1\n"}
+    stand_in = {"tests/src/__init__.py": "", "tests/src/discount.py": "def f():\n    return 2\n"}
+    shadowed = found(src, {**src, **stand_in})
+    assert [f.split(": ")[1] for f in shadowed] == ["module-shadowed", "module-shadowed"]
+    assert "the module in src/discount.py" in shadowed[1]
+    assert found(src, {**src, "tests/helpers/__init__.py": ""}) == []  # near miss
+
+
 def _every_source():
     """Each source the tables above judge, and those of the honest near misses."""
     sources = [source for source, _ in RULES + NON_HERMETIC]
-    for test in (test_honest_test_code_passes, test_near_misses_of_what_the_attack_pass_found_pass):
+    sources += [IMPORTS + source for source, _ in SECOND_PASS]
+    honest = (
+        test_honest_test_code_passes,
+        test_near_misses_of_what_the_attack_pass_found_pass,
+        test_near_misses_of_the_second_attack_pass_pass,
+    )
+    for test in honest:
         (values,) = [m.args[1] for m in test.pytestmark if m.name == "parametrize"]
         sources += [v.values[0] if hasattr(v, "values") else v for v in values]
     return sources
@@ -1767,28 +1956,3 @@ def test_the_prefilter_never_changes_what_a_full_reading_finds(source):
     reader = python._Reader("tests", False, oracle_of)
     reader.read(__import__("ast").parse(data))
     assert python.marks(data, "tests", False, oracle_of) == reader.marks
-
-
-REPLACES = (
-    "runner-options: a new pytest.ini replaces the pytest configuration the runs under tests/ "
-    "read (the nearest file wins), and every option it set"
-)
-
-
-def test_a_new_configuration_that_replaces_one_pytest_read_fires():
-    root = {"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '--strict-markers'\n"}
-    new = {"tests/pytest.ini": "[pytest]\naddopts = -v\n"}
-    assert found(root, {**root, **new}) == [f"tests/pytest.ini:1: {REPLACES}"]
-    above = {"tests/setup.cfg": "[tool:pytest]\nxfail_strict = true\n"}  # the same folder
-    assert found(above, {**above, **new}) == [f"tests/pytest.ini:1: {REPLACES}"]
-
-
-def test_a_first_configuration_is_judged_by_what_it_sets():
-    """With nothing for it to replace, a new file is as good as what it holds: -v
-    passes, -k does not (near miss: a pyproject.toml with no pytest table above)."""
-    none = {"pyproject.toml": "[tool.ruff]\nline-length = 100\n", "tests/sub/pytest.ini": "x"}
-    assert found(none, {**none, "tests/pytest.ini": "[pytest]\naddopts = -v\n"}) == []
-    assert found({}, {"tests/pytest.ini": "[pytest]\nmarkers =\n  slow: slow tests\n"}) == []
-    assert found({}, {"tests/pytest.ini": "[pytest]\naddopts = -k 'not a'\n"}) == [
-        'tests/pytest.ini:2: runner-options: addopts adds -k "not a": it deselects tests'
-    ]

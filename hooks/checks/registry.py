@@ -337,6 +337,16 @@ TEST_TAMPER = Check(
             "oracle.invariants.check in test_total, which the contract protects ('oracle/**')",
         ),
         CodeDoc(
+            "module-shadowed",
+            "a new module in the scoring tree has the name of one outside it (the oracle's, or "
+            "the code under test's), which a test importing that name, with the tree's folder on "
+            "sys.path, would get instead",
+            "rename the module, or import it by its package (tests.helpers, not helpers)",
+            "tests/oracle/invariants.py:1: module-shadowed: shadows oracle.invariants, the "
+            "oracle's module, which the contract protects ('oracle/**'): with tests/ on "
+            "sys.path, importing oracle.invariants gets this file",
+        ),
+        CodeDoc(
             "runner-options",
             "the change sets pytest options that deselect, ignore, disable plugins, fix or "
             "drop the random seed, or lower Hypothesis settings (pytest.ini, tox.ini, "

@@ -55,10 +55,19 @@ class Scope(NamedTuple):
         )
 
     def is_python(self, path: str) -> bool:
-        # letter case as a case-insensitive checkout (macOS, Windows) sees it
-        if not path.lower().endswith(".py"):
+        """Test code wherever it is: in the scoring tree, every conftest.py, and
+        every module pytest collects by its default names (test_*.py, *_test.py),
+        letter case as a case-insensitive checkout (macOS, Windows) sees it."""
+        name = path.rpartition("/")[2].lower()
+        if not name.endswith(".py"):
             return False
-        return self.tree(path) or path.rpartition("/")[2].lower() == "conftest.py"
+        collected = name.startswith("test_") or name.endswith("_test.py")
+        return self.tree(path) or name == "conftest.py" or collected
+
+    def is_doctest(self, path: str) -> bool:
+        """A text file pytest runs as a doctest by default (--doctest-glob test*.txt)."""
+        name = path.rpartition("/")[2].lower()
+        return name.startswith("test") and name.endswith(".txt")
 
     def tree(self, path: str) -> bool:
         return self.paths.matches(path) or self.hermetic.matches(path)
@@ -86,7 +95,9 @@ def check(
                 found += [(path, m) for m in _config_marks(path, before, None, base, scope)]
             continue
         is_config = options.is_config(path)
-        if not (scope.is_python(path) or is_config or scope.tree(path)):
+        compiled = path.lower().endswith(COMPILED)  # runs from anywhere a module is found
+        doctest = scope.is_doctest(path)
+        if not (scope.is_python(path) or is_config or scope.tree(path) or compiled or doctest):
             continue
         problem = _not_judgeable(path, after, scope)
         if problem is not None:
@@ -95,9 +106,14 @@ def check(
         if is_config:
             found += [(path, m) for m in _config_marks(path, before, candidate, base, scope)]
             continue
+        if doctest and after.is_regular:
+            found += [
+                (path, m) for m in _doctest_marks(path, before, after, base, candidate, reader)
+            ]
+            continue
         if not scope.is_python(path):
             continue  # data beside the tests
-        if before is None:
+        if before is None and scope.tree(path):
             found += [(path, m) for m in _shadowing(path, candidate, reader)]
         marks = reader.marks(candidate, path, after)
         if not marks:
@@ -122,10 +138,28 @@ def check(
     ]
 
 
+def _doctest_marks(
+    path: str,
+    before: Optional[Entry],
+    after: Entry,
+    base: Snapshot,
+    candidate: Snapshot,
+    reader: _Reader,
+) -> List[Mark]:
+    """A doctest file's examples, read as the Python they run; what the base's
+    examples held is not new."""
+    new = reader.doctest_marks(candidate, path, after)
+    if not new:
+        return []
+    old = reader.doctest_marks(base, path, before) if before is not None else []
+    return new_marks(old, new)
+
+
 def _shadowing(path: str, candidate: Snapshot, reader: _Reader) -> List[Mark]:
-    """A new module whose name, from a folder pytest puts on sys.path, is an oracle
-    module's: ``tests/oracle/invariants.py`` is ``oracle.invariants`` to a test that
-    imports it with tests/ on the path (pytest's default import mode)."""
+    """A new module whose name, from a folder pytest puts on sys.path, is that of a
+    module outside the scoring tree (the oracle's, or the code under test's):
+    ``tests/oracle/invariants.py`` is ``oracle.invariants`` to a test that imports
+    it with tests/ on the path (pytest's default import mode)."""
     parts = path[:-3].split("/")
     if parts[-1] == "__init__":
         parts = parts[:-1]
@@ -134,18 +168,26 @@ def _shadowing(path: str, candidate: Snapshot, reader: _Reader) -> List[Mark]:
         if not all(name.isidentifier() for name in names):
             continue
         module = ".".join(names)
-        pattern = reader.oracle_of(module)
-        if pattern is None or not reader.exists(candidate, module):
+        if names[-1] == "conftest":
+            continue  # pytest imports each conftest.py by its own path
+        real = reader.module_file(candidate, module)
+        if real is None or real == path or reader.scope.tree(real):
             continue
+        pattern = reader.oracle_of(module)
+        whose = (
+            f"the oracle's module, which the contract protects ({pattern!r})"
+            if pattern
+            else (f"the module in {real}")
+        )
         folder = "/".join(parts[:start])
         return [
             Mark(
-                "oracle-patched",
+                "module-shadowed",
                 1,
                 f"shadows {module}",
                 "",
-                f"shadows the oracle's module {module}, which the contract protects "
-                f"({pattern!r}): with {folder}/ on sys.path, importing {module} gets this file",
+                f"shadows {module}, {whose}: with {folder}/ on sys.path, importing {module} "
+                "gets this file",
             )
         ]
     return []
@@ -163,7 +205,7 @@ def _not_judgeable(path: str, entry: Entry, scope: Scope) -> Optional[str]:
         )
     if entry.mode == MODE_GITLINK:
         return "is a submodule (mode 160000): its test code cannot be judged from this repository"
-    if path.endswith(COMPILED):
+    if path.lower().endswith(COMPILED):
         return "is compiled code: it can run in the suite but cannot be read; commit the source"
     return None
 
@@ -231,11 +273,22 @@ class _Reader:
             self._oracle[module] = next((m for m in matched if m is not None), None)
         return self._oracle[module]
 
-    def exists(self, snapshot: Snapshot, module: str) -> bool:
-        """Does the snapshot hold the module's file (or its package's __init__)?"""
+    def doctest_marks(self, snapshot: Snapshot, path: str, entry: Entry) -> List[Mark]:
+        try:
+            data = snapshot.read(path, self.scope.limit)
+        except BlobTooLarge as exc:
+            return [_too_large(exc, self.scope)]
+        source = python.doctest_source(data)
+        hermetic = self.scope.hermetic.matches(path)
+        return python.marks(source, python.package_of(path), hermetic, self.oracle_of)
+
+    def module_file(self, snapshot: Snapshot, module: str) -> Optional[str]:
+        """The file the snapshot holds for a module (or its package's __init__)."""
         stem = module.replace(".", "/")
         forms = [f"{stem}.py", f"{stem}/__init__.py"]
-        return any(snapshot.entry(form) is not None for form in forms + [f"src/{f}" for f in forms])
+        return next(
+            (form for form in forms + [f"src/{f}" for f in forms] if snapshot.entry(form)), None
+        )
 
     def text(self, snapshot: Snapshot, path: str, entry: Entry) -> Optional[bytes]:
         if entry.oid not in self._texts:

@@ -104,6 +104,16 @@ QUIET_HOOKS = {
 }
 # names that look like hooks and are module-level settings judged on their own
 _NOT_HOOKS = {"pytest_plugins"}
+# what a plugin manager loads plugins with
+_PLUGIN_LOADS = {
+    "register",
+    "import_plugin",
+    "consider_module",
+    "consider_conftest",
+    "consider_pluginarg",
+    "consider_preparse",
+    "load_setuptools_entrypoints",
+}
 _MAPPING_WRITES = {"update", "setdefault", "__setitem__"}
 OUTCOME_ATTRIBUTES = {"exitstatus", "testsfailed", "testscollected", "shouldstop", "shouldfail"}
 
@@ -131,6 +141,7 @@ EXITS = {
 }
 # the last part of the names worth resolving where they are only referred to
 _REFERENCED = {name.rpartition(".")[2] for name in [*SKIP_MARKERS, *EXITS, *SKIP_CALLS]}
+_REFERENCED.add("__path__")
 # what pytest.exit raises: the session ends with the return code it carries
 EXIT_EXCEPTIONS = {
     "pytest.exit.Exception",
@@ -230,7 +241,18 @@ _TRIGGERS = (
     *(b"builtins", b"modules", b"testsfailed", b"testscollected", b"shouldstop"),
     *(b"shouldfail", b"outcome", b"force_result", b"option", b"known_args_namespace"),
     *(b"addinivalue_line", b"settings", b"profile", b"seed", b"pluginmanager", b"getattr"),
-    *(b"__import__", b"import_module", b"__dir__"),
+    *(b"__import__", b"import_module", b"__dir__", b"runtest", b"__unittest", b"__setattr__"),
+    *(b"__delattr__", b"__dict__", b"vars(", b"TestCase", b"globals", b"locals", b"add_marker"),
+    *(b"applymarker", b"MARK_GEN", b"attrgetter", b"import_plugin", b"consider_", b"ctypes"),
+    *(b"runpy", b"Loader", b"spec_from", b"pickle", b"marshal", b"settrace", b"setprofile"),
+    *(b"meta_path", b"path_hooks", b"__path__", b"filterwarnings", b"simplefilter"),
+    *(b"resetwarnings", b"_pytest", b"pluggy", b"_inicache", b"inicfg"),
+)
+# pytest's or unittest's own names assigned (pytest.approx = ...), session.items
+# written, a star import, an empty parameter set
+_SHAPES = re.compile(
+    rb"(?:pytest|unittest)\.[\w.]*\s*=(?!=)|session\s*\.\s*items|import\s+\*"
+    rb"|(?:params|argvalues)\s*=\s*(?:\[\s*\]|\(\s*\))|,\s*(?:\[\s*\]|\(\s*\))\s*\)"
 )
 # Words too common in honest tests to read every file that holds them
 # (re.compile, cursor.execute, *args, monkeypatch.setattr on the code under
@@ -248,6 +270,8 @@ def _triggered(data: bytes, oracle_of: OracleOf) -> bool:
     if (b"exec" in data or b"eval" in data or b"compile" in data) and _CODE.search(data):
         return True
     if b"args" in data and _ARGS.search(data):
+        return True
+    if _SHAPES.search(data):
         return True
     if _imports_oracle(data, oracle_of):
         return True
@@ -349,6 +373,20 @@ def _unparsable(exc: BaseException) -> Mark:
     if isinstance(exc, (RecursionError, MemoryError)):
         return Mark("test-unparsable", 1, "syntax", "", "does not parse: nested too deeply")
     return Mark("test-unparsable", 1, "syntax", "", f"does not parse: {exc}")
+
+
+_PROMPT = re.compile(rb"^([ \t]*)(?:>>>|\.\.\.)(?: |$)(.*)$")
+
+
+def doctest_source(data: bytes) -> bytes:
+    """A doctest file's examples as one module: each example line at its own line
+    (prompts and their indent dropped), every other line blank, so a mark keeps
+    the line it has in the file."""
+    lines = []
+    for line in data.split(b"\n"):
+        match = _PROMPT.match(line.rstrip(b"\r"))
+        lines.append(match.group(2) if match else b"")
+    return b"\n".join(lines) + b"\n"
 
 
 def package_of(path: str) -> str:
@@ -491,6 +529,13 @@ class _Reader:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self._definition(node)
             return
+        if isinstance(node, ast.If) and _is_main_guard(node.test):
+            # what runs only as a script is not what runs on import: its own scope
+            self.scope.append("__main__")
+            self._body(node.body)
+            self.scope.pop()
+            self._body(node.orelse)
+            return
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(node)
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -517,6 +562,19 @@ class _Reader:
     def _definition(self, node) -> None:
         name = node.name
         self._hook_name(name, node)
+        if isinstance(node, ast.ClassDef) and any(
+            (self.dotted(base) or "").endswith("TestCase") for base in node.bases
+        ):
+            for method in node.body:
+                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if method.name in _TESTCASE_RUNNERS:
+                        self.add(
+                            "outcome-changed",
+                            method,
+                            f"{name}.{method.name}",
+                            f"defines {name}.{method.name}: it decides how unittest runs and "
+                            "scores the case's tests",
+                        )
         for decorator in node.decorator_list:
             # @pytest.hookimpl(specname="pytest_runtest_makereport") on any name
             for keyword in decorator.keywords if isinstance(decorator, ast.Call) else []:
@@ -618,7 +676,24 @@ class _Reader:
             module = self._absolute(node.module, node.level)
             modules = [module] + [f"{module}.{alias.name}" for alias in node.names]
             for alias in node.names:
-                self._hook_name(alias.asname or alias.name, node)
+                bound = alias.asname or alias.name
+                self._hook_name(bound, node)
+                if bound == "pytest_plugins":
+                    self.add(
+                        "collection-changed",
+                        node,
+                        f"imports pytest_plugins {module}",
+                        f"imports pytest_plugins from {module}: the plugins it lists load, and a "
+                        "plugin can change which tests run and how they score",
+                    )
+                elif alias.name == "*":
+                    self.add(
+                        "dynamic-code",
+                        node,
+                        f"import * {module}",
+                        f"imports every name of {module or 'a module'}{self._in()}: which names "
+                        "(pytest's hooks among them) this reading cannot see",
+                    )
         if self.hermetic:
             for module in modules:
                 # a package's submodule loads the package: requests.adapters is requests
@@ -636,6 +711,8 @@ class _Reader:
 
     def _assignment(self, node) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if isinstance(node, ast.AugAssign) and self.dotted(node.target) == "sys.modules":
+            self._sys_modules(node, "|=", [node.value])  # sys.modules |= {...}
         for target in targets:
             for each in _unpacked(target):
                 self._target(each, node)
@@ -650,7 +727,14 @@ class _Reader:
                 self._named_value(_global_key(target), value, node)  # type: ignore[arg-type]
 
     def _named_value(self, name: str, value: ast.expr, node) -> None:
-        if name == "__test__" and not (isinstance(value, ast.Constant) and value.value is True):
+        if name in SKIP_ATTRIBUTES and name != "__test__" and not _false(value):
+            self.add(
+                "skip-added",
+                node,
+                name,
+                f"{name} = {_show(value)} in {self.where or 'the module'}: {SKIP_ATTRIBUTES[name]}",
+            )
+        elif name == "__test__" and not (isinstance(value, ast.Constant) and value.value is True):
             where = self.where or "the module"
             self.add(
                 "skip-added",
@@ -764,6 +848,21 @@ class _Reader:
             return
         if isinstance(target, ast.Subscript):
             owner = self.dotted(target.value)
+            table = target.value
+            if (
+                isinstance(table, ast.Call)
+                and not table.args
+                and self.dotted(table.func) in ("globals", "locals", "vars")
+                and not _constant_str(target.slice)
+            ):
+                self.add(
+                    "dynamic-code",
+                    node,
+                    f"{verb} {self.dotted(table.func)}()[]",
+                    f"{verb} {_show(target)}{self._in()}: a name made at run time (a pytest hook "
+                    "among them) cannot be judged",
+                )
+                return
             namespace = _namespace_of(target.value, self)
             written = self.dotted(namespace) if namespace is not target.value else None
             if written is not None and self._namespace_patched(node, written, verb, target):
@@ -869,11 +968,11 @@ class _Reader:
     def _expression(self, node: ast.expr) -> None:
         nodes = list(_walk_expression(node))
         # a name that is called, or that is the start of a longer one, is judged there
-        inner = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
-        inner |= {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
+        called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
+        inner = called | {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
         for child in nodes:
             if isinstance(child, ast.Call):
-                self._call(child)
+                self._call(child, id(child) in called)
             elif (
                 isinstance(child, ast.Attribute)
                 and child.attr in _REFERENCED
@@ -881,13 +980,23 @@ class _Reader:
                 and (child.id in self.imports or child.id in _REFERENCED)
             ) and isinstance(child.ctx, ast.Load):
                 dotted = self.dotted(child)
-                if dotted in SKIP_MARKERS:
+                if dotted in SKIP_MARKERS and id(child) not in called:  # a call: judged there
                     self.add(
                         "skip-added",
                         child,
                         dotted,
                         f"{dotted}{self._in()}: {SKIP_MARKERS[dotted]}",
                     )
+                elif dotted is not None and dotted.endswith(".__path__"):
+                    found = self.oracle(dotted[: -len(".__path__")])
+                    if found is not None:
+                        self.add(
+                            "oracle-patched",
+                            child,
+                            f"{dotted}",
+                            f"reaches {dotted}{self._in()}: the folders the oracle's package is "
+                            f"imported from, which the contract protects ({found!r})",
+                        )
                 elif dotted in SKIP_CALLS and id(child) not in inner and not self._own(child):
                     self.add(
                         "skip-added",
@@ -906,16 +1015,27 @@ class _Reader:
                         "not the tests'",
                     )
 
-    def _call(self, node: ast.Call) -> None:
+    def _call(self, node: ast.Call, called: bool = False) -> None:
+        """``called``: the call's result is called in turn (getattr(os, "_exit")(0))."""
         func = self.dotted(node.func)
         name = node.func.attr if isinstance(node.func, ast.Attribute) else func
         resolved = self.dotted(node)  # getattr(pytest.mark, "xfail") is the marker
-        if resolved in SKIP_MARKERS:
+        if resolved in SKIP_MARKERS or func in SKIP_MARKERS:
+            marker = resolved if resolved in SKIP_MARKERS else func
+            given = self._arguments(node) if func == marker else ""  # skipif(py < (3, 8))
             self.add(
                 "skip-added",
                 node,
+                f"{marker}{given}",
+                f"{marker}{self._in()}: {SKIP_MARKERS[marker]}",  # type: ignore[index]
+            )
+        elif resolved in EXITS and func == "getattr" and not called:
+            self.add(
+                "process-exit",
+                node,
                 resolved,
-                f"{resolved}{self._in()}: {SKIP_MARKERS[resolved]}",
+                f"refers to {resolved}{self._in()} without calling it: whatever calls it would "
+                "end the run with its status, not the tests'",
             )
         elif func in SKIP_CALLS:
             self.add(
@@ -965,7 +1085,7 @@ class _Reader:
             self.add(
                 "process-exit",
                 node,
-                func,
+                f"{func}{self._arguments(node)}",  # sys.exit(pytest.main()) is not sys.exit(0)
                 f"calls {func}{self._in()}: the run would end with its status, not the tests'",
             )
         elif func in DYNAMIC:
@@ -1003,7 +1123,7 @@ class _Reader:
             listed = node.func.value
             if isinstance(listed, ast.Name) and listed.id in _LISTS and node.args:
                 self._named_value(listed.id, node.args[-1], node)
-        elif name == "register" and func is not None and ".pluginmanager." in f".{func}":
+        elif name in _PLUGIN_LOADS and func is not None and ".pluginmanager." in f".{func}":
             self.add(
                 "collection-changed",
                 node,
@@ -1068,8 +1188,37 @@ class _Reader:
             owner = self.dotted(first)
             target = owner or _show(first)
             found = self.oracle(owner)
-            if len(node.args) >= 2 and _constant_str(node.args[1]):
-                target = f"{target}.{node.args[1].value}"  # type: ignore[attr-defined]
+            attribute = node.args[1] if len(node.args) >= 2 else None
+            if attribute is not None and _constant_str(attribute):
+                target = f"{target}.{attribute.value}"  # type: ignore[attr-defined]
+                if name in ("setattr", "delattr") and attribute.value in SKIP_ATTRIBUTES:  # type: ignore[attr-defined]
+                    self.add(
+                        "skip-added",
+                        node,
+                        f"{name} {attribute.value}",  # type: ignore[attr-defined]
+                        f"{how} of {attribute.value}{self._in()}: "  # type: ignore[attr-defined]
+                        f"{SKIP_ATTRIBUTES[attribute.value]}",  # type: ignore[attr-defined]
+                    )
+                    return
+                outcome = attribute.value in OUTCOME_ATTRIBUTES | {"runtest", "outcome"}  # type: ignore[attr-defined]
+                if name in ("setattr", "delattr") and outcome:
+                    self.add(
+                        "outcome-changed",
+                        node,
+                        f"{name} .{attribute.value}",  # type: ignore[attr-defined]
+                        f"{how} of {attribute.value}{self._in()}: it changes what the run "  # type: ignore[attr-defined]
+                        "reports",
+                    )
+                    return
+            if _is_framework(owner):
+                self.add(
+                    "outcome-changed",
+                    node,
+                    f"{name} {target}",
+                    f"{how} on {target}{self._in()}: it patches how pytest or unittest runs and "
+                    "scores tests",
+                )
+                return
             if func in ("setattr", "delattr", "builtins.setattr", "builtins.delattr"):
                 if owner in ("builtins", "__builtins__"):
                     self.add(
@@ -1160,7 +1309,7 @@ class _Reader:
         elif self.dotted(mapping) == "sys.modules":
             self._sys_modules(node, how, list(node.args))
 
-    def _sys_modules(self, node: ast.Call, how: str, given: Sequence[ast.expr]) -> None:
+    def _sys_modules(self, node: ast.AST, how: str, given: Sequence[ast.expr]) -> None:
         """sys.modules changed through a call: the oracle's modules named as keys or
         arguments are replaced (a key not written out could be any module)."""
         names: List[object] = []
@@ -1169,6 +1318,9 @@ class _Reader:
                 names += [k.value for k in value.keys if isinstance(k, ast.Constant)]
             elif isinstance(value, ast.Constant):
                 names.append(value.value)
+            elif isinstance(value, (ast.List, ast.Tuple)):  # update([("oracle.x", m)])
+                pairs = [e for e in value.elts if isinstance(e, ast.Tuple) and e.elts]
+                names += [p.elts[0].value for p in pairs if isinstance(p.elts[0], ast.Constant)]
         for name in names:
             found = self.oracle(name) if isinstance(name, str) else None
             if found is not None:
@@ -1191,7 +1343,15 @@ class _Reader:
             return
         for keyword in node.keywords:
             value = keyword.value
-            if keyword.arg == "max_examples":
+            if keyword.arg is None:
+                self.add(
+                    "runner-options",
+                    node,
+                    f"{func} **{self.shape(value)}",
+                    f"sets Hypothesis settings from a mapping{self._in()}: they can lower the "
+                    "example count or switch phases off",
+                )
+            elif keyword.arg == "max_examples":
                 if isinstance(value, ast.Constant) and type(value.value) is int:
                     if value.value >= HYPOTHESIS_DEFAULT_EXAMPLES:
                         continue
@@ -1305,11 +1465,29 @@ _SPELLINGS = (  # another spelling of a name, and the one the rules know
 
 
 _FRAMEWORKS = ("pytest", "_pytest", "unittest", "pluggy")
+# TestCase methods that run the tests themselves, and so decide their outcome
+_TESTCASE_RUNNERS = {"run", "__call__", "debug", "_callTestMethod", "_callSetUp", "_callTearDown"}
+
+
+def _is_main_guard(test: ast.expr) -> bool:
+    """if __name__ == "__main__":"""
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == "__name__"
+        and len(test.comparators) == 1
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == "__main__"
+    )
 
 
 def _is_framework(dotted: Optional[str]) -> bool:
     """pytest, unittest or pluggy themselves: patching them changes how every test scores."""
     return dotted is not None and dotted.split(".")[0] in _FRAMEWORKS
+
+
+def _false(value: ast.expr) -> bool:
+    return isinstance(value, ast.Constant) and not value.value
 
 
 def _marker_named(node: ast.expr) -> bool:
@@ -1388,13 +1566,17 @@ def _global_key(target: ast.expr) -> Optional[str]:
         return None
     call = target.value
     if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and not call.args:
-        if call.func.id in ("globals", "vars"):
+        if call.func.id in ("globals", "vars", "locals"):
             return target.slice.value  # type: ignore[attr-defined]
     return None
 
 
 def _constant_str(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+# what holds the command line's options and the ini values pytest read
+_OPTION_HOLDERS = {"option", "known_args_namespace", "_inicache", "inicfg"}
 
 
 def _namespace_of(mapping: ast.expr, reader: _Reader) -> ast.expr:
@@ -1409,14 +1591,14 @@ def _namespace_of(mapping: ast.expr, reader: _Reader) -> ast.expr:
 def _is_option(target: ast.Attribute, whole: bool = False) -> bool:
     """config.option.X, config.known_args_namespace.X, config.args; with
     ``whole``, also config.option itself (the namespace written through)."""
-    if whole and target.attr in ("option", "known_args_namespace"):
+    if whole and target.attr in _OPTION_HOLDERS:
         return True
     chain: Set[str] = set()
     value: ast.expr = target.value
     while isinstance(value, ast.Attribute):
         chain.add(value.attr)
         value = value.value
-    return bool(chain & {"option", "known_args_namespace"}) or (
+    return bool(chain & _OPTION_HOLDERS) or (
         target.attr == "args" and isinstance(value, ast.Name) and "config" in value.id
     )
 
