@@ -233,27 +233,27 @@ HYPOTHESIS_SETTINGS = {
 HYPOTHESIS_DEFAULT_EXAMPLES = 100
 
 # A file none of these can be in holds no mark but its imports'; those are
-# looked at separately (the oracle's modules, the network's).
-_TRIGGERS = (
-    # each found with bytes.find, far faster than one regex of alternatives
-    *(b"skip", b"xfail", b"SkipTest", b"expectedFailure", b"__test__", b"pytest_"),
-    *(b"collect_ignore", b"exit", b"quit", b"kill", b"abort", b"raise_signal", b"SystemExit"),
-    *(b"builtins", b"modules", b"testsfailed", b"testscollected", b"shouldstop"),
-    *(b"shouldfail", b"outcome", b"force_result", b"option", b"known_args_namespace"),
-    *(b"addinivalue_line", b"settings", b"profile", b"seed", b"pluginmanager", b"getattr"),
-    *(b"__import__", b"import_module", b"__dir__", b"runtest", b"__unittest", b"__setattr__"),
-    *(b"__delattr__", b"__dict__", b"vars(", b"TestCase", b"globals", b"locals", b"add_marker"),
-    *(b"applymarker", b"MARK_GEN", b"attrgetter", b"import_plugin", b"consider_", b"ctypes"),
-    *(b"runpy", b"Loader", b"spec_from", b"pickle", b"marshal", b"settrace", b"setprofile"),
-    *(b"meta_path", b"path_hooks", b"__path__", b"filterwarnings", b"simplefilter"),
-    *(b"resetwarnings", b"_pytest", b"pluggy", b"_inicache", b"inicfg"),
+# looked at separately (the oracle's modules, the network's). Words found
+# inside identifiers are looked for by bytes.find; whole identifiers among the
+# file's words (one translate and split, far faster than a regex of alternatives).
+_INSIDE = (
+    *(b"pytest_", b"exit", b"Exit", b"skip", b"Skip", b"xfail", b"__test__", b"__unittest"),
+    *(b"settrace", b"setprofile", b"MARK_GEN", b"kill"),
 )
-# pytest's or unittest's own names assigned (pytest.approx = ...), session.items
-# written, a star import, an empty parameter set
-_SHAPES = re.compile(
-    rb"(?:pytest|unittest)\.[\w.]*\s*=(?!=)|session\s*\.\s*items|import\s+\*"
-    rb"|(?:params|argvalues)\s*=\s*(?:\[\s*\]|\(\s*\))|,\s*(?:\[\s*\]|\(\s*\))\s*\)"
+_WORDS = frozenset(
+    b"""quit abort raise_signal builtins __builtins__ modules testsfailed
+    testscollected shouldstop shouldfail outcome force_result force_exception option
+    known_args_namespace addinivalue_line settings register_profile load_profile seed
+    pluginmanager getattr __import__ import_module __dir__ __getattr__ runtest __setattr__
+    __delattr__ __dict__ vars TestCase globals locals add_marker applymarker attrgetter
+    import_plugin consider_module consider_conftest consider_pluginarg consider_preparse
+    load_setuptools_entrypoints ctypes runpy SourceFileLoader SourcelessFileLoader
+    spec_from_file_location spec_from_loader pickle marshal meta_path path_hooks __path__
+    filterwarnings simplefilter resetwarnings _pytest pluggy _inicache inicfg
+    expectedFailure collect_ignore collect_ignore_glob""".split()
 )
+_NOT_WORD = bytes(c for c in range(256) if not (chr(c).isalnum() or c == ord("_")))
+_TO_SPACE = bytes.maketrans(_NOT_WORD, b" " * len(_NOT_WORD))
 # Words too common in honest tests to read every file that holds them
 # (re.compile, cursor.execute, *args, monkeypatch.setattr on the code under
 # test): each needs what makes it matter in the bytes too.
@@ -261,17 +261,42 @@ _CODE = re.compile(rb"(?<![\w.])(?:exec|eval|compile)\b|exec[lv]")  # the builti
 _ARGS = re.compile(rb"config\w*\s*\.\s*args\b")  # config.args
 _PATCHES = (b"setattr", b"delattr", b"patch", b"setitem", b"delitem")  # need an oracle name
 _DOTTED_STRING = re.compile(rb"""["']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)["']""")
+# pytest's or unittest's own names assigned (pytest.approx = ...), session.items
+# written, a star import, an empty parameter set
+_FRAMEWORK_WRITE = re.compile(rb"pytest\.[\w.]*[ \t]*=(?!=)")
+_UNITTEST_WRITE = re.compile(rb"unittest\.[\w.]*[ \t]*=(?!=)")
+_SESSION_ITEMS = re.compile(rb"session\s*\.\s*items")
+_STAR = re.compile(rb"import[ \t(]+\*")
+_EMPTY = {  # parametrize(NAMES, []), params=[], argvalues=(): one literal start each, fast
+    b"parametrize": re.compile(
+        rb"parametrize\(\s*(?:\"[^\"]*\"|'[^']*'|\[[^\]]*\]|\([^)]*\)|[\w.]+)\s*,\s*"
+        rb"(?:\[\s*\]|\(\s*\))"
+    ),
+    b"params": re.compile(rb"params\s*=\s*(?:\[\s*\]|\(\s*\))"),
+    b"argvalues": re.compile(rb"argvalues\s*=\s*(?:\[\s*\]|\(\s*\))"),
+}
 
 
 def _triggered(data: bytes, oracle_of: OracleOf) -> bool:
     """Could the file hold a mark? A file that cannot is only compiled."""
-    if any(word in data for word in _TRIGGERS):
+    if any(word in data for word in _INSIDE):
         return True
-    if (b"exec" in data or b"eval" in data or b"compile" in data) and _CODE.search(data):
+    words = set(data.translate(_TO_SPACE).split())
+    if not _WORDS.isdisjoint(words):
         return True
-    if b"args" in data and _ARGS.search(data):
+    if (b"exec" in data or b"eval" in words or b"compile" in words) and _CODE.search(data):
         return True
-    if _SHAPES.search(data):
+    if b"args" in words and _ARGS.search(data):
+        return True
+    if b"pytest" in words and _FRAMEWORK_WRITE.search(data):
+        return True
+    if b"unittest" in words and _UNITTEST_WRITE.search(data):
+        return True
+    if b"session" in words and b"items" in words and _SESSION_ITEMS.search(data):
+        return True
+    if b"*" in data and _STAR.search(data):
+        return True
+    if any(word in words and empty.search(data) for word, empty in _EMPTY.items()):
         return True
     if _imports_oracle(data, oracle_of):
         return True
@@ -292,10 +317,9 @@ def _names_oracle_in_strings(data: bytes, oracle_of: OracleOf) -> bool:
 # spell any name in other bytes (utf-7); such files are always read in full.
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
 _PLAIN_CODINGS = {"utf-8", "utf8", "ascii", "us-ascii"}
-_IMPORT = re.compile(
-    rb"^[ \t]*(?:from[ \t]+(?P<module>[\w.]+)[ \t]+(?P<from>import)"
-    rb"|(?P<import>import)[ \t]+(?P<names>[^#;\n]+))",
-    re.M,
+_IMPORT = re.compile(  # one line's import statement
+    rb"[ \t]*(?:from[ \t]+(?P<module>[\w.]+)[ \t]+(?P<from>import)"
+    rb"|(?P<import>import)[ \t]+(?P<names>[^#;\n]+))"
 )
 _IMPORT_WORD = re.compile(rb"\bimport\b")
 
@@ -342,11 +366,15 @@ def _imports_oracle(data: bytes, oracle_of: OracleOf) -> bool:
     or a colon, or continued with a backslash, sends the file to the parser."""
     if b"\\\n" in data or b"\\\r" in data:  # a line continued: read it properly
         return True
-    found = list(_IMPORT.finditer(data))
-    starts = {match.start("from") if match["from"] else match.start("import") for match in found}
-    if any(word.start() not in starts for word in _IMPORT_WORD.finditer(data)):
-        return True
-    for match in found:
+    for line in data.splitlines():
+        if b"import" not in line:
+            continue  # most lines: one find, no regex
+        match = _IMPORT.match(line)
+        start = (match.start("from") if match["from"] else match.start("import")) if match else -1
+        if any(word.start() != start for word in _IMPORT_WORD.finditer(line)):
+            return True  # "import" where no import statement starts: read it properly
+        if match is None:
+            continue
         if match["module"] is not None:
             names = [match["module"]]
         else:
