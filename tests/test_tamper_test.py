@@ -323,10 +323,10 @@ PROCESS_EXIT = [
         ],
     ),
     (
-        code("def test_y():", "    exit()", "    quit(0)"),
+        code("exit()", "quit(0)"),
         [
-            f"2: process-exit: calls exit in test_y: {EXITS}",
-            f"3: process-exit: calls quit in test_y: {EXITS}",
+            f"1: process-exit: calls exit at module level: {EXITS}",
+            f"2: process-exit: calls quit at module level: {EXITS}",
         ],
     ),
     (
@@ -334,8 +334,8 @@ PROCESS_EXIT = [
         [f"2: process-exit: calls pytest.exit at module level: {EXITS}"],
     ),
     (
-        code("def test_y():", "    raise SystemExit(0)"),
-        [f"2: process-exit: raises SystemExit in test_y: {EXITS}"],
+        code("raise SystemExit(0)"),
+        [f"1: process-exit: raises SystemExit at module level: {EXITS}"],
     ),
     (
         code(
@@ -1216,7 +1216,7 @@ def test_a_new_file_is_a_move_only_when_half_its_lines_are_alike(extra, expected
 
 ALLOWING = CONTRACT + '  allow:\n    - {rule: process-exit, path: "tests/cli/**"}\n'
 EXIT_AND_SKIP = code(
-    "import pytest, sys", "def test_main():", "    sys.exit(0)", "    pytest.skip()"
+    "import pytest, os", "def test_main():", "    os._exit(0)", "    pytest.skip()"
 )
 
 
@@ -1235,7 +1235,7 @@ def test_an_allow_entry_silences_its_rule_at_its_paths(path):
 def test_an_allow_entry_leaves_its_rule_elsewhere(path):
     assert found({}, {path: EXIT_AND_SKIP}, ALLOWING) == at(
         path,
-        f"3: process-exit: calls sys.exit in test_main: {EXITS}",
+        f"3: process-exit: calls os._exit in test_main: {EXITS}",
         "4: skip-added: pytest.skip() in test_main skips the test",
     )
 
@@ -1244,7 +1244,7 @@ def test_an_allow_entry_the_change_adds_is_no_authority():
     files = {"tests/cli/test_main.py": EXIT_AND_SKIP, ".oracle-guard.yaml": ALLOWING}
     base = memory({".oracle-guard.yaml": CONTRACT}, "HEAD")
     assert report(judged(base, memory(files), ["test-tamper"], NOW)) == [
-        f"tests/cli/test_main.py:3: process-exit: calls sys.exit in test_main: {EXITS}",
+        f"tests/cli/test_main.py:3: process-exit: calls os._exit in test_main: {EXITS}",
         "tests/cli/test_main.py:4: skip-added: pytest.skip() in test_main skips the test",
     ]
 
@@ -1956,3 +1956,59 @@ def test_the_prefilter_never_changes_what_a_full_reading_finds(source):
     reader = python._Reader("tests", False, oracle_of)
     reader.read(__import__("ast").parse(data))
     assert python.marks(data, "tests", False, oracle_of) == reader.marks
+
+
+def test_system_exit_in_a_test_modules_function_is_a_failure_not_an_exit():
+    """pytest catches SystemExit in a test or fixture and reports that test failed;
+    at a conftest's (or a plugin's) module level, or anywhere in one, it ends the run."""
+    in_test = code("import sys", "def test_cli():", "    sys.exit(3)", "    raise SystemExit(1)")
+    assert added(in_test) == []
+    assert [f.split(": ")[1] for f in found({}, {"tests/conftest.py": in_test})] == [
+        "process-exit",
+        "process-exit",
+    ]
+    assert [
+        f.split(": ")[1] for f in added(code("import os", "def test_cli():", "    os._exit(0)"))
+    ] == ["process-exit"]  # os._exit is caught by nobody
+
+
+def test_a_pickle_round_trip_is_no_dynamic_code():
+    assert added(code("import pickle", "def test_y(r):", "    pickle.loads(pickle.dumps(r))")) == []
+    fires = added(code("import pickle", "def test_y(blob):", "    pickle.loads(blob)"))
+    assert [f.split(": ")[1] for f in fires] == ["dynamic-code"]
+
+
+def test_a_hook_name_bound_in_a_function_is_a_local():
+    local = code("def test_y(request):", "    pytest_cap = request.getfixturevalue('x')")
+    assert added(local) == []
+    inner = code(
+        "def test_y():", "    class Spec:", "        def pytest_timeout_set_timer(self): pass"
+    )
+    assert added(inner) == []
+    registered = code(
+        "def test_y(request):",
+        "    class Plugin:",
+        "        def pytest_runtest_call(self): pass",
+        "    request.config.pluginmanager.register(Plugin())",
+    )
+    assert [f.split(": ")[1] for f in added(registered)] == ["collection-changed"]
+
+
+def test_a_module_in_a_package_folder_shadows_nothing():
+    flask = {"flask/__init__.py": "", "flask/app.py": "x = 1\n"}
+    inner = {
+        "tests/apps/__init__.py": "",
+        "tests/apps/inner/__init__.py": "",
+        "tests/apps/inner/flask.py": "x = 2\n",
+    }
+    assert found(flask, {**flask, **inner}) == []
+    top = {"tests/flask.py": "x = 2\n"}  # tests/ is no package: it is on sys.path
+    assert [f.split(": ")[1] for f in found(flask, {**flask, **top})] == ["module-shadowed"]
+
+
+def test_a_symlink_to_data_inside_the_tree_is_judged_where_it_points():
+    assert found({}, {"tests/certs/valid/ca": link("../expired/ca")}) == []
+    out = found({}, {"tests/certs/ca": link("../../secrets/ca")})
+    assert [f.split(": ")[1] for f in out] == ["test-unparsable"]
+    named = found({}, {"tests/test_link.py": link("../src/evil.py")})
+    assert [f.split(": ")[1] for f in named] == ["test-unparsable"]

@@ -99,7 +99,7 @@ def check(
         doctest = scope.is_doctest(path)
         if not (scope.is_python(path) or is_config or scope.tree(path) or compiled or doctest):
             continue
-        problem = _not_judgeable(path, after, scope)
+        problem = _not_judgeable(path, after, scope, candidate)
         if problem is not None:
             found.append((path, Mark("test-unparsable", 1, "file", "", problem)))
             continue
@@ -167,6 +167,9 @@ def _shadowing(path: str, candidate: Snapshot, reader: _Reader) -> List[Mark]:
         names = parts[start:]
         if not all(name.isidentifier() for name in names):
             continue
+        folder = "/".join(parts[:start])
+        if candidate.entry(f"{folder}/__init__.py") is not None:
+            continue  # a package: pytest puts a folder above it on sys.path, not this one
         module = ".".join(names)
         if names[-1] == "conftest":
             continue  # pytest imports each conftest.py by its own path
@@ -179,7 +182,6 @@ def _shadowing(path: str, candidate: Snapshot, reader: _Reader) -> List[Mark]:
             if pattern
             else (f"the module in {real}")
         )
-        folder = "/".join(parts[:start])
         return [
             Mark(
                 "module-shadowed",
@@ -197,8 +199,8 @@ def _severity(rule: str) -> str:
     return "warning" if rule == "frozen-skipped" else "error"
 
 
-def _not_judgeable(path: str, entry: Entry, scope: Scope) -> Optional[str]:
-    if entry.mode == MODE_SYMLINK:
+def _not_judgeable(path: str, entry: Entry, scope: Scope, candidate: Snapshot) -> Optional[str]:
+    if entry.mode == MODE_SYMLINK and not _link_within(path, entry, scope, candidate):
         return (
             "is a symlink (mode 120000): pytest follows it, and test code is judged as "
             "regular files only"
@@ -208,6 +210,29 @@ def _not_judgeable(path: str, entry: Entry, scope: Scope) -> Optional[str]:
     if path.lower().endswith(COMPILED):
         return "is compiled code: it can run in the suite but cannot be read; commit the source"
     return None
+
+
+def _link_within(path: str, entry: Entry, scope: Scope, candidate: Snapshot) -> bool:
+    """A relative symlink to data inside the scoring tree (certificates, a data
+    folder): what it points at is judged under its own path. A link named as
+    test code, or pointing out of the tree, is not."""
+    import posixpath
+
+    name = path.rpartition("/")[2].lower()
+    if scope.is_python(path) or scope.is_doctest(path) or options.is_config(path):
+        return False
+    if name.endswith(".py") or name == "conftest.py":
+        return False
+    try:
+        target = candidate.read(path, 4096).decode("utf-8")
+    except (BlobTooLarge, UnicodeDecodeError):
+        return False
+    if target.startswith("/"):
+        return False
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    if resolved == ".." or resolved.startswith("../"):
+        return False
+    return scope.tree(resolved) or scope.tree(resolved + "/x")
 
 
 def _config_marks(
@@ -301,7 +326,10 @@ class _Reader:
     def marks(self, snapshot: Snapshot, path: str, entry: Entry) -> List[Mark]:
         package = python.package_of(path)
         hermetic = self.scope.hermetic.matches(path)
-        made_of = json.dumps([package, hermetic, self.scope.oracle_patterns, self.scope.limit])
+        conftest = path.rpartition("/")[2].lower() == "conftest.py"
+        made_of = json.dumps(
+            [package, hermetic, conftest, self.scope.oracle_patterns, self.scope.limit]
+        )
         key = f"{entry.oid}:{hashlib.sha256(made_of.encode()).hexdigest()}"
         cache = snapshot.cache
         cached = cache.get("tamper", key)
@@ -313,7 +341,7 @@ class _Reader:
             found = [_too_large(exc, self.scope)]
         else:
             self._texts[entry.oid] = data
-            found = python.marks(data, package, hermetic, self.oracle_of)
+            found = python.marks(data, package, hermetic, self.oracle_of, conftest)
         cache.put("tamper", key, [list(mark) for mark in found])
         return found
 

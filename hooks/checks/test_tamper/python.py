@@ -149,6 +149,16 @@ EXIT_EXCEPTIONS = {
     "_pytest.outcomes.Exit",
 }
 _ENDINGS = EXIT_EXCEPTIONS | {"SystemExit", "builtins.SystemExit", "SkipTest"}
+# what raises SystemExit, which pytest turns into a failure inside a test
+_SYSTEM_EXITS = {
+    "sys.exit",
+    "exit",
+    "quit",
+    "builtins.exit",
+    "builtins.quit",
+    "SystemExit",
+    "builtins.SystemExit",
+}
 DYNAMIC = {"exec", "eval", "compile", "builtins.exec", "builtins.eval", "builtins.compile"}
 _LOADS = "it runs code this reading cannot see"
 # what runs, or hooks into, code that is not written in the test's source
@@ -324,7 +334,9 @@ _IMPORT = re.compile(  # one line's import statement
 _IMPORT_WORD = re.compile(rb"\bimport\b")
 
 
-def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> List[Mark]:
+def marks(
+    data: bytes, package: str, hermetic: bool, oracle_of: OracleOf, conftest: bool = True
+) -> List[Mark]:
     """Every mark in one file's bytes. ``package`` is the dotted package the
     file is in (for relative imports); ``hermetic`` says whether the file lies
     in a hermetic path."""
@@ -338,7 +350,7 @@ def marks(data: bytes, package: str, hermetic: bool, oracle_of: OracleOf) -> Lis
     gc.disable()  # a tree holds no cycles: the collector would only walk it, over and over
     try:
         tree = ast.parse(data)
-        reader = _Reader(package, hermetic, oracle_of)
+        reader = _Reader(package, hermetic, oracle_of, conftest)
         reader.read(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return [_unparsable(exc)]
@@ -423,10 +435,14 @@ def package_of(path: str) -> str:
 
 
 class _Reader:
-    def __init__(self, package: str, hermetic: bool, oracle_of: OracleOf) -> None:
+    def __init__(
+        self, package: str, hermetic: bool, oracle_of: OracleOf, conftest: bool = True
+    ) -> None:
         self.package = package
         self.hermetic = hermetic
         self.oracle_of = oracle_of
+        self.conftest = conftest  # a conftest or plugin: its module level runs at startup
+        self.kinds: List[str] = []  # "class" or "function", for each name of the scope
         self.marks: List[Mark] = []
         self.imports: Dict[str, str] = {}  # bound name -> dotted name it stands for
         self.scope: List[str] = []
@@ -540,6 +556,11 @@ class _Reader:
     def where(self) -> str:
         return ".".join(self.scope)
 
+    def _failure_only(self, dotted: Optional[str]) -> bool:
+        """SystemExit raised in a function of a test module (not a conftest or a
+        plugin) is caught by pytest and reported as that test's failure."""
+        return dotted in _SYSTEM_EXITS and not self.conftest and "function" in self.kinds
+
     def _in(self) -> str:
         return f" in {self.where}" if self.scope else " at module level"
 
@@ -621,6 +642,7 @@ class _Reader:
                 "them) are then made at run time, where this reading cannot follow",
             )
         self.scope.append(name)
+        self.kinds.append("class" if isinstance(node, ast.ClassDef) else "function")
         for decorator in node.decorator_list:
             self._decorator(decorator, name)
         if not isinstance(node, ast.ClassDef):
@@ -633,6 +655,7 @@ class _Reader:
                 self._expression(base)
         self._body(node.body)
         self.scope.pop()
+        self.kinds.pop()
 
     def _decorator(self, node: ast.expr, name: str) -> None:
         target = node.func if isinstance(node, ast.Call) else node
@@ -654,8 +677,14 @@ class _Reader:
             return
         self._expression(node)
 
-    def _hook_name(self, name: str, node: ast.AST) -> None:
-        """A name pytest takes for a hook, however it is bound (def, assignment, import)."""
+    def _hook_name(self, name: str, node: ast.AST, anywhere: bool = False) -> None:
+        """A name pytest takes for a hook, however it is bound (def, assignment, import),
+        where a plugin's attributes can hold it: at module level or in a class body
+        (a name bound in a function is a local; a plugin made there is registered,
+        which is a finding of its own). ``anywhere``: bound as a module global
+        from wherever it is written (globals()["pytest_..."] = f)."""
+        if "function" in self.kinds and not anywhere:
+            return
         if name == "pytest_generate_tests":
             self.add(
                 "collection-changed",
@@ -752,6 +781,8 @@ class _Reader:
             if isinstance(target, ast.Name):
                 self._named_value(target.id, value, node)
             elif _global_key(target) is not None:
+                if "function" in self.kinds:  # a module global, from inside a function
+                    self._hook_name(_global_key(target), node, anywhere=True)  # type: ignore[arg-type]
                 self._named_value(_global_key(target), value, node)  # type: ignore[arg-type]
 
     def _named_value(self, name: str, value: ast.expr, node) -> None:
@@ -956,7 +987,7 @@ class _Reader:
         """An exception that skips or ends the run, subclassed or kept in a name:
         raised later under another name, it would not be seen at the raise."""
         dotted = self._ending(value)
-        if dotted is None:
+        if dotted is None or self._failure_only(dotted):
             return
         rule = "skip-added" if dotted in SKIP_EXCEPTIONS or dotted == "SkipTest" else "process-exit"
         effect = "skips the test" if rule == "skip-added" else "ends the run with its status"
@@ -978,7 +1009,7 @@ class _Reader:
                 f"raise {dotted}",
                 f"raises {dotted}{self._in()}: a skipped test scores as a pass",
             )
-        elif dotted in ("SystemExit", "builtins.SystemExit"):
+        elif dotted in ("SystemExit", "builtins.SystemExit") and not self._failure_only(dotted):
             self.add(
                 "process-exit",
                 node,
@@ -1093,6 +1124,8 @@ class _Reader:
         elif func in ("dict.__setitem__", "dict.update", "dict.setdefault") and node.args:
             if self.dotted(node.args[0]) == "sys.modules":
                 self._sys_modules(node, func, node.args[1:])
+        elif func in ("pickle.loads", "pickle.load") and _round_trip(node, self):
+            pass  # pickle.loads(pickle.dumps(x)): only the code pickled here runs
         elif func in HOOKED_DYNAMIC or (func or "").startswith("ctypes."):
             self.add(
                 "dynamic-code",
@@ -1109,7 +1142,7 @@ class _Reader:
             )
         elif name == "skipTest":
             self.add("skip-added", node, "skipTest", f"skipTest(){self._in()} skips the test")
-        elif func in EXITS:
+        elif func in EXITS and not self._failure_only(func):
             self.add(
                 "process-exit",
                 node,
@@ -1325,7 +1358,7 @@ class _Reader:
         if isinstance(mapping, ast.Call) and self.dotted(mapping.func) in ("globals", "locals"):
             for keyword in node.keywords:  # globals().update(pytest_collection_modifyitems=f)
                 if keyword.arg is not None:
-                    self._hook_name(keyword.arg, node)
+                    self._hook_name(keyword.arg, node, anywhere=True)
             return
         if isinstance(mapping, ast.Attribute) and _is_option(mapping, whole=True):
             self.add(
@@ -1516,6 +1549,12 @@ def _is_framework(dotted: Optional[str]) -> bool:
 
 def _false(value: ast.expr) -> bool:
     return isinstance(value, ast.Constant) and not value.value
+
+
+def _round_trip(call: ast.Call, reader: _Reader) -> bool:
+    """pickle.loads(pickle.dumps(...)): what it loads was made from the test's own objects."""
+    made = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    return isinstance(made, ast.Call) and reader.dotted(made.func) == "pickle.dumps"
 
 
 def _marker_named(node: ast.expr) -> bool:
