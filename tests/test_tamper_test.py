@@ -2012,3 +2012,13 @@ def test_a_symlink_to_data_inside_the_tree_is_judged_where_it_points():
     assert [f.split(": ")[1] for f in out] == ["test-unparsable"]
     named = found({}, {"tests/test_link.py": link("../src/evil.py")})
     assert [f.split(": ")[1] for f in named] == ["test-unparsable"]
+
+
+def test_the_hint_for_test_tamper_alone_asks_the_owners_without_calling_it_an_oracle_edit():
+    base = memory({".oracle-guard.yaml": CONTRACT}, "HEAD")
+    candidate = memory({".oracle-guard.yaml": CONTRACT, X: "import pytest\npytest.skip()\n"})
+    rc, out, err = judged(base, candidate, ["test-tamper"], NOW)
+    hint = out.splitlines()[-1]
+    assert rc == 1 and hint.startswith("hint: make the test pass"), out
+    assert hint.endswith("; ask the oracle's owners. See 'oracle-guard explain skip-added'.")
+    assert "oracle is human-owned" not in hint  # near miss of the other checks' hint

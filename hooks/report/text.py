@@ -64,7 +64,7 @@ def summary_lines(
             if codes == ["merge-conflict"]  # not an oracle question
             else f"; to widen the write set, ask {who}"
             if codes == ["write-outside-set"]
-            else f"; how the suite runs is the owners' choice: ask {who}"
+            else f"; ask {who}"  # the fix says already that it is the owners' choice
             if all(CODES[code].hook == "test-tamper" for code in codes)
             else f"; the oracle is human-owned: to change it, ask {who}"
         )
