@@ -2022,3 +2022,29 @@ def test_the_hint_for_test_tamper_alone_asks_the_owners_without_calling_it_an_or
     assert rc == 1 and hint.startswith("hint: make the test pass"), out
     assert hint.endswith("; ask the oracle's owners. See 'oracle-guard explain skip-added'.")
     assert "oracle is human-owned" not in hint  # near miss of the other checks' hint
+
+
+def test_a_pickle_round_trip_through_a_name_bound_once_is_no_dynamic_code():
+    once = code("import pickle", "def test_y(r):", "    b = pickle.dumps(r)", "    pickle.loads(b)")
+    assert added(once) == []
+    twice = code(
+        "import pickle",
+        "def test_y(r, blob):",
+        "    b = pickle.dumps(r)",
+        "    b = blob",
+        "    pickle.loads(b)",
+    )
+    assert [f.split(": ")[1] for f in added(twice)] == ["dynamic-code"]  # rebound: anything
+
+
+def test_loading_a_hypothesis_profile_registered_clean_in_the_file_passes():
+    clean = code(
+        "from hypothesis import settings",
+        "settings.register_profile('patience', max_examples=500)",
+        "settings.load_profile('patience')",
+    )
+    assert added(clean) == []
+    lowered = clean.replace("max_examples=500", "max_examples=5")
+    assert [f.split(": ")[1] for f in added(lowered)] == ["runner-options", "runner-options"]
+    elsewhere = code("from hypothesis import settings", "settings.load_profile('quick')")
+    assert [f.split(": ")[1] for f in added(elsewhere)] == ["runner-options"]

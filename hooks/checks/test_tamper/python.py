@@ -13,6 +13,7 @@ import ast
 import copy
 import gc
 import re
+from collections import Counter
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from oracle_guard.checks.test_tamper.marks import Mark
@@ -447,6 +448,9 @@ class _Reader:
         self.imports: Dict[str, str] = {}  # bound name -> dotted name it stands for
         self.scope: List[str] = []
         self.assigned: Set[str] = set()  # names the file binds itself (variables, arguments)
+        self.bindings: Counter = Counter()  # how often the file binds each of them
+        self.dumped: Set[str] = set()  # names bound to pickle.dumps(...)
+        self.clean_profiles: Set[str] = set()  # Hypothesis profiles registered with no mark
 
     # -- names -----------------------------------------------------------------------
 
@@ -466,7 +470,13 @@ class _Reader:
                         bound = alias.asname or alias.name
                         self.imports[bound] = f"{module}.{alias.name}" if module else alias.name
             else:
-                self.assigned.update(_bound_by(node))
+                names = list(_bound_by(node))
+                self.assigned.update(names)
+                self.bindings.update(names)
+                if isinstance(node, ast.Assign) and len(names) == 1:
+                    value = node.value
+                    if isinstance(value, ast.Call) and self.dotted(value.func) == "pickle.dumps":
+                        self.dumped.add(names[0])
         self._body(tree.body)
 
     def _absolute(self, module: Optional[str], level: int) -> str:
@@ -1394,6 +1404,19 @@ class _Reader:
                 )
 
     def _hypothesis(self, node: ast.Call, func: str) -> None:
+        name = node.args[0].value if node.args and _constant_str(node.args[0]) else None  # type: ignore[attr-defined]
+        if func.endswith("load_profile") and name in self.clean_profiles:
+            return  # registered above in this file, with nothing lowered
+        if func.endswith("register_profile") and name is not None:
+            before = len(self.marks)
+            self._hypothesis_settings(node, func)
+            keywords = {k.arg for k in node.keywords}
+            if len(self.marks) == before and "parent" not in keywords and len(node.args) == 1:
+                self.clean_profiles.add(name)
+            return
+        self._hypothesis_settings(node, func)
+
+    def _hypothesis_settings(self, node: ast.Call, func: str) -> None:
         if func.endswith("load_profile"):
             self.add(
                 "runner-options",
@@ -1552,8 +1575,11 @@ def _false(value: ast.expr) -> bool:
 
 
 def _round_trip(call: ast.Call, reader: _Reader) -> bool:
-    """pickle.loads(pickle.dumps(...)): what it loads was made from the test's own objects."""
+    """pickle.loads(pickle.dumps(...)), or of a name the file binds once, to
+    pickle.dumps(...): what it loads was made from the test's own objects."""
     made = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    if isinstance(made, ast.Name):
+        return made.id in reader.dumped and reader.bindings[made.id] == 1
     return isinstance(made, ast.Call) and reader.dotted(made.func) == "pickle.dumps"
 
 
