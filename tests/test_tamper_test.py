@@ -2048,3 +2048,14 @@ def test_loading_a_hypothesis_profile_registered_clean_in_the_file_passes():
     assert [f.split(": ")[1] for f in added(lowered)] == ["runner-options", "runner-options"]
     elsewhere = code("from hypothesis import settings", "settings.load_profile('quick')")
     assert [f.split(": ")[1] for f in added(elsewhere)] == ["runner-options"]
+
+
+def test_a_profile_registered_with_a_settings_object_is_judged_by_its_settings():
+    clean = code(
+        "from hypothesis import settings",
+        "settings.register_profile('patience', settings(deadline=500))",
+        "settings.load_profile('patience')",
+    )
+    assert added(clean) == []
+    off = clean.replace("deadline=500", "deadline=None")
+    assert [f.split(": ")[1] for f in added(off)] == ["runner-options", "runner-options"]

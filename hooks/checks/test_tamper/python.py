@@ -1410,8 +1410,16 @@ class _Reader:
         if func.endswith("register_profile") and name is not None:
             before = len(self.marks)
             self._hypothesis_settings(node, func)
-            keywords = {k.arg for k in node.keywords}
-            if len(self.marks) == before and "parent" not in keywords and len(node.args) == 1:
+            clean = len(self.marks) == before and "parent" not in {k.arg for k in node.keywords}
+            given = node.args[1:]
+            if len(given) == 1 and isinstance(given[0], ast.Call):
+                # register_profile(NAME, settings(...)): the settings are judged where
+                # the walk reaches them; here only whether they lower anything
+                self._hypothesis_settings(given[0], "hypothesis.settings")
+                clean = clean and len(self.marks) == before
+                del self.marks[before:]
+                given = [] if self.dotted(given[0].func) == "hypothesis.settings" else given
+            if clean and not given:
                 self.clean_profiles.add(name)
             return
         self._hypothesis_settings(node, func)
