@@ -793,6 +793,43 @@ TAMPER: List[TamperFamily] = [
         {RECEIPT_TEST: _receipt_test("datetime.datetime.now()")},
         {RECEIPT_TEST: _receipt_test("datetime.datetime(2026, 9, 25)")},
     ),
+    TamperFamily(
+        "pytest-patched",
+        "outcome-changed",
+        CONFTEST,
+        "a conftest that makes every test's run a no-op (pytest.Function.runtest replaced)",
+        {
+            CONFTEST: "import pytest\n\n"
+            + CONFTEST_FIXTURE
+            + "\n\npytest.Function.runtest = print\n"
+        },
+        {CONFTEST: "import pytest\n\n" + CONFTEST_FIXTURE},
+    ),
+    TamperFamily(
+        "exec-in-conftest",
+        "dynamic-code",
+        CONFTEST,
+        "a conftest that exits through code built at run time (exec of a string)",
+        {CONFTEST: CONFTEST_FIXTURE + '\n\nexec("import os; os." + "_exit(0)")\n'},
+        {CONFTEST: CONFTEST_FIXTURE},
+    ),
+    TamperFamily(
+        "oracle-shadowed",
+        "module-shadowed",
+        "tests/oracle/invariants.py",
+        "a stand-in oracle.invariants in tests/, which pytest puts on sys.path; the near "
+        "miss adds a helper whose name no module outside the tree has",
+        {"tests/oracle/invariants.py": "def check_price(price):\n    return True\n"},
+        {"tests/price_cases.py": "PRICES = [100, 200]\n"},
+    ),
+    TamperFamily(
+        "unparsable-test",
+        "test-unparsable",
+        DISCOUNT_TEST,
+        "a test module that does not parse (its tests could not be judged, nor run)",
+        {DISCOUNT_TEST: DISCOUNT_TESTS + "\n\ndef test_broken(:\n    pass\n"},
+        {DISCOUNT_TEST: DISCOUNT_TESTS + "\n\ndef test_whole():\n    pass\n"},
+    ),
 ]
 TAMPER_BY_CODE = {family.code: family for family in TAMPER}
 MOVED_LEGACY = "tests/test_paths.py"
