@@ -78,6 +78,26 @@ class Contract:
         ]
         return globs + [".gitattributes"]
 
+    def protections(self) -> List[Tuple[str, str, str]]:
+        """What the write set protects, as (pattern, what it is, why a path matching it
+        is denied): the deny patterns first, then every file and pattern the contract
+        names."""
+        deny = (self.data.get("write_set") or {}).get("deny", [])
+        items = [(p, f"deny pattern {p!r}", f"matches deny pattern {p!r}") for p in deny]
+        items += [
+            (
+                literal_pattern(f),
+                f"oracle file {f!r}",
+                f"is oracle file {f!r} named by the contract",
+            )
+            for f in self.oracle_files()
+        ]
+        items += [
+            (p, f"oracle pattern {p!r}", f"matches oracle pattern {p!r} named by the contract")
+            for p in self.oracle_globs()
+        ]
+        return items
+
 
 def literal_pattern(path: str) -> str:
     """A pattern matching exactly this repo-relative path."""

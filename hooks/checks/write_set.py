@@ -76,7 +76,7 @@ class WriteSet:
             allow_list += allow_file_patterns(ws["allow_file"], contract.source)
         self.restricted = "allow" in ws or "allow_file" in ws
         self.allow = PatternSet(allow_list)
-        self.protected = _protected(contract, ws.get("deny", []))
+        self.protected = _protected(contract)
         self._any_protected = AnyOf([pattern for pattern, _, _ in self.protected])
         self._verdicts: Dict[Tuple[str, bool], Optional[Finding]] = {}
 
@@ -132,28 +132,8 @@ def check(
 Protection = Tuple[Pattern, str, str]  # pattern, what it is, why a path matching it is denied
 
 
-def _protected(contract: Contract, deny: List[str]) -> List[Protection]:
-    """Deny patterns first, then every file and pattern the contract names."""
-    items = [
-        (compile_pattern(p), f"deny pattern {p!r}", f"matches deny pattern {p!r}") for p in deny
-    ]
-    items += [
-        (
-            compile_pattern(literal_pattern(f)),
-            f"oracle file {f!r}",
-            f"is oracle file {f!r} named by the contract",
-        )
-        for f in contract.oracle_files()
-    ]
-    items += [
-        (
-            compile_pattern(p),
-            f"oracle pattern {p!r}",
-            f"matches oracle pattern {p!r} named by the contract",
-        )
-        for p in contract.oracle_globs()
-    ]
-    return items
+def _protected(contract: Contract) -> List[Protection]:
+    return [(compile_pattern(p), what, why) for p, what, why in contract.protections()]
 
 
 def _denied(path: str, protected: List[Protection]) -> Optional[str]:

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 from oracle_guard.checks.test_tamper import options, python
 from oracle_guard.checks.test_tamper.marks import Mark, new_marks
-from oracle_guard.contract import Contract, literal_pattern
+from oracle_guard.contract import Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry
 from oracle_guard.parsing.patterns import PatternSet
@@ -41,10 +41,8 @@ class Scope(NamedTuple):
     @classmethod
     def of(cls, contract: Contract) -> Scope:
         section = contract.section("tamper")
-        protected = list(contract.oracle_globs())
-        protected += (contract.section("write_set") or {}).get("deny", [])
-        protected += [literal_pattern(path) for path in contract.oracle_files()]
-        protected = list(dict.fromkeys(protected))
+        # what the write set protects: the oracle's code among it
+        protected = list(dict.fromkeys(pattern for pattern, _, _ in contract.protections()))
         return cls(
             PatternSet(section["paths"]),
             PatternSet(section.get("hermetic", [])),
