@@ -608,11 +608,19 @@ def main() -> int:
     return 0
 
 
-def push_row(tmp: str, sizes: Sizes, runs: int) -> Row:
+class PushSamples(NamedTuple):
+    hooked: List[Sample]  # the push with the hook
+    bare: List[Sample]  # without it
+    log: List[Sample]  # git log --raw -z over the range
+    alone: List[Sample]  # the hook run alone on a server the push reached
+    title: str
+
+
+def push_samples(tmp: str, sizes: Sizes, runs: int) -> PushSamples:
     """A push to a fresh bare server with the hook, and without it, beside
-    `git log --raw -z` over the pushed range; the hook's added time is the ratio's
-    numerator. The hook is also run alone on a server the push reached, for its
-    own peak memory (the push's tree includes git's receive-pack)."""
+    `git log --raw -z` over the pushed range. The hook is also run alone on a
+    server the push reached, for its own peak memory (the push's tree includes
+    git's receive-pack)."""
     bench_pre_receive.FILES = sizes.push_repo_files
     bench_pre_receive.COMMITS = sizes.push_commits
     touched = sizes.push_commits * bench_pre_receive.TOUCHED_PER_COMMIT
@@ -666,11 +674,20 @@ def push_row(tmp: str, sizes: Sizes, runs: int) -> Row:
         runs,
     )[0]
     shutil.rmtree(reached)
+    title = (
+        f"pre-receive, a {sizes.push_commits:,}-commit push touching {touched:,} "
+        f"files (repository of {sizes.push_repo_files:,} files)"
+    )
+    return PushSamples(hooked, bare, log, alone, title)
+
+
+def push_row(tmp: str, sizes: Sizes, runs: int) -> Row:
+    """The hook's added time (push with it minus push without) beside the reference."""
+    hooked, bare, log, alone, title = push_samples(tmp, sizes, runs)
     added = median(hooked) - median(bare)
     row = Row(
         7,
-        f"pre-receive, a {sizes.push_commits:,}-commit push touching {touched:,} "
-        f"files (repository of {sizes.push_repo_files:,} files)",
+        title,
         "added by the hook (push with it minus push without)",
         added,
         "git log --raw -z over the pushed range",

@@ -409,6 +409,66 @@ def spread(values: Sequence[float], scale: float = 1000.0, digits: int = 1) -> s
     return f"{min(values) * scale:.{digits}f} to {max(values) * scale:.{digits}f}"
 
 
+def samples(
+    tmp: str, runs: int, profiled: bool = False
+) -> Tuple[List[Sample], List[Sample], List[Sample], List[str]]:
+    """The hook with the authority section, the same hook without it, and the
+    reference, interleaved, after the setup the module docstring describes."""
+    began = time.perf_counter()
+    signer = Signer(tmp)
+    signers_file = os.path.join(tmp, "allowed_signers")
+    with open(signers_file, "w") as f:
+        f.write(f"alice {signer.public_line}\n")
+    signed, pushed = build_server(tmp, "signed", True, signer)
+    plain, _ = build_server(tmp, "plain", False, signer)
+    expect_verdicts(signed, plain)
+    expect_good(signed[0], signers_file, signed[1], signed[2])
+    print(
+        f"setup: {COMMITS:,} signed commits ({COMMITS // ORACLE_EVERY} seed appends) "
+        f"in each of two bare repositories, in {time.perf_counter() - began:.1f} s; "
+        f"git log %G? reports all {COMMITS:,} 'G'; the real push to main through the "
+        f"hook was accepted in {pushed * 1000:.0f} ms (once, cold cache)",
+        flush=True,
+    )
+
+    def hook(server: str, base: str, tip: str) -> Callable[[], Sample]:
+        stdin = f"{base} {tip} refs/heads/main\n".encode()
+        return bench_scale.command(hook_command(), server, PUSH_ENV, stdin)
+
+    def plain_hook() -> Sample:
+        """The baseline exits 1 (rejected), which bench_scale.measure refuses:
+        timed here the same way."""
+        stdin = f"{plain[1]} {plain[2]} refs/heads/main\n".encode()
+        wrapped = (
+            [bench_scale.GNU_TIME, "-f", "%M", "-o", os.path.join(tmp, "rss")]
+            if bench_scale.GNU_TIME
+            else []
+        ) + hook_command()
+        with tempfile.TemporaryFile() as out:
+            start = time.perf_counter()
+            code = subprocess.run(
+                wrapped, cwd=plain[0], env=PUSH_ENV, input=stdin, stdout=out, stderr=out
+            ).returncode
+            elapsed = time.perf_counter() - start
+        if code != 1:
+            raise SystemExit(f"the baseline hook exited {code}, not 1")
+        rss = float("nan")
+        if bench_scale.GNU_TIME:
+            with open(os.path.join(tmp, "rss")) as f:
+                rss = float(f.read().split()[-1]) / 1024
+        return Sample(elapsed, rss)
+
+    with_sigs, without, reference = bench_scale.interleaved(
+        [
+            hook(*signed),
+            plain_hook,
+            bench_scale.command(reference_command(signers_file, signed[1], signed[2]), signed[0]),
+        ],
+        runs,
+    )
+    return with_sigs, without, reference, profile(*signed, signers_file) if profiled else []
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="timed runs per job (default 7)")
@@ -424,60 +484,7 @@ def main() -> int:
     began = time.perf_counter()
 
     with tempfile.TemporaryDirectory(prefix="oracle-guard-bench-signed-") as tmp:
-        signer = Signer(tmp)
-        signers_file = os.path.join(tmp, "allowed_signers")
-        with open(signers_file, "w") as f:
-            f.write(f"alice {signer.public_line}\n")
-        signed, pushed = build_server(tmp, "signed", True, signer)
-        plain, _ = build_server(tmp, "plain", False, signer)
-        expect_verdicts(signed, plain)
-        expect_good(signed[0], signers_file, signed[1], signed[2])
-        print(
-            f"setup: {COMMITS:,} signed commits ({COMMITS // ORACLE_EVERY} seed appends) "
-            f"in each of two bare repositories, in {time.perf_counter() - began:.1f} s; "
-            f"git log %G? reports all {COMMITS:,} 'G'; the real push to main through the "
-            f"hook was accepted in {pushed * 1000:.0f} ms (once, cold cache)",
-            flush=True,
-        )
-
-        def hook(server: str, base: str, tip: str) -> Callable[[], Sample]:
-            stdin = f"{base} {tip} refs/heads/main\n".encode()
-            return bench_scale.command(hook_command(), server, PUSH_ENV, stdin)
-
-        def plain_hook() -> Sample:
-            """The baseline exits 1 (rejected), which bench_scale.measure refuses:
-            timed here the same way."""
-            stdin = f"{plain[1]} {plain[2]} refs/heads/main\n".encode()
-            wrapped = (
-                [bench_scale.GNU_TIME, "-f", "%M", "-o", os.path.join(tmp, "rss")]
-                if bench_scale.GNU_TIME
-                else []
-            ) + hook_command()
-            with tempfile.TemporaryFile() as out:
-                start = time.perf_counter()
-                code = subprocess.run(
-                    wrapped, cwd=plain[0], env=PUSH_ENV, input=stdin, stdout=out, stderr=out
-                ).returncode
-                elapsed = time.perf_counter() - start
-            if code != 1:
-                raise SystemExit(f"the baseline hook exited {code}, not 1")
-            rss = float("nan")
-            if bench_scale.GNU_TIME:
-                with open(os.path.join(tmp, "rss")) as f:
-                    rss = float(f.read().split()[-1]) / 1024
-            return Sample(elapsed, rss)
-
-        with_sigs, without, reference = bench_scale.interleaved(
-            [
-                hook(*signed),
-                plain_hook,
-                bench_scale.command(
-                    reference_command(signers_file, signed[1], signed[2]), signed[0]
-                ),
-            ],
-            args.runs,
-        )
-        profiled = [] if args.no_profile else profile(*signed, signers_file)
+        with_sigs, without, reference, profiled = samples(tmp, args.runs, not args.no_profile)
 
     seconds = {
         name: [s.seconds for s in samples]
