@@ -406,3 +406,49 @@ def test_a_custom_schema_and_the_lock_schema_are_judged_by_jsonschema():
     custom = validation.custom_validator({"type": "object", "required": ["a"]})
     assert validation.problems({}, validator=custom) == [((), "'a' is a required property")]
     assert validation.problems({"a": 1}, validator=custom) == []
+
+
+# -- the lock schema, should the fixture-lock check ask for its predicate --------------
+
+LOCK_SCHEMA = validation.builtin_schema("fixtures-lock")
+LOCK_REFERENCE = Draft202012Validator(LOCK_SCHEMA, registry=REGISTRY)
+
+
+def _lock_predicate():
+    text = codegen.generate(validation.schema_dir(), names=("fixtures-lock",))
+    namespace: Dict[str, Any] = {}
+    exec(compile(text, "generated_lock", "exec"), namespace)
+    return namespace["VALID"]["fixtures-lock"]
+
+
+LOCK_VALID = _lock_predicate()
+HEX = st.text("0123456789abcdef", min_size=64, max_size=64)
+LOCK_KEYS = st.one_of(
+    st.from_regex(LOCK_SCHEMA["propertyNames"]["pattern"], fullmatch=True).filter(
+        lambda s: "\x00" not in s
+    ),
+    st.sampled_from(["a/b", "/a", "a//b", "a/", "./a", "a/..", "..", ".a", "a\n", ""]),
+    st.text(max_size=4),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.dictionaries(
+        LOCK_KEYS,
+        st.one_of(HEX, HEX.map(str.upper), HEX.map(lambda h: h + "\n"), JSON_LEAF),
+        max_size=4,
+    )
+)
+def test_the_lock_predicate_agrees_with_jsonschema(lock):
+    assert LOCK_VALID(lock) == LOCK_REFERENCE.is_valid(lock), lock
+
+
+def test_the_lock_predicate_checks_each_key_as_a_path():
+    digest = "0a" * 32
+    assert LOCK_VALID({"a/b.json": digest})  # near miss
+    for key in ("/a", "a//b", "a/../b", "a/", "a\x00"):
+        assert not LOCK_VALID({key: digest}) and not LOCK_REFERENCE.is_valid({key: digest})
+    assert not LOCK_VALID({"a": digest.upper()})
+    assert not LOCK_VALID([])
+    assert "fixtures-lock" not in generated_validators.VALID  # the check validates it itself

@@ -49,6 +49,7 @@ _APPLIES_TO = {
     "required": "object",
     "properties": "object",
     "additionalProperties": "object",
+    "propertyNames": "object",
     "items": "array",
     "minItems": "array",
     "uniqueItems": "array",
@@ -201,6 +202,9 @@ class _Generator:
         if kind == "object":
             for name in schema.get("required", []):
                 out += [f"if {json.dumps(name)} not in x:", "    return False"]
+            if "propertyNames" in schema:  # each key, as an instance of its own
+                names = self.function(doc_id, f"{pointer}/propertyNames")
+                out += ["for key in x:", f"    if not {names}(key):", "        return False"]
             properties = schema.get("properties", {})
             if not isinstance(properties, dict):
                 raise GenerationError(f"{doc_id}#{pointer}: properties must be an object")
@@ -305,8 +309,9 @@ def schema_files(folder: str) -> Dict[str, bytes]:
     return out
 
 
-def generate(folder: str) -> str:
-    """The module's text for the schemas in ``folder``."""
+def generate(folder: str, names: Sequence[str] = GENERATED) -> str:
+    """The module's text for the schemas ``names`` (file names less
+    ``.schema.json``) of those in ``folder``."""
     files = schema_files(folder)
     documents: Dict[str, dict] = {}
     ids: Dict[str, str] = {}
@@ -321,11 +326,11 @@ def generate(folder: str) -> str:
             raise GenerationError(f"{filename}: no $id")
         documents[schema["$id"]] = schema
         ids[filename[: -len(".schema.json")]] = schema["$id"]
-    missing = [name for name in GENERATED if name not in ids]
+    missing = [name for name in names if name not in ids]
     if missing:
         raise GenerationError(f"no schema file for {', '.join(missing)}")
     gen = _Generator(documents)
-    roots = {name: gen.function(ids[name], "") for name in GENERATED}
+    roots = {name: gen.function(ids[name], "") for name in names}
     gen.run()
     sources = "".join(
         f"    {json.dumps(n)}: {json.dumps(hashlib.sha256(d).hexdigest())},\n"
