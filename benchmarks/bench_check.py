@@ -1,6 +1,7 @@
 """Wall time of `oracle-guard check` on the demo repository, on a first run (empty
 cache, as in every CI clone) and warm, side by side with `check-jsonschema`
-validating one small file, in one run (medians, min to max).
+validating one small file, in one run (medians, min to max; wall time, and the
+CPU time of each process with the git processes it ran).
 
     python benchmarks/bench_check.py [--runs N]
 
@@ -14,13 +15,14 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 GOALS = {"first run": 0.40, "warm": 0.25}  # issue #16's small-repository rows
 
@@ -34,15 +36,24 @@ def build_demo_repo(path: str) -> None:
     repo.git("add", "-A")
 
 
-def timed(cmd, cwd, env, before: Optional[Callable[[], None]] = None) -> float:
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(cmd, cwd, env, before: Optional[Callable[[], None]] = None) -> Tuple[float, float]:
+    """Wall time, and CPU time (user + system) of the process and every git it ran:
+    on a loaded machine the CPU time moves far less than the wall time."""
     if before is not None:
         before()  # untimed
+    cpu = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
+    cpu = _children_cpu() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {proc.stderr.decode()[-300:]}")
-    return elapsed
+    return elapsed, cpu
 
 
 def main() -> int:
@@ -83,12 +94,16 @@ def main() -> int:
             "reference": (reference, None),
         }
         samples: Dict[str, List[float]] = {name: [] for name in jobs}
+        cpu: Dict[str, List[float]] = {name: [] for name in jobs}
         for cmd, before in jobs.values():
             timed(cmd, repo, env, before)  # warm the page cache and .pyc files
         for _ in range(args.runs):
             for name, (cmd, before) in jobs.items():  # interleaved: drift hits all alike
-                samples[name].append(timed(cmd, repo, env, before))
+                wall, used = timed(cmd, repo, env, before)
+                samples[name].append(wall)
+                cpu[name].append(used)
     medians = {name: statistics.median(s) for name, s in samples.items()}
+    cpu_medians = {name: statistics.median(s) for name, s in cpu.items()}
     print(
         f"{time.strftime('%Y-%m-%d')}, {platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, {args.runs} interleaved runs each, "
@@ -100,10 +115,11 @@ def main() -> int:
         "reference": "check-jsonschema, one small file",
     }
     for name, label in labels.items():
-        s = samples[name]
+        s, c = samples[name], cpu[name]
         print(
             f"  {label:55s} {medians[name] * 1000:7.1f} ms"
-            f"  ({min(s) * 1000:.1f} to {max(s) * 1000:.1f})"
+            f"  ({min(s) * 1000:.1f} to {max(s) * 1000:.1f});"
+            f" CPU {cpu_medians[name] * 1000:.1f} ms ({min(c) * 1000:.1f} to {max(c) * 1000:.1f})"
         )
     # each run's own ratio too: the spread of the side-by-side pairs
     for name, goal in GOALS.items():
@@ -111,7 +127,8 @@ def main() -> int:
         pairs = sorted(a / b for a, b in zip(samples[name], samples["reference"]))
         verdict = "meets" if ratio <= goal else "MISSES"
         print(
-            f"  {name}: ratio {ratio:.2f}x (per-run {pairs[0]:.2f}x to {pairs[-1]:.2f}x), "
+            f"  {name}: ratio {ratio:.2f}x (per-run {pairs[0]:.2f}x to {pairs[-1]:.2f}x; "
+            f"CPU {cpu_medians[name] / cpu_medians['reference']:.2f}x), "
             f"goal <= {goal:.2f}x: {verdict} the goal"
         )
     return 0
