@@ -7,47 +7,33 @@ Each command is a module of ``oracle_guard.commands`` with ``add_parser(sub)`` a
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-import traceback
 from typing import Mapping, Optional, Sequence
 
 from oracle_guard import __version__
-from oracle_guard.commands import (
-    check,
-    demo,
-    doctor,
-    explain,
-    freeze,
-    init,
-    install_pre_receive,
-    lock,
-    pre_receive,
-    schema,
-    seeds,
-    signers,
-)
-from oracle_guard.errors import failure
-from oracle_guard.report.escaping import inert, show_text
 
-# in the order `oracle-guard --help` lists them
-COMMANDS = (
-    check,
-    lock,
-    freeze,
-    seeds,
-    signers,
-    pre_receive,
-    install_pre_receive,
-    doctor,
-    demo,
-    init,
-    explain,
-    schema,
-)
+# command: module of oracle_guard.commands, in the order `oracle-guard --help` lists them
+COMMANDS = {
+    "check": "check",
+    "lock": "lock",
+    "freeze": "freeze",
+    "seeds": "seeds",
+    "signers": "signers",
+    "pre-receive": "pre_receive",
+    "install-pre-receive": "install_pre_receive",
+    "doctor": "doctor",
+    "demo": "demo",
+    "init": "init",
+    "explain": "explain",
+    "schema": "schema",
+}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """Every command's parser, or only ``command``'s: a run imports only the
+    command it runs (help, errors and the rest of argv read the same)."""
     parser = argparse.ArgumentParser(
         prog="oracle-guard",
         description="Keep a repository's test oracle out of reach of the patches it judges.",
@@ -55,8 +41,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"oracle-guard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for command in COMMANDS:
-        command.add_parser(sub)
+    for name, module in COMMANDS.items():
+        if command is None or name == command:
+            importlib.import_module(f"oracle_guard.commands.{module}").add_parser(sub)
     return parser
 
 
@@ -67,7 +54,10 @@ def main(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] 
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
         except AttributeError:  # replaced by a test harness
             pass
-    parsed = build_parser().parse_args(argv)
+    args = sys.argv[1:] if argv is None else list(argv)
+    # the command first: no top-level option (--help, --version) needs the others
+    command = args[0] if args and args[0] in COMMANDS else None
+    parsed = build_parser(command).parse_args(args)
     parsed.env = os.environ if env is None else env
     try:
         code = parsed.run(parsed)
@@ -85,7 +75,11 @@ def main(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] 
 
 def report_failure(parsed, exc: BaseException) -> int:
     """The one line (and, for json, github and sarif, the document) a failed run prints."""
+    import traceback
+
+    from oracle_guard.errors import failure
     from oracle_guard.report import formats as reporters
+    from oracle_guard.report.escaping import inert, show_text
 
     failed = failure(exc)
     message = failed.message if failed.expected else f"{failed.message} (rerun with --debug)"

@@ -224,14 +224,17 @@ def freeze_repo(tmp_path, budget=BUDGET, cap=4096):
 
 
 def guard_process(repo, *args):
-    """A fresh process: what it imports shows whether the cache spared it the parse."""
+    """A fresh process: what it imports shows whether the cache spared it the parse
+    (yaml) and the validation (validator: the generated predicates, or jsonschema)."""
     import sys
 
     code = (
         "import sys, runpy; sys.argv = ['oracle-guard'] + sys.argv[1:]\n"
         "try:\n    runpy.run_module('oracle_guard', run_name='__main__')\n"
-        "finally:\n    print('IMPORTED', *sorted(m for m in ('jsonschema', 'yaml') "
-        "if m in sys.modules), file=sys.stderr)\n"
+        "finally:\n    validators = ('oracle_guard.parsing.generated_validators', 'jsonschema')\n"
+        "    seen = {'validator': any(m in sys.modules for m in validators), "
+        "'yaml': 'yaml' in sys.modules}\n"
+        "    print('IMPORTED', *sorted(k for k, v in seen.items() if v), file=sys.stderr)\n"
     )
     return subprocess.run(
         [
@@ -259,12 +262,12 @@ def test_a_warm_freeze_check_parses_and_validates_nothing(tmp_path):
     repo = freeze_repo(tmp_path)
     cold = guard_process(repo)
     assert cold.returncode == 0, cold.stdout + cold.stderr
-    assert "IMPORTED jsonschema yaml" in cold.stderr
+    assert "IMPORTED validator yaml" in cold.stderr
     warm = guard_process(repo)
     assert (warm.returncode, warm.stdout) == (0, cold.stdout)
     assert "IMPORTED\n" in warm.stderr  # neither the YAML parser nor the validator
     # the near-miss: without the cache every run parses again
-    assert "IMPORTED jsonschema yaml" in guard_process(repo, "--no-cache").stderr
+    assert "IMPORTED validator yaml" in guard_process(repo, "--no-cache").stderr
 
 
 def test_an_invalid_freeze_file_stays_invalid_when_cached(tmp_path):
@@ -299,7 +302,7 @@ def test_a_freeze_verdict_of_the_wrong_shape_spoils_the_whole_cache(tmp_path):
     cache_file(repo).write_text(json.dumps(doc))
     rerun = guard_process(repo)
     assert rerun.returncode == 0
-    assert "IMPORTED jsonschema yaml" in rerun.stderr  # parsed again, not believed
+    assert "IMPORTED validator yaml" in rerun.stderr  # parsed again, not believed
     rebuilt = json.loads(cache_file(repo).read_text())
     assert rebuilt["entries"]["freeze"][key] == verdict
 
@@ -382,5 +385,5 @@ def test_a_freeze_key_of_the_wrong_shape_spoils_the_whole_cache(tmp_path, spoil)
     cache_file(repo).write_text(json.dumps(doc))
     rerun = guard_process(repo)
     assert rerun.returncode == 0
-    assert "IMPORTED jsonschema yaml" in rerun.stderr  # the whole file was ignored
+    assert "IMPORTED validator yaml" in rerun.stderr  # the whole file was ignored
     assert json.loads(cache_file(repo).read_text())["entries"]["freeze"] == {key: verdict}

@@ -115,6 +115,54 @@ def test_version(capsys):
     assert (code, out) == (0, f"oracle-guard {__version__}\n")
 
 
+def _modules_after(repo, *argv):
+    """The command modules a real ``oracle-guard`` process imported, and its exit code."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from oracle_guard import cli\n"
+        "try:\n"
+        f"    rc = cli.main({list(argv)!r}, env={{}})\n"
+        "except SystemExit as exc:\n"
+        "    rc = exc.code\n"
+        "names = sorted(m for m in sys.modules if m.startswith('oracle_guard.commands.'))\n"
+        "print(rc, ' '.join(names), file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    rc, _, names = proc.stderr.decode().strip().splitlines()[-1].partition(" ")
+    return int(rc), set(names.split())
+
+
+def test_a_run_imports_only_the_command_it_runs(tmp_path):
+    repo = guarded_repo(tmp_path)
+    rc, modules = _modules_after(repo, "check", "--now", NOW)
+    assert rc == 0
+    assert "oracle_guard.commands.doctor" not in modules
+    assert "oracle_guard.commands.check" in modules
+    # near misses: help and a bad command name still know every command
+    for argv in (["--help"], ["-h", "check"], ["chekc"]):
+        rc, modules = _modules_after(repo, *argv)
+        assert "oracle_guard.commands.doctor" in modules, argv
+        assert rc in (0, 2)
+
+
+def test_help_lists_every_command_and_a_command_error_reads_as_before(capsys):
+    from oracle_guard.cli import COMMANDS
+
+    code, out, _ = run_usage(capsys, "--help")
+    assert code == 0 and all(name in out for name in COMMANDS)
+    code, _, err = run_usage(capsys, "check", "--bogus")
+    assert code == 2
+    assert err.splitlines()[-1] == "oracle-guard: error: unrecognized arguments: --bogus"
+    code, _, err = run_usage(capsys, "chekc")
+    assert code == 2
+    assert "invalid choice: 'chekc' (choose from 'check', 'lock', 'freeze'," in err
+
+
 def test_bad_now_is_an_error(tmp_path, capsys):
     repo = guarded_repo(tmp_path)
     rc, out, err = run_guard(capsys, repo, "check", "--now", "yesterday")
