@@ -208,6 +208,11 @@ def test_repo_without_contract_passes_with_notes(tmp_path, capsys):
             "found character '\\t' that cannot start any token",
         ),
         ("", 1, "empty document"),
+        (
+            'version: 1\nwrite_set:\n  deny: ["a\x1bb"]\n',
+            3,
+            "control character U+001B is not allowed in YAML",
+        ),
     ],
 )
 def test_broken_contract_is_one_clear_error(tmp_path, capsys, contract, line, message):

@@ -137,6 +137,12 @@ PARSE_ERRORS = {
         "oracle/flake_budget.yaml:9: freeze-invalid: does not parse: "
         "duplicate key 'owner' (column 5)",
     ),
+    "yaml control character": (
+        "oracle/flake_budget.yaml",
+        FLAKE_BUDGET_YAML.replace("    owner: billing\n", "    owner: bill\x1bing\n"),
+        "oracle/flake_budget.yaml:8: freeze-invalid: does not parse: "
+        "control character U+001B is not allowed in YAML (column 16)",
+    ),
     "yaml anchor and alias": (
         "oracle/flake_budget.yaml",
         (budget_yaml(entry()) + "  - *first\n").replace("  - id: a", "  - &first\n    id: a"),

@@ -192,6 +192,16 @@ def test_yaml_invalid_utf8():
     assert (err.line, err.column) == (2, 7)
 
 
+def test_yaml_control_character_has_position():
+    err = rejects(load_yaml, b"a: ok\nb: x\x1by\n")
+    assert err.message == "control character U+001B is not allowed in YAML"
+    assert (err.line, err.column) == (2, 5)
+
+
+def test_yaml_tab_and_newlines_are_not_control_characters():
+    assert load_yaml(b"a: 'x\ty'\r\nb: 2\n").value == {"a": "x\ty", "b": 2}
+
+
 def test_yaml_byte_order_mark():
     assert (
         rejects(load_yaml, b"\xef\xbb\xbfa: 1\n").message == "starts with a UTF-8 byte-order mark"

@@ -565,7 +565,15 @@ def load_yaml(data: bytes) -> Document:
         # the end of the file ends its last line: a block scalar's last line
         # of spaces is kept as a line, as in the YAML test suite
         text += "\n"
-    loader = loader_cls(text)
+    try:
+        # PyYAML's reader refuses non-printable characters when it is made
+        loader = loader_cls(text)
+    except yaml.reader.ReaderError as exc:
+        code = ord(exc.character) if isinstance(exc.character, str) else exc.character
+        raise LoadError(
+            f"control character U+{code:04X} is not allowed in YAML",
+            *_line_col(text, exc.position),
+        ) from None
     try:
         node = loader.get_single_node()
         if node is None:
