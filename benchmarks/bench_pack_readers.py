@@ -6,8 +6,9 @@ the same files checked out (the cold fixture-lock row's reference).
 
 Each reader runs in a process of its own (startup and imports included) that
 hashes every blob of HEAD's fixtures; interleaved runs after one warm-up each,
-medians with the fastest and slowest run, and the peak memory of the process
-tree (GNU time). A library that is not installed is skipped, and said so:
+medians with the fastest and slowest run, the CPU time and the peak memory of
+the process tree (GNU time; the machine being busy moves CPU time less than wall
+time). A library that is not installed is skipped, and said so:
 
     pip install gitdb dulwich pygit2    # for the comparison only
 
@@ -26,7 +27,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from typing import Callable, Dict, List, Sequence
+import time
+from typing import Callable, Dict, List, NamedTuple, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_scale
@@ -123,7 +125,36 @@ def installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
-def openssl_job(repo: str, tmp: str) -> Callable[[], bench_scale.Sample]:
+class Run(NamedTuple):
+    seconds: float
+    cpu_seconds: float  # user + system of the process tree: less moved by a busy machine
+    rss_mib: float
+
+
+def measure(cmd: Sequence[str], cwd: str) -> Run:
+    """Like bench_scale.measure, with the CPU time GNU time reports too."""
+    if bench_scale.GNU_TIME is None:
+        sample = bench_scale.measure(cmd, cwd, bench_scale.ENV)
+        return Run(sample.seconds, float("nan"), sample.rss_mib)
+    with tempfile.NamedTemporaryFile() as report, tempfile.TemporaryFile() as out:
+        wrapped = [bench_scale.GNU_TIME, "-f", "%U %S %M", "-o", report.name, *cmd]
+        start = time.perf_counter()
+        code = subprocess.run(
+            wrapped, cwd=cwd, env=bench_scale.ENV, stdout=out, stderr=subprocess.STDOUT
+        ).returncode
+        elapsed = time.perf_counter() - start
+        if code != 0:
+            out.seek(0)
+            raise SystemExit(f"{' '.join(cmd)} exited {code}: {out.read()[-600:]!r}")
+        user, system, kib = report.read().split()[-3:]
+    return Run(elapsed, float(user) + float(system), float(kib) / 1024)
+
+
+def job(cmd: Sequence[str], cwd: str) -> Callable[[], Run]:
+    return lambda: measure(cmd, cwd)
+
+
+def openssl_job(repo: str, tmp: str) -> Callable[[], Run]:
     """Two openssl processes, each over half of the checked-out files."""
     folder = os.path.join(repo, "fixtures")
     names = sorted(
@@ -139,7 +170,7 @@ def openssl_job(repo: str, tmp: str) -> Callable[[], bench_scale.Sample]:
             f.write("\n".join(part) + "\n")
         halves.append(path)
     script = " & ".join(f"xargs -a {h} openssl dgst -sha256 > {h}.out" for h in halves) + " & wait"
-    return bench_scale.command(["sh", "-c", script], folder)
+    return job(["sh", "-c", script], folder)
 
 
 def main() -> int:
@@ -181,23 +212,32 @@ def main() -> int:
                 continue
             names.append(name)
         me = [sys.executable, os.path.abspath(__file__), "--repo", repo, "--expected", expected]
-        jobs = [bench_scale.command([*me, "--child", name], tmp) for name in names]
+        jobs = [job([*me, "--child", name], tmp) for name in names]
         guard = [bench_scale.GUARD, "check", "--now", bench_scale.NOW, "--only", "fixture-lock"]
-        jobs.append(bench_scale.command([*guard, "--head", "HEAD", "--no-cache"], repo))
+        jobs.append(job([*guard, "--head", "HEAD", "--no-cache"], repo))
         names.append("check")
         LABELS["check"] = "oracle-guard check --only fixture-lock --head HEAD --no-cache"
         jobs.append(openssl_job(repo, tmp))
         names.append("openssl")
         LABELS["openssl"] = "2 x openssl dgst -sha256 in parallel, half the files each"
-        samples = bench_scale.interleaved(jobs, args.runs)
-        reference = bench_scale.median(samples[-1])
+        for each in jobs:  # one warm-up each: the page cache, .pyc files
+            each()
+        samples: List[List[Run]] = [[] for _ in jobs]
+        for _ in range(args.runs):
+            for each, taken in zip(jobs, samples):
+                taken.append(each())
+        reference = statistics.median(s.seconds for s in samples[-1])
+        reference_cpu = statistics.median(s.cpu_seconds for s in samples[-1])
+        print(f"  {'':62s} {'wall, median [min-max]':>28s}  {'CPU, median':>18s}")
         for name, taken in zip(names, samples):
             seconds = sorted(s.seconds for s in taken)
+            cpu = statistics.median(s.cpu_seconds for s in taken)
+            wall = statistics.median(seconds)
             print(
-                f"  {LABELS[name]:62s} {statistics.median(seconds) * 1000:8.0f} ms "
-                f"[{seconds[0] * 1000:.0f}-{seconds[-1] * 1000:.0f}]  "
-                f"{statistics.median(seconds) / reference:6.2f}x  "
-                f"max RSS {bench_scale.peak(taken):7.1f} MiB",
+                f"  {LABELS[name]:62s} {wall * 1000:6.0f} ms "
+                f"[{seconds[0] * 1000:.0f}-{seconds[-1] * 1000:.0f}] {wall / reference:5.2f}x  "
+                f"{cpu * 1000:6.0f} ms {cpu / reference_cpu:5.2f}x  "
+                f"max RSS {max(s.rss_mib for s in taken):6.1f} MiB",
                 flush=True,
             )
         if args.keep and args.repo is None:
