@@ -372,3 +372,23 @@ def test_a_wrong_crc_with_a_good_checksum_fails_closed(tmp_path, capsys, path):
     data[-20:] = hashlib.sha1(bytes(data[:-20])).digest()
     idx.write_bytes(bytes(data))
     assert_fails_closed(capsys, repo, files, f"cannot read object {oid}: corrupt in pack-")
+
+
+def test_two_packs_and_a_multi_pack_index_give_the_same_digests(tmp_path):
+    """A multi-pack-index sits beside the packs' own indexes, which are read."""
+    first = payloads(count=10, seed=3)
+    repo = fixture_repo(tmp_path, first)
+    git(repo, "repack", "-adq")
+    second = payloads(count=10, seed=4)
+    commit(repo, second)
+    git(repo, "repack", "-dq")  # a second pack of what the first lacks
+    git(repo, "multi-pack-index", "write")
+    folder = repo / ".git" / "objects" / "pack"
+    assert len(list(folder.glob("*.idx"))) == 2 and (folder / "multi-pack-index").exists()
+    ids = blob_ids(repo)
+    old_ids = [git(repo, "rev-parse", f"HEAD~1:{p}").strip() for p in first]
+    oids = [ids[p] for p in second] + old_ids
+    digests, rest = pack.sha256_packed(str(repo / ".git" / "objects"), oids)
+    assert not set(rest) - {oid for oid, (_, _, delta) in packed_objects(repo).items() if delta}
+    want = {**expected(second, ids), **expected(first, dict(zip(first, old_ids)))}
+    assert Git(str(repo)).sha256_blobs(oids) == {oid: want[oid] for oid in oids}
