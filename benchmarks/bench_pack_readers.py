@@ -28,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Callable, Dict, List, NamedTuple, Sequence
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_scale
@@ -138,16 +138,16 @@ class Run(NamedTuple):
     rss_mib: float
 
 
-def measure(cmd: Sequence[str], cwd: str) -> Run:
+def measure(cmd: Sequence[str], cwd: str, env: Optional[Dict[str, str]] = None) -> Run:
     """Like bench_scale.measure, with the CPU time GNU time reports too."""
     if bench_scale.GNU_TIME is None:
-        sample = bench_scale.measure(cmd, cwd, bench_scale.ENV)
+        sample = bench_scale.measure(cmd, cwd, env or bench_scale.ENV)
         return Run(sample.seconds, float("nan"), sample.rss_mib)
     with tempfile.NamedTemporaryFile() as report, tempfile.TemporaryFile() as out:
         wrapped = [bench_scale.GNU_TIME, "-f", "%U %S %M", "-o", report.name, *cmd]
         start = time.perf_counter()
         code = subprocess.run(
-            wrapped, cwd=cwd, env=bench_scale.ENV, stdout=out, stderr=subprocess.STDOUT
+            wrapped, cwd=cwd, env=env or bench_scale.ENV, stdout=out, stderr=subprocess.STDOUT
         ).returncode
         elapsed = time.perf_counter() - start
         if code != 0:
@@ -157,8 +157,8 @@ def measure(cmd: Sequence[str], cwd: str) -> Run:
     return Run(elapsed, float(user) + float(system), float(kib) / 1024)
 
 
-def job(cmd: Sequence[str], cwd: str) -> Callable[[], Run]:
-    return lambda: measure(cmd, cwd)
+def job(cmd: Sequence[str], cwd: str, env: Optional[Dict[str, str]] = None) -> Callable[[], Run]:
+    return lambda: measure(cmd, cwd, env)
 
 
 def openssl_job(repo: str, tmp: str) -> Callable[[], Run]:
@@ -187,6 +187,12 @@ def main() -> int:
     parser.add_argument("--repo", help="a repository bench_scale.build_fixtures built")
     parser.add_argument("--keep", action="store_true", help="keep the repository built")
     parser.add_argument("--only", action="append", help="a reader to run (repeatable)")
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        help="a folder holding an older oracle_guard package (git archive REV hooks, "
+        "renamed): its check is timed too, for a before and after",
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--expected", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -220,10 +226,17 @@ def main() -> int:
             names.append(name)
         me = [sys.executable, os.path.abspath(__file__), "--repo", repo, "--expected", expected]
         jobs = [job([*me, "--child", name], tmp) for name in names]
-        guard = [bench_scale.GUARD, "check", "--now", bench_scale.NOW, "--only", "fixture-lock"]
-        jobs.append(job([*guard, "--head", "HEAD", "--no-cache"], repo))
+        # python -m for both the check and the one --before: the same start
+        guard = [sys.executable, "-m", "oracle_guard", "check", "--now", bench_scale.NOW]
+        guard += ["--only", "fixture-lock", "--head", "HEAD", "--no-cache"]
+        jobs.append(job(guard, repo))
         names.append("check")
         LABELS["check"] = "oracle-guard check --only fixture-lock --head HEAD --no-cache"
+        if args.before:
+            older = dict(bench_scale.ENV, PYTHONPATH=os.path.abspath(args.before))
+            jobs.append(job(guard, repo, older))
+            names.append("before")
+            LABELS["before"] = "the same check, the code in --before"
         jobs.append(openssl_job(repo, tmp))
         names.append("openssl")
         LABELS["openssl"] = "2 x openssl dgst -sha256 in parallel, half the files each"
