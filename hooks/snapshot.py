@@ -8,9 +8,17 @@ for tests and for trees no repository holds)."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
-from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry, Git, GitError
+from oracle_guard.git.plumbing import (
+    MODE_GITLINK,
+    MODE_SYMLINK,
+    BlobTooLarge,
+    Entry,
+    Git,
+    GitError,
+    encode_path,
+)
 from oracle_guard.parsing.patterns import PatternSet
 
 Change = Tuple[str, Optional[Entry], Optional[Entry]]  # path, before, after
@@ -78,6 +86,11 @@ class Snapshot(ABC):
 
     def same_files(self, other: Snapshot) -> bool:
         return self.entries == other.entries
+
+    def files_key(self, patterns: PatternSet) -> Optional[str]:
+        """What names every file ``patterns`` can match here, for keying a cached
+        verdict on them; None when no verdict on this snapshot is cached."""
+        return None
 
     @property
     def cache(self):
@@ -179,6 +192,36 @@ class GitSnapshot(Snapshot):
         if self.commit and other.commit and self._git is not None and other.repository is self._git:
             return self._git.root_tree(self.commit) == self._git.root_tree(other.commit)
         return self.entries == other.entries
+
+    def files_key(self, patterns: PatternSet) -> Optional[str]:
+        """A commit: the ids of the trees of the patterns' folders (of the root tree
+        when a match could lie anywhere), found by walking, nothing listed. The
+        index: a digest of its entries in those folders (of all of them). Both
+        change whenever a file a pattern can match does."""
+        import hashlib
+        import json
+
+        if self._git is None:
+            return None
+        folders = patterns.folders()
+        if self.commit is not None:
+            if folders is None:
+                return f"tree {self._git.root_tree(self.commit)}"
+            found = [self._git.object_at(self.commit, folder) for folder in folders]
+            return json.dumps(["trees", folders, found])
+        entries: Iterable[Tuple[str, Entry]] = self.entries.items()
+        if folders is not None:
+            within = tuple(folder + "/" for folder in folders)
+            named = set(folders)  # a folder that is a file is that file
+            entries = [(p, e) for p, e in entries if p.startswith(within) or p in named]
+        digest = hashlib.sha256()
+        digest.update(
+            b"".join(
+                encode_path(p) + b"\0" + e.mode.encode() + b" " + e.oid.encode() + b"\n"
+                for p, e in entries
+            )
+        )
+        return f"index {json.dumps(folders)} {digest.hexdigest()}"
 
     def read(self, path: str, limit: Optional[int] = None) -> bytes:
         assert self._git is not None

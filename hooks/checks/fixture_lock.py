@@ -8,7 +8,7 @@ import json
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from oracle_guard.cache import lock_key
+from oracle_guard.cache import fixture_key, lock_key
 from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge, Entry
@@ -361,6 +361,29 @@ def _validate(digests: Dict[str, object], lines: Dict[str, int]) -> None:
 def check_entry(
     entry: dict, candidate: Snapshot, lock_limit: int = LIMITS["lock_bytes"]
 ) -> List[Finding]:
+    """The entry's findings; a verdict cached for the same lock, entry, limit and
+    files (``Snapshot.files_key``) is used without listing, parsing or hashing."""
+    lock_entry = candidate.entry(entry["lock"])
+    key = None
+    if lock_entry is not None and lock_entry.is_regular:
+        files = candidate.files_key(PatternSet(entry["paths"]))
+        if files is not None:
+            key = fixture_key(lock_entry, lock_limit, entry, files)
+    cache = candidate.cache
+    cached = cache.get("fixture", key) if key is not None else None
+    # findings name the snapshot: theirs must be this one's (a pass names none)
+    if cached is not None and cached["label"] in (None, candidate.label):
+        return [Finding(HOOK, *finding) for finding in cached["findings"]]
+    findings = _check_entry(entry, candidate, lock_limit)
+    if key is not None:
+        verdict = [[f.code, f.path, f.message, f.line] for f in findings]
+        cache.put(
+            "fixture", key, {"label": candidate.label if verdict else None, "findings": verdict}
+        )
+    return findings
+
+
+def _check_entry(entry: dict, candidate: Snapshot, lock_limit: int) -> List[Finding]:
     lock_path = entry["lock"]
     root = entry.get("root", "")
     fixtures = fixture_files(entry, candidate)

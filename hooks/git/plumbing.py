@@ -525,6 +525,11 @@ class Git:
             return None
         return Entry(*found)
 
+    def object_at(self, commit: str, path: str) -> Optional[Tuple[str, str]]:
+        """(mode, id) of what ``path`` names in the commit's tree (a folder's tree
+        included), None when nothing: found by walking, no process."""
+        return self._walk(commit, path)
+
     def _walk(self, commit: str, path: str) -> Optional[Tuple[str, str]]:
         """(mode, id) of whatever ``path`` names in the commit's tree, a folder included."""
         tree = self.root_tree(commit)
