@@ -228,6 +228,7 @@ class Git:
         self._root_trees: Dict[str, str] = {}
         self._version: Optional[Tuple[int, ...]] = None
         self._git_dir: Optional[str] = None
+        self._facts_found: Optional[Tuple[str, bool]] = None  # by check_repository
         self._remerged: Dict[str, List[str]] = {}
         self._commits: Dict[str, Optional[str]] = {}  # by object id
 
@@ -270,7 +271,7 @@ class Git:
 
             path = None
             if self.use_cache:
-                common = os.fsdecode(self.run("rev-parse", "--git-common-dir").rstrip(b"\n"))
+                common = self._facts()[0] or self._common_dir()
                 path = os.path.join(self.directory, common, "oracle-guard", "cache.json")
             self._cache = Cache(path)
         return self._cache
@@ -313,10 +314,27 @@ class Git:
         return os.fsdecode(out) if out else None
 
     def check_repository(self) -> None:
-        out = self.run("rev-parse", "--git-dir", check=False).rstrip(b"\n")
-        if not out:
+        """Is this a repository? One rev-parse also answers where its common git
+        directory is and whether it is bare, which a run asks later."""
+        out = self.run(
+            "rev-parse", "--git-dir", "--git-common-dir", "--is-bare-repository", check=False
+        )
+        paths, _, bare = out.rstrip(b"\n").rpartition(b"\n")
+        if not paths or bare not in (b"true", b"false"):
             raise GitError(f"not a git repository: {os.path.abspath(self.directory)}")
-        self._git_dir = os.path.join(self.directory, os.fsdecode(out))
+        if paths.count(b"\n") == 1:
+            git_dir, common = paths.split(b"\n")
+            self._facts_found = (os.fsdecode(common), bare == b"true")
+        else:  # a path holds a newline: which one is ambiguous, so ask for it alone
+            git_dir = self.run("rev-parse", "--git-dir").rstrip(b"\n")
+        self._git_dir = os.path.join(self.directory, os.fsdecode(git_dir))
+
+    def _facts(self) -> Tuple[Optional[str], Optional[bool]]:
+        """(common git directory, bare) as check_repository found them, else Nones."""
+        return self._facts_found or (None, None)
+
+    def _common_dir(self) -> str:
+        return os.fsdecode(self.run("rev-parse", "--git-common-dir").rstrip(b"\n"))
 
     def git_dir(self) -> str:
         """This work tree's git directory (where MERGE_HEAD lives)."""
@@ -470,11 +488,14 @@ class Git:
         return [path for path, _, _ in self.diff_trees(old, new)]
 
     def is_bare(self) -> bool:
+        bare = self._facts()[1]
+        if bare is not None:
+            return bare
         return self.run("rev-parse", "--is-bare-repository").strip() == b"true"
 
     def records_a_parent(self, commit: str) -> bool:
         """True when the commit object names a parent (a shallow clone may lack it)."""
-        header = self.run("cat-file", "commit", commit).split(b"\n\n", 1)[0]
+        header = self.read_commit(commit).split(b"\n\n", 1)[0]  # the open batch
         return any(line.startswith(b"parent ") for line in header.split(b"\n"))
 
     # -- snapshots -------------------------------------------------------
@@ -503,8 +524,10 @@ class Git:
         return entries
 
     def tree_entries_under(self, commit: str, folders: Sequence[str]) -> Dict[str, Entry]:
-        """The files at or below each folder: its tree is found by walking and
-        listed alone. A folder that is a file, link or submodule is that entry."""
+        """The files at or below each folder: its tree is found by walking and its
+        trees read through the ``cat-file --batch`` already open, in the order
+        ``ls-tree -r`` lists them. A folder that is a file, link or submodule is
+        that entry."""
         entries: Dict[str, Entry] = {}
         for folder in folders:
             found = self._walk(commit, folder)
@@ -514,7 +537,19 @@ class Git:
             if mode != "040000":
                 entries[folder] = Entry(mode, oid)
                 continue
-            entries.update(self._list_tree(oid, within=commit, prefix=folder + "/"))
+            # depth first without recursion: a tree may nest deeper than Python's stack
+            stack = [(folder + "/", iter(self._tree(oid, commit, folder + "/").items()))]
+            while stack:
+                prefix, items = stack[-1]
+                for name, (mode, oid) in items:
+                    path = prefix + decode_path(name)
+                    if mode == "040000":
+                        subtree = self._tree(oid, commit, path + "/")
+                        stack.append((path + "/", iter(subtree.items())))
+                        break
+                    entries[path] = Entry(mode, oid)
+                else:
+                    stack.pop()
         return entries
 
     def tree_entry(self, commit: str, path: str) -> Optional[Entry]:
@@ -550,8 +585,9 @@ class Git:
             self._root_trees[commit] = header[5:].decode()
         return self._root_trees[commit]
 
-    def _tree(self, oid: str, commit: str) -> Dict[bytes, Tuple[str, str]]:
-        """A tree object's entries by name: (mode as ls-tree prints it, id)."""
+    def _tree(self, oid: str, commit: str, prefix: str = "") -> Dict[bytes, Tuple[str, str]]:
+        """A tree object's entries by name: (mode as ls-tree prints it, id);
+        ``prefix``: the tree's folder, which a duplicate's message names."""
         if oid in self._tree_objects:
             return self._tree_objects[oid]
         data = self._read_object(oid, "tree")
@@ -564,7 +600,7 @@ class Git:
                 nul = data.index(b"\0", space)
                 name = data[space + 1 : nul]
                 if name in entries:
-                    raise _duplicate(commit, decode_path(name))
+                    raise _duplicate(commit, prefix + decode_path(name))
                 if nul + 1 + width > len(data) or not name or b"/" in name:
                     raise ValueError(name)
                 entries[name] = (
