@@ -8,7 +8,7 @@ for tests and for trees no repository holds)."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from oracle_guard.git.plumbing import (
     MODE_GITLINK,
@@ -122,7 +122,8 @@ class Snapshot(ABC):
 
     @staticmethod
     def of_index(git: Git) -> GitSnapshot:
-        return GitSnapshot(git, "the index", git.index_entries())
+        entries = git.index_entries()
+        return GitSnapshot(git, "the index", entries, listing=git.index_listing)
 
 
 class GitSnapshot(Snapshot):
@@ -139,8 +140,10 @@ class GitSnapshot(Snapshot):
         label: str,
         entries: Optional[Dict[str, Entry]],
         commit: Optional[str] = None,
+        listing: Optional[bytes] = None,
     ) -> None:
         self._git = git
+        self._listing = listing  # the index: what `ls-files --stage -z` printed
         self.label = label
         self._entries = entries  # None: a commit not listed yet
         self.commit = commit
@@ -209,18 +212,11 @@ class GitSnapshot(Snapshot):
                 return f"tree {self._git.root_tree(self.commit)}"
             found = [self._git.object_at(self.commit, folder) for folder in folders]
             return json.dumps(["trees", folders, found])
-        entries: Iterable[Tuple[str, Entry]] = self.entries.items()
-        if folders is not None:
-            within = tuple(folder + "/" for folder in folders)
-            named = set(folders)  # a folder that is a file is that file
-            entries = [(p, e) for p, e in entries if p.startswith(within) or p in named]
+        if self._listing is None:
+            return None
         digest = hashlib.sha256()
-        digest.update(
-            b"".join(
-                encode_path(p) + b"\0" + e.mode.encode() + b" " + e.oid.encode() + b"\n"
-                for p, e in entries
-            )
-        )
+        for block in _index_blocks(self._listing, folders):
+            digest.update(b"%d\0" % len(block) + block)
         return f"index {json.dumps(folders)} {digest.hexdigest()}"
 
     def read(self, path: str, limit: Optional[int] = None) -> bytes:
@@ -297,6 +293,46 @@ class Overlay(Snapshot):
         out = {p: hashlib.sha256(self._files[p]).hexdigest() for p in paths if p in self._files}
         out.update(self._base.sha256_of([p for p in paths if p not in self._files]))
         return out
+
+
+def _index_blocks(listing: bytes, folders: Optional[List[str]]) -> List[bytes]:
+    """The stretch of ``ls-files --stage -z`` output that holds every entry at or
+    below each folder (all of it for None): from its first record to its last. Git
+    sorts the index, so nothing else lies between; were anything to, it would only
+    make the key stricter."""
+    import re
+
+    if folders is None:
+        return [listing]
+    blocks = []
+    for folder in folders:
+        name = encode_path(folder)
+        # a record starts the listing or follows a NUL, which no path holds
+        first = re.search(
+            rb"(?<![^\0])[0-7]+ [0-9a-f]+ [0-3]\t" + re.escape(name) + rb"[/\0]", listing
+        )
+        if first is None:
+            blocks.append(b"")
+            continue
+        end = max(
+            _last_record(listing, b"\t" + name + b"/"), _last_record(listing, b"\t" + name + b"\0")
+        )
+        blocks.append(listing[first.start() : listing.index(b"\0", end + 1) + 1])
+    return blocks
+
+
+def _last_record(listing: bytes, tail: bytes) -> int:
+    """Where the last record whose path starts as ``tail`` says has its tab, -1 for
+    none: a hit inside a path (one holding a tab) is passed over."""
+    import re
+
+    meta = re.compile(rb"[0-7]+ [0-9a-f]+ [0-3]")
+    end = len(listing)
+    while True:
+        hit = listing.rfind(tail, 0, end)
+        if hit < 0 or meta.fullmatch(listing, listing.rfind(b"\0", 0, hit) + 1, hit):
+            return hit
+        end = hit
 
 
 def _within(data: bytes, limit: Optional[int]) -> bytes:

@@ -616,3 +616,21 @@ def test_snapshots_outside_git_key_no_verdict():
     patterns = PatternSet(["fx/**"])
     assert MemorySnapshot({"fx/a": b"a"}).files_key(patterns) is None
     assert Snapshot.empty().files_key(patterns) is None
+
+
+def test_files_key_of_the_index_holds_every_entry_of_the_folder_and_no_neighbour(tmp_path):
+    inside = ["fx/a", "fx/m/n", "fx/z"]
+    # beside fx/ in git's order ('.' < '/' < '0'), and a name holding "\tfx/"
+    beside = ["fx.txt", "fx0/b", "a\tfx/c", "zz\tfx/d"]
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {path: "1\n" for path in inside + beside})
+    patterns = PatternSet(["fx/**"])
+    key = _files_keys(repo, patterns)[1]
+    for path in beside[:3]:
+        commit(repo, {path: "2\n"})
+        assert _files_keys(repo, patterns)[1] == key, path
+    for path in inside:
+        commit(repo, {path: "3\n"})
+        changed = _files_keys(repo, patterns)[1]
+        assert changed != key, path
+        key = changed

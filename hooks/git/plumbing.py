@@ -229,6 +229,7 @@ class Git:
         self._version: Optional[Tuple[int, ...]] = None
         self._git_dir: Optional[str] = None
         self._facts_found: Optional[Tuple[str, bool]] = None  # by check_repository
+        self.index_listing: Optional[bytes] = None  # the last `ls-files --stage -z`
         self._remerged: Dict[str, List[str]] = {}
         self._commits: Dict[str, Optional[str]] = {}  # by object id
 
@@ -651,8 +652,10 @@ class Git:
         return changes
 
     def index_entries(self) -> Dict[str, Entry]:
+        """Every stage-0 entry of the index; ``index_listing`` keeps what git printed."""
         # ':(top)' and --full-name: the whole index, repo-relative, from any subfolder
         out = self.run("ls-files", "--stage", "-z", "--full-name", "--", ":(top)")
+        self.index_listing = out
         entries: Dict[str, Entry] = {}
         unmerged: List[str] = []
         for record in out.split(b"\0"):
