@@ -31,6 +31,7 @@ FORMAT = "oracle-guard-cache"
 KINDS = ("sha256", "lock", "contract", "freeze", "tamper", "fixture")
 # Which file holds which kinds, by name beside the main one (the first).
 FILES = (("cache.json", tuple(k for k in KINDS if k != "sha256")), ("sha256.json", ("sha256",)))
+_FILE_OF = {kind: (name, kinds) for name, kinds in FILES for kind in kinds}
 MAX_ENTRIES = 200_000  # per kind; entries this run did not use go first
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _OID = "(?:[0-9a-f]{40}|[0-9a-f]{64})"
@@ -260,7 +261,7 @@ class Cache:
             self._key = cache_key()
 
     def _file_of(self, kind: str) -> Tuple[str, Tuple[str, ...]]:
-        return next((name, kinds) for name, kinds in FILES if kind in kinds)
+        return _FILE_OF[kind]
 
     def _path_of(self, name: str) -> str:
         assert self.path is not None
