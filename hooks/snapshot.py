@@ -18,6 +18,7 @@ from oracle_guard.git.plumbing import (
     Git,
     GitError,
     encode_path,
+    parse_index,
 )
 from oracle_guard.parsing.patterns import PatternSet
 
@@ -122,8 +123,8 @@ class Snapshot(ABC):
 
     @staticmethod
     def of_index(git: Git) -> GitSnapshot:
-        entries = git.index_entries()
-        return GitSnapshot(git, "the index", entries, listing=git.index_listing)
+        """The index, its listing parsed only when every entry is asked for."""
+        return GitSnapshot(git, "the index", None, listing=git.index_listing())
 
 
 class GitSnapshot(Snapshot):
@@ -154,8 +155,11 @@ class GitSnapshot(Snapshot):
     @property
     def entries(self) -> Dict[str, Entry]:
         if self._entries is None:
-            assert self._git is not None and self.commit is not None
-            self._entries = self._git.tree_entries(self.commit)
+            if self._listing is not None:
+                self._entries = parse_index(self._listing)
+            else:
+                assert self._git is not None and self.commit is not None
+                self._entries = self._git.tree_entries(self.commit)
         return self._entries
 
     @property
@@ -164,11 +168,13 @@ class GitSnapshot(Snapshot):
 
     @property
     def listed(self) -> bool:
-        return self._entries is not None
+        return self._entries is not None or self._listing is not None
 
     def entry(self, path: str) -> Optional[Entry]:
         if self._entries is not None:
             return self._entries.get(path)
+        if self._listing is not None:
+            return _index_entry(self._listing, path)
         if path in self._known:
             return self._known[path]
         if any(_inside(path, folder) for folder in self._listed):
@@ -180,7 +186,7 @@ class GitSnapshot(Snapshot):
         return found
 
     def select(self, patterns: PatternSet) -> List[str]:
-        folders = patterns.folders() if self._entries is None else None
+        folders = patterns.folders() if self._entries is None and self.commit else None
         if folders is None:
             return patterns.select(self.entries)
         unlisted = [f for f in folders if not any(_inside(f, done) for done in self._listed)]
@@ -295,44 +301,59 @@ class Overlay(Snapshot):
         return out
 
 
+# The index's listing (``ls-files --stage -z``) is searched for literal text, in C:
+# a record is '<mode> <id> <stage>\t<path>\0' and no path holds a NUL, so a hit on
+# '\t<path>' is a record's own when the text from the NUL before it is a record's meta.
+def _record_start(listing: bytes, tab: int) -> Optional[int]:
+    """Where the record whose meta ends at ``tab`` starts; None when that tab lies
+    inside a path."""
+    import re
+
+    start = listing.rfind(b"\0", 0, tab) + 1
+    return start if re.fullmatch(rb"[0-7]+ [0-9a-f]+ [0-3]", listing[start:tab]) else None
+
+
+def _records(listing: bytes, tail: bytes, last: bool = False):
+    """(start, tab) of each record whose text from its tab begins with ``tail``,
+    in order (from the end with ``last``)."""
+    at = len(listing) if last else 0
+    while True:
+        tab = listing.rfind(tail, 0, at) if last else listing.find(tail, at)
+        if tab < 0:
+            return
+        start = _record_start(listing, tab)
+        if start is not None:
+            yield start, tab
+        at = tab if last else tab + 1
+
+
+def _index_entry(listing: bytes, path: str) -> Optional[Entry]:
+    """One path's entry in an ``ls-files --stage -z`` listing of stage-0 records."""
+    for start, tab in _records(listing, b"\t" + encode_path(path) + b"\0"):
+        mode, oid, _ = listing[start:tab].decode().split(" ")
+        return Entry(mode, oid)
+    return None
+
+
 def _index_blocks(listing: bytes, folders: Optional[List[str]]) -> List[bytes]:
     """The stretch of ``ls-files --stage -z`` output that holds every entry at or
     below each folder (all of it for None): from its first record to its last. Git
     sorts the index, so nothing else lies between; were anything to, it would only
     make the key stricter."""
-    import re
-
     if folders is None:
         return [listing]
     blocks = []
     for folder in folders:
-        name = encode_path(folder)
-        # a record starts the listing or follows a NUL, which no path holds
-        first = re.search(
-            rb"(?<![^\0])[0-7]+ [0-9a-f]+ [0-3]\t" + re.escape(name) + rb"[/\0]", listing
-        )
-        if first is None:
+        tails = [b"\t" + encode_path(folder) + end for end in (b"/", b"\0")]
+        firsts = [next(_records(listing, tail), None) for tail in tails]
+        lasts = [next(_records(listing, tail, last=True), None) for tail in tails]
+        starts = [found[0] for found in firsts if found is not None]
+        if not starts:
             blocks.append(b"")
             continue
-        end = max(
-            _last_record(listing, b"\t" + name + b"/"), _last_record(listing, b"\t" + name + b"\0")
-        )
-        blocks.append(listing[first.start() : listing.index(b"\0", end + 1) + 1])
+        end = max(found[1] for found in lasts if found is not None)
+        blocks.append(listing[min(starts) : listing.index(b"\0", end + 1) + 1])
     return blocks
-
-
-def _last_record(listing: bytes, tail: bytes) -> int:
-    """Where the last record whose path starts as ``tail`` says has its tab, -1 for
-    none: a hit inside a path (one holding a tab) is passed over."""
-    import re
-
-    meta = re.compile(rb"[0-7]+ [0-9a-f]+ [0-3]")
-    end = len(listing)
-    while True:
-        hit = listing.rfind(tail, 0, end)
-        if hit < 0 or meta.fullmatch(listing, listing.rfind(b"\0", 0, hit) + 1, hit):
-            return hit
-        end = hit
 
 
 def _within(data: bytes, limit: Optional[int]) -> bytes:

@@ -634,3 +634,38 @@ def test_files_key_of_the_index_holds_every_entry_of_the_folder_and_no_neighbour
         changed = _files_keys(repo, patterns)[1]
         assert changed != key, path
         key = changed
+
+
+def test_the_index_answers_one_entry_without_parsing_the_listing(tmp_path):
+    paths = ["fx/a", "fx/a b", "tab\there", "new\nline", "é.txt", "x"]
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {path: f"{path}\n" for path in paths})
+    git(repo, "update-index", "--chmod=+x", "x")
+    handle = Git(str(repo))
+    try:
+        lazy = Snapshot.of_index(handle)
+        asked = paths + ["fx", "fx/", "f", "a", "x/", "missing"]
+        answers = {path: lazy.entry(path) for path in asked}
+        assert lazy._entries is None  # nothing parsed yet
+        full = handle.index_entries()
+        assert answers == {path: full.get(path) for path in asked}
+        assert answers["x"].mode == "100755"
+        assert lazy.entries == full  # parsed on demand, the same
+    finally:
+        handle.close()
+
+
+def test_an_unmerged_index_is_refused_before_any_entry_is_read(tmp_path):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"a": "1\n"})
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, {"a": "2\n"})
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"a": "3\n"})
+    subprocess.run(["git", "-C", str(repo), "merge", "-q", "side"], capture_output=True)
+    handle = Git(str(repo))
+    try:
+        with pytest.raises(GitError, match="the index has unmerged entries \\('a'\\)"):
+            Snapshot.of_index(handle)
+    finally:
+        handle.close()

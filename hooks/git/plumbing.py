@@ -229,7 +229,6 @@ class Git:
         self._version: Optional[Tuple[int, ...]] = None
         self._git_dir: Optional[str] = None
         self._facts_found: Optional[Tuple[str, bool]] = None  # by check_repository
-        self.index_listing: Optional[bytes] = None  # the last `ls-files --stage -z`
         self._remerged: Dict[str, List[str]] = {}
         self._commits: Dict[str, Optional[str]] = {}  # by object id
 
@@ -651,30 +650,19 @@ class Git:
             )
         return changes
 
-    def index_entries(self) -> Dict[str, Entry]:
-        """Every stage-0 entry of the index; ``index_listing`` keeps what git printed."""
+    def index_listing(self) -> bytes:
+        """What ``ls-files --stage -z`` prints for the whole index, read no further
+        than to refuse an unmerged one (as index_entries does)."""
         # ':(top)' and --full-name: the whole index, repo-relative, from any subfolder
         out = self.run("ls-files", "--stage", "-z", "--full-name", "--", ":(top)")
-        self.index_listing = out
-        entries: Dict[str, Entry] = {}
-        unmerged: List[str] = []
-        for record in out.split(b"\0"):
-            if not record:
-                continue
-            meta, _, raw_path = record.partition(b"\t")
-            mode, oid, stage = meta.decode().split()
-            path = decode_path(raw_path)
-            if stage != "0":  # stages 1-3 of one path: name it once
-                if path not in unmerged:
-                    unmerged.append(path)
-                continue
-            entries[path] = Entry(mode, oid)
-        if unmerged:
-            raise GitError(
-                f"the index has unmerged entries ({unmerged[0]!r}"
-                f"{' and more' if len(unmerged) > 1 else ''}): finish or abort the merge first"
-            )
-        return entries
+        # ' 1\t' to ' 3\t' end an unmerged record's meta; a hit inside a path parses
+        # for nothing, once
+        if any(stage in out for stage in (b" 1\t", b" 2\t", b" 3\t")):
+            parse_index(out)  # names the paths
+        return out
+
+    def index_entries(self) -> Dict[str, Entry]:
+        return parse_index(self.index_listing())
 
     def read_blob(self, oid: str, limit: Optional[int] = None) -> bytes:
         """Blob bytes via one long-lived ``git cat-file --batch``; a blob above
@@ -922,3 +910,27 @@ class Git:
             "ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--", ":(top)"
         )
         return [decode_path(p) for p in out.split(b"\0") if p]
+
+
+def parse_index(out: bytes) -> Dict[str, Entry]:
+    """Every stage-0 entry of an ``ls-files --stage -z`` listing, by path; an
+    unmerged index is a GitError naming a path."""
+    entries: Dict[str, Entry] = {}
+    unmerged: List[str] = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, oid, stage = meta.decode().split()
+        path = decode_path(raw_path)
+        if stage != "0":  # stages 1-3 of one path: name it once
+            if path not in unmerged:
+                unmerged.append(path)
+            continue
+        entries[path] = Entry(mode, oid)
+    if unmerged:
+        raise GitError(
+            f"the index has unmerged entries ({unmerged[0]!r}"
+            f"{' and more' if len(unmerged) > 1 else ''}): finish or abort the merge first"
+        )
+    return entries
