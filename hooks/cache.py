@@ -12,6 +12,10 @@ then what a cold run would compute for the same key. A cache that is corrupt,
 truncated, or written by another version is ignored and rebuilt, never
 trusted. The file lives in the repository's git directory, which the patches
 being judged cannot write.
+
+The SHA-256 table (one entry per fixture file) is a file of its own, read
+only when a digest is asked for: a warm run that finds each fixture entry's
+verdict (kind ``fixture``) never needs it.
 """
 
 from __future__ import annotations
@@ -21,10 +25,13 @@ import json
 import os
 import re
 import sys
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 FORMAT = "oracle-guard-cache"
-KINDS = ("sha256", "lock", "contract", "freeze", "tamper")
+KINDS = ("sha256", "lock", "contract", "freeze", "tamper", "fixture")
+# Which file holds which kinds, by name beside the main one (the first).
+FILES = (("cache.json", tuple(k for k in KINDS if k != "sha256")), ("sha256.json", ("sha256",)))
+_FILE_OF = {kind: (name, kinds) for name, kinds in FILES for kind in kinds}
 MAX_ENTRIES = 200_000  # per kind; entries this run did not use go first
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _OID = "(?:[0-9a-f]{40}|[0-9a-f]{64})"
@@ -39,6 +46,8 @@ _KEYS = {
     "freeze": re.compile(rf"{_OID}:(?:{'|'.join(LOADERS)}):{_CAP}:.+", re.DOTALL),
     # test-tamper's marks: the blob, then a digest of the rest that made them
     "tamper": re.compile(rf"{_OID}:[0-9a-f]{{64}}"),
+    # a fixture entry's verdict: a digest of everything that made it (fixture_key)
+    "fixture": re.compile(r"[0-9a-f]{64}"),
 }
 
 
@@ -62,6 +71,14 @@ def freeze_key(oid: str, loader: str, cap: int, schema: str) -> str:
     if loader not in LOADERS:
         raise ValueError(f"unknown loader {loader!r}")
     return _key(oid, loader, cap, schema)
+
+
+def fixture_key(lock: Any, cap: int, entry: Any, files: str) -> str:
+    """The verdict on one fixture entry: its lock's tree entry (mode, id), read under
+    ``cap`` bytes, the entry as the contract gives it (lock, root, paths) and
+    ``files``, what names every file its patterns can match (Snapshot.files_key)."""
+    text = json.dumps([list(lock), cap, entry, files], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 # The libraries whose output a verdict holds (parse errors, schema messages), by
@@ -135,8 +152,8 @@ def _checksum(entries: Dict[str, Dict[str, Any]]) -> str:
     return hashlib.sha256(json.dumps(entries, sort_keys=True).encode()).hexdigest()
 
 
-def _well_formed(entries: Any) -> bool:
-    if not isinstance(entries, dict) or set(entries) != set(KINDS):
+def _well_formed(entries: Any, kinds: Any = KINDS) -> bool:
+    if not isinstance(entries, dict) or set(entries) != set(kinds):
         return False
     for kind, table in entries.items():
         key = _KEYS[kind]
@@ -151,6 +168,8 @@ def _well_formed(entries: Any) -> bool:
         if kind == "contract" and not all(isinstance(v, dict) for v in table.values()):
             return False
         if kind == "tamper" and not all(_tamper_marks(v) for v in table.values()):
+            return False
+        if kind == "fixture" and not all(_fixture_verdict(v) for v in table.values()):
             return False
         if kind == "freeze" and not all(
             _freeze_verdict(v) and v["size"] <= int(key.fullmatch(k).group(1))  # type: ignore[union-attr]  # matched above
@@ -169,6 +188,28 @@ def _tamper_marks(value: Any) -> bool:
         and m[1] > 0
         and all(isinstance(v, str) for v in (m[0], m[2], m[3], m[4]))
         for m in value
+    )
+
+
+def _fixture_verdict(value: Any) -> bool:
+    """The shape fixture_lock writes: the findings, each [code, path, message, line],
+    and the label of the snapshot they name (None only when there are none: a
+    passing verdict holds for a snapshot of any name)."""
+    if not isinstance(value, dict) or set(value) != {"label", "findings"}:
+        return False
+    label, findings = value["label"], value["findings"]
+    return (
+        isinstance(findings, list)
+        and (isinstance(label, str) or (label is None and not findings))
+        and all(
+            isinstance(f, list)
+            and len(f) == 4
+            and isinstance(f[0], str)
+            and (f[1] is None or isinstance(f[1], str))
+            and isinstance(f[2], str)
+            and (f[3] is None or (type(f[3]) is int and f[3] > 0))
+            for f in findings
+        )
     )
 
 
@@ -210,16 +251,31 @@ def _freeze_verdict(value: Any) -> bool:
 
 class Cache:
     def __init__(self, path: Optional[str]) -> None:
-        self.path = path  # None: off (--no-cache)
+        self.path = path  # None: off (--no-cache); the main file, FILES[0]
         self._entries: Dict[str, Dict[str, Any]] = {kind: {} for kind in KINDS}
         self._used: Dict[str, set] = {kind: set() for kind in KINDS}
-        self._dirty = False
+        self._loaded: set = set()  # the files read so far, by name
+        self._dirty: set = set()  # the files to write, by name
         self._key = ""
         if path is not None:
             self._key = cache_key()
-            self._load(path)
 
-    def _load(self, path: str) -> None:
+    def _file_of(self, kind: str) -> Tuple[str, Tuple[str, ...]]:
+        return _FILE_OF[kind]
+
+    def _path_of(self, name: str) -> str:
+        assert self.path is not None
+        return os.path.join(os.path.dirname(self.path), name)
+
+    def _table(self, kind: str) -> Dict[str, Any]:
+        """The kind's entries, its file read on first use."""
+        name, kinds = self._file_of(kind)
+        if self.path is not None and name not in self._loaded:
+            self._loaded.add(name)
+            self._load(self._path_of(name), kinds)
+        return self._entries[kind]
+
+    def _load(self, path: str, kinds: Tuple[str, ...]) -> None:
         try:
             with open(path, "rb") as f:
                 doc = json.loads(f.read().decode("utf-8"))
@@ -228,12 +284,12 @@ class Cache:
         if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("key") != self._key:
             return  # another version's or a foreign file
         entries: Any = doc.get("entries")  # untrusted until _well_formed says otherwise
-        if not _well_formed(entries) or doc.get("checksum") != _checksum(entries):
+        if not _well_formed(entries, kinds) or doc.get("checksum") != _checksum(entries):
             return
-        self._entries = entries
+        self._entries.update(entries)
 
     def get(self, kind: str, oid: str) -> Any:
-        value = self._entries[kind].get(oid)
+        value = self._table(kind).get(oid)
         if value is not None:
             self._used[kind].add(oid)
         return value
@@ -241,35 +297,43 @@ class Cache:
     def put(self, kind: str, oid: str, value: Any) -> None:
         if self.path is None:
             return
-        if self._entries[kind].get(oid) != value:
-            self._entries[kind][oid] = value
-            self._dirty = True
+        table = self._table(kind)
+        if table.get(oid) != value:
+            table[oid] = value
+            self._dirty.add(self._file_of(kind)[0])
         self._used[kind].add(oid)
 
     def save(self) -> None:
         """Write atomically; a failure to write only loses the speed-up."""
-        if self.path is None or not self._dirty:
+        if self.path is None:
             return
-        for kind, table in self._entries.items():
+        for name, kinds in FILES:
+            if name in self._dirty:
+                self._save(self._path_of(name), kinds)
+        self._dirty.clear()
+
+    def _save(self, path: str, kinds: Tuple[str, ...]) -> None:
+        for kind in kinds:
+            table = self._entries[kind]
             if len(table) > MAX_ENTRIES:
                 keep = [k for k in table if k in self._used[kind]]
                 keep += [k for k in table if k not in self._used[kind]]
                 self._entries[kind] = {k: table[k] for k in keep[:MAX_ENTRIES]}
+        entries = {kind: self._entries[kind] for kind in kinds}
         doc = {
             "format": FORMAT,
             "key": self._key,
-            "entries": self._entries,
-            "checksum": _checksum(self._entries),
+            "entries": entries,
+            "checksum": _checksum(entries),
         }
-        tmp = f"{self.path}.{os.getpid()}.tmp"
+        tmp = f"{path}.{os.getpid()}.tmp"
         try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(tmp, "w", encoding="utf-8") as f:
                 json.dump(doc, f, sort_keys=True)
-            os.replace(tmp, self.path)
+            os.replace(tmp, path)
         except OSError:
             try:
                 os.unlink(tmp)
             except OSError:
                 pass
-        self._dirty = False

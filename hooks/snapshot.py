@@ -10,7 +10,16 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry, Git, GitError
+from oracle_guard.git.plumbing import (
+    MODE_GITLINK,
+    MODE_SYMLINK,
+    BlobTooLarge,
+    Entry,
+    Git,
+    GitError,
+    encode_path,
+    parse_index,
+)
 from oracle_guard.parsing.patterns import PatternSet
 
 Change = Tuple[str, Optional[Entry], Optional[Entry]]  # path, before, after
@@ -79,6 +88,11 @@ class Snapshot(ABC):
     def same_files(self, other: Snapshot) -> bool:
         return self.entries == other.entries
 
+    def files_key(self, patterns: PatternSet) -> Optional[str]:
+        """What names every file ``patterns`` can match here, for keying a cached
+        verdict on them; None when no verdict on this snapshot is cached."""
+        return None
+
     @property
     def cache(self):
         """Where verdicts on blobs are kept: here, a cache that holds nothing."""
@@ -109,7 +123,8 @@ class Snapshot(ABC):
 
     @staticmethod
     def of_index(git: Git) -> GitSnapshot:
-        return GitSnapshot(git, "the index", git.index_entries())
+        """The index, its listing parsed only when every entry is asked for."""
+        return GitSnapshot(git, "the index", None, listing=git.index_listing())
 
 
 class GitSnapshot(Snapshot):
@@ -126,8 +141,10 @@ class GitSnapshot(Snapshot):
         label: str,
         entries: Optional[Dict[str, Entry]],
         commit: Optional[str] = None,
+        listing: Optional[bytes] = None,
     ) -> None:
         self._git = git
+        self._listing = listing  # the index: what `ls-files --stage -z` printed
         self.label = label
         self._entries = entries  # None: a commit not listed yet
         self.commit = commit
@@ -138,8 +155,11 @@ class GitSnapshot(Snapshot):
     @property
     def entries(self) -> Dict[str, Entry]:
         if self._entries is None:
-            assert self._git is not None and self.commit is not None
-            self._entries = self._git.tree_entries(self.commit)
+            if self._listing is not None:
+                self._entries = parse_index(self._listing)
+            else:
+                assert self._git is not None and self.commit is not None
+                self._entries = self._git.tree_entries(self.commit)
         return self._entries
 
     @property
@@ -148,11 +168,13 @@ class GitSnapshot(Snapshot):
 
     @property
     def listed(self) -> bool:
-        return self._entries is not None
+        return self._entries is not None or self._listing is not None
 
     def entry(self, path: str) -> Optional[Entry]:
         if self._entries is not None:
             return self._entries.get(path)
+        if self._listing is not None:
+            return _index_entry(self._listing, path)
         if path in self._known:
             return self._known[path]
         if any(_inside(path, folder) for folder in self._listed):
@@ -164,7 +186,7 @@ class GitSnapshot(Snapshot):
         return found
 
     def select(self, patterns: PatternSet) -> List[str]:
-        folders = patterns.folders() if self._entries is None else None
+        folders = patterns.folders() if self._entries is None and self.commit else None
         if folders is None:
             return patterns.select(self.entries)
         unlisted = [f for f in folders if not any(_inside(f, done) for done in self._listed)]
@@ -179,6 +201,29 @@ class GitSnapshot(Snapshot):
         if self.commit and other.commit and self._git is not None and other.repository is self._git:
             return self._git.root_tree(self.commit) == self._git.root_tree(other.commit)
         return self.entries == other.entries
+
+    def files_key(self, patterns: PatternSet) -> Optional[str]:
+        """A commit: the ids of the trees of the patterns' folders (of the root tree
+        when a match could lie anywhere), found by walking, nothing listed. The
+        index: a digest of its entries in those folders (of all of them). Both
+        change whenever a file a pattern can match does."""
+        import hashlib
+        import json
+
+        if self._git is None:
+            return None
+        folders = patterns.folders()
+        if self.commit is not None:
+            if folders is None:
+                return f"tree {self._git.root_tree(self.commit)}"
+            found = [self._git.object_at(self.commit, folder) for folder in folders]
+            return json.dumps(["trees", folders, found])
+        if self._listing is None:
+            return None
+        digest = hashlib.sha256()
+        for block in _index_blocks(self._listing, folders):
+            digest.update(b"%d\0" % len(block) + block)
+        return f"index {json.dumps(folders)} {digest.hexdigest()}"
 
     def read(self, path: str, limit: Optional[int] = None) -> bytes:
         assert self._git is not None
@@ -254,6 +299,61 @@ class Overlay(Snapshot):
         out = {p: hashlib.sha256(self._files[p]).hexdigest() for p in paths if p in self._files}
         out.update(self._base.sha256_of([p for p in paths if p not in self._files]))
         return out
+
+
+# The index's listing (``ls-files --stage -z``) is searched for literal text, in C:
+# a record is '<mode> <id> <stage>\t<path>\0' and no path holds a NUL, so a hit on
+# '\t<path>' is a record's own when the text from the NUL before it is a record's meta.
+def _record_start(listing: bytes, tab: int) -> Optional[int]:
+    """Where the record whose meta ends at ``tab`` starts; None when that tab lies
+    inside a path."""
+    import re
+
+    start = listing.rfind(b"\0", 0, tab) + 1
+    return start if re.fullmatch(rb"[0-7]+ [0-9a-f]+ [0-3]", listing[start:tab]) else None
+
+
+def _records(listing: bytes, tail: bytes, last: bool = False):
+    """(start, tab) of each record whose text from its tab begins with ``tail``,
+    in order (from the end with ``last``)."""
+    at = len(listing) if last else 0
+    while True:
+        tab = listing.rfind(tail, 0, at) if last else listing.find(tail, at)
+        if tab < 0:
+            return
+        start = _record_start(listing, tab)
+        if start is not None:
+            yield start, tab
+        at = tab if last else tab + 1
+
+
+def _index_entry(listing: bytes, path: str) -> Optional[Entry]:
+    """One path's entry in an ``ls-files --stage -z`` listing of stage-0 records."""
+    for start, tab in _records(listing, b"\t" + encode_path(path) + b"\0"):
+        mode, oid, _ = listing[start:tab].decode().split(" ")
+        return Entry(mode, oid)
+    return None
+
+
+def _index_blocks(listing: bytes, folders: Optional[List[str]]) -> List[bytes]:
+    """The stretch of ``ls-files --stage -z`` output that holds every entry at or
+    below each folder (all of it for None): from its first record to its last. Git
+    sorts the index, so nothing else lies between; were anything to, it would only
+    make the key stricter."""
+    if folders is None:
+        return [listing]
+    blocks = []
+    for folder in folders:
+        tails = [b"\t" + encode_path(folder) + end for end in (b"/", b"\0")]
+        firsts = [next(_records(listing, tail), None) for tail in tails]
+        lasts = [next(_records(listing, tail, last=True), None) for tail in tails]
+        starts = [found[0] for found in firsts if found is not None]
+        if not starts:
+            blocks.append(b"")
+            continue
+        end = max(found[1] for found in lasts if found is not None)
+        blocks.append(listing[min(starts) : listing.index(b"\0", end + 1) + 1])
+    return blocks
 
 
 def _within(data: bytes, limit: Optional[int]) -> bytes:

@@ -34,6 +34,22 @@ def cache_file(repo):
     return repo / ".git" / "oracle-guard" / "cache.json"
 
 
+def digest_file(repo):
+    """The SHA-256 table, a file of its own (read only when a digest is needed)."""
+    return repo / ".git" / "oracle-guard" / "sha256.json"
+
+
+def forget_fixture_verdicts(repo):
+    """The cache without its fixture-entry verdicts: the next run hashes (or looks
+    up) every fixture again, so what the digest table says counts."""
+    from oracle_guard.cache import _checksum
+
+    doc = json.loads(cache_file(repo).read_text())
+    doc["entries"]["fixture"] = {}
+    doc["checksum"] = _checksum(doc["entries"])
+    cache_file(repo).write_text(json.dumps(doc))
+
+
 def fixture_lock(capsys, repo, *args):
     return run_guard(capsys, repo, "check", "--only", "fixture-lock", *args)
 
@@ -47,9 +63,10 @@ def drop_loose_object(repo, path):
 def test_a_warm_run_reads_no_fixture_blob(tmp_path, capsys):
     repo = guarded(tmp_path)
     assert fixture_lock(capsys, repo)[0] == 0
-    doc = json.loads(cache_file(repo).read_text())
+    doc = json.loads(digest_file(repo).read_text())
     oid = git(repo, "rev-parse", "HEAD:fx/a.bin").strip()
     assert doc["entries"]["sha256"][oid] == hashlib.sha256(DATA).hexdigest()
+    forget_fixture_verdicts(repo)  # so the digest table is what spares the blob
     drop_loose_object(repo, "fx/a.bin")
     # the blob is gone, yet its digest is known by its id: the cache was used
     rc, out, _ = fixture_lock(capsys, repo)
@@ -64,11 +81,14 @@ def test_no_cache_writes_nothing(tmp_path, capsys):
     repo = guarded(tmp_path)
     assert fixture_lock(capsys, repo, "--no-cache")[0] == 0
     assert not cache_file(repo).exists()
+    assert not digest_file(repo).exists()
 
 
 def planted_wrong_digest(repo):
-    """The cache as the first run wrote it, then the fixture's digest falsified."""
-    doc = json.loads(cache_file(repo).read_text())
+    """The digest table as the first run wrote it, then the fixture's digest
+    falsified; the fixture verdicts are dropped, so the next run asks the table."""
+    forget_fixture_verdicts(repo)
+    doc = json.loads(digest_file(repo).read_text())
     oid = git(repo, "rev-parse", "HEAD:fx/a.bin").strip()
     doc["entries"]["sha256"][oid] = "0" * 64
     return doc
@@ -83,13 +103,13 @@ def planted_wrong_digest(repo):
         "bad checksum",
         "wrong format",
         "bad entry",
-        "lock key without cap",
+        "a kind of the other file",
     ],
 )
 def test_a_spoiled_cache_is_ignored_and_rebuilt(tmp_path, capsys, spoil):
     repo = guarded(tmp_path)
     fixture_lock(capsys, repo)
-    text = cache_file(repo).read_text()
+    text = digest_file(repo).read_text()
     doc = planted_wrong_digest(repo)
     if spoil == "garbage":
         spoiled = "\x00\xff not json"
@@ -105,19 +125,19 @@ def test_a_spoiled_cache_is_ignored_and_rebuilt(tmp_path, capsys, spoil):
         spoiled = json.dumps(doc)  # the falsified digest under the old checksum
     elif spoil == "wrong format":
         spoiled = json.dumps(dict(doc, format="something-else"))
-    elif spoil == "lock key without cap":  # the shape before the cap was in the key
+    elif spoil == "a kind of the other file":  # sha256.json holds the digests alone
         from oracle_guard.cache import _checksum
 
-        doc["entries"]["lock"][git(repo, "rev-parse", "HEAD:fixtures.lock").strip()] = True
+        doc["entries"]["lock"] = {}
         doc["checksum"] = _checksum(doc["entries"])
         spoiled = json.dumps(doc)
     else:
         doc["entries"]["sha256"]["not-an-oid"] = "x"
         spoiled = json.dumps(doc)
-    cache_file(repo).write_text(spoiled)
+    digest_file(repo).write_text(spoiled)
     rc, out, _ = fixture_lock(capsys, repo)
     assert rc == 0, out  # the true digest was computed again, not taken from the file
-    rebuilt = json.loads(cache_file(repo).read_text())
+    rebuilt = json.loads(digest_file(repo).read_text())
     oid = git(repo, "rev-parse", "HEAD:fx/a.bin").strip()
     assert rebuilt["entries"]["sha256"][oid] == hashlib.sha256(DATA).hexdigest()
 
@@ -131,9 +151,130 @@ def test_a_sound_cache_entry_is_believed(tmp_path, capsys):
     fixture_lock(capsys, repo)
     doc = planted_wrong_digest(repo)
     doc["checksum"] = _checksum(doc["entries"])
-    cache_file(repo).write_text(json.dumps(doc))
+    digest_file(repo).write_text(json.dumps(doc))
     rc, out, _ = fixture_lock(capsys, repo)
     assert rc == 1
+    assert "fx/a.bin: fixture-mismatch:" in out
+
+
+# -- fixture-entry verdicts: a warm run lists, parses and hashes nothing -------------
+
+
+def test_a_warm_run_needs_neither_the_fixture_blobs_nor_the_digest_table(tmp_path, capsys):
+    repo = guarded(tmp_path)
+    cold = fixture_lock(capsys, repo)
+    assert cold[0] == 0, cold
+    drop_loose_object(repo, "fx/a.bin")
+    digest_file(repo).unlink()
+    # the entry's verdict was found by its lock, its patterns and the index entries
+    # under fx/: no fixture read or hashed, the digest table not needed
+    assert fixture_lock(capsys, repo) == cold
+    assert not digest_file(repo).exists()
+    # the near-miss: without the cache the missing object is an error
+    rc, _, err = fixture_lock(capsys, repo, "--no-cache")
+    assert rc == 2 and "cannot read object" in err
+
+
+@pytest.mark.parametrize("where", ["index", "--head"])
+def test_a_change_outside_the_fixture_folders_keeps_the_verdict(tmp_path, capsys, where):
+    repo = guarded(tmp_path)
+    head = ["--head", "HEAD"] if where == "--head" else []
+    assert fixture_lock(capsys, repo, *head)[0] == 0
+    drop_loose_object(repo, "fx/a.bin")
+    commit(repo, {"src/app.py": "x = 1\n"})  # outside fx/: the same tree and entries there
+    rc, out, _ = fixture_lock(capsys, repo, *head)
+    assert rc == 0, out
+
+
+@pytest.mark.parametrize("where", ["index", "--head"])
+def test_a_new_file_in_a_fixture_folder_is_a_new_verdict(tmp_path, capsys, where):
+    # the near-miss: fx/ changed, so the cached pass is not this tree's
+    repo = guarded(tmp_path)
+    head = ["--head", "HEAD"] if where == "--head" else []
+    assert fixture_lock(capsys, repo, *head)[0] == 0
+    commit(repo, {"fx/b.bin": b"new\n"})
+    rc, out, _ = fixture_lock(capsys, repo, *head)
+    assert rc == 1
+    assert "fx/b.bin: fixture-unlocked:" in out
+
+
+def test_findings_naming_a_snapshot_are_not_reused_for_another(tmp_path, capsys):
+    repo = guarded(tmp_path)
+    git(repo, "rm", "-q", "fx/a.bin")
+    git(repo, "commit", "-q", "-m", "the fixture gone, its entry kept")
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    first = fixture_lock(capsys, repo, "--head", "HEAD")
+    assert first[0] == 1 and "names no fixture file in HEAD" in first[1]
+    again = fixture_lock(capsys, repo, "--head", sha)  # the same trees, another name
+    assert again[0] == 1
+    assert f"names no fixture file in {sha}" in again[1]
+    assert again == fixture_lock(capsys, repo, "--head", sha, "--no-cache")
+
+
+def falsified_pass(tmp_path, capsys):
+    """A repository whose staged fixture mismatches, its verdict then cached as a pass."""
+    from oracle_guard.cache import _checksum
+
+    repo = guarded(tmp_path)
+    stage(repo, {"fx/a.bin": b"rewritten\n"})
+    assert fixture_lock(capsys, repo)[0] == 1
+    doc = json.loads(cache_file(repo).read_text())
+    ((key, verdict),) = doc["entries"]["fixture"].items()
+    assert verdict["label"] == "the index" and verdict["findings"][0][0] == "fixture-mismatch"
+    doc["entries"]["fixture"][key] = {"label": None, "findings": []}
+    doc["checksum"] = _checksum(doc["entries"])
+    return repo, doc, key
+
+
+def test_a_sound_fixture_verdict_is_believed(tmp_path, capsys):
+    # the near-miss of the spoiled cases below: well formed and current, it is used
+    repo, doc, _ = falsified_pass(tmp_path, capsys)
+    cache_file(repo).write_text(json.dumps(doc))
+    assert fixture_lock(capsys, repo)[0] == 0
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [
+        "findings not a list",
+        "finding too short",
+        "line zero",
+        "line a string",
+        "no label on findings",
+        "extra field",
+        "key not a digest",
+        "lock key without cap",
+        "bad checksum",
+    ],
+)
+def test_a_fixture_verdict_of_the_wrong_shape_spoils_the_cache_file(tmp_path, capsys, spoil):
+    from oracle_guard.cache import _checksum
+
+    repo, doc, key = falsified_pass(tmp_path, capsys)
+    table = doc["entries"]["fixture"]
+    finding = ["fixture-mismatch", "fx/a.bin", "sha256 ...", None]
+    planted = {
+        "findings not a list": {"label": None, "findings": "none"},
+        "finding too short": {"label": "the index", "findings": [finding[:3]]},
+        "line zero": {"label": "the index", "findings": [finding[:3] + [0]]},
+        "line a string": {"label": "the index", "findings": [finding[:3] + ["1"]]},
+        "no label on findings": {"label": None, "findings": [finding]},
+        "extra field": {"label": None, "findings": [], "trusted": True},
+    }
+    if spoil in planted:
+        table["f" * 64] = planted[spoil]
+    elif spoil == "key not a digest":
+        table["not-a-digest"] = table[key]
+    elif spoil == "lock key without cap":  # the shape before the cap was in the key
+        doc["entries"]["lock"][git(repo, "rev-parse", "HEAD:fixtures.lock").strip()] = True
+    if spoil != "bad checksum":
+        doc["checksum"] = _checksum(doc["entries"])
+    else:
+        doc["entries"]["fixture"][key] = {"label": None, "findings": []}
+        doc["checksum"] = "0" * 64
+    cache_file(repo).write_text(json.dumps(doc))
+    rc, out, _ = fixture_lock(capsys, repo)
+    assert rc == 1, out  # the falsified pass beside it was not believed either
     assert "fx/a.bin: fixture-mismatch:" in out
 
 

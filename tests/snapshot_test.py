@@ -567,3 +567,105 @@ def test_a_memory_repository_reports_what_the_command_reports(
         out = {key: doc[key] for key in ("findings", "checks")}
         expected = (expected[0], json.loads(expected[1]), expected[2])
     assert (rc, out, err) == expected
+
+
+# -- files_key: what keys a cached verdict on the files some patterns match ----------
+
+
+def _files_keys(repo, patterns):
+    handle = Git(str(repo))
+    try:
+        head = git(repo, "rev-parse", "HEAD").strip()
+        return (
+            Snapshot.of_commit(handle, head, "HEAD").files_key(patterns),
+            Snapshot.of_index(handle).files_key(patterns),
+        )
+    finally:
+        handle.close()
+
+
+@pytest.mark.parametrize("anchored", [True, False], ids=["folders", "anywhere"])
+def test_files_key_follows_the_files_the_patterns_can_match(tmp_path, anchored):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"fx/a.bin": "a\n", "fx/d/b.bin": "b\n", "src/x.py": "x\n"})
+    patterns = PatternSet(["fx/**"] if anchored else ["**/*.bin"])
+    first = _files_keys(repo, patterns)
+    assert all(first) and first[0] != first[1]
+    commit(repo, {"src/x.py": "y\n"})  # no pattern's folder holds it
+    outside = _files_keys(repo, patterns)
+    # with folders, an unrelated change keeps the key; without, the whole tree counts
+    assert (outside == first) is anchored
+    commit(repo, {"fx/d/b.bin": "c\n"})  # a file the patterns match, deep down
+    changed = _files_keys(repo, patterns)
+    assert changed[0] != outside[0] and changed[1] != outside[1]
+    git(repo, "update-index", "--chmod=+x", "fx/a.bin")  # the mode counts too
+    assert _files_keys(repo, patterns)[1] != changed[1]
+
+
+def test_files_key_of_a_folder_that_is_a_file(tmp_path):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"fx": "a file where the folder would be\n", "other": "o\n"})
+    patterns = PatternSet(["fx/**"])
+    first = _files_keys(repo, patterns)
+    commit(repo, {"fx": "changed\n"})
+    second = _files_keys(repo, patterns)
+    assert first[0] != second[0] and first[1] != second[1]
+
+
+def test_snapshots_outside_git_key_no_verdict():
+    patterns = PatternSet(["fx/**"])
+    assert MemorySnapshot({"fx/a": b"a"}).files_key(patterns) is None
+    assert Snapshot.empty().files_key(patterns) is None
+
+
+def test_files_key_of_the_index_holds_every_entry_of_the_folder_and_no_neighbour(tmp_path):
+    inside = ["fx/a", "fx/m/n", "fx/z"]
+    # beside fx/ in git's order ('.' < '/' < '0'), and a name holding "\tfx/"
+    beside = ["fx.txt", "fx0/b", "a\tfx/c", "zz\tfx/d"]
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {path: "1\n" for path in inside + beside})
+    patterns = PatternSet(["fx/**"])
+    key = _files_keys(repo, patterns)[1]
+    for path in beside[:3]:
+        commit(repo, {path: "2\n"})
+        assert _files_keys(repo, patterns)[1] == key, path
+    for path in inside:
+        commit(repo, {path: "3\n"})
+        changed = _files_keys(repo, patterns)[1]
+        assert changed != key, path
+        key = changed
+
+
+def test_the_index_answers_one_entry_without_parsing_the_listing(tmp_path):
+    paths = ["fx/a", "fx/a b", "tab\there", "new\nline", "é.txt", "x"]
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {path: f"{path}\n" for path in paths})
+    git(repo, "update-index", "--chmod=+x", "x")
+    handle = Git(str(repo))
+    try:
+        lazy = Snapshot.of_index(handle)
+        asked = paths + ["fx", "fx/", "f", "a", "x/", "missing"]
+        answers = {path: lazy.entry(path) for path in asked}
+        assert lazy._entries is None  # nothing parsed yet
+        full = handle.index_entries()
+        assert answers == {path: full.get(path) for path in asked}
+        assert answers["x"].mode == "100755"
+        assert lazy.entries == full  # parsed on demand, the same
+    finally:
+        handle.close()
+
+
+def test_an_unmerged_index_is_refused_before_any_entry_is_read(tmp_path):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"a": "1\n"})
+    git(repo, "checkout", "-q", "-b", "side")
+    commit(repo, {"a": "2\n"})
+    git(repo, "checkout", "-q", "main")
+    commit(repo, {"a": "3\n"})
+    subprocess.run(["git", "-C", str(repo), "merge", "-q", "side"], capture_output=True)
+    handle = Git(str(repo))
+    try:
+        with pytest.raises(GitError, match="the index has unmerged entries \\('a'\\)"):
+            Snapshot.of_index(handle)
+    finally:
+        handle.close()

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime
+import functools
 import json
 import re
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
-from oracle_guard.cache import lock_key
+from oracle_guard.cache import fixture_key, lock_key
 from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge, Entry
@@ -52,12 +53,24 @@ class LockInvalid(Exception):
 
 
 class Lock:
-    """Parsed lock: key (relative to root) -> digest, with the line of each key."""
+    """Parsed lock: key (relative to root) -> digest, with the line of each key.
+    ``lines`` may be a function that finds them: only a finding needs a line."""
 
-    def __init__(self, style: str, digests: Dict[str, str], lines: Dict[str, int]) -> None:
+    def __init__(
+        self,
+        style: str,
+        digests: Dict[str, str],
+        lines: Union[Dict[str, int], Callable[[], Dict[str, int]]],
+    ) -> None:
         self.style = style  # "json", "sha256sum" or "digest"
         self.digests = digests
-        self.lines = lines
+        self._lines = lines
+
+    @property
+    def lines(self) -> Dict[str, int]:
+        if callable(self._lines):
+            self._lines = self._lines()
+        return self._lines
 
 
 def relative_to(root: str, path: str) -> Optional[str]:
@@ -227,9 +240,14 @@ def parse_lock(data: bytes, fixtures: List[str], root: str, validated: bool = Fa
     style = lock_style(text)
     if style == "json":
         try:
-            doc = loaders.load_json(data, positions=True)
+            # the C decoder first; it rejects what the line-tracking parser does
+            # (load_json re-parses with that for the message and line)
+            value = loaders.load_json(data).value
         except loaders.LoadError as exc:
             raise LockInvalid(exc.message, exc.line) from None
+        if _passes_schema(value) or (validated and isinstance(value, dict)):
+            return Lock(style, value, lambda: _json_lines(data))
+        doc = loaders.load_json(data, positions=True)  # a finding needs lines
         digests = doc.value
         lines = {k: doc.line_of((k,)) or 1 for k in digests}
     elif style == "digest":
@@ -243,7 +261,7 @@ def parse_lock(data: bytes, fixtures: List[str], root: str, validated: bool = Fa
             )
         if not fixtures:
             # Nothing for the digest to lock: check_entry reports fixture-missing.
-            if validation.problems({"-": digest}, "fixtures-lock"):
+            if _schema_rejects({"-": digest}):
                 raise LockInvalid(f"digest {digest!r} is not 64 lowercase hex digits", 1)
             return Lock(style, {}, {})
         key = relative_to(root, fixtures[0]) or fixtures[0]
@@ -274,9 +292,54 @@ def parse_lock(data: bytes, fixtures: List[str], root: str, validated: bool = Fa
     return Lock(style, digests, lines)
 
 
+def _json_lines(data: bytes) -> Dict[str, int]:
+    """The line of each key of a JSON lock the C decoder already read."""
+    doc = loaders.load_json(data, positions=True)
+    return {k: doc.line_of((k,)) or 1 for k in doc.value}
+
+
+@functools.cache
+def _schema_patterns() -> Optional[Tuple[Callable, Callable]]:
+    """The built-in lock schema's two patterns (key, digest) as searches, when the
+    schema is exactly an object of pattern-named keys to patterned strings: then
+    they judge a lock alone. None for any other shape: jsonschema judges."""
+    schema = validation.builtin_schema("fixtures-lock")
+    names, values = schema.get("propertyNames"), schema.get("additionalProperties")
+    if (
+        set(schema) != {"$schema", "$id", "title", "type", "propertyNames", "additionalProperties"}
+        or schema["$schema"] != "https://json-schema.org/draft/2020-12/schema"
+        or schema["type"] != "object"
+        or not isinstance(names, dict)
+        or set(names) != {"pattern"}
+        or not isinstance(values, dict)
+        or set(values) != {"type", "pattern"}
+        or values["type"] != "string"
+        or not all(isinstance(p, str) for p in (names["pattern"], values["pattern"]))
+    ):
+        return None
+    # re.search, as jsonschema's 'pattern' keyword matches
+    return re.compile(names["pattern"]).search, re.compile(values["pattern"]).search
+
+
+def _passes_schema(value: object) -> bool:
+    """True when the lock schema surely accepts ``value``, without jsonschema;
+    False means only that jsonschema must judge (and name what is wrong)."""
+    patterns = _schema_patterns()
+    if patterns is None or not isinstance(value, dict):
+        return False
+    key_ok, digest_ok = patterns
+    return all(key_ok(k) for k in value) and all(
+        isinstance(v, str) and digest_ok(v) for v in value.values()
+    )
+
+
+def _schema_rejects(digests: Dict[str, object]) -> bool:
+    return not _passes_schema(digests) and bool(validation.problems(digests, "fixtures-lock"))
+
+
 def _validate(digests: Dict[str, object], lines: Dict[str, int]) -> None:
     """Schema-check the whole lock; on failure name each bad entry and its line."""
-    if not validation.problems(digests, "fixtures-lock"):
+    if _passes_schema(digests) or not validation.problems(digests, "fixtures-lock"):
         return
     found: List[Tuple[str, Optional[int]]] = []
     for key, digest in digests.items():
@@ -298,6 +361,29 @@ def _validate(digests: Dict[str, object], lines: Dict[str, int]) -> None:
 def check_entry(
     entry: dict, candidate: Snapshot, lock_limit: int = LIMITS["lock_bytes"]
 ) -> List[Finding]:
+    """The entry's findings; a verdict cached for the same lock, entry, limit and
+    files (``Snapshot.files_key``) is used without listing, parsing or hashing."""
+    lock_entry = candidate.entry(entry["lock"])
+    key = None
+    if lock_entry is not None and lock_entry.is_regular:
+        files = candidate.files_key(PatternSet(entry["paths"]))
+        if files is not None:
+            key = fixture_key(lock_entry, lock_limit, entry, files)
+    cache = candidate.cache
+    cached = cache.get("fixture", key) if key is not None else None
+    # findings name the snapshot: theirs must be this one's (a pass names none)
+    if cached is not None and cached["label"] in (None, candidate.label):
+        return [Finding(HOOK, *finding) for finding in cached["findings"]]
+    findings = _check_entry(entry, candidate, lock_limit)
+    if key is not None:
+        verdict = [[f.code, f.path, f.message, f.line] for f in findings]
+        cache.put(
+            "fixture", key, {"label": candidate.label if verdict else None, "findings": verdict}
+        )
+    return findings
+
+
+def _check_entry(entry: dict, candidate: Snapshot, lock_limit: int) -> List[Finding]:
     lock_path = entry["lock"]
     root = entry.get("root", "")
     fixtures = fixture_files(entry, candidate)

@@ -240,6 +240,7 @@ class Git:
         self._root_trees: Dict[str, str] = {}
         self._version: Optional[Tuple[int, ...]] = None
         self._git_dir: Optional[str] = None
+        self._facts_found: Optional[Tuple[str, bool]] = None  # by check_repository
         self._remerged: Dict[str, List[str]] = {}
         self._commits: Dict[str, Optional[str]] = {}  # by object id
 
@@ -282,7 +283,7 @@ class Git:
 
             path = None
             if self.use_cache:
-                common = os.fsdecode(self.run("rev-parse", "--git-common-dir").rstrip(b"\n"))
+                common = self._facts()[0] or self._common_dir()
                 path = os.path.join(self.directory, common, "oracle-guard", "cache.json")
             self._cache = Cache(path)
         return self._cache
@@ -325,10 +326,27 @@ class Git:
         return os.fsdecode(out) if out else None
 
     def check_repository(self) -> None:
-        out = self.run("rev-parse", "--git-dir", check=False).rstrip(b"\n")
-        if not out:
+        """Is this a repository? One rev-parse also answers where its common git
+        directory is and whether it is bare, which a run asks later."""
+        out = self.run(
+            "rev-parse", "--git-dir", "--git-common-dir", "--is-bare-repository", check=False
+        )
+        paths, _, bare = out.rstrip(b"\n").rpartition(b"\n")
+        if not paths or bare not in (b"true", b"false"):
             raise GitError(f"not a git repository: {os.path.abspath(self.directory)}")
-        self._git_dir = os.path.join(self.directory, os.fsdecode(out))
+        if paths.count(b"\n") == 1:
+            git_dir, common = paths.split(b"\n")
+            self._facts_found = (os.fsdecode(common), bare == b"true")
+        else:  # a path holds a newline: which one is ambiguous, so ask for it alone
+            git_dir = self.run("rev-parse", "--git-dir").rstrip(b"\n")
+        self._git_dir = os.path.join(self.directory, os.fsdecode(git_dir))
+
+    def _facts(self) -> Tuple[Optional[str], Optional[bool]]:
+        """(common git directory, bare) as check_repository found them, else Nones."""
+        return self._facts_found or (None, None)
+
+    def _common_dir(self) -> str:
+        return os.fsdecode(self.run("rev-parse", "--git-common-dir").rstrip(b"\n"))
 
     def git_dir(self) -> str:
         """This work tree's git directory (where MERGE_HEAD lives)."""
@@ -482,11 +500,14 @@ class Git:
         return [path for path, _, _ in self.diff_trees(old, new)]
 
     def is_bare(self) -> bool:
+        bare = self._facts()[1]
+        if bare is not None:
+            return bare
         return self.run("rev-parse", "--is-bare-repository").strip() == b"true"
 
     def records_a_parent(self, commit: str) -> bool:
         """True when the commit object names a parent (a shallow clone may lack it)."""
-        header = self.run("cat-file", "commit", commit).split(b"\n\n", 1)[0]
+        header = self.read_commit(commit).split(b"\n\n", 1)[0]  # the open batch
         return any(line.startswith(b"parent ") for line in header.split(b"\n"))
 
     # -- snapshots -------------------------------------------------------
@@ -515,8 +536,10 @@ class Git:
         return entries
 
     def tree_entries_under(self, commit: str, folders: Sequence[str]) -> Dict[str, Entry]:
-        """The files at or below each folder: its tree is found by walking and
-        listed alone. A folder that is a file, link or submodule is that entry."""
+        """The files at or below each folder: its tree is found by walking and its
+        trees read through the ``cat-file --batch`` already open, in the order
+        ``ls-tree -r`` lists them. A folder that is a file, link or submodule is
+        that entry."""
         entries: Dict[str, Entry] = {}
         for folder in folders:
             found = self._walk(commit, folder)
@@ -526,7 +549,19 @@ class Git:
             if mode != "040000":
                 entries[folder] = Entry(mode, oid)
                 continue
-            entries.update(self._list_tree(oid, within=commit, prefix=folder + "/"))
+            # depth first without recursion: a tree may nest deeper than Python's stack
+            stack = [(folder + "/", iter(self._tree(oid, commit, folder + "/").items()))]
+            while stack:
+                prefix, items = stack[-1]
+                for name, (mode, oid) in items:
+                    path = prefix + decode_path(name)
+                    if mode == "040000":
+                        subtree = self._tree(oid, commit, path + "/")
+                        stack.append((path + "/", iter(subtree.items())))
+                        break
+                    entries[path] = Entry(mode, oid)
+                else:
+                    stack.pop()
         return entries
 
     def tree_entry(self, commit: str, path: str) -> Optional[Entry]:
@@ -536,6 +571,11 @@ class Git:
         if found is None or found[0] == "040000":
             return None
         return Entry(*found)
+
+    def object_at(self, commit: str, path: str) -> Optional[Tuple[str, str]]:
+        """(mode, id) of what ``path`` names in the commit's tree (a folder's tree
+        included), None when nothing: found by walking, no process."""
+        return self._walk(commit, path)
 
     def _walk(self, commit: str, path: str) -> Optional[Tuple[str, str]]:
         """(mode, id) of whatever ``path`` names in the commit's tree, a folder included."""
@@ -557,8 +597,9 @@ class Git:
             self._root_trees[commit] = header[5:].decode()
         return self._root_trees[commit]
 
-    def _tree(self, oid: str, commit: str) -> Dict[bytes, Tuple[str, str]]:
-        """A tree object's entries by name: (mode as ls-tree prints it, id)."""
+    def _tree(self, oid: str, commit: str, prefix: str = "") -> Dict[bytes, Tuple[str, str]]:
+        """A tree object's entries by name: (mode as ls-tree prints it, id);
+        ``prefix``: the tree's folder, which a duplicate's message names."""
         if oid in self._tree_objects:
             return self._tree_objects[oid]
         data = self._read_object(oid, "tree")
@@ -571,7 +612,7 @@ class Git:
                 nul = data.index(b"\0", space)
                 name = data[space + 1 : nul]
                 if name in entries:
-                    raise _duplicate(commit, decode_path(name))
+                    raise _duplicate(commit, prefix + decode_path(name))
                 if nul + 1 + width > len(data) or not name or b"/" in name:
                     raise ValueError(name)
                 entries[name] = (
@@ -621,28 +662,19 @@ class Git:
             )
         return changes
 
-    def index_entries(self) -> Dict[str, Entry]:
+    def index_listing(self) -> bytes:
+        """What ``ls-files --stage -z`` prints for the whole index, read no further
+        than to refuse an unmerged one (as index_entries does)."""
         # ':(top)' and --full-name: the whole index, repo-relative, from any subfolder
         out = self.run("ls-files", "--stage", "-z", "--full-name", "--", ":(top)")
-        entries: Dict[str, Entry] = {}
-        unmerged: List[str] = []
-        for record in out.split(b"\0"):
-            if not record:
-                continue
-            meta, _, raw_path = record.partition(b"\t")
-            mode, oid, stage = meta.decode().split()
-            path = decode_path(raw_path)
-            if stage != "0":  # stages 1-3 of one path: name it once
-                if path not in unmerged:
-                    unmerged.append(path)
-                continue
-            entries[path] = Entry(mode, oid)
-        if unmerged:
-            raise GitError(
-                f"the index has unmerged entries ({unmerged[0]!r}"
-                f"{' and more' if len(unmerged) > 1 else ''}): finish or abort the merge first"
-            )
-        return entries
+        # ' 1\t' to ' 3\t' end an unmerged record's meta; a hit inside a path parses
+        # for nothing, once
+        if any(stage in out for stage in (b" 1\t", b" 2\t", b" 3\t")):
+            parse_index(out)  # names the paths
+        return out
+
+    def index_entries(self) -> Dict[str, Entry]:
+        return parse_index(self.index_listing())
 
     def read_blob(self, oid: str, limit: Optional[int] = None) -> bytes:
         """Blob bytes via one long-lived ``git cat-file --batch``; a blob above
@@ -910,3 +942,27 @@ class Git:
             "ls-files", "--others", "--exclude-standard", "-z", "--full-name", "--", ":(top)"
         )
         return [decode_path(p) for p in out.split(b"\0") if p]
+
+
+def parse_index(out: bytes) -> Dict[str, Entry]:
+    """Every stage-0 entry of an ``ls-files --stage -z`` listing, by path; an
+    unmerged index is a GitError naming a path."""
+    entries: Dict[str, Entry] = {}
+    unmerged: List[str] = []
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, raw_path = record.partition(b"\t")
+        mode, oid, stage = meta.decode().split()
+        path = decode_path(raw_path)
+        if stage != "0":  # stages 1-3 of one path: name it once
+            if path not in unmerged:
+                unmerged.append(path)
+            continue
+        entries[path] = Entry(mode, oid)
+    if unmerged:
+        raise GitError(
+            f"the index has unmerged entries ({unmerged[0]!r}"
+            f"{' and more' if len(unmerged) > 1 else ''}): finish or abort the merge first"
+        )
+    return entries

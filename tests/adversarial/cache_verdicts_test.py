@@ -38,14 +38,15 @@ CONTEXTS = ("ci", "staged")
 Run = Tuple[int, str, str]  # exit code, stdout, stderr
 
 
-def _cache_file(repo: str) -> Path:
+def _cache_files(repo: str) -> List[Path]:
+    """The cache's files (cache_mod.FILES), the main one first."""
     common = subprocess.run(
         ["git", "-C", repo, "rev-parse", "--path-format=absolute", "--git-common-dir"],
         stdout=subprocess.PIPE,
         check=True,
         text=True,
     ).stdout.strip()
-    return Path(common) / "oracle-guard" / "cache.json"
+    return [Path(common) / "oracle-guard" / name for name, _ in cache_mod.FILES]
 
 
 def _read(path: Path) -> Optional[bytes]:
@@ -96,21 +97,24 @@ class ThreeWays:
         argv = list(argv)
         if not argv or argv[0] != "check":
             return self.real(argv, env=env)
-        path = _cache_file(argv[argv.index("-C") + 1])
-        earlier = _read(path)  # the baseline's verdicts and every earlier judgment's
+        paths = _cache_files(argv[argv.index("-C") + 1])
+        earlier = [_read(path) for path in paths]  # the baseline's and earlier verdicts
         runs = {"--no-cache": self._once(argv + ["--no-cache"], env)}
-        if _read(path) != earlier:
+        if [_read(path) for path in paths] != earlier:
             self.problems.append(f"{argv}: --no-cache changed the cache file")
-        if path.exists():
-            path.unlink()
+        for path in paths:
+            if path.exists():
+                path.unlink()
         runs["cold"] = self._once(argv, env)
-        merged = _merged(earlier, _read(path))
-        if merged is not None:
-            path.write_bytes(merged)
-            loaded = cache_mod.Cache(str(path))._entries
-            assert loaded == json.loads(merged)["entries"], "the merged cache was not believed"
+        merged = [_merged(old, _read(path)) for old, path in zip(earlier, paths)]
+        for path, doc, (_, kinds) in zip(paths, merged, cache_mod.FILES):
+            if doc is not None:
+                path.write_bytes(doc)
+                cache = cache_mod.Cache(str(paths[0]))
+                loaded = {kind: cache._table(kind) for kind in kinds}
+                assert loaded == json.loads(doc)["entries"], "the merged cache was not believed"
         runs["warm"] = self._once(argv, env)
-        if _read(path) != merged:  # the warm run found every verdict it needed
+        if [_read(path) for path in paths] != merged:  # the warm run found every verdict
             self.problems.append(
                 f"{argv}: the warm run computed a verdict the cold run "
                 "had cached, or a different one"
@@ -150,7 +154,7 @@ def baseline(tmp_path_factory):
         contract_mod._parsed.clear()
         got = scenarios.guard(Work(root).client, env={})
         assert got.verdict == scenarios.PASS, got.detail
-        assert _cache_file(str(Work(root).client)).exists()
+        assert _cache_files(str(Work(root).client))[0].exists()
         return root
 
 

@@ -206,6 +206,8 @@ def test_dying_git_as_a_process_prints_no_traceback(repo, tmp_path, monkeypatch,
     _, _, phases = healthy_calls(repo, tmp_path, monkeypatch, capsys)
     after = [p.split()[0] for p in phases].index("ls-tree")
     wrapper = dying_git(tmp_path / "bin", after, "kill")
+    # cold, as the healthy run was: a warm run makes fewer calls
+    shutil.rmtree(Path(repo) / ".git" / "oracle-guard", ignore_errors=True)
     proc = run_cli(["check", "-C", str(repo), "--now", NOW], cli_env(path_with(wrapper)))
     assert_fault(proc.returncode, proc.stdout, proc.stderr)
     assert proc.stderr == "oracle-guard: error: git ls-tree -r failed: exit -9\n"
