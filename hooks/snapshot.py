@@ -72,8 +72,12 @@ class Snapshot(ABC):
         """The file's bytes (a symlink's target); BlobTooLarge above ``limit``."""
 
     @abstractmethod
-    def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
-        """The SHA-256 of each file's bytes, by path."""
+    def sha256_of(
+        self, paths: Sequence[str], expected: Optional[Mapping[str, str]] = None
+    ) -> Dict[str, str]:
+        """The SHA-256 of each file's bytes, by path. ``expected``: the digest the
+        caller expects of a path (a lock's), which spares a matching blob read
+        from a pack its CRC32 pass."""
 
     def entry(self, path: str) -> Optional[Entry]:
         return self.entries.get(path)
@@ -229,7 +233,9 @@ class GitSnapshot(Snapshot):
         assert self._git is not None
         return self._git.read_blob(self._entry_of(path).oid, limit)
 
-    def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
+    def sha256_of(
+        self, paths: Sequence[str], expected: Optional[Mapping[str, str]] = None
+    ) -> Dict[str, str]:
         """The ones the cache lacks are hashed in one streamed batch."""
         oids = {path: self._entry_of(path).oid for path in paths}
         known = {
@@ -238,7 +244,8 @@ class GitSnapshot(Snapshot):
         missing = [oid for oid, digest in known.items() if digest is None]
         if missing:
             assert self._git is not None  # the empty tree has no paths to ask for
-            for oid, digest in self._git.sha256_blobs(missing).items():
+            by_oid = {oids[p]: d for p, d in (expected or {}).items() if p in oids}
+            for oid, digest in self._git.sha256_blobs(missing, by_oid).items():
                 known[oid] = self._digests[oid] = digest
                 self.cache.put("sha256", oid, digest)
         return {path: known[oid] for path, oid in oids.items()}
@@ -290,14 +297,16 @@ class Overlay(Snapshot):
             raise KeyError(path)
         return self._base.read(path, limit)
 
-    def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
+    def sha256_of(
+        self, paths: Sequence[str], expected: Optional[Mapping[str, str]] = None
+    ) -> Dict[str, str]:
         import hashlib
 
         missing = [p for p in paths if p not in self._entries]
         if missing:
             raise KeyError(missing[0])
         out = {p: hashlib.sha256(self._files[p]).hexdigest() for p in paths if p in self._files}
-        out.update(self._base.sha256_of([p for p in paths if p not in self._files]))
+        out.update(self._base.sha256_of([p for p in paths if p not in self._files], expected))
         return out
 
 
@@ -402,7 +411,9 @@ class MemorySnapshot(Snapshot):
             raise GitError(f"cannot read object {entry.oid}: a submodule's commit, not a blob")
         return _within(self._files[path], limit)
 
-    def sha256_of(self, paths: Sequence[str]) -> Dict[str, str]:
+    def sha256_of(
+        self, paths: Sequence[str], expected: Optional[Mapping[str, str]] = None
+    ) -> Dict[str, str]:
         import hashlib
 
         return {path: hashlib.sha256(self.read(path)).hexdigest() for path in paths}

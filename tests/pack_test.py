@@ -324,8 +324,7 @@ def test_a_flipped_byte_inside_a_packed_blob_fails_closed(tmp_path, capsys, path
     repo, files = corrupt_repo(tmp_path)
     oid = blob_ids(repo)[path]
     offset, size, deltified = packed_objects(repo)[oid]
-    if deltified:
-        pytest.skip("the repack made this one a delta")
+    assert not deltified, "the repack made this one a delta: the fault would miss it"
     flip(only_file(repo / ".git" / "objects" / "pack", ".pack"), offset + size // 2)
     assert_fails_closed(capsys, repo, files, f"cannot read object {oid}: corrupt in pack-")
 
@@ -357,13 +356,17 @@ def test_a_bad_index_fails_closed(tmp_path, capsys, where):
 
 
 @pytest.mark.parametrize("path", ["fixtures/big-random.bin", "fixtures/big-text.txt"])
-def test_a_wrong_crc_with_a_good_checksum_fails_closed(tmp_path, capsys, path):
+def test_a_wrong_crc_with_a_good_checksum_is_checked_where_no_digest_is_expected(
+    tmp_path, capsys, path
+):
     """An index whose CRC32 of one blob is wrong but whose checksum was made to
-    match: the blob's packed bytes, stored or compressed, are checked against it."""
+    match. The check passes: the blob's bytes hash to the lock's digest, which no
+    corruption can make, so its CRC32 is not asked (git cat-file reads the same
+    bytes). `oracle-guard lock`, which expects no digest, checks the CRC32 of the
+    packed bytes, stored or compressed, and fails closed."""
     repo, files = corrupt_repo(tmp_path)
     oid = blob_ids(repo)[path]
-    if packed_objects(repo)[oid][2]:
-        pytest.skip("the repack made this one a delta")
+    assert not packed_objects(repo)[oid][2], "the repack made this one a delta"
     idx = only_file(repo / ".git" / "objects" / "pack", ".idx")
     data = bytearray(idx.read_bytes())
     count = int.from_bytes(data[8 + 255 * 4 : 8 + 256 * 4], "big")
@@ -371,7 +374,29 @@ def test_a_wrong_crc_with_a_good_checksum_fails_closed(tmp_path, capsys, path):
     data[8 + 1024 + 20 * count + 4 * names.index(bytes.fromhex(oid))] ^= 0x01
     data[-20:] = hashlib.sha1(bytes(data[:-20])).digest()
     idx.write_bytes(bytes(data))
-    assert_fails_closed(capsys, repo, files, f"cannot read object {oid}: corrupt in pack-")
+    rc, out, err = check(capsys, repo)
+    assert rc == 0 and "fixture-lock: passed" in out, out + err
+    lock = repo / "fixtures" / "SHA256SUMS"
+    before = lock.read_bytes()
+    rc, out, err = run_guard(capsys, repo, "lock", "--no-cache")
+    assert rc not in (0, 1), out + err
+    assert f"cannot read object {oid}: corrupt in pack-" in err, err
+    assert lock.read_bytes() == before
+
+
+def test_a_flipped_byte_is_corruption_not_a_mismatch_where_a_digest_is_expected(tmp_path):
+    """The lock's digest spares a blob its CRC32 only when it is the digest found:
+    a blob whose bytes were flipped is checked, and reported corrupt."""
+    repo, _ = corrupt_repo(tmp_path)
+    oid = blob_ids(repo)["fixtures/big-random.bin"]
+    offset, size, _ = packed_objects(repo)[oid]
+    right = Git(str(repo)).sha256_blobs([oid])[oid]
+    flip(only_file(repo / ".git" / "objects" / "pack", ".pack"), offset + size // 2)
+    objects = str(repo / ".git" / "objects")
+    with pytest.raises(GitError, match="corrupt in pack-"):
+        pack.sha256_packed(objects, [oid], expected={oid: right})
+    with pytest.raises(GitError, match="corrupt in pack-"):
+        pack.sha256_packed(objects, [oid])
 
 
 def test_two_packs_and_a_multi_pack_index_give_the_same_digests(tmp_path):

@@ -436,13 +436,13 @@ def _check_entry(entry: dict, candidate: Snapshot, lock_limit: int) -> List[Find
                 1,
             )
         )
-    digests = candidate.sha256_of(
-        [
-            path
-            for path in fixtures
-            if _listed_entry(candidate, path).is_regular and relative_to(root, path) in lock.digests
-        ]
-    )
+    locked = {
+        path: lock.digests[key]
+        for path in fixtures
+        for key in (relative_to(root, path),)
+        if key in lock.digests and _listed_entry(candidate, path).is_regular
+    }
+    digests = candidate.sha256_of(list(locked), locked)
     for path in fixtures:
         file_entry = _listed_entry(candidate, path)
         key = relative_to(root, path)

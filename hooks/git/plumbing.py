@@ -9,7 +9,18 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, cast
+from typing import (
+    TYPE_CHECKING,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    cast,
+)
 
 if TYPE_CHECKING:
     from oracle_guard.cache import Cache
@@ -745,10 +756,12 @@ class Git:
             raise GitError(f"cannot read object {oid}: truncated")
         return data
 
-    def sha256_blobs(self, oids: Sequence[str]) -> Dict[str, str]:
+    def sha256_blobs(
+        self, oids: Sequence[str], expected: Optional[Mapping[str, str]] = None
+    ) -> Dict[str, str]:
         """The SHA-256 of each blob, in the order asked. Many blobs are read from
         the packs in this process (pack.py); what it leaves, and a few blobs, are
-        streamed from ``cat-file --batch``."""
+        streamed from ``cat-file --batch``. ``expected``: pack.sha256_packed's."""
         wanted = list(dict.fromkeys(oids))
         if not wanted:
             return {}
@@ -757,7 +770,9 @@ class Git:
         if len(wanted) >= READ_PACKS_FROM:
             from oracle_guard.git import pack
 
-            digests, rest = pack.sha256_packed(self.objects_directory(), wanted, _threads())
+            digests, rest = pack.sha256_packed(
+                self.objects_directory(), wanted, _threads(), expected
+            )
         if rest:
             digests.update(self._sha256_streamed(rest))
         return {oid: digests[oid] for oid in wanted}
