@@ -10,7 +10,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry, Git, GitError
+from oracle_guard.git.plumbing import (
+    MODE_GITLINK,
+    MODE_SYMLINK,
+    BlobTooLarge,
+    Entry,
+    Git,
+    GitError,
+    encode_path,
+)
 from oracle_guard.parsing.patterns import PatternSet
 
 Change = Tuple[str, Optional[Entry], Optional[Entry]]  # path, before, after
@@ -36,6 +44,30 @@ def changes(base: Snapshot, candidate: Snapshot) -> List[Change]:
     found: List[Change] = [(p, old.get(p), e) for p, e in new.items() if old.get(p) != e]
     found.extend((p, e, None) for p, e in old.items() if p not in new)
     return sorted(found)
+
+
+def changed_paths(base: Snapshot, candidate: Snapshot) -> Tuple[List[bytes], List[bytes]]:
+    """(the paths ``changes`` lists, the ones among them that are or were not a
+    regular file), as git's bytes: between two commits straight from git, with
+    no object per path but its name."""
+    git = base.repository
+    if (
+        base.commit
+        and candidate.commit
+        and git is not None
+        and git is candidate.repository
+        and not (base.listed and candidate.listed)
+    ):
+        return git.diff_paths(base.commit, candidate.commit)
+    paths: List[bytes] = []
+    opaque: List[bytes] = []
+    for path, before, after in changes(base, candidate):
+        paths.append(encode_path(path))
+        if (before is not None and not before.is_regular) or (
+            after is not None and not after.is_regular
+        ):
+            opaque.append(paths[-1])
+    return paths, opaque
 
 
 class Snapshot(ABC):
