@@ -488,7 +488,7 @@ def _in_batch(text: str, dir_only: bool, fold: bool) -> Optional[_InBatch]:
         return None
     needle, anchored = _needle(text)
     if needle is not None:
-        if b"\0" in needle[1:]:  # no path holds a NUL: nothing matches
+        if b"\0" in (needle[1:] if anchored else needle):  # no path holds a NUL
             return None
         needle = needle.lower() if fold else needle  # bytes.lower: ASCII, as IGNORECASE
     source = rx + (b"(?=/)" if dir_only else b"(?=[/\x00])")
@@ -541,6 +541,8 @@ def _holding(batch: bytes, hay: bytes, needle: bytes) -> List[bytes]:
     while at != -1:
         start = hay.rfind(b"\0", 0, at + 1)
         end = hay.find(b"\0", at + len(needle))
+        if end == -1:  # a needle that ends at a NUL: no path holds it
+            break
         out.append(batch[start + 1 : end])
         at = hay.find(needle, end)
     return out
