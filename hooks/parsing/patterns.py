@@ -478,7 +478,6 @@ class _InBatch(NamedTuple):
     source: bytes  # matches at a path's start, never past its end
     needle: Optional[bytes]  # bytes in the batch near every match (lower case for fold)
     anchored: bool  # the needle is the NUL and the text every match starts with
-    found: re.Pattern[bytes]  # each matching path, as findall's group
     flags: int
 
 
@@ -492,9 +491,7 @@ def _in_batch(text: str, dir_only: bool, fold: bool) -> Optional[_InBatch]:
             return None
         needle = needle.lower() if fold else needle  # bytes.lower: ASCII, as IGNORECASE
     source = rx + (b"(?=/)" if dir_only else b"(?=[/\x00])")
-    flags = _FOLD_FLAGS if fold else _FLAGS
-    found = re.compile(b"\x00((?:" + source + b")[^\x00]*)(?=\x00)", flags)
-    return _InBatch(source, needle, anchored, found, flags)
+    return _InBatch(source, needle, anchored, _FOLD_FLAGS if fold else _FLAGS)
 
 
 def _needle(text: str) -> Tuple[Optional[bytes], bool]:
@@ -604,8 +601,8 @@ class AnyOf:
             if one.needle is None:
                 everywhere.append(one)
             elif one.anchored:  # findall looks for the needle itself, fast
-                if one.needle in hay:
-                    found.update(one.found.findall(batch))
+                if one.needle in hay:  # compiled only now: most never are
+                    found.update(_batch_union([one]).findall(batch))
             else:
                 count = hay.count(one.needle)
                 if count * 8 > len(paths):
