@@ -302,3 +302,53 @@ def _parser_running(run):
     parser.add_argument("command")
     parser.set_defaults(run=run)
     return parser
+
+
+# -- diff-tree's output, cut anywhere -----------------------------------------
+
+_RECORDS = [
+    (b":100644 100644 %s %s M" % (b"1" * 40, b"2" * 40), b"src/a.py"),
+    (b":000000 100644 %s %s A" % (b"0" * 40, b"2" * 40), b":100644 looks like a record"),
+    (b":120000 100644 %s %s T" % (b"1" * 40, b"2" * 40), b"was/a/link"),
+    (b":100755 000000 %s %s D" % (b"1" * 40, b"0" * 40), "é".encode()),
+    (b":160000 160000 %s %s M" % (b"1" * 40, b"2" * 40), b"sub"),
+]
+
+
+@property_settings(max_examples=200)
+@given(
+    records=st.lists(st.sampled_from(_RECORDS), max_size=8, unique=True),
+    cuts=st.lists(st.integers(0, 2000), max_size=6),
+)
+def test_diff_tree_output_parses_alike_wherever_a_read_ends(records, cuts):
+    out = b"".join(meta + b"\0" + path + b"\0" for meta, path in records)
+    edges = sorted({0, len(out), *(c for c in cuts if c < len(out))})
+    chunks = [out[a:b] for a, b in zip(edges, edges[1:])]
+    paths, opaque = plumbing._changed_paths(chunks, "c" * 40)
+    assert paths == [path for _, path in records]
+    assert opaque == [
+        p for m, p in records if m[1:3] in (b"12", b"16") or m[8:10] in (b"12", b"16")
+    ]
+
+
+@pytest.mark.parametrize(
+    "out",
+    [
+        b":100644 100644 a b M\0path",  # cut short in a path
+        b":100644 100644 a b M\0",  # a record without its path
+        b"100644 100644 a b M\0path\0",  # no ':' where a record begins
+        b":100644 100644 a b M\0p\0:100644 100644 a b M\0p\0",  # the same path twice
+    ],
+)
+def test_diff_tree_output_it_does_not_document_is_an_error(out):
+    with pytest.raises(GitError):
+        plumbing._changed_paths([out], "c" * 40)
+
+
+def test_diff_paths_of_a_missing_commit_says_git_s_reason(repo):
+    handle = Git(str(repo))
+    try:
+        with pytest.raises(GitError, match="git diff-tree -r failed"):
+            handle.diff_paths("0" * 40, git(repo, "rev-parse", "HEAD").strip())
+    finally:
+        handle.close()

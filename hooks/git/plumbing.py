@@ -9,7 +9,19 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, cast
+from typing import (
+    TYPE_CHECKING,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    cast,
+)
 
 if TYPE_CHECKING:
     from oracle_guard.cache import Cache
@@ -167,7 +179,7 @@ def _duplicate(commit: str, path: str) -> GitError:
 # diff-tree's arguments for a change between two trees, file by file
 _DIFF_TREE = ("-r", "-z", "--raw", "--no-renames", "--full-index", "--ignore-submodules=none")
 _PLAIN_MODES = (b"000000", b"100644", b"100755")  # none, a file, an executable file
-# a record that may have a mode of neither (a path that looks like one: checked in full)
+# a record with a mode of neither kind, in records joined by NULs
 _ODD_MODE = re.compile(rb"\0:(?!(?:000000|100644|100755) (?:000000|100644|100755) )")
 
 
@@ -182,6 +194,52 @@ def _canonical_mode(raw: bytes) -> str:
     if kind == 0o040000:
         return "040000"
     return "160000"  # anything else git reads as a submodule
+
+
+def _chunks(stream) -> Iterator[bytes]:
+    """What a pipe holds, a MiB at most at a time, as it comes."""
+    _widen_pipe(stream)
+    fd = stream.fileno()
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return
+        yield chunk
+
+
+def _changed_paths(chunks: Iterable[bytes], commit: str) -> Tuple[List[bytes], List[bytes]]:
+    """Parse ``diff-tree -z --raw`` as git writes it, cut anywhere: only the
+    paths are kept (the opaque ones apart), so git's output is never held whole
+    and is parsed while git still writes."""
+    paths: List[bytes] = []
+    opaque: List[bytes] = []
+    carry = b""  # the end of a token the next read completes
+    held: List[bytes] = []  # a record's modes and ids, its path still to come
+    for chunk in chunks:
+        tokens = (carry + chunk).split(b"\0")
+        carry = tokens.pop()
+        if held:
+            tokens = held + tokens
+        held = [tokens.pop()] if len(tokens) % 2 else []
+        records = tokens[0::2]
+        named = tokens[1::2]
+        joined = b"\0" + b"\0".join(records)
+        if joined.count(b"\0:") != len(records):
+            raise GitError(f"git diff-tree printed a change it does not document: {joined[:80]!r}")
+        if _ODD_MODE.search(joined):  # rare: a symlink or submodule on either side
+            for record, path in zip(records, named):
+                if record[1:7] not in _PLAIN_MODES or record[8:14] not in _PLAIN_MODES:
+                    opaque.append(path)
+        paths.extend(named)
+    if carry or held:
+        raise GitError("git diff-tree stopped in the middle of a change")
+    if len(set(paths)) != len(paths):
+        seen = set()
+        for raw in paths:
+            if raw in seen:
+                raise _duplicate(commit, decode_path(raw))
+            seen.add(raw)
+    return paths, opaque
 
 
 def _one_commit_one_parent(listing: bytes) -> bool:
@@ -632,24 +690,36 @@ class Git:
         known = self._diffs.get((old, new))
         if known is not None:
             return known
-        out = self.run("diff-tree", *_DIFF_TREE, old, new)
-        tokens = out.split(b"\0")  # a record's modes and ids, then its path
-        if tokens.pop() != b"" or len(tokens) % 2:
-            raise GitError(f"git diff-tree printed a change it does not document: {out[-80:]!r}")
-        paths = tokens[1::2]
-        if len(set(paths)) != len(paths):
-            seen = set()
-            for raw in paths:
-                if raw in seen:
-                    raise _duplicate(new, decode_path(raw))
-                seen.add(raw)
+        import threading
+
+        try:
+            proc = subprocess.Popen(
+                ["git", "-C", self.directory, "diff-tree", *_DIFF_TREE, old, new],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=git_environment(),
+            )
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        said: List[bytes] = []
+        reader = threading.Thread(target=lambda: said.append(proc.stderr.read()), daemon=True)  # type: ignore[union-attr]
+        reader.start()  # drained beside: git never waits on it
+        unparsed: Optional[GitError] = None
+        paths: List[bytes] = []
         opaque: List[bytes] = []
-        # rare: a mode of neither kind somewhere (or a path that looks like one)
-        if _ODD_MODE.search(out) or _ODD_MODE.match(b"\0" + out[:16]):
-            for at in range(0, len(tokens), 2):
-                old_mode, new_mode = tokens[at][1:7], tokens[at][8:14]
-                if old_mode not in _PLAIN_MODES or new_mode not in _PLAIN_MODES:
-                    opaque.append(tokens[at + 1])
+        try:
+            paths, opaque = _changed_paths(_chunks(proc.stdout), new)
+        except GitError as exc:
+            unparsed = exc
+        finally:
+            proc.stdout.close()  # type: ignore[union-attr]
+            code = proc.wait()
+            reader.join()
+        if code != 0:  # git's own reason first: what it printed may be cut short
+            lines = b"".join(said).decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git diff-tree -r failed: {lines[-1] if lines else f'exit {code}'}")
+        if unparsed is not None:
+            raise unparsed
         self._diffs = {(old, new): (paths, opaque)}  # the last: a range of one commit asks again
         return paths, opaque
 
