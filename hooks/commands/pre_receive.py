@@ -247,9 +247,15 @@ def judge_update(
     if pending is not None:
         from oracle_guard.authority import history
 
-        linear = old_commit is None or git.is_ancestor(old_commit, new_commit)
+        commits = pending()
+        # a new commit whose parent is the old tip says it descends: no process to ask
+        linear = (
+            old_commit is None
+            or any(old_commit in commit.parents for commit in commits)
+            or git.is_ancestor(old_commit, new_commit)
+        )
         net, per_commit, note = history.judge_with_authority(
-            contract, git, pending(), net, linear, undone=not owner
+            contract, git, commits, net, linear, undone=not owner
         )
         notes.extend([note] if note else [])
         assert contract is not None  # pending is set only with a contract
