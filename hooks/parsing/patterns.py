@@ -556,14 +556,11 @@ def _batch_union(ones: Sequence[_InBatch]) -> re.Pattern[bytes]:
     return _union_of(tuple(one.source for one in ones), ones[0].flags)
 
 
-@functools.lru_cache(maxsize=1024)
-def _remover_of(source: bytes, flags: int) -> re.Pattern[bytes]:
-    return re.compile(b"\x00(?:" + source + b")[^\x00]*(?=\x00)", flags)
-
-
-def _remover(one: _InBatch) -> re.Pattern[bytes]:
-    """A regex whose ``sub`` takes each path it matches, with its NUL, out."""
-    return _remover_of(one.source, one.flags)
+@functools.lru_cache(maxsize=256)
+def _missed_by(sources: Tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """A regex whose findall names each path none of ``sources`` matches."""
+    union = b"|".join(b"(?:" + s + b")" for s in dict.fromkeys(sources))
+    return re.compile(b"\x00(?!" + union + b")([^\x00]+)", _FLAGS)
 
 
 class AnyOf:
@@ -618,14 +615,15 @@ class AnyOf:
 
     def misses(self, paths: Sequence[bytes]) -> List[bytes]:
         """The paths (git's bytes, never empty) no pattern matches, in their
-        order: each pattern in turn takes out of the batch what it matches."""
-        left = _nul_joined(paths) if paths else b"\0"
-        for one in self._in_batch(False):
-            if len(left) == 1:
-                break
-            if one.needle is None or one.needle in left:
-                left = _remover(one).sub(b"", left)
-        return left[1:-1].split(b"\0") if len(left) > 1 else []
+        order, from one findall: a pattern whose literal text the batch lacks
+        takes no path, so it is left out."""
+        if not paths:
+            return []
+        batch = _nul_joined(paths)
+        sources = tuple(
+            one.source for one in self._in_batch(False) if one.needle is None or one.needle in batch
+        )
+        return _missed_by(sources).findall(batch) if sources else list(paths)
 
     def _in_batch(self, fold_case: bool) -> List[_InBatch]:
         return [one for p in self._patterns for one in p.in_batch(fold_case)]
