@@ -352,3 +352,22 @@ def test_diff_paths_of_a_missing_commit_says_git_s_reason(repo):
             handle.diff_paths("0" * 40, git(repo, "rev-parse", "HEAD").strip())
     finally:
         handle.close()
+
+
+@property_settings(max_examples=150)
+@given(patterns=st.lists(_patterns, min_size=1, max_size=4), paths=_paths)
+def test_the_batch_matcher_agrees_with_emulated_atomic_groups(patterns, paths):
+    """Before Python 3.11 an atomic group is a lookahead, a named group and a
+    backreference: the batch regexes then hold more groups than the path's."""
+    from oracle_guard.parsing import patterns as module
+
+    original = module._atomic
+    module._atomic = module._emulated_atomic
+    try:
+        any_of = AnyOf([module.Pattern(p) for p in patterns])  # compiled anew
+        exact = per_path(any_of, paths)
+        assert any_of.hits(raw(paths)) == set(exact), (patterns, paths)
+        assert any_of.hits(raw(paths), fold_case=True) == set(per_path(any_of, paths, True))
+        assert any_of.misses(raw(paths)) == [r for r in raw(paths) if r not in exact]
+    finally:
+        module._atomic = original

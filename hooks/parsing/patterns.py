@@ -548,7 +548,7 @@ def _holding(batch: bytes, hay: bytes, needle: bytes) -> List[bytes]:
 @functools.lru_cache(maxsize=256)
 def _union_of(sources: Tuple[bytes, ...], flags: int) -> re.Pattern[bytes]:
     union = b"|".join(b"(?:" + s + b")" for s in dict.fromkeys(sources))
-    return re.compile(b"\x00((?:" + union + b")[^\x00]*)(?=\x00)", flags)
+    return re.compile(b"\x00(?P<path>(?:" + union + b")[^\x00]*)(?=\x00)", flags)
 
 
 def _batch_union(ones: Sequence[_InBatch]) -> re.Pattern[bytes]:
@@ -556,11 +556,20 @@ def _batch_union(ones: Sequence[_InBatch]) -> re.Pattern[bytes]:
     return _union_of(tuple(one.source for one in ones), ones[0].flags)
 
 
+def _named(rx: re.Pattern[bytes], batch: bytes) -> List[bytes]:
+    """The paths ``rx``'s group 'path' names, in order: findall's list, in C,
+    when that is its only group (before Python 3.11 atomic groups add groups
+    of their own, and findall would name them all)."""
+    if rx.groups == 1:
+        return rx.findall(batch)
+    return [match.group("path") for match in rx.finditer(batch)]
+
+
 @functools.lru_cache(maxsize=256)
 def _missed_by(sources: Tuple[bytes, ...]) -> re.Pattern[bytes]:
     """A regex whose findall names each path none of ``sources`` matches."""
     union = b"|".join(b"(?:" + s + b")" for s in dict.fromkeys(sources))
-    return re.compile(b"\x00(?!" + union + b")([^\x00]+)", _FLAGS)
+    return re.compile(b"\x00(?!" + union + b")(?P<path>[^\x00]+)", _FLAGS)
 
 
 class AnyOf:
@@ -599,7 +608,7 @@ class AnyOf:
                 everywhere.append(one)
             elif one.anchored:  # findall looks for the needle itself, fast
                 if one.needle in hay:  # compiled only now: most never are
-                    found.update(_batch_union([one]).findall(batch))
+                    found.update(_named(_batch_union([one]), batch))
             else:
                 count = hay.count(one.needle)
                 if count * 8 > len(paths):
@@ -608,9 +617,9 @@ class AnyOf:
                     few.append(one)
                     candidates.update(_holding(batch, hay, one.needle))
         if few:
-            found.update(_batch_union(few).findall(_nul_joined(list(candidates))))
+            found.update(_named(_batch_union(few), _nul_joined(list(candidates))))
         if everywhere:
-            found.update(_batch_union(everywhere).findall(batch))
+            found.update(_named(_batch_union(everywhere), batch))
         return found
 
     def misses(self, paths: Sequence[bytes]) -> List[bytes]:
@@ -623,7 +632,7 @@ class AnyOf:
         sources = tuple(
             one.source for one in self._in_batch(False) if one.needle is None or one.needle in batch
         )
-        return _missed_by(sources).findall(batch) if sources else list(paths)
+        return _named(_missed_by(sources), batch) if sources else list(paths)
 
     def _in_batch(self, fold_case: bool) -> List[_InBatch]:
         return [one for p in self._patterns for one in p.in_batch(fold_case)]
