@@ -7,6 +7,7 @@ Each command is a module of ``oracle_guard.commands`` with ``add_parser(sub)`` a
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -48,6 +49,18 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None, env: Optional[Mapping[str, str]] = None) -> int:
+    collecting = gc.isenabled()
+    # one short run: what it makes lives till it ends, and cycles are few, so the
+    # collector would only walk 100,000 paths over and over
+    gc.disable()
+    try:
+        return _main(argv, env)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _main(argv: Optional[Sequence[str]], env: Optional[Mapping[str, str]]) -> int:
     for stream in (sys.stdout, sys.stderr):
         try:
             # a TextIOWrapper's; a test harness's stand-in may lack it (caught)

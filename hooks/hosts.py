@@ -4,12 +4,10 @@ pusher, and how to tell it from the repository it serves."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 
-@dataclass(frozen=True)
-class Host:
+class Host(NamedTuple):  # not a dataclass: every push would import inspect
     name: str
     # the variable the host itself sets for the pusher, after anything a
     # client could send; None: the contract's identity_env is taken as named

@@ -265,7 +265,9 @@ def caught_up(
     if default_oid is None or old.commit is None:
         return old
     new_to_branch = [
-        oid for oid in git.merge_bases(default_oid, new_oid) if not git.is_ancestor(oid, old.commit)
+        oid
+        for oid in git.merge_bases(default_oid, new_oid)
+        if oid != old.commit and not git.is_ancestor(oid, old.commit)  # a commit is its own
     ]
     if len(new_to_branch) != 1:
         return old

@@ -47,6 +47,30 @@ def changes(base: Snapshot, candidate: Snapshot) -> List[Change]:
     return sorted(found)
 
 
+def changed_paths(base: Snapshot, candidate: Snapshot) -> Tuple[List[bytes], List[bytes]]:
+    """(the paths ``changes`` lists, the ones among them that are or were not a
+    regular file), as git's bytes: between two commits straight from git, with
+    no object per path but its name."""
+    git = base.repository
+    if (
+        base.commit
+        and candidate.commit
+        and git is not None
+        and git is candidate.repository
+        and not (base.listed and candidate.listed)
+    ):
+        return git.diff_paths(base.commit, candidate.commit)
+    paths: List[bytes] = []
+    opaque: List[bytes] = []
+    for path, before, after in changes(base, candidate):
+        paths.append(encode_path(path))
+        if (before is not None and not before.is_regular) or (
+            after is not None and not after.is_regular
+        ):
+            opaque.append(paths[-1])
+    return paths, opaque
+
+
 class Snapshot(ABC):
     """A tree of files: what a check may ask of the revision it judges.
 

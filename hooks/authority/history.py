@@ -11,28 +11,37 @@ every commit, and a ref can later point at the one that edited the oracle.
 
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Tuple
+import itertools
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import Commit, Git
+from oracle_guard.git.plumbing import Commit, Git, decode_path
 from oracle_guard.report.escaping import show_path
 
 HOOK = "write-set"
 Attributed = Tuple[str, Finding]  # (commit id, finding)
 
 
-def judge(contract, git: Git, commits: Iterable[Commit]) -> List[Attributed]:
+def judge(
+    contract, git: Git, commits: Iterable[Commit], denied: Optional[Dict[bytes, Finding]] = None
+) -> List[Attributed]:
     """Findings for ``commits`` by ``contract``'s write set, for everyone,
-    owners included."""
+    owners included. ``denied``: the write set's findings on their paths, when
+    known (``_denied``)."""
     from oracle_guard.checks.write_set import WriteSet
 
     write_set = WriteSet.of(contract)
+    commits = list(commits)
+    if denied is None:
+        denied = _denied(commits, write_set)
     out: List[Attributed] = []
-    for commit in reversed(list(commits)):  # oldest first
+    for commit in reversed(commits):  # oldest first
         if commit.is_merge:
             out.extend(_merge(git, commit, write_set))
             continue
-        protected, allowed = _split(commit.paths, write_set)
+        if not denied or denied.keys().isdisjoint(commit.paths):
+            continue  # nothing protected: no mixed commit
+        protected, allowed = _split(commit.paths, denied)
         if protected and allowed:
             out.append(
                 (
@@ -67,11 +76,13 @@ def judge_with_authority(
     ``undone``: an oracle edit a later commit undoes is a finding too (a push
     by someone who is not an owner)."""
     from oracle_guard.authority import signatures as authority
+    from oracle_guard.checks.write_set import WriteSet
 
     commits = list(commits)
-    per_commit = judge(contract, git, commits)
+    denied = _denied(commits, WriteSet.of(contract))
+    per_commit = judge(contract, git, commits, denied)
     if undone:
-        per_commit += _undone(contract, git, commits, net, per_commit)
+        per_commit += _undone(contract, git, commits, net, per_commit, denied)
     unsigned, authorized = authority.judge(contract, git, commits, net, linear)
     if authorized and not per_commit:
         return [], [], AUTHORIZED
@@ -79,24 +90,30 @@ def judge_with_authority(
 
 
 def _undone(
-    contract, git: Git, commits: List[Commit], net: List[Finding], found: List[Attributed]
+    contract,
+    git: Git,
+    commits: List[Commit],
+    net: List[Finding],
+    found: List[Attributed],
+    findings: Dict[bytes, Finding],
 ) -> List[Attributed]:
     """Commits that edit an oracle file the change as a whole leaves as it was:
     the tip is clean, but the edit stays in the history a push records, where a
     tag or branch can point at it. An owner-signed commit may."""
     from oracle_guard.authority.signatures import Authority
-    from oracle_guard.checks.write_set import WriteSet
 
-    write_set = WriteSet.of(contract)
     authority = Authority.of(contract, git)
     shown = {f.path for f in net} | {f.path for _, f in found}
     out: List[Attributed] = []
     for commit in reversed(commits):  # oldest first
         if commit.is_merge:
             continue  # judged against a clean remerge of its parents
-        for path in commit.paths:
-            denied = write_set.finding(path)
-            if denied is None or denied.code != "write-denied" or path in shown:
+        for raw in commit.paths:
+            denied = findings.get(raw)
+            if denied is None or denied.code != "write-denied":
+                continue
+            path = decode_path(raw)
+            if path in shown:
                 continue
             if authority is not None and authority.why_not(commit) is None:
                 break
@@ -117,11 +134,25 @@ def _undone(
     return out
 
 
-def _split(paths: Iterable[str], write_set) -> Tuple[List[str], List[str]]:
+def _denied(commits: List[Commit], write_set) -> Dict[bytes, Finding]:
+    """The write set's findings on every path the commits change, by path: all
+    paths at once, whatever the number of commits."""
+    changing = [commit.paths for commit in commits if commit.paths]
+    if len(changing) == 1:  # as it is: the write set may have judged this very list
+        return write_set.findings(changing[0])
+    return write_set.findings(list(dict.fromkeys(itertools.chain.from_iterable(changing))))
+
+
+def _split(paths: Iterable[bytes], denied: Dict[bytes, Finding]) -> Tuple[List[str], List[str]]:
+    """(the paths the write set denies, the first it allows: at most one)."""
     protected: List[str] = []
     allowed: List[str] = []
-    for path in paths:
-        (allowed if write_set.finding(path) is None else protected).append(path)
+    for raw in paths:
+        found = denied.get(raw)
+        if found is not None:
+            protected.append(decode_path(raw))
+        elif not allowed:
+            allowed.append(decode_path(raw))
     return protected, allowed
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard.contract import Contract, ContractError, literal_pattern
 from oracle_guard.findings import Finding
+from oracle_guard.git.plumbing import decode_path
 from oracle_guard.parsing import loaders
 from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pattern
-from oracle_guard.snapshot import Snapshot, changes
+from oracle_guard.snapshot import Snapshot, changed_paths
 
 HOOK = "write-set"
 
@@ -79,6 +80,7 @@ class WriteSet:
         self.protected = _protected(contract)
         self._any_protected = AnyOf([pattern for pattern, _, _ in self.protected])
         self._verdicts: Dict[Tuple[str, bool], Optional[Finding]] = {}
+        self._last: Optional[Tuple[Sequence[bytes], Tuple[bytes, ...], Dict[bytes, Finding]]] = None
 
     @classmethod
     def of(cls, contract: Contract) -> WriteSet:
@@ -101,6 +103,29 @@ class WriteSet:
             self._verdicts[key] = self._judge(path, opaque)
         return self._verdicts[key]
 
+    def findings(
+        self, paths: Sequence[bytes], opaque: Collection[bytes] = ()
+    ) -> Dict[bytes, Finding]:
+        """``finding`` for many paths (git's bytes) at once, by path, the ones
+        with none left out: one regex pass over all of them per pattern set picks
+        the few a rule could deny, and only those are judged one by one."""
+        odd = tuple(opaque)
+        if self._last is not None and self._last[1] == odd and self._last[0] == paths:
+            return self._last[2]  # a range of one commit: the change, asked again
+        suspects = self._any_protected.hits(paths)
+        suspects.update(self._any_protected.hits(paths, fold_case=True))
+        if self.restricted:
+            suspects.update(self.allow.misses(paths))
+        suspects.update(odd)
+        opaque_set = set(odd)
+        found = {}
+        for raw in suspects:
+            denied = self.finding(decode_path(raw), raw in opaque_set)
+            if denied is not None:
+                found[raw] = denied
+        self._last = (paths, odd, found)
+        return found
+
     def _judge(self, path: str, opaque: bool) -> Optional[Finding]:
         reason = None
         if self._any_protected.matches(path) or self._any_protected.matches(path, True):
@@ -119,14 +144,9 @@ class WriteSet:
 def check(
     contract: Contract, base: Snapshot, candidate: Snapshot, now: datetime.datetime
 ) -> List[Finding]:
-    write_set = WriteSet.of(contract)
-    found = []
-    for path, before, after in changes(base, candidate):
-        opaque = (before is not None and not before.is_regular) or (
-            after is not None and not after.is_regular
-        )
-        found.append(write_set.finding(path, opaque))
-    return [f for f in found if f is not None]
+    paths, opaque = changed_paths(base, candidate)
+    found = WriteSet.of(contract).findings(paths, opaque)
+    return [found[raw] for raw in sorted(found, key=decode_path)]  # as ``changes`` sorts
 
 
 Protection = Tuple[Pattern, str, str]  # pattern, what it is, why a path matching it is denied

@@ -12,8 +12,7 @@ import fnmatch
 import re
 import signal
 import sys
-from dataclasses import dataclass
-from typing import List, Mapping, Optional, TextIO, Tuple
+from typing import List, Mapping, NamedTuple, Optional, TextIO, Tuple
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
@@ -37,8 +36,7 @@ class PushTimeout(Exception):
     """The alarm: the push took longer than its budget (reported with the budget)."""
 
 
-@dataclass(frozen=True)
-class RefUpdate:
+class RefUpdate(NamedTuple):  # not a dataclass: every push would import inspect
     old: str
     new: str
     ref: str
@@ -109,8 +107,7 @@ def untrusted_identity(
     )
 
 
-@dataclass
-class RefVerdict:
+class RefVerdict(NamedTuple):
     update: RefUpdate
     findings: List[Tuple[Optional[str], Finding]]  # (short commit id, finding)
     notes: List[str]
@@ -250,9 +247,15 @@ def judge_update(
     if pending is not None:
         from oracle_guard.authority import history
 
-        linear = old_commit is None or git.is_ancestor(old_commit, new_commit)
+        commits = pending()
+        # a new commit whose parent is the old tip says it descends: no process to ask
+        linear = (
+            old_commit is None
+            or any(old_commit in commit.parents for commit in commits)
+            or git.is_ancestor(old_commit, new_commit)
+        )
         net, per_commit, note = history.judge_with_authority(
-            contract, git, pending(), net, linear, undone=not owner
+            contract, git, commits, net, linear, undone=not owner
         )
         notes.extend([note] if note else [])
         assert contract is not None  # pending is set only with a contract

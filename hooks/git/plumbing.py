@@ -13,6 +13,8 @@ from typing import (
     TYPE_CHECKING,
     Callable,
     Dict,
+    Iterable,
+    Iterator,
     List,
     Mapping,
     NamedTuple,
@@ -187,6 +189,13 @@ def _duplicate(commit: str, path: str) -> GitError:
     )
 
 
+# diff-tree's arguments for a change between two trees, file by file
+_DIFF_TREE = ("-r", "-z", "--raw", "--no-renames", "--full-index", "--ignore-submodules=none")
+_PLAIN_MODES = (b"000000", b"100644", b"100755")  # none, a file, an executable file
+# a record with a mode of neither kind, in records joined by NULs
+_ODD_MODE = re.compile(rb"\0:(?!(?:000000|100644|100755) (?:000000|100644|100755) )")
+
+
 def _canonical_mode(raw: bytes) -> str:
     """A tree entry's mode as ls-tree prints it (git's canon_mode)."""
     mode = int(raw, 8)
@@ -200,28 +209,82 @@ def _canonical_mode(raw: bytes) -> str:
     return "160000"  # anything else git reads as a submodule
 
 
-def _paths_by_commit(out: bytes) -> Dict[str, List[str]]:
-    """Parse ``diff-tree --stdin -z --raw``: a commit id, then its changes."""
-    result: Dict[str, List[str]] = {}
+def _chunks(stream) -> Iterator[bytes]:
+    """What a pipe holds, a MiB at most at a time, as it comes."""
+    _widen_pipe(stream)
+    fd = stream.fileno()
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return
+        yield chunk
+
+
+def _changed_paths(chunks: Iterable[bytes], commit: str) -> Tuple[List[bytes], List[bytes]]:
+    """Parse ``diff-tree -z --raw`` as git writes it, cut anywhere: only the
+    paths are kept (the opaque ones apart), so git's output is never held whole
+    and is parsed while git still writes."""
+    paths: List[bytes] = []
+    opaque: List[bytes] = []
+    carry = b""  # the end of a token the next read completes
+    held: List[bytes] = []  # a record's modes and ids, its path still to come
+    for chunk in chunks:
+        tokens = (carry + chunk).split(b"\0")
+        carry = tokens.pop()
+        if held:
+            tokens = held + tokens
+        held = [tokens.pop()] if len(tokens) % 2 else []
+        records = tokens[0::2]
+        named = tokens[1::2]
+        joined = b"\0" + b"\0".join(records)
+        if joined.count(b"\0:") != len(records):
+            raise GitError(f"git diff-tree printed a change it does not document: {joined[:80]!r}")
+        if _ODD_MODE.search(joined):  # rare: a symlink or submodule on either side
+            for record, path in zip(records, named):
+                if record[1:7] not in _PLAIN_MODES or record[8:14] not in _PLAIN_MODES:
+                    opaque.append(path)
+        paths.extend(named)
+    if carry or held:
+        raise GitError("git diff-tree stopped in the middle of a change")
+    if len(set(paths)) != len(paths):
+        seen = set()
+        for raw in paths:
+            if raw in seen:
+                raise _duplicate(commit, decode_path(raw))
+            seen.add(raw)
+    return paths, opaque
+
+
+def _one_commit_one_parent(listing: bytes) -> bool:
+    """Does ``rev-list --parents`` list one commit, with one parent?"""
+    return listing.count(b"\n") == 1 and listing.count(b" ") == 1
+
+
+def _paths_by_commit(out: bytes) -> Dict[str, List[bytes]]:
+    """Parse ``diff-tree --stdin -z --raw``: a commit id, then its changes (a
+    record of modes and ids, then a path), as git's bytes."""
+    result: Dict[str, List[bytes]] = {}
     tokens = out.split(b"\0")
-    current: List[str] = []
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if token.startswith(b":"):
-            current.append(decode_path(tokens[i + 1]))
-            i += 2
-            continue
-        if token:
-            current = result.setdefault(token.decode(), [])
-        i += 1
+    if tokens.pop() != b"":
+        raise GitError(f"git diff-tree printed {out[-80:]!r} at its end")
+    at = 0
+    while at < len(tokens):
+        header = tokens[at].decode("ascii", "replace")
+        if not _FULL_ID.match(header):
+            raise GitError(f"git diff-tree printed {tokens[at][:80]!r} where a commit id belongs")
+        start = at = at + 1
+        while at < len(tokens) and tokens[at][:1] == b":":
+            at += 2
+        if at > len(tokens):
+            raise GitError("git diff-tree printed a change without its path")
+        result.setdefault(header, []).extend(tokens[start + 1 : at : 2])
     return result
 
 
 class Commit(NamedTuple):
     id: str
     parents: Tuple[str, ...]
-    paths: List[str]  # what it changes against its parent; empty for a merge
+    paths: List[bytes]  # what it changes against its parent, as git's bytes; empty for a merge
 
     @property
     def is_merge(self) -> bool:
@@ -254,6 +317,7 @@ class Git:
         self._facts_found: Optional[Tuple[str, bool]] = None  # by check_repository
         self._remerged: Dict[str, List[str]] = {}
         self._commits: Dict[str, Optional[str]] = {}  # by object id
+        self._diffs: Dict[Tuple[str, str], Tuple[List[bytes], List[bytes]]] = {}
 
     # -- processes -----------------------------------------------------
     def run(self, *args: str, check: bool = True, stdin: Optional[bytes] = None) -> bytes:
@@ -673,6 +737,46 @@ class Git:
             )
         return changes
 
+    def diff_paths(self, old: str, new: str) -> Tuple[List[bytes], List[bytes]]:
+        """(every path that differs between two commits, the ones among them
+        that are or were a symlink or submodule), as git's bytes in its order:
+        ``diff_trees`` without an object per path, for changes of any size."""
+        known = self._diffs.get((old, new))
+        if known is not None:
+            return known
+        import threading
+
+        try:
+            proc = subprocess.Popen(
+                ["git", "-C", self.directory, "diff-tree", *_DIFF_TREE, old, new],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=git_environment(),
+            )
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        said: List[bytes] = []
+        reader = threading.Thread(target=lambda: said.append(proc.stderr.read()), daemon=True)  # type: ignore[union-attr]
+        reader.start()  # drained beside: git never waits on it
+        unparsed: Optional[GitError] = None
+        paths: List[bytes] = []
+        opaque: List[bytes] = []
+        try:
+            paths, opaque = _changed_paths(_chunks(proc.stdout), new)
+        except GitError as exc:
+            unparsed = exc
+        finally:
+            proc.stdout.close()  # type: ignore[union-attr]
+            code = proc.wait()
+            reader.join()
+        if code != 0:  # git's own reason first: what it printed may be cut short
+            lines = b"".join(said).decode("utf-8", "replace").strip().splitlines()
+            raise GitError(f"git diff-tree -r failed: {lines[-1] if lines else f'exit {code}'}")
+        if unparsed is not None:
+            raise unparsed
+        self._diffs = {(old, new): (paths, opaque)}  # the last: a range of one commit asks again
+        return paths, opaque
+
     def index_listing(self) -> bytes:
         """What ``ls-files --stage -z`` prints for the whole index, read no further
         than to refuse an unmerged one (as index_entries does)."""
@@ -841,7 +945,10 @@ class Git:
         --parents`` fed to one ``diff-tree --stdin`` whatever the number of
         commits. They start now and run beside this process; the returned
         function waits for them and parses. A merge lists no paths: what it
-        changes is judged against a remerge of its parents."""
+        changes is judged against a remerge of its parents. A range of one
+        commit with one parent runs no diff-tree of its own: its paths are the
+        change between the two (``diff_paths``), which the write set has
+        usually asked for already."""
         import threading
 
         try:
@@ -863,53 +970,62 @@ class Git:
             )
         except OSError as exc:
             raise GitError(f"cannot run git: {exc.strerror or exc}") from None
-        try:
-            diffing = subprocess.Popen(
-                [
-                    "git",
-                    "-C",
-                    self.directory,
-                    "diff-tree",
-                    "--stdin",
-                    "-r",
-                    "-z",
-                    "--no-renames",
-                    "--raw",
-                    "--root",
-                    "--ignore-submodules=none",
-                ],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=git_environment(),
-            )
-        except OSError as exc:
-            listing.kill()
-            listing.wait()
-            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
-        listed, to_diff = listing.stdout, diffing.stdin
-        assert listed is not None and to_diff is not None  # made with PIPEs
+        listed = listing.stdout
+        assert listed is not None  # made with a PIPE
         outputs: Dict[str, bytes] = {}
+        diffs: List[subprocess.Popen[bytes]] = []
+        failed: List[GitError] = []
+
+        def drain(name: str, stream) -> None:
+            outputs[name] = stream.read()
 
         def feed() -> None:  # keep rev-list's lines: merges print nothing in diff-tree
             outputs["listing"] = listed.read()
+            if _one_commit_one_parent(outputs["listing"]):
+                return
+            try:
+                diffing = subprocess.Popen(
+                    [
+                        "git",
+                        "-C",
+                        self.directory,
+                        "diff-tree",
+                        "--stdin",
+                        "-r",
+                        "-z",
+                        "--no-renames",
+                        "--raw",
+                        "--root",
+                        "--ignore-submodules=none",
+                    ],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=git_environment(),
+                )
+            except OSError as exc:
+                failed.append(GitError(f"cannot run git: {exc.strerror or exc}"))
+                return
+            diffs.append(diffing)
+            readers = [
+                threading.Thread(target=drain, args=(name, stream), daemon=True)
+                for name, stream in (("out", diffing.stdout), ("err", diffing.stderr))
+            ]
+            for reader in readers:
+                reader.start()
+            to_diff = diffing.stdin
+            assert to_diff is not None  # made with a PIPE
             try:
                 to_diff.write(outputs["listing"])
                 to_diff.close()
             except OSError:
                 pass  # diff-tree died: collect() reports its exit
+            for reader in readers:
+                reader.join()
 
-        def drain(name: str, stream) -> None:
-            outputs[name] = stream.read()
-
-        threads = [threading.Thread(target=feed, daemon=True)]
-        threads += [
-            threading.Thread(target=drain, args=(name, stream), daemon=True)
-            for name, stream in (
-                ("out", diffing.stdout),
-                ("err", diffing.stderr),
-                ("listing_err", listing.stderr),
-            )
+        threads = [
+            threading.Thread(target=feed, daemon=True),
+            threading.Thread(target=drain, args=("listing_err", listing.stderr), daemon=True),
         ]
         for thread in threads:
             thread.start()
@@ -917,20 +1033,21 @@ class Git:
         def collect() -> List[Commit]:
             for thread in threads:
                 thread.join()
-            for what, proc, err in (
-                ("rev-list", listing, outputs["listing_err"]),
-                ("diff-tree", diffing, outputs["err"]),
-            ):
+            ran = [("rev-list", listing, outputs["listing_err"])]
+            ran += [("diff-tree", diffing, outputs["err"]) for diffing in diffs]
+            for what, proc, err in ran:
                 if proc.wait() != 0:
                     lines = err.decode("utf-8", "replace").strip().splitlines()
                     detail = lines[-1] if lines else f"exit {proc.returncode}"
                     raise GitError(f"git {what} failed: {detail}")
-            paths = _paths_by_commit(outputs["out"])
-            commits = []
-            for line in outputs["listing"].decode().splitlines():
-                commit, *parents = line.split(" ")
-                commits.append(Commit(commit, tuple(parents), paths.get(commit, [])))
-            return commits
+            if failed:
+                raise failed[0]
+            rows = [line.split(" ") for line in outputs["listing"].decode().splitlines()]
+            if diffs:
+                paths = _paths_by_commit(outputs["out"])
+            else:  # one commit, one parent
+                paths = {rows[0][0]: self.diff_paths(rows[0][1], rows[0][0])[0]}
+            return [Commit(row[0], tuple(row[1:]), paths.get(row[0], [])) for row in rows]
 
         return collect
 

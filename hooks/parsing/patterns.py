@@ -36,12 +36,26 @@ import functools
 import re
 import sys
 import unicodedata
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import (
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+    Union,
+)
 
 _NEVER = b"(?!)"
 _SLASH = ord("/")
 _ALL = frozenset(range(256))
 _ANY_BUT_SLASH = _ALL - {_SLASH}
+_NUL = frozenset((0,))
+# a name's bytes, as one regex class: in a batch (``sep``) NUL ends a path too
+_NAME = {False: b"[^/]", True: b"[^/\\x00]"}
 
 
 def _ascii(test) -> FrozenSet[int]:
@@ -164,10 +178,13 @@ def _class(pattern: bytes, i: int, fold: Fold = False) -> Tuple[FrozenSet[int], 
 ONE, STAR, FOLDERS, FOLDERS1, TAIL = range(5)
 
 
-def _tokens(body: bytes, pathname: bool, fold: Fold) -> List[Tuple[int, FrozenSet[int]]]:
+def _tokens(
+    body: bytes, pathname: bool, fold: Fold, sep: bool = False
+) -> List[Tuple[int, FrozenSet[int]]]:
     """``body`` as tokens. With ``pathname`` (git's WM_PATHNAME), a run of two or
     more stars that makes a whole folder part is '**'; otherwise (a name
-    matched alone) every run of stars is '*'."""
+    matched alone) every run of stars is '*'. With ``sep`` no token takes a NUL,
+    the byte that ends each path of a batch."""
     tokens: List[Tuple[int, FrozenSet[int]]] = []
     n = len(body)
     i = 0
@@ -202,6 +219,10 @@ def _tokens(body: bytes, pathname: bool, fold: Fold) -> List[Tuple[int, FrozenSe
         else:
             tokens.append((ONE, frozenset((ch,))))
             i += 1
+    if sep:
+        return [
+            (kind, members - _NUL) if kind == ONE else (kind, members) for kind, members in tokens
+        ]
     return tokens
 
 
@@ -246,7 +267,7 @@ def _emulated_atomic(rx: bytes, names: List[int]) -> bytes:
 _group_names = [0]  # a counter for the emulated atomic groups' names
 
 
-def _name_part(atoms: List[Tuple[int, FrozenSet[int]]]) -> bytes:
+def _name_part(atoms: List[Tuple[int, FrozenSet[int]]], sep: bool = False) -> bytes:
     """One folder part's ONE and STAR atoms: the text between two stars at its
     leftmost place, kept there (first and last pieces sit at the ends)."""
     pieces: List[List[bytes]] = [[]]
@@ -257,31 +278,34 @@ def _name_part(atoms: List[Tuple[int, FrozenSet[int]]]) -> bytes:
             pieces[-1].append(_byte_set(members))
     if len(pieces) == 1:
         return b"".join(pieces[0])
+    name = _NAME[sep]
     rx = b"".join(pieces[0])
     for middle in pieces[1:-1]:
         if middle:
-            rx += _atomic(b"[^/]*?" + b"".join(middle), _group_names)
-    return rx + b"[^/]*" + b"".join(pieces[-1])
+            rx += _atomic(name + b"*?" + b"".join(middle), _group_names)
+    return rx + name + b"*" + b"".join(pieces[-1])
 
 
-def _block(tokens: List[Tuple[int, FrozenSet[int]]]) -> bytes:
+def _block(tokens: List[Tuple[int, FrozenSet[int]]], sep: bool = False) -> bytes:
     """ONE and STAR tokens, split into folder parts at each literal '/'."""
     out = []
     atoms: List[Tuple[int, FrozenSet[int]]] = []
     for token in tokens:
         if token[0] == ONE and token[1] == {_SLASH}:
-            out.append(_name_part(atoms) + b"/")
+            out.append(_name_part(atoms, sep) + b"/")
             atoms = []
         else:
             atoms.append(token)
-    out.append(_name_part(atoms))
+    out.append(_name_part(atoms, sep))
     return b"".join(out)
 
 
-def _translate(prefix: bytes, body: bytes, pathname: bool, fold: Fold) -> bytes:
+def _translate(prefix: bytes, body: bytes, pathname: bool, fold: Fold, sep: bool = False) -> bytes:
     """The regex (without its end) for the literal ``prefix`` followed by the
-    wildmatch pattern ``body``."""
-    tokens = _tokens(body, pathname, fold)
+    wildmatch pattern ``body``; with ``sep``, one that never takes a NUL."""
+    if sep and 0 in prefix:  # no path git lists holds a NUL
+        raise _Malformed("NUL")
+    tokens = _tokens(body, pathname, fold, sep)
     # blocks of ONE/STAR between '**/' parts (a run of them is one)
     blocks: List[List[Tuple[int, FrozenSet[int]]]] = [[]]
     skips: List[int] = []
@@ -297,16 +321,17 @@ def _translate(prefix: bytes, body: bytes, pathname: bool, fold: Fold) -> bytes:
             tail = True
         else:
             blocks[-1].append((kind, members))
-    rx = re.escape(prefix) + _block(blocks[0])
+    name = _NAME[sep]
+    rx = re.escape(prefix) + _block(blocks[0], sep)
     for k, skip in enumerate(skips):
-        folders = b"(?:[^/]*/)*?" if skip == FOLDERS else b"(?:[^/]*/)+?"
-        part = folders + _block(blocks[k + 1])
+        folders = b"(?:" + name + (b"*/)*?" if skip == FOLDERS else b"*/)+?")
+        part = folders + _block(blocks[k + 1], sep)
         # a block between two '**' matches where it first can, and stays
         rx += _atomic(part, _group_names) if k + 1 < len(skips) else part
-    return rx + (b".*" if tail else b"")
+    return rx + ((b"[^\\x00]*" if sep else b".*") if tail else b"")
 
 
-def _compile(text: str, fold: Fold) -> Tuple[bytes, bool]:
+def _compile(text: str, fold: Fold, sep: bool = False) -> Tuple[bytes, bool]:
     """(regex source without its end, dir_only) for the pattern ``text``,
     as dir.c reads it: one trailing '/' is folders only; a '/' anywhere else
     anchors it at the root; an anchored pattern's text before its first
@@ -318,11 +343,13 @@ def _compile(text: str, fold: Fold) -> Tuple[bytes, bool]:
         body = body[:-1]
     try:
         if _SLASH not in body:  # a name at any depth
-            return b"(?:[^/]*/)*?" + _translate(b"", body, False, fold), dir_only
+            return b"(?:" + _NAME[sep] + b"*/)*?" + _translate(
+                b"", body, False, fold, sep
+            ), dir_only
         if body.startswith(b"/"):
             body = body[1:]
         k = next((i for i, ch in enumerate(body) if ch in b"*?[\\"), len(body))
-        return _translate(body[:k], body[k:], True, fold), dir_only
+        return _translate(body[:k], body[k:], True, fold, sep), dir_only
     except _Malformed:
         return _NEVER, dir_only
 
@@ -384,7 +411,7 @@ class Pattern:
     """One pattern: ``_full`` matches a whole path, ``_reach`` a path or (the
     only choice for a folder pattern) one of its parent folders, in one call."""
 
-    __slots__ = ("text", "dir_only", "_full", "_reach", "_full_fold", "_reach_fold")
+    __slots__ = ("text", "dir_only", "_full", "_reach", "_full_fold", "_reach_fold", "_batch")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -395,6 +422,20 @@ class Pattern:
         folds = [_compile(form, fold=TWIN)[0] for form in _fold_forms(text)]
         self._full_fold = tuple(re.compile(f + b"\\Z", _FOLD_FLAGS) for f in folds)
         self._reach_fold = tuple(re.compile(f + reach, _FOLD_FLAGS) for f in folds)
+        self._batch: Optional[Tuple[Tuple[_InBatch, ...], Tuple[_InBatch, ...]]] = None
+
+    def in_batch(self, fold_case: bool = False) -> Tuple[_InBatch, ...]:
+        """The pattern as regexes over a batch of paths (``AnyOf.batch``): one,
+        or with ``fold_case`` one per form of the pattern (none when it is one
+        git rejects)."""
+        if self._batch is None:
+            exact = _in_batch(self.text, self.dir_only, False)
+            folds = [_in_batch(form, self.dir_only, True) for form in _fold_forms(self.text)]
+            self._batch = (
+                tuple(b for b in (exact,) if b is not None),
+                tuple(b for b in folds if b is not None),
+            )
+        return self._batch[fold_case]
 
     @property
     def folder(self) -> Optional[str]:
@@ -428,9 +469,107 @@ def compile_pattern(text: str) -> Pattern:
     return Pattern(text)
 
 
+# -- batches: many paths in one string, each after a NUL, matched in C ---------
+
+
+class _InBatch(NamedTuple):
+    """One pattern (or one fold form of it) over a batch ``\0p1\0p2...\0``."""
+
+    source: bytes  # matches at a path's start, never past its end
+    needle: Optional[bytes]  # bytes in the batch near every match (lower case for fold)
+    anchored: bool  # the needle is the NUL and the text every match starts with
+    flags: int
+
+
+def _in_batch(text: str, dir_only: bool, fold: bool) -> Optional[_InBatch]:
+    rx = _compile(text, TWIN if fold else False, sep=True)[0]
+    if rx == _NEVER:
+        return None
+    needle, anchored = _needle(text)
+    if needle is not None:
+        if b"\0" in (needle[1:] if anchored else needle):  # no path holds a NUL
+            return None
+        needle = needle.lower() if fold else needle  # bytes.lower: ASCII, as IGNORECASE
+    source = rx + (b"(?=/)" if dir_only else b"(?=[/\x00])")
+    return _InBatch(source, needle, anchored, _FOLD_FLAGS if fold else _FLAGS)
+
+
+def _needle(text: str) -> Tuple[Optional[bytes], bool]:
+    """(bytes every path the pattern matches holds, whether they are a NUL and
+    the path's start): its literal text before the first wildcard when it is
+    anchored, else its longest literal run; None when it has none."""
+    body = _encode(text)
+    if body.endswith(b"/"):
+        body = body[:-1]
+    pathname = _SLASH in body
+    if pathname:
+        body = body[1:] if body.startswith(b"/") else body
+        k = next((i for i, ch in enumerate(body) if ch in b"*?[\\"), len(body))
+        if k:
+            return b"\0" + body[:k], True
+    try:
+        tokens = _tokens(body, pathname, False)
+    except _Malformed:
+        return None, False
+    runs = [b""]
+    for kind, members in tokens:
+        if kind == ONE and len(members) == 1:
+            runs[-1] += bytes(members)
+        else:
+            runs.append(b"")
+    longest = max(runs, key=len)
+    return (longest or None), False
+
+
+def _nul_joined(paths: Sequence[bytes]) -> bytes:
+    return b"\0" + b"\0".join(paths) + b"\0"  # git's names never hold a NUL
+
+
 def _union(rxs: Sequence[re.Pattern[bytes]], flags: int) -> re.Pattern[bytes]:
     sources = list(dict.fromkeys(rx.pattern for rx in rxs))  # a group name once
     return re.compile(b"|".join(b"(?:" + s + b")" for s in sources) or _NEVER, flags)
+
+
+def _holding(batch: bytes, hay: bytes, needle: bytes) -> List[bytes]:
+    """The paths of ``batch`` whose text in ``hay`` (the batch or its lower
+    case) holds ``needle``."""
+    out = []
+    at = hay.find(needle)
+    while at != -1:
+        start = hay.rfind(b"\0", 0, at + 1)
+        end = hay.find(b"\0", at + len(needle))
+        if end == -1:  # a needle that ends at a NUL: no path holds it
+            break
+        out.append(batch[start + 1 : end])
+        at = hay.find(needle, end)
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _union_of(sources: Tuple[bytes, ...], flags: int) -> re.Pattern[bytes]:
+    union = b"|".join(b"(?:" + s + b")" for s in dict.fromkeys(sources))
+    return re.compile(b"\x00(?P<path>(?:" + union + b")[^\x00]*)(?=\x00)", flags)
+
+
+def _batch_union(ones: Sequence[_InBatch]) -> re.Pattern[bytes]:
+    """One regex for many: findall names each path any of them matches."""
+    return _union_of(tuple(one.source for one in ones), ones[0].flags)
+
+
+def _named(rx: re.Pattern[bytes], batch: bytes) -> List[bytes]:
+    """The paths ``rx``'s group 'path' names, in order: findall's list, in C,
+    when that is its only group (before Python 3.11 atomic groups add groups
+    of their own, and findall would name them all)."""
+    if rx.groups == 1:
+        return rx.findall(batch)
+    return [match.group("path") for match in rx.finditer(batch)]
+
+
+@functools.lru_cache(maxsize=256)
+def _missed_by(sources: Tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """A regex whose findall names each path none of ``sources`` matches."""
+    union = b"|".join(b"(?:" + s + b")" for s in dict.fromkeys(sources))
+    return re.compile(b"\x00(?!" + union + b")(?P<path>[^\x00]+)", _FLAGS)
 
 
 class AnyOf:
@@ -439,12 +578,64 @@ class AnyOf:
 
     def __init__(self, patterns: Sequence[Pattern]) -> None:
         files = [p for p in patterns if not p.dir_only]
+        self._patterns = list(patterns)
         # does a folder or one of its parents match? paths share folders, so ask once
         self._folders: Dict[Tuple[bytes, bool], bool] = {}
         self._full = _union([p._full for p in files], _FLAGS)
         self._prefix = _union([p._full for p in patterns], _FLAGS)
         self._full_fold = _union([rx for p in files for rx in p._full_fold], _FOLD_FLAGS)
         self._prefix_fold = _union([rx for p in patterns for rx in p._full_fold], _FOLD_FLAGS)
+
+    def hits(self, paths: Sequence[bytes], fold_case: bool = False) -> Set[bytes]:
+        """The paths (git's bytes, never empty) any pattern matches: ``matches``
+        for many at once, in C. A pattern whose literal text the batch lacks is
+        skipped; one with text few paths hold is matched on those alone."""
+        if not paths:
+            return set()
+        batch = _nul_joined(paths)
+        if fold_case and not batch.isascii():  # a name's other forms: one by one
+            odd = [p for p in paths if not p.isascii()]
+            found = self.hits([p for p in paths if p.isascii()], True)
+            found.update(p for p in odd if self.matches(p.decode("utf-8", "surrogateescape"), True))
+            return found
+        hay = batch.lower() if fold_case else batch
+        found = set()
+        everywhere: List[_InBatch] = []  # matched on every path
+        few: List[_InBatch] = []  # matched on the paths that hold their needle
+        candidates: Set[bytes] = set()
+        for one in self._in_batch(fold_case):
+            if one.needle is None:
+                everywhere.append(one)
+            elif one.anchored:  # findall looks for the needle itself, fast
+                if one.needle in hay:  # compiled only now: most never are
+                    found.update(_named(_batch_union([one]), batch))
+            else:
+                count = hay.count(one.needle)
+                if count * 8 > len(paths):
+                    everywhere.append(one)
+                elif count:
+                    few.append(one)
+                    candidates.update(_holding(batch, hay, one.needle))
+        if few:
+            found.update(_named(_batch_union(few), _nul_joined(list(candidates))))
+        if everywhere:
+            found.update(_named(_batch_union(everywhere), batch))
+        return found
+
+    def misses(self, paths: Sequence[bytes]) -> List[bytes]:
+        """The paths (git's bytes, never empty) no pattern matches, in their
+        order, from one findall: a pattern whose literal text the batch lacks
+        takes no path, so it is left out."""
+        if not paths:
+            return []
+        batch = _nul_joined(paths)
+        sources = tuple(
+            one.source for one in self._in_batch(False) if one.needle is None or one.needle in batch
+        )
+        return _named(_missed_by(sources), batch) if sources else list(paths)
+
+    def _in_batch(self, fold_case: bool) -> List[_InBatch]:
+        return [one for p in self._patterns for one in p.in_batch(fold_case)]
 
     def matches(self, path: str, fold_case: bool = False) -> bool:
         if fold_case:
@@ -507,6 +698,10 @@ class PatternSet:
             if pattern.matches(path, fold_case):
                 return pattern.text
         return None
+
+    def misses(self, paths: Sequence[bytes]) -> List[bytes]:
+        """The paths (git's bytes) no pattern matches: ``AnyOf.misses``."""
+        return self._any.misses(paths)
 
     def select(self, paths: Iterable[str]) -> List[str]:
         return sorted(p for p in paths if self.first_match(p) is not None)
