@@ -29,9 +29,9 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/")
 
 
-def changes(base: Snapshot, candidate: Snapshot) -> List[Change]:
-    """Each file added, deleted, modified or changed in type or mode, by path
-    (a rename is both sides); between two commits from one diff-tree."""
+def _diffable(base: Snapshot, candidate: Snapshot) -> Optional[Git]:
+    """The repository, when git can diff the two as commits (and they were not
+    both listed whole already, when comparing the listings costs less)."""
     git = base.repository
     if (
         base.commit
@@ -40,6 +40,16 @@ def changes(base: Snapshot, candidate: Snapshot) -> List[Change]:
         and git is candidate.repository
         and not (base.listed and candidate.listed)
     ):
+        return git
+    return None
+
+
+def changes(base: Snapshot, candidate: Snapshot) -> List[Change]:
+    """Each file added, deleted, modified or changed in type or mode, by path
+    (a rename is both sides); between two commits from one diff-tree."""
+    git = _diffable(base, candidate)
+    if git is not None:
+        assert base.commit and candidate.commit  # _diffable says so
         return sorted(git.diff_trees(base.commit, candidate.commit))
     old, new = base.entries, candidate.entries
     found: List[Change] = [(p, old.get(p), e) for p, e in new.items() if old.get(p) != e]
@@ -51,14 +61,9 @@ def changed_paths(base: Snapshot, candidate: Snapshot) -> Tuple[List[bytes], Lis
     """(the paths ``changes`` lists, the ones among them that are or were not a
     regular file), as git's bytes: between two commits straight from git, with
     no object per path but its name."""
-    git = base.repository
-    if (
-        base.commit
-        and candidate.commit
-        and git is not None
-        and git is candidate.repository
-        and not (base.listed and candidate.listed)
-    ):
+    git = _diffable(base, candidate)
+    if git is not None:
+        assert base.commit and candidate.commit  # _diffable says so
         return git.diff_paths(base.commit, candidate.commit)
     paths: List[bytes] = []
     opaque: List[bytes] = []

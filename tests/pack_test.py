@@ -171,16 +171,22 @@ def test_few_blobs_are_streamed_without_opening_a_pack(tmp_path):
     assert Git(str(repo)).sha256_blobs(few) == {oid: expected(files, ids)[oid] for oid in few}
 
 
-def test_large_offsets_of_an_index_are_read(tmp_path):
-    """Packs above 2 GiB index their objects by 8-byte offsets; index-pack writes
-    them for every object past a given offset."""
-    files = payloads(count=10)
+def reindexed_repo(tmp_path: Path, files: Dict[str, bytes], version: str) -> Path:
+    """One pack of ``files``, its index written again by index-pack --index-version."""
     repo = fixture_repo(tmp_path, files)
     git(repo, "repack", "-adq")
     folder = repo / ".git" / "objects" / "pack"
     packfile = only_file(folder, ".pack")
     only_file(folder, ".idx").unlink()
-    git(repo, "index-pack", "--index-version=2,0x100", str(packfile))
+    git(repo, "index-pack", f"--index-version={version}", str(packfile))
+    return repo
+
+
+def test_large_offsets_of_an_index_are_read(tmp_path):
+    """Packs above 2 GiB index their objects by 8-byte offsets; index-pack writes
+    them for every object past a given offset."""
+    files = payloads(count=10)
+    repo = reindexed_repo(tmp_path, files, "2,0x100")
     ids = blob_ids(repo)
     found = pack.open_packs(str(repo / ".git" / "objects"))
     try:
@@ -196,12 +202,7 @@ def test_large_offsets_of_an_index_are_read(tmp_path):
 
 def test_a_version_1_index_is_left_to_cat_file(tmp_path):
     files = payloads(count=10)
-    repo = fixture_repo(tmp_path, files)
-    git(repo, "repack", "-adq")
-    folder = repo / ".git" / "objects" / "pack"
-    packfile = only_file(folder, ".pack")
-    only_file(folder, ".idx").unlink()
-    git(repo, "index-pack", "--index-version=1", str(packfile))
+    repo = reindexed_repo(tmp_path, files, "1")
     ids = blob_ids(repo)
     oids = [ids[p] for p in files]
     assert pack.sha256_packed(str(repo / ".git" / "objects"), oids) == ({}, oids)
@@ -345,11 +346,16 @@ def test_a_truncated_pack_fails_closed(tmp_path, capsys):
 def test_a_bad_index_fails_closed(tmp_path, capsys, where):
     repo, files = corrupt_repo(tmp_path)
     idx = only_file(repo / ".git" / "objects" / "pack", ".idx")
-    count = int.from_bytes(idx.read_bytes()[8 + 255 * 4 : 8 + 256 * 4], "big")
+    data = idx.read_bytes()
+    count = int.from_bytes(data[8 + 255 * 4 : 8 + 256 * 4], "big")
+    names = [data[8 + 1024 + 20 * i : 8 + 1024 + 20 * (i + 1)] for i in range(count)]
+    # a fixture's entry: git reads the commit, its trees and the contract first, and
+    # the commit's id (its time) would decide whose entry comes first
+    i = names.index(bytes.fromhex(blob_ids(repo)["fixtures/r05.bin"]))
     at = {
-        "name": 8 + 1024 + 5,
-        "crc": 8 + 1024 + 20 * count + 2,
-        "offset": 8 + 1024 + 24 * count + 3,
+        "name": 8 + 1024 + 20 * i + 5,
+        "crc": 8 + 1024 + 20 * count + 4 * i + 2,
+        "offset": 8 + 1024 + 24 * count + 4 * i + 3,
     }
     flip(idx, at[where])
     assert_fails_closed(capsys, repo, files, "is corrupt: its checksum does not match")
