@@ -335,6 +335,18 @@ def fixture_rows(tmp: str, sizes: Sizes, runs: int) -> List[Row]:
             lambda: tree_peak_mib(cold_cmd, repo, ENV),
         )
     ]
+    with Load() as load:
+        rows.append(
+            pair(
+                "cold-loaded",
+                f"the same, on a loaded machine ({len(load.procs)} busy processes, one per core)",
+                command(cold_cmd, repo),
+                "the same openssl pair, under the same load",
+                command(openssl, fixtures_dir),
+                1.6,
+                runs,
+            )
+        )
     floor = command([sys.executable, FLOOR_WARM], repo)
     floor_name = "floor: Python start, `git rev-parse`, `git ls-files -s`, one small file read"
     for key, extra in (("warm-index", []), ("warm-head", ["--head", "HEAD"])):
