@@ -262,7 +262,9 @@ def caught_up(
     than one such commit is new to the branch, or the merge itself made a
     file ``contract`` protects that neither side had (a rename that carries the branch's
     edit into the oracle): then more is judged, never less."""
-    if default_oid is None or old.commit is None:
+    if default_oid is None or old.commit is None or default_oid == old.commit:
+        # the default branch's own update: every merge-base is the old tip or
+        # its ancestor, so none is new to the branch (no merge-base to ask)
         return old
     new_to_branch = [
         oid

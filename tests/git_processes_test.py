@@ -10,7 +10,7 @@ import os
 import pytest
 
 from oracle_guard.git.plumbing import Git, GitError
-from testing.faults import calls, logging_git, path_with
+from testing.faults import calls, dying_git, logging_git, path_with
 from testing.git import commit, git, init_repo, run_guard
 
 
@@ -156,3 +156,167 @@ def test_a_root_commit_is_told_by_its_object_through_the_batch(tmp_path, logged)
     finally:
         handle.close()
     assert calls(logged)[before:] == ["cat-file --batch"]
+
+
+# -- pre-receive --------------------------------------------------------------
+PUSH_CONTRACT = """\
+version: 1
+write_set:
+  allow: ["src/**"]
+"""
+
+
+def pushed_server(tmp_path, monkeypatch, commits=3):
+    """A bare server whose main has a contract, and `commits` honest commits
+    after it in a clone: returns (server, old tip, new tip)."""
+    work = init_repo(tmp_path / "work")
+    old = commit(work, {".oracle-guard.yaml": PUSH_CONTRACT, "src/app.py": "v0\n"}, "oracle")
+    bare = tmp_path / "srv.git"
+    git(work, "clone", "-q", "--bare", str(work), str(bare))
+    new = old
+    for n in range(commits):
+        new = commit(work, {f"src/app{n}.py": f"v{n}\n"}, f"honest {n}")
+    git(work, "push", "-q", str(bare), "HEAD:refs/heads/candidate")  # the objects
+    monkeypatch.chdir(bare)
+    return bare, old, new
+
+
+def pre_receive(line):
+    import io
+
+    from oracle_guard.commands import pre_receive as command
+
+    err = io.StringIO()
+    rc = command.receive(io.StringIO(line), err, {"ORACLE_GUARD_NOW": "2026-09-25"})
+    return rc, err.getvalue()
+
+
+def test_a_push_to_the_default_branch_starts_six_git_processes(tmp_path, monkeypatch, logged):
+    # one rev-parse for the layout, every tip resolved in the batch, and no
+    # merge-base: the default branch's own old tip is its base
+    _, old, new = pushed_server(tmp_path, monkeypatch)
+    before = len(calls(logged))
+    assert pre_receive(f"{old} {new} refs/heads/main\n") == (
+        0,
+        "oracle-guard: push accepted: 1 judged ref passed\n",
+    )
+    made = [" ".join(call.split()[:2]) for call in calls(logged)[before:]]
+    assert sorted(made) == [  # rev-list and the diff-trees run side by side
+        "cat-file --batch",
+        "diff-tree --stdin",
+        "diff-tree -r",
+        "rev-list --parents",
+        "rev-parse --show-object-format",
+        "symbolic-ref -q",
+    ]
+
+
+def test_a_new_ref_still_asks_its_merge_base(tmp_path, monkeypatch, logged):
+    # the near-miss: a new ref's base is its merge-base with the default branch
+    _, _, new = pushed_server(tmp_path, monkeypatch)
+    before = len(calls(logged))
+    assert pre_receive(f"{'0' * 40} {new} refs/heads/feature\n")[0] == 0
+    made = [" ".join(call.split()[:2]) for call in calls(logged)[before:]]
+    assert "merge-base --all" in made
+    assert not any(call.startswith("rev-parse --verify") for call in made)
+
+
+REVISIONS = [
+    "HEAD",
+    "HEAD~1",
+    "main",
+    "refs/heads/main",
+    "v1",  # an annotated tag: peeled to its commit
+    "HEAD^{tree}",  # a tree: no commit
+    "HEAD:src/app.py",  # a blob
+    "HEAD:src",
+    "nope",
+    "-n",  # never an option
+    "--all",
+    "--end-of-options",
+    "HEAD ",  # a space is part of the name
+    " HEAD",
+    "HEAD\r",  # cat-file would strip the CR: asked of rev-parse
+    "HEAD\n",
+    "ma in",
+    "",
+]
+
+
+def test_resolving_in_the_batch_answers_as_rev_parse_does(tmp_path, logged):
+    repo = init_repo(tmp_path / "r")
+    first = commit(repo, {"src/app.py": "v0\n"})
+    git(repo, "tag", "-a", "-m", "one", "v1")
+    commit(repo, {"src/app.py": "v1\n"})
+    wanted = REVISIONS + [first, first[:10], "0" * 40, first.upper()]
+    by_rev_parse = Git(str(repo))
+    by_batch = Git(str(repo))
+    by_batch.resolve_in_batch = True
+    try:
+        expected = [by_rev_parse.resolve_commit(rev) for rev in wanted]
+        before = len(calls(logged))
+        assert [by_batch.resolve_commit(rev) for rev in wanted] == expected
+        made = calls(logged)[before:]
+        # one batch for all; only the names that end in CR or hold LF (or are empty) ask rev-parse
+        assert made.count("cat-file --batch") == 1
+        assert len([c for c in made if c.startswith("rev-parse --verify")]) == 3
+        # the batch resolved a commit and read it: its tree is known, no second read
+        assert by_batch.root_tree(first) == git(repo, "rev-parse", f"{first}^{{tree}}").strip()
+    finally:
+        by_rev_parse.close()
+        by_batch.close()
+    assert expected[0] is not None and expected[4] == first and expected[5] is None
+
+
+def test_a_batch_that_dies_while_resolving_is_an_error(tmp_path, monkeypatch):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"a": "a\n"})
+    wrapper = dying_git(tmp_path / "bin", 0, "kill", deaths=1)
+    monkeypatch.setenv("PATH", path_with(wrapper))
+    handle = Git(str(repo))
+    handle.resolve_in_batch = True
+    try:
+        with pytest.raises(GitError, match="cannot resolve HEAD"):
+            handle.resolve_commit("HEAD")
+    finally:
+        handle.close()
+
+
+def test_one_rev_parse_answers_the_layout_and_a_newline_asks_alone(tmp_path, logged):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"a": "a\n"})
+    handle = Git(str(repo))
+    before = len(calls(logged))
+    try:
+        assert handle.object_id_length() == 40
+        assert os.path.realpath(handle.objects_directory()) == os.path.realpath(
+            repo / ".git/objects"
+        )
+        assert os.path.realpath(handle.cache.path) == os.path.realpath(
+            repo / ".git/oracle-guard/cache.json"
+        )
+    finally:
+        handle.close()
+    assert calls(logged)[before:] == [
+        "rev-parse --show-object-format --git-common-dir --git-path objects"
+    ]
+
+
+def test_a_quarantine_path_with_a_newline_asks_each_alone(tmp_path, monkeypatch, logged):
+    # a quarantine's GIT_OBJECT_DIRECTORY is printed as set: absolute, here with
+    # an LF, so which line is which is ambiguous and each fact is asked alone
+    odd = init_repo(tmp_path / "a\nb" / "r")
+    commit(odd, {"a": "a\n"})
+    monkeypatch.setenv("GIT_OBJECT_DIRECTORY", str(odd / ".git/objects"))
+    handle = Git(str(odd))
+    before = len(calls(logged))
+    try:
+        assert handle.objects_directory() == str(odd / ".git/objects")
+        assert os.path.realpath(handle.cache.path) == os.path.realpath(
+            odd / ".git/oracle-guard/cache.json"
+        )
+        assert handle.object_id_length() == 40
+    finally:
+        handle.close()
+    # the fallback fired (the log splits a call at each LF it holds)
+    assert sum("rev-parse" in call for call in calls(logged)[before:]) == 4

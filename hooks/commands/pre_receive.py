@@ -468,6 +468,7 @@ def receive(
 
     prefix = "GL-HOOK-ERR: " if env.get("GL_ID") else ""
     git = Git(".")
+    git.resolve_in_batch = True  # HEAD and every pushed id: no rev-parse each
     timeout = DEFAULT_TIMEOUT
     started = time.monotonic()
     try:

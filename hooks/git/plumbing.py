@@ -318,6 +318,11 @@ class Git:
         self._remerged: Dict[str, List[str]] = {}
         self._commits: Dict[str, Optional[str]] = {}  # by object id
         self._diffs: Dict[Tuple[str, str], Tuple[List[bytes], List[bytes]]] = {}
+        # (object format, common git dir, objects directory) from one rev-parse
+        self._layout_found: Optional[Tuple[bytes, str, str]] = None
+        # resolve revisions through the open cat-file --batch, not a rev-parse
+        # each (pre-receive: HEAD, then every pushed old and new id)
+        self.resolve_in_batch = False
 
     # -- processes -----------------------------------------------------
     def run(self, *args: str, check: bool = True, stdin: Optional[bytes] = None) -> bytes:
@@ -358,7 +363,7 @@ class Git:
 
             path = None
             if self.use_cache:
-                common = self._facts()[0] or self._common_dir()
+                common = self._facts()[0] or self._layout()[1]
                 path = os.path.join(self.directory, common, "oracle-guard", "cache.json")
             self._cache = Cache(path)
         return self._cache
@@ -420,8 +425,23 @@ class Git:
         """(common git directory, bare) as check_repository found them, else Nones."""
         return self._facts_found or (None, None)
 
-    def _common_dir(self) -> str:
-        return os.fsdecode(self.run("rev-parse", "--git-common-dir").rstrip(b"\n"))
+    def _layout(self) -> Tuple[bytes, str, str]:
+        """(object format, common git dir, objects directory, a quarantine's
+        GIT_OBJECT_DIRECTORY included) from one rev-parse; each alone when a
+        path holds a newline (which line is which would be ambiguous)."""
+        if self._layout_found is None:
+            out = self.run(
+                "rev-parse", "--show-object-format", "--git-common-dir", "--git-path", "objects"
+            )
+            lines = out.split(b"\n")
+            if len(lines) == 4 and lines[3] == b"":
+                form, common, objects = lines[0], lines[1], lines[2]
+            else:
+                form = self.run("rev-parse", "--show-object-format").strip()
+                common = self.run("rev-parse", "--git-common-dir").rstrip(b"\n")
+                objects = self.run("rev-parse", "--git-path", "objects").rstrip(b"\n")
+            self._layout_found = (form.strip(), os.fsdecode(common), os.fsdecode(objects))
+        return self._layout_found
 
     def git_dir(self) -> str:
         """This work tree's git directory (where MERGE_HEAD lives)."""
@@ -438,10 +458,15 @@ class Git:
         An object id's answer is kept: objects do not change, refs may."""
         if rev in self._commits:
             return self._commits[rev]
-        out = self._answer(
-            "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
-        )
-        oid = (out or b"").decode().strip() or None
+        if self.resolve_in_batch and rev and not any(c in rev for c in "\n\r\0"):
+            # cat-file reads a line as one name (no option, spaces kept) and
+            # strips a CR at its end: those names, and a newline, go to rev-parse
+            oid = self._resolve_by_batch(f"{rev}^{{commit}}")
+        else:
+            out = self._answer(
+                "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
+            )
+            oid = (out or b"").decode().strip() or None
         if _FULL_ID.match(rev):
             self._commits[rev] = oid
         return oid
@@ -508,8 +533,7 @@ class Git:
 
     def object_id_length(self) -> int:
         """40 hex digits in a SHA-1 repository, 64 in a SHA-256 one."""
-        out = self.run("rev-parse", "--show-object-format").strip()
-        return 64 if out == b"sha256" else 40
+        return 64 if self._layout()[0] == b"sha256" else 40
 
     def merge_tree(self, ours: str, theirs: str, unrelated: bool = False) -> Tuple[str, List[str]]:
         """(tree, conflicted paths) of git's 3-way merge of two commits, as
@@ -818,7 +842,37 @@ class Git:
             "--batch",
         ]
 
-    def _read_object(self, oid: str, kind: str, limit: Optional[int] = None) -> bytes:
+    def _resolve_by_batch(self, name: str) -> Optional[str]:
+        """The commit ``name`` (ending in ^{commit}) names, through the open
+        batch, None when it names none; the commit is read, and its tree kept."""
+        proc = self._open_batch()
+        assert proc.stdin is not None and proc.stdout is not None  # made with PIPEs
+        try:
+            proc.stdin.write(encode_path(name) + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline()
+        except (BrokenPipeError, OSError):
+            header = b""
+        if header.endswith((b" missing\n", b" ambiguous\n")):
+            return None
+        parts = header.split()
+        oid = parts[0].decode("ascii", "replace") if parts else ""
+        if len(parts) != 3 or parts[1] != b"commit" or not _FULL_ID.match(oid):
+            self.close()
+            what = header.decode("utf-8", "replace").strip() or "git cat-file exited"
+            raise GitError(f"cannot resolve {name}: {what}")
+        size = int(parts[2])
+        data = proc.stdout.read(size)
+        proc.stdout.read(1)
+        if len(data) != size:
+            self.close()
+            raise GitError(f"cannot read object {oid}: truncated")
+        first = data.split(b"\n", 1)[0]
+        if first.startswith(b"tree "):
+            self._root_trees.setdefault(oid, first[5:].decode("ascii", "replace"))
+        return oid
+
+    def _open_batch(self) -> subprocess.Popen[bytes]:
         if self._batch is None:
             try:
                 self._batch = subprocess.Popen(
@@ -830,7 +884,10 @@ class Git:
                 )
             except OSError as exc:
                 raise GitError(f"cannot run git: {exc.strerror or exc}") from None
-        proc = self._batch
+        return self._batch
+
+    def _read_object(self, oid: str, kind: str, limit: Optional[int] = None) -> bytes:
+        proc = self._open_batch()
         assert proc.stdin is not None and proc.stdout is not None  # made with PIPEs
         try:
             proc.stdin.write(oid.encode() + b"\n")
@@ -884,8 +941,7 @@ class Git:
     def objects_directory(self) -> str:
         """Where git reads objects here: a server's quarantine (GIT_OBJECT_DIRECTORY)
         included, as git itself resolves it."""
-        out = self.run("rev-parse", "--git-path", "objects").rstrip(b"\n")
-        return os.path.join(self.directory, os.fsdecode(out))
+        return os.path.join(self.directory, self._layout()[2])
 
     def _sha256_streamed(self, wanted: Sequence[str]) -> Dict[str, str]:
         """A second ``cat-file --batch`` is fed every id at once by a thread while

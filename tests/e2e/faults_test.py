@@ -368,11 +368,13 @@ def test_pre_receive_git_missing_rejects_the_push(server, tmp_path, monkeypatch)
     )
 
 
-# The gate runs eight git commands for one ref: the old or default tip, its tree,
-# the contract blobs, the new tip, its tree, the base (old tip or merge-base), and
-# the listing of the new commits (rev-list, diff-tree).
-@pytest.mark.parametrize("after", range(8))
-@pytest.mark.parametrize("kind", ["update", "create"])
+# The gate runs six git commands for an update of the default branch (one
+# rev-parse for the layout, the cat-file batch that resolves every tip and reads
+# every object, symbolic-ref, rev-list, two diff-trees) and seven for a new ref
+# (its merge-base too): each one dies in turn.
+@pytest.mark.parametrize(
+    "kind, after", [("update", n) for n in range(6)] + [("create", n) for n in range(7)]
+)
 def test_pre_receive_git_that_dies_once_rejects_the_push(
     server, tmp_path, monkeypatch, kind, after
 ):
