@@ -469,7 +469,7 @@ def push_row(tmp: str, sizes: Sizes, runs: int) -> Row:
             None,
             [
                 f"push with the hook {ms(seconds(hooked))}, without {ms(seconds(bare))}",
-                f"the hook alone on the pushed server {ms(seconds(alone))}",
+                f"the hook alone, main at the old tip {ms(seconds(alone))}",
             ],
         )
     )

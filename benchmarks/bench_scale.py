@@ -618,9 +618,9 @@ class PushSamples(NamedTuple):
 
 def push_samples(tmp: str, sizes: Sizes, runs: int) -> PushSamples:
     """A push to a fresh bare server with the hook, and without it, beside
-    `git log --raw -z` over the pushed range. The hook is also run alone on a
-    server the push reached, for its own peak memory (the push's tree includes
-    git's receive-pack)."""
+    `git log --raw -z` over the pushed range. The hook is also run alone, for its
+    own peak memory (the push's tree includes git's receive-pack), on a server
+    holding the pushed objects with main still at the old tip, as during a push."""
     bench_pre_receive.FILES = sizes.push_repo_files
     bench_pre_receive.COMMITS = sizes.push_commits
     touched = sizes.push_commits * bench_pre_receive.TOUCHED_PER_COMMIT
@@ -662,6 +662,8 @@ def push_samples(tmp: str, sizes: Sizes, runs: int) -> PushSamples:
     )
     reached = server(False)
     git("push", "-q", reached, "big:main", cwd=client)
+    # main back at the old tip, the new objects kept: the server as the hook sees it
+    git("update-ref", "refs/heads/main", old, cwd=reached)
     alone = interleaved(
         [
             command(
