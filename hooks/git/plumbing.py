@@ -818,7 +818,30 @@ class Git:
             "--batch",
         ]
 
-    def _read_object(self, oid: str, kind: str, limit: Optional[int] = None) -> bytes:
+    def peeled_commit(self, rev: str) -> Optional[str]:
+        """``resolve_commit``'s answer asked of the cat-file --batch (which the
+        run opens anyway) instead of one more rev-parse; the commit's tree is
+        kept for ``root_tree``."""
+        name = f"{rev}^{{commit}}"
+        if not rev or rev.startswith("-") or any(c in rev for c in "\n\r\0 \t"):
+            return self.resolve_commit(rev)  # a line of the batch could not carry it alike
+        header = self._batch_header(name)
+        if header == name.encode() + b" missing\n":
+            return None  # no such commit, or an unborn HEAD: rev-parse's "no" too
+        parts = header.split()
+        if len(parts) != 3 or parts[1] != b"commit" or not _FULL_ID.match(parts[0].decode()):
+            self.close()
+            what = header.decode("utf-8", "replace").strip() or "git cat-file exited"
+            raise GitError(f"cannot resolve {rev}: {what}")
+        oid = parts[0].decode()
+        data = self._batch_body(oid, int(parts[2]))
+        first = data.split(b"\n", 1)[0]
+        if first.startswith(b"tree "):
+            self._root_trees[oid] = first[5:].decode()
+        return oid
+
+    def _batch_header(self, name: str) -> bytes:
+        """Ask the batch for one object; its header line, b"" when git is gone."""
         if self._batch is None:
             try:
                 self._batch = subprocess.Popen(
@@ -833,16 +856,31 @@ class Git:
         proc = self._batch
         assert proc.stdin is not None and proc.stdout is not None  # made with PIPEs
         try:
-            proc.stdin.write(oid.encode() + b"\n")
+            proc.stdin.write(name.encode() + b"\n")
             proc.stdin.flush()
-            header = proc.stdout.readline()
+            return proc.stdout.readline()
         except (BrokenPipeError, OSError):
-            header = b""
+            return b""
+
+    def _batch_body(self, oid: str, size: int) -> bytes:
+        """The object the header announced, and its trailing newline."""
+        assert self._batch is not None and self._batch.stdout is not None
+        data = self._batch.stdout.read(size)
+        self._batch.stdout.read(1)
+        if len(data) != size:
+            self.close()
+            raise GitError(f"cannot read object {oid}: truncated")
+        return data
+
+    def _read_object(self, oid: str, kind: str, limit: Optional[int] = None) -> bytes:
+        header = self._batch_header(oid)
         parts = header.split()
         if len(parts) != 3 or parts[1] != kind.encode():
             self.close()
             what = header.decode("utf-8", "replace").strip() or "git cat-file exited"
             raise GitError(f"cannot read object {oid}: {what}")
+        proc = self._batch
+        assert proc is not None and proc.stdout is not None  # it answered
         size = int(parts[2])
         if limit is not None and size > limit:
             left = size + 1  # the data and its trailing newline
@@ -853,12 +891,7 @@ class Git:
                     raise GitError(f"cannot read object {oid}: truncated")
                 left -= len(chunk)
             raise BlobTooLarge(size, limit)
-        data = proc.stdout.read(size)
-        proc.stdout.read(1)
-        if len(data) != size:
-            self.close()
-            raise GitError(f"cannot read object {oid}: truncated")
-        return data
+        return self._batch_body(oid, size)
 
     def sha256_blobs(
         self, oids: Sequence[str], expected: Optional[Mapping[str, str]] = None
