@@ -6,7 +6,7 @@ contract in it validated, what a freeze file holds or why it is invalid) holds
 for as long as the rest of what made it holds too. So each entry's key names,
 besides the blob id, the loader the file's name picked, the size cap it was
 read under and the schema it was checked against (see the ``*_key`` functions);
-and the file's key names the tool (its version and its sources), its schemas,
+and the file's key names the tool (its version and its source files' stat), its schemas,
 the parser and validator libraries and the Python it ran on. A cached value is
 then what a cold run would compute for the same key. A cache that is corrupt,
 truncated, or written by another version is ignored and rebuilt, never
@@ -115,7 +115,9 @@ def _library(module: str, dist: str) -> str:
 
 def _digest_files(digest: Any, folder: str, suffix: str) -> None:
     """Every file with this suffix under folder, subfolders included (the package's
-    layers), by its path relative to folder."""
+    layers), by its path relative to folder and its stat (size, inode, modification
+    and change time): any write moves the change time, which setting the times
+    back moves too, so a changed file changes the key, and no run reads them all."""
     names = []
     for top, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
@@ -123,17 +125,18 @@ def _digest_files(digest: Any, folder: str, suffix: str) -> None:
         names += [n if relative == "." else f"{relative}/{n}" for n in files if n.endswith(suffix)]
     for name in sorted(names):
         try:
-            with open(os.path.join(folder, name), "rb") as f:
-                data = f.read()
+            st = os.stat(os.path.join(folder, name))
+            made = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}:{st.st_dev}"
         except OSError:
-            data = b"\xff unreadable"
-        digest.update(name.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+            made = "\xff unreadable"
+        digest.update(name.encode() + b"\0" + made.encode() + b"\0")
 
 
 def cache_key() -> str:
     """What every verdict was made with, whatever its blob: the tool (its version,
-    and its sources, which an editable install changes without a new version), its
-    schemas, the YAML parser and the validator, and the Python they ran on."""
+    and its source files, which an editable install changes without a new
+    version), its schema files, the YAML parser and the validator, and the Python
+    they ran on."""
     from oracle_guard import __version__
     from oracle_guard.parsing import validation
 

@@ -35,7 +35,9 @@ COMMANDS = {
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """Every command's parser, or only ``command``'s: a run imports only the
     command it runs (help, errors and the rest of argv read the same)."""
-    parser = argparse.ArgumentParser(
+    from oracle_guard.commands.options import Parser
+
+    parser = Parser(
         prog="oracle-guard",
         description="Keep a repository's test oracle out of reach of the patches it judges.",
     )

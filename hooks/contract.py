@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
@@ -192,7 +191,21 @@ def read(snapshot: Snapshot) -> Optional[Dict[str, Any]]:
             cached = parse(data, CONTRACT_PATH, snapshot.label)
         _parsed[key] = cached
     snapshot.cache.put("contract", key, _parsed[key])
-    return copy.deepcopy(_parsed[key])
+    return _copied(_parsed[key])
+
+
+def _copied(value: Any) -> Any:
+    """copy.deepcopy for what a contract parses to (dicts, lists, scalars),
+    without importing copy on every run; anything else goes to deepcopy."""
+    if type(value) is dict:
+        return {k: _copied(v) for k, v in value.items()}
+    if type(value) is list:
+        return [_copied(v) for v in value]
+    if value is None or type(value) in (str, int, float, bool):
+        return value  # immutable: deepcopy returns it too
+    import copy
+
+    return copy.deepcopy(value)
 
 
 _parsed: Dict[str, Dict[str, Any]] = {}

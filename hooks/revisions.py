@@ -166,7 +166,7 @@ def resolve(
     if head_oid is not None:
         # a commit alone is judged as its own change: against its first parent,
         # with every commit it brings (a merge's other side included)
-        parent = git.resolve_commit(f"{head_oid}^1")
+        parent = git.peeled_commit(f"{head_oid}^1")  # through the batch
         if parent is None and git.records_a_parent(head_oid):
             raise RevisionError(
                 f"--head {head!r}: its parent is not in this clone (a shallow clone); "
@@ -241,7 +241,7 @@ def _head(git: Git) -> Optional[Snapshot]:
     """What a commit being made is compared with: HEAD; while a merge is being
     concluded, git's own merge of HEAD and MERGE_HEAD, so what the merge brings
     is not the committer's change, and what the committer changes in it is."""
-    head = git.resolve_commit("HEAD")
+    head = git.peeled_commit("HEAD")  # through the batch: one git process fewer
     if head is None:
         return None
     merging = git.merge_heads()

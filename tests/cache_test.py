@@ -528,3 +528,70 @@ def test_a_freeze_key_of_the_wrong_shape_spoils_the_whole_cache(tmp_path, spoil)
     assert rerun.returncode == 0
     assert "IMPORTED validator yaml" in rerun.stderr  # the whole file was ignored
     assert json.loads(cache_file(repo).read_text())["entries"]["freeze"] == {key: verdict}
+
+
+# -- the tool's own files: the key changes when one does, without reading them all ---------
+
+
+def files_key(folder):
+    from oracle_guard.cache import _digest_files
+
+    digest = hashlib.sha256()
+    _digest_files(digest, str(folder), ".py")
+    return digest.hexdigest()
+
+
+def source_folder(tmp_path):
+    folder = tmp_path / "tool"
+    (folder / "layer").mkdir(parents=True)
+    (folder / "a.py").write_text("A = 1\n")
+    (folder / "layer" / "b.py").write_text("B = 2\n")
+    (folder / "notes.txt").write_text("not a source\n")
+    return folder
+
+
+def test_a_source_rewritten_to_the_same_size_and_times_changes_the_key(tmp_path):
+    import os
+
+    folder = source_folder(tmp_path)
+    before = files_key(folder)
+    path = folder / "layer" / "b.py"
+    st = path.stat()
+    with open(path, "r+b") as f:  # in place: same inode, same size
+        f.write(b"B = 3\n")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # the time set back
+    assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
+    assert files_key(folder) != before
+
+
+@pytest.mark.parametrize("change", ["new source", "source removed", "source renamed"])
+def test_a_source_added_removed_or_renamed_changes_the_key(tmp_path, change):
+    folder = source_folder(tmp_path)
+    before = files_key(folder)
+    if change == "new source":
+        (folder / "c.py").write_text("")
+    elif change == "source removed":
+        (folder / "a.py").unlink()
+    else:
+        (folder / "a.py").rename(folder / "z.py")
+    assert files_key(folder) != before
+
+
+def test_untouched_sources_and_other_files_keep_the_key(tmp_path):
+    folder = source_folder(tmp_path)
+    before = files_key(folder)
+    (folder / "notes.txt").write_text("edited, but not a source\n")
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "a.cpython-311.py").write_text("")  # bytecode's folder
+    assert (folder / "a.py").read_text() == "A = 1\n"  # read, not written
+    assert files_key(folder) == before
+
+
+def test_a_source_that_cannot_be_stat_ed_still_makes_a_key(tmp_path):
+    import os
+
+    folder = source_folder(tmp_path)
+    before = files_key(folder)
+    (folder / "a.py").unlink()
+    os.symlink(folder / "gone.py", folder / "a.py")  # dangling: stat fails
+    assert files_key(folder) != before

@@ -351,3 +351,27 @@ def test_literal_pattern_matches_only_that_path(name):
     assert not pattern.matches("x/dir/" + name)
     assert not pattern.matches("dir/" + name + "x")
     assert not pattern.matches("dir/a1.lock")
+
+
+def test_a_contract_is_handed_out_as_a_copy_deepcopy_would_make():
+    import copy
+
+    from oracle_guard.contract import _copied
+
+    class Marked(dict):
+        pass
+
+    shared = [1, 2]
+    parsed = {
+        "version": 1,
+        "fixtures": [{"lock": "a.lock", "paths": ["fx/**"], "size": 1.5, "on": True}],
+        "none": None,
+        "pair": (shared, "x"),  # not what YAML or JSON makes: deepcopy's to copy
+        "marked": Marked(a=[1]),
+    }
+    made = _copied(parsed)
+    assert made == copy.deepcopy(parsed)
+    made["fixtures"][0]["paths"].append("more/**")
+    assert parsed["fixtures"][0]["paths"] == ["fx/**"]  # the original untouched
+    assert made["pair"][0] is not shared and type(made["marked"]) is Marked
+    assert made["marked"]["a"] is not parsed["marked"]["a"]

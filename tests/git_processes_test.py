@@ -116,7 +116,7 @@ def test_a_folder_is_listed_through_the_batch_as_ls_tree_lists_it(tmp_path, logg
     assert [(p, tuple(e)) for p, e in listed.items()] == expected  # same entries, same order
 
 
-def test_a_warm_check_starts_four_git_processes(tmp_path, capsys, monkeypatch):
+def test_a_warm_check_starts_three_git_processes(tmp_path, capsys, monkeypatch):
     data = b"fixture\n"
     repo = init_repo(tmp_path / "r")
     commit(
@@ -138,9 +138,10 @@ def test_a_warm_check_starts_four_git_processes(tmp_path, capsys, monkeypatch):
         rc, out, _ = run_guard(capsys, repo, *args)
         assert rc == 0, out
         made = calls(wrapper)
-        # rev-parse (the facts), the index or the head's id, HEAD (index) or the
-        # parent (--head), and the batch: no ls-tree, no cat-file commit
-        assert len(made) == 4, made
+        # rev-parse (the facts), the index (ls-files) or the head's id (rev-parse),
+        # and the batch, which also answers HEAD (index) or the parent (--head):
+        # no ls-tree, no cat-file commit
+        assert len(made) == 3, made
         assert not any(c.startswith(("ls-tree", "cat-file commit")) for c in made), made
 
 
@@ -320,3 +321,58 @@ def test_a_quarantine_path_with_a_newline_asks_each_alone(tmp_path, monkeypatch,
         handle.close()
     # the fallback fired (the log splits a call at each LF it holds)
     assert sum("rev-parse" in call for call in calls(logged)[before:]) == 4
+
+
+def peel_both_ways(repo, revs):
+    handle = Git(str(repo))
+    try:
+        return [(handle.peeled_commit(r), handle.resolve_commit(r)) for r in revs]
+    finally:
+        handle.close()
+
+
+def test_a_commit_is_resolved_through_the_batch_as_rev_parse_resolves_it(tmp_path, logged):
+    repo = init_repo(tmp_path / "r")
+    root = commit(repo, {"a": "a\n"})
+    child = commit(repo, {"a": "b\n"})
+    git(repo, "tag", "-a", "-m", "t", "v1", root)
+    blob = git(repo, "rev-parse", f"{child}:a").strip()
+    tree = git(repo, "rev-parse", f"{child}^{{tree}}").strip()
+    revs = ["HEAD", f"{child}^1", f"{root}^1", "v1", blob, tree, "no-such-ref"]
+    answers = peel_both_ways(repo, revs)
+    assert [ours for ours, _ in answers] == [child, root, None, root, None, None, None]
+    assert all(ours == theirs for ours, theirs in answers), answers
+    before = len(calls(logged))
+    handle = Git(str(repo))
+    try:
+        assert handle.peeled_commit("HEAD") == child
+        assert handle.root_tree(child) == tree
+    finally:
+        handle.close()
+    assert calls(logged)[before:] == ["cat-file --batch"]  # and the tree from its answer
+
+
+@pytest.mark.parametrize("rev", ["-h", "HEAD HEAD", "HEAD\nHEAD", ""])
+def test_a_name_a_batch_line_cannot_carry_is_asked_of_rev_parse(tmp_path, logged, rev):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"a": "a\n"})
+    before = len(calls(logged))
+    assert peel_both_ways(repo, [rev]) == [(None, None)]
+    assert not any(c.startswith("cat-file") for c in calls(logged)[before:])
+
+
+def test_an_unborn_head_is_no_commit_through_the_batch(tmp_path):
+    repo = init_repo(tmp_path / "r")
+    assert peel_both_ways(repo, ["HEAD"]) == [(None, None)]
+
+
+def test_a_batch_that_dies_is_an_error_not_an_unborn_head(tmp_path, monkeypatch):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"a": "a\n"})
+    monkeypatch.setenv("PATH", path_with(dying_git(tmp_path / "bin", after=0)))
+    handle = Git(str(repo))
+    try:
+        with pytest.raises(GitError, match="cannot resolve HEAD"):
+            handle.peeled_commit("HEAD")
+    finally:
+        handle.close()

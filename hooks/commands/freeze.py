@@ -702,9 +702,9 @@ def _count(text: str) -> int:
 
 def add_parser(sub) -> None:
     """The ``freeze`` subcommands."""
-    import argparse
+    from oracle_guard.commands.options import Parser
 
-    clocked = argparse.ArgumentParser(add_help=False)
+    clocked = Parser(add_help=False)
     clocked.add_argument(
         "--now",
         metavar="TIME",
@@ -716,7 +716,7 @@ def add_parser(sub) -> None:
         metavar="PATH",
         help="the freeze file (repo-relative) when the contract names several",
     )
-    when = argparse.ArgumentParser(add_help=False)
+    when = Parser(add_help=False)
     group = when.add_mutually_exclusive_group()
     group.add_argument(
         "--days",

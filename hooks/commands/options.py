@@ -7,13 +7,44 @@ these parents and ``set_defaults(run=run)``, and ``run(options) -> int``;
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from functools import cache
+from typing import Any
+
+
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``, the width argparse's help is
+    wrapped to, without importing shutil (and its compression modules) on every
+    run: every parser's add_argument builds a formatter."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]  # None: AttributeError, caught
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its help as wide as argparse makes it; subparsers
+    take their parent's class, so one at the top serves every command."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        if sys.version_info >= (3, 14):  # colour comes in; leave argparse be
+            return super()._get_formatter()
+        # HelpFormatter's own default: the terminal's columns, less 2
+        make: Any = self.formatter_class  # every HelpFormatter takes width
+        return make(prog=self.prog, width=_columns() - 2)
 
 
 @cache
 def common() -> argparse.ArgumentParser:
     """-C and --debug."""
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = Parser(add_help=False)
     parser.add_argument(
         "-C",
         metavar="DIR",
@@ -29,7 +60,7 @@ def common() -> argparse.ArgumentParser:
 @cache
 def debug_only() -> argparse.ArgumentParser:
     """--debug alone, for a command that builds its own repository (demo)."""
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = Parser(add_help=False)
     parser.add_argument(
         "--debug", action="store_true", help="print a traceback on unexpected errors"
     )
@@ -41,7 +72,7 @@ def judged() -> argparse.ArgumentParser:
     """The clock, the output format and the cache, for a command that judges (check, lock)."""
     from oracle_guard.report import formats as reporters
 
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = Parser(add_help=False)
     parser.add_argument(
         "--now",
         metavar="TIME",
@@ -74,7 +105,7 @@ def host() -> argparse.ArgumentParser:
     """--host and --identity-env, for the server-side commands."""
     from oracle_guard.hosts import HOSTS
 
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = Parser(add_help=False)
     parser.add_argument(
         "--host",
         choices=list(HOSTS),

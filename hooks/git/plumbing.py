@@ -461,7 +461,7 @@ class Git:
         if self.resolve_in_batch and rev and not any(c in rev for c in "\n\r\0"):
             # cat-file reads a line as one name (no option, spaces kept) and
             # strips a CR at its end: those names, and a newline, go to rev-parse
-            oid = self._resolve_by_batch(f"{rev}^{{commit}}")
+            oid = self._resolve_by_batch(rev)
         else:
             out = self._answer(
                 "rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"
@@ -842,31 +842,28 @@ class Git:
             "--batch",
         ]
 
-    def _resolve_by_batch(self, name: str) -> Optional[str]:
-        """The commit ``name`` (ending in ^{commit}) names, through the open
-        batch, None when it names none; the commit is read, and its tree kept."""
-        proc = self._open_batch()
-        assert proc.stdin is not None and proc.stdout is not None  # made with PIPEs
-        try:
-            proc.stdin.write(encode_path(name) + b"\n")
-            proc.stdin.flush()
-            header = proc.stdout.readline()
-        except (BrokenPipeError, OSError):
-            header = b""
+    def peeled_commit(self, rev: str) -> Optional[str]:
+        """``resolve_commit``'s answer asked of the cat-file --batch (which the
+        run opens anyway) instead of one more rev-parse; the commit's tree is
+        kept for ``root_tree``. A name a batch line could not carry as rev-parse
+        reads it goes to rev-parse."""
+        if not rev or rev.startswith("-") or any(c in rev for c in "\n\r\0 \t"):
+            return self.resolve_commit(rev)
+        return self._resolve_by_batch(rev)
+
+    def _resolve_by_batch(self, rev: str) -> Optional[str]:
+        """The commit ``rev`` names, through the open batch, None when it names
+        none; the commit is read, and its tree kept."""
+        header = self._batch_header(f"{rev}^{{commit}}")
         if header.endswith((b" missing\n", b" ambiguous\n")):
-            return None
+            return None  # no such commit, or an unborn HEAD: rev-parse's "no" too
         parts = header.split()
         oid = parts[0].decode("ascii", "replace") if parts else ""
         if len(parts) != 3 or parts[1] != b"commit" or not _FULL_ID.match(oid):
             self.close()
             what = header.decode("utf-8", "replace").strip() or "git cat-file exited"
-            raise GitError(f"cannot resolve {name}: {what}")
-        size = int(parts[2])
-        data = proc.stdout.read(size)
-        proc.stdout.read(1)
-        if len(data) != size:
-            self.close()
-            raise GitError(f"cannot read object {oid}: truncated")
+            raise GitError(f"cannot resolve {rev}: {what}")
+        data = self._batch_body(oid, int(parts[2]))
         first = data.split(b"\n", 1)[0]
         if first.startswith(b"tree "):
             self._root_trees.setdefault(oid, first[5:].decode("ascii", "replace"))
@@ -886,20 +883,36 @@ class Git:
                 raise GitError(f"cannot run git: {exc.strerror or exc}") from None
         return self._batch
 
-    def _read_object(self, oid: str, kind: str, limit: Optional[int] = None) -> bytes:
+    def _batch_header(self, name: str) -> bytes:
+        """Ask the batch for one object; its header line, b"" when git is gone."""
         proc = self._open_batch()
         assert proc.stdin is not None and proc.stdout is not None  # made with PIPEs
         try:
-            proc.stdin.write(oid.encode() + b"\n")
+            proc.stdin.write(encode_path(name) + b"\n")
             proc.stdin.flush()
-            header = proc.stdout.readline()
+            return proc.stdout.readline()
         except (BrokenPipeError, OSError):
-            header = b""
+            return b""
+
+    def _batch_body(self, oid: str, size: int) -> bytes:
+        """The object the header announced, and its trailing newline."""
+        assert self._batch is not None and self._batch.stdout is not None
+        data = self._batch.stdout.read(size)
+        self._batch.stdout.read(1)
+        if len(data) != size:
+            self.close()
+            raise GitError(f"cannot read object {oid}: truncated")
+        return data
+
+    def _read_object(self, oid: str, kind: str, limit: Optional[int] = None) -> bytes:
+        header = self._batch_header(oid)
         parts = header.split()
         if len(parts) != 3 or parts[1] != kind.encode():
             self.close()
             what = header.decode("utf-8", "replace").strip() or "git cat-file exited"
             raise GitError(f"cannot read object {oid}: {what}")
+        proc = self._batch
+        assert proc is not None and proc.stdout is not None  # it answered
         size = int(parts[2])
         if limit is not None and size > limit:
             left = size + 1  # the data and its trailing newline
@@ -910,12 +923,7 @@ class Git:
                     raise GitError(f"cannot read object {oid}: truncated")
                 left -= len(chunk)
             raise BlobTooLarge(size, limit)
-        data = proc.stdout.read(size)
-        proc.stdout.read(1)
-        if len(data) != size:
-            self.close()
-            raise GitError(f"cannot read object {oid}: truncated")
-        return data
+        return self._batch_body(oid, size)
 
     def sha256_blobs(
         self, oids: Sequence[str], expected: Optional[Mapping[str, str]] = None

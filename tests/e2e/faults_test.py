@@ -149,7 +149,6 @@ def test_a_check_runs_each_phase(repo, tmp_path, monkeypatch, capsys):
     for kind in (
         "rev-parse --git-dir",
         "ls-files --stage",
-        "rev-parse --verify",
         "ls-tree -r",
         "cat-file --batch",
     ):

@@ -15,8 +15,8 @@ import hashlib
 import json
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from oracle_guard.checks.test_tamper import options, python
-from oracle_guard.checks.test_tamper.marks import Mark, new_marks
+from oracle_guard.checks.test_tamper import options
+from oracle_guard.checks.test_tamper.marks import Mark, new_marks, package_of
 from oracle_guard.contract import Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry
@@ -301,9 +301,11 @@ class _Reader:
             data = snapshot.read(path, self.scope.limit)
         except BlobTooLarge as exc:
             return [_too_large(exc, self.scope)]
+        from oracle_guard.checks.test_tamper import python  # the ast reader: cold work only
+
         source = python.doctest_source(data)
         hermetic = self.scope.hermetic.matches(path)
-        return python.marks(source, python.package_of(path), hermetic, self.oracle_of)
+        return python.marks(source, package_of(path), hermetic, self.oracle_of)
 
     def module_file(self, snapshot: Snapshot, module: str) -> Optional[str]:
         """The file the snapshot holds for a module (or its package's __init__)."""
@@ -322,7 +324,7 @@ class _Reader:
         return self._texts[entry.oid]
 
     def marks(self, snapshot: Snapshot, path: str, entry: Entry) -> List[Mark]:
-        package = python.package_of(path)
+        package = package_of(path)
         hermetic = self.scope.hermetic.matches(path)
         conftest = path.rpartition("/")[2].lower() == "conftest.py"
         made_of = json.dumps(
@@ -338,6 +340,8 @@ class _Reader:
         except BlobTooLarge as exc:
             found = [_too_large(exc, self.scope)]
         else:
+            from oracle_guard.checks.test_tamper import python  # the ast reader: cold work only
+
             self._texts[entry.oid] = data
             found = python.marks(data, package, hermetic, self.oracle_of, conftest)
         cache.put("tamper", key, [list(mark) for mark in found])

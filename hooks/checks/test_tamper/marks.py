@@ -11,6 +11,11 @@ from collections import Counter
 from typing import Iterable, List, NamedTuple, Tuple
 
 
+def package_of(path: str) -> str:
+    """The dotted package a file is in, as its folders name it."""
+    return ".".join(path.split("/")[:-1])
+
+
 class Mark(NamedTuple):
     rule: str  # the finding code
     line: int  # in the file the mark was found in (1-based)

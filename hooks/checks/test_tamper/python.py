@@ -16,7 +16,7 @@ import re
 from collections import Counter
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
-from oracle_guard.checks.test_tamper.marks import Mark
+from oracle_guard.checks.test_tamper.marks import Mark, package_of  # noqa: F401  # python.package_of, as before
 
 # Does a dotted module name name the oracle's code? It answers with the
 # contract's pattern that protects its file ("oracle/**"), or None.
@@ -428,11 +428,6 @@ def doctest_source(data: bytes) -> bytes:
         match = _PROMPT.match(line.rstrip(b"\r"))
         lines.append(match.group(2) if match else b"")
     return b"\n".join(lines) + b"\n"
-
-
-def package_of(path: str) -> str:
-    """The dotted package a file is in, as its folders name it."""
-    return ".".join(path.split("/")[:-1])
 
 
 class _Reader:
