@@ -89,19 +89,24 @@ def _main(argv: Optional[Sequence[str]], env: Optional[Mapping[str, str]]) -> in
 
 
 def report_failure(parsed, exc: BaseException) -> int:
-    """The one line (and, for json, github and sarif, the document) a failed run prints."""
+    """The one line (and, for the machine formats, the document) a failed run
+    prints; every --output file gets its format's error document."""
     import traceback
 
     from oracle_guard.errors import failure
     from oracle_guard.report import formats as reporters
-    from oracle_guard.report.escaping import inert, show_text
 
     failed = failure(exc)
     message = failed.message if failed.expected else f"{failed.message} (rerun with --debug)"
     if getattr(parsed, "debug", False):
         traceback.print_exc()
-    # json, github and sarif readers get the failure in their own format too
+    outputs = getattr(parsed, "outputs", None)
+    if outputs:  # resolved: no file is left holding an earlier run's pass
+        from oracle_guard.report.outputs import write_errors
+
+        write_errors(outputs, message)
+    # the machine formats' readers get the failure in their own format too
     sys.stdout.write(reporters.render_error(getattr(parsed, "format", "text"), message))
     # one line, whatever names the message quotes (a contract key, a file name)
-    print(inert(f"oracle-guard: error: {show_text(message)}"), file=sys.stderr)
+    print(reporters.error_line(message), file=sys.stderr)
     return failed.exit_code

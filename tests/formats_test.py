@@ -11,6 +11,7 @@ from oracle_guard.findings import Finding, HookResult
 from oracle_guard.report import formats
 from oracle_guard.report.github import render_github
 from oracle_guard.report.json import render_json
+from oracle_guard.report.markdown import render_markdown
 from oracle_guard.report.sarif import render_sarif
 from oracle_guard.report.text import painter, render_text
 
@@ -32,7 +33,7 @@ META = {"now": "2026-09-25T00:00:00+00:00"}
 
 
 def test_the_format_names_in_order():
-    assert formats.FORMATS == ("text", "json", "github", "sarif")
+    assert formats.FORMATS == ("text", "json", "github", "sarif", "markdown")
     assert formats.COLOR_CHOICES == ("auto", "always", "never")
 
 
@@ -43,6 +44,10 @@ def test_the_format_names_in_order():
         ("json", lambda: render_json(RESULTS, meta=META)),
         ("github", lambda: render_github(RESULTS, owners=["alice"])),
         ("sarif", lambda: render_sarif(RESULTS, meta=META, exit_code=1)),
+        (
+            "markdown",
+            lambda: render_markdown(RESULTS, meta=META, owners=["alice"], exit_code=1),
+        ),
     ],
 )
 def test_render_hands_each_format_what_it_reads(fmt, expected):
@@ -61,6 +66,13 @@ def test_render_error_in_every_format():
     assert formats.render_error("github", "a\nb") == "::error title=oracle-guard::a%0Ab\n"
     run = json.loads(formats.render_error("sarif", "boom"))["runs"][0]
     assert run["invocations"][0]["executionSuccessful"] is False and "results" not in run
+    assert "oracle-guard: error: boom" in formats.render_error("markdown", "boom")
+
+
+def test_an_error_file_is_never_empty():
+    for fmt in formats.FORMATS:
+        assert "boom" in formats.render_error_file(fmt, "boom")
+    assert formats.render_error_file("text", "a\nb") == "oracle-guard: error: a\\nb\n"
 
 
 def test_every_format_has_both_renderers():

@@ -127,9 +127,11 @@ def check(
     output: str = "text",
     color: str = "auto",
     use_cache: bool = True,
+    outputs: Sequence = (),
 ) -> int:
-    """Judge and print the verdict in ``output`` (text, json, github or sarif); the
-    exit code: 0 passed, 1 findings."""
+    """Judge and print the verdict in ``output`` (a name of reporters.FORMATS),
+    after writing each of ``outputs`` (report.outputs.Output) in its own format;
+    the exit code: 0 passed, 1 findings."""
     from oracle_guard.git.plumbing import Git
 
     when = clock.now_from(now, env)
@@ -141,6 +143,14 @@ def check(
     code = exit_code(results)
     if meta.get("notice"):
         sys.stderr.write(f"oracle-guard: note: {meta['notice']}\n")
+    if outputs:  # the files first: one that cannot be written fails the run
+        from oracle_guard.report import outputs as report_files
+
+        for wanted in outputs:
+            text = reporters.render(
+                wanted.format, results, meta=meta, owners=owners, exit_code=code
+            )
+            report_files.write(wanted, text)
     colour = output == "text" and reporters.colour_wanted(color, env, sys.stdout)
     sys.stdout.write(
         reporters.render(output, results, meta=meta, owners=owners, exit_code=code, colour=colour)
@@ -170,7 +180,17 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
+def resolve_outputs(options) -> List:
+    """``--output``'s files, kept on ``options`` for the failure handler, which
+    writes error documents to them."""
+    from oracle_guard.report import outputs
+
+    options.outputs = outputs.resolve(options.output, options.C)
+    return options.outputs
+
+
 def run(options) -> int:
+    files = resolve_outputs(options)
     return check(
         options.C,
         options.only or HOOKS,
@@ -182,4 +202,5 @@ def run(options) -> int:
         output=options.format,
         color=options.color,
         use_cache=not options.no_cache,
+        outputs=files,
     )

@@ -235,6 +235,8 @@ def add_parser(sub) -> None:
 
 def run(options) -> int:
     use_cache = not options.no_cache
+    if options.output and not options.check:
+        raise UsageError("--output writes a verdict's reports: use it with lock --check")
     if options.add is not None:
         if options.check:
             raise UsageError("--add writes the lock and --check verifies it: use one of them")
@@ -249,5 +251,6 @@ def run(options) -> int:
             output=options.format,
             color=options.color,
             use_cache=use_cache,
+            outputs=check.resolve_outputs(options),
         )
     return write_locks(options.C, use_cache)

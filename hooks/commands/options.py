@@ -71,6 +71,7 @@ def debug_only() -> argparse.ArgumentParser:
 def judged() -> argparse.ArgumentParser:
     """The clock, the output format and the cache, for a command that judges (check, lock)."""
     from oracle_guard.report import formats as reporters
+    from oracle_guard.report.outputs import output_spec
 
     parser = Parser(add_help=False)
     parser.add_argument(
@@ -83,7 +84,16 @@ def judged() -> argparse.ArgumentParser:
         "--format",
         choices=reporters.FORMATS,
         default="text",
-        help="text (default), json, github (Actions annotations) or sarif (SARIF 2.1.0)",
+        help="the report on stdout: text (default), json, github (Actions annotations), "
+        "sarif (SARIF 2.1.0) or markdown (a job summary)",
+    )
+    parser.add_argument(
+        "--output",
+        action="append",
+        type=output_spec,
+        metavar="FORMAT=PATH",
+        help="also write FORMAT's report to PATH (relative to -C DIR), whole or not at "
+        "all; repeatable, one file a format; on an error each file gets the error",
     )
     parser.add_argument(
         "--color",

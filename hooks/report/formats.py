@@ -1,5 +1,6 @@
 """Reports for people and for CI systems, by name: text (coloured on a
-terminal), JSON, GitHub Actions workflow commands and SARIF 2.1.0.
+terminal), JSON, GitHub Actions workflow commands, SARIF 2.1.0, a markdown
+job summary, JUnit XML and GitLab Code Quality JSON.
 
 Every renderer returns the whole report as one string, written once, so a
 failure halfway never leaves half a report behind.
@@ -64,6 +65,18 @@ def _sarif(results, meta, owners, exit_code, colour) -> str:
     return render_sarif(results, meta=meta, exit_code=exit_code)
 
 
+def _markdown(results, meta, owners, exit_code, colour) -> str:
+    from oracle_guard.report.markdown import render_markdown
+
+    return render_markdown(results, meta=meta, owners=owners, exit_code=exit_code)
+
+
+def _markdown_error(message: str) -> str:
+    from oracle_guard.report.markdown import render_markdown_error
+
+    return render_markdown_error(message)
+
+
 def _no_report(message: str) -> str:
     return ""  # the stderr line says it all
 
@@ -77,6 +90,7 @@ RENDERERS: Dict[str, Format] = {
     "json": Format(_json, _json_error),
     "github": Format(_github, render_github_error),
     "sarif": Format(_sarif, render_sarif_error),
+    "markdown": Format(_markdown, _markdown_error),
 }
 FORMATS = tuple(RENDERERS)
 
@@ -96,3 +110,16 @@ def render(
 def render_error(fmt: str, message: str) -> str:
     """What goes to stdout beside the stderr line when a run fails (exit 2)."""
     return RENDERERS.get(fmt, RENDERERS["text"]).render_error(message)
+
+
+def error_line(message: str) -> str:
+    """The one line a failed run prints on stderr."""
+    from oracle_guard.report.escaping import inert, show_text
+
+    return inert(f"oracle-guard: error: {show_text(message)}")
+
+
+def render_error_file(fmt: str, message: str) -> str:
+    """A failed run's report file (--output): the stdout document, or, where
+    stdout gets none (text), the error line, so no file reads as a pass."""
+    return render_error(fmt, message) or error_line(message) + "\n"
