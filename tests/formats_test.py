@@ -11,6 +11,7 @@ from oracle_guard.findings import Finding, HookResult
 from oracle_guard.report import formats
 from oracle_guard.report.github import render_github
 from oracle_guard.report.json import render_json
+from oracle_guard.report.junit import render_junit
 from oracle_guard.report.markdown import render_markdown
 from oracle_guard.report.sarif import render_sarif
 from oracle_guard.report.text import painter, render_text
@@ -33,7 +34,7 @@ META = {"now": "2026-09-25T00:00:00+00:00"}
 
 
 def test_the_format_names_in_order():
-    assert formats.FORMATS == ("text", "json", "github", "sarif", "markdown")
+    assert formats.FORMATS == ("text", "json", "github", "sarif", "markdown", "junit")
     assert formats.COLOR_CHOICES == ("auto", "always", "never")
 
 
@@ -48,6 +49,7 @@ def test_the_format_names_in_order():
             "markdown",
             lambda: render_markdown(RESULTS, meta=META, owners=["alice"], exit_code=1),
         ),
+        ("junit", lambda: render_junit(RESULTS, meta=META, exit_code=1)),
     ],
 )
 def test_render_hands_each_format_what_it_reads(fmt, expected):

@@ -85,7 +85,7 @@ def judged() -> argparse.ArgumentParser:
         choices=reporters.FORMATS,
         default="text",
         help="the report on stdout: text (default), json, github (Actions annotations), "
-        "sarif (SARIF 2.1.0) or markdown (a job summary)",
+        "sarif (SARIF 2.1.0), markdown (a job summary) or junit (JUnit XML)",
     )
     parser.add_argument(
         "--output",

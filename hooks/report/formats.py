@@ -77,6 +77,18 @@ def _markdown_error(message: str) -> str:
     return render_markdown_error(message)
 
 
+def _junit(results, meta, owners, exit_code, colour) -> str:
+    from oracle_guard.report.junit import render_junit
+
+    return render_junit(results, meta=meta, exit_code=exit_code)
+
+
+def _junit_error(message: str) -> str:
+    from oracle_guard.report.junit import render_junit_error
+
+    return render_junit_error(message)
+
+
 def _no_report(message: str) -> str:
     return ""  # the stderr line says it all
 
@@ -91,6 +103,7 @@ RENDERERS: Dict[str, Format] = {
     "github": Format(_github, render_github_error),
     "sarif": Format(_sarif, render_sarif_error),
     "markdown": Format(_markdown, _markdown_error),
+    "junit": Format(_junit, _junit_error),
 }
 FORMATS = tuple(RENDERERS)
 
