@@ -10,6 +10,7 @@ import pytest
 from oracle_guard.findings import Finding, HookResult
 from oracle_guard.report import formats
 from oracle_guard.report.github import render_github
+from oracle_guard.report.gitlab import render_gitlab
 from oracle_guard.report.json import render_json
 from oracle_guard.report.junit import render_junit
 from oracle_guard.report.markdown import render_markdown
@@ -34,7 +35,7 @@ META = {"now": "2026-09-25T00:00:00+00:00"}
 
 
 def test_the_format_names_in_order():
-    assert formats.FORMATS == ("text", "json", "github", "sarif", "markdown", "junit")
+    assert formats.FORMATS == ("text", "json", "github", "sarif", "markdown", "junit", "gitlab")
     assert formats.COLOR_CHOICES == ("auto", "always", "never")
 
 
@@ -50,6 +51,7 @@ def test_the_format_names_in_order():
             lambda: render_markdown(RESULTS, meta=META, owners=["alice"], exit_code=1),
         ),
         ("junit", lambda: render_junit(RESULTS, meta=META, exit_code=1)),
+        ("gitlab", lambda: render_gitlab(RESULTS)),
     ],
 )
 def test_render_hands_each_format_what_it_reads(fmt, expected):

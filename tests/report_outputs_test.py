@@ -208,7 +208,10 @@ def test_the_same_bytes_from_the_same_revisions_and_clock(tmp_path, capsys):
     repo = findings_repo(tmp_path)
     runs = []
     for n in (1, 2):
-        args = [f"{fmt}=run{n}.{fmt}" for fmt in ("json", "sarif", "markdown", "github", "junit")]
+        args = [
+            f"{fmt}=run{n}.{fmt}"
+            for fmt in ("json", "sarif", "markdown", "github", "junit", "gitlab")
+        ]
         rc, out, _ = run_guard(
             capsys, repo, "check", "--now", NOW, *[a for s in args for a in ("--output", s)]
         )

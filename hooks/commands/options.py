@@ -85,7 +85,8 @@ def judged() -> argparse.ArgumentParser:
         choices=reporters.FORMATS,
         default="text",
         help="the report on stdout: text (default), json, github (Actions annotations), "
-        "sarif (SARIF 2.1.0), markdown (a job summary) or junit (JUnit XML)",
+        "sarif (SARIF 2.1.0), markdown (a job summary), junit (JUnit XML) or gitlab "
+        "(GitLab Code Quality)",
     )
     parser.add_argument(
         "--output",

@@ -89,6 +89,18 @@ def _junit_error(message: str) -> str:
     return render_junit_error(message)
 
 
+def _gitlab(results, meta, owners, exit_code, colour) -> str:
+    from oracle_guard.report.gitlab import render_gitlab
+
+    return render_gitlab(results)
+
+
+def _gitlab_error(message: str) -> str:
+    from oracle_guard.report.gitlab import render_gitlab_error
+
+    return render_gitlab_error(message)
+
+
 def _no_report(message: str) -> str:
     return ""  # the stderr line says it all
 
@@ -104,6 +116,7 @@ RENDERERS: Dict[str, Format] = {
     "sarif": Format(_sarif, render_sarif_error),
     "markdown": Format(_markdown, _markdown_error),
     "junit": Format(_junit, _junit_error),
+    "gitlab": Format(_gitlab, _gitlab_error),
 }
 FORMATS = tuple(RENDERERS)
 
