@@ -8,6 +8,7 @@ from typing import Optional
 
 SCHEMA_DIR = ".oracle-guard"
 PRE_COMMIT_CONFIG = ".pre-commit-config.yaml"
+PREK_CONFIG = "prek.toml"  # prek reads it in preference to the YAML config
 # The README's placeholders: there is no public home, so the user fills them in.
 REPO_PLACEHOLDER = "https://your.git.server/mirrors/oracle-guard"
 REV_PLACEHOLDER = "0123abc…"
