@@ -175,3 +175,13 @@ def test_the_contract_init_writes_denies_the_runners_configs(tmp_path, capsys, n
     assert init(capsys, repo, env=WITH_PREK)[0] == 0
     deny = yaml.safe_load((repo / ".oracle-guard.yaml").read_text())["write_set"]["deny"]
     assert name in deny
+
+
+@pytest.mark.parametrize(
+    ("env", "config"), [(WITH_PREK, "prek.toml"), ({}, ".pre-commit-config.yaml")]
+)
+def test_the_ci_step_names_the_config_that_holds_the_rev(tmp_path, capsys, env, config):
+    repo = harness(tmp_path)
+    rc, out, err = init(capsys, repo, "--ci", "github", env=env)
+    assert rc == 0, err
+    assert f"git+URL@REV, the repo: and rev: of {config} (or rerun" in out, out

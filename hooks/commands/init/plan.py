@@ -214,7 +214,7 @@ def plan_pre_commit_config(plan: Plan, settings: Settings, top: str, env: Mappin
 
 def plan_ci(plan: Plan, ci_name: str, asked_repo: str, rev: str, top: str) -> None:
     """--ci: the recipe, installing oracle-guard from --repo at ``rev``."""
-    ci = plan_recipe(ci_name, asked_repo, rev, top)
+    ci = plan_recipe(ci_name, asked_repo, rev, top, plan.config_path)
     if ci.planned is not None:
         plan.files.append(ci.planned)
     plan.ci_snippet, plan.ci_todo = ci.snippet, ci.todo
