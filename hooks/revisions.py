@@ -50,6 +50,12 @@ SHALLOW_HINT = (
 TARGET_SOURCE = "--target/ORACLE_GUARD_TARGET"
 
 
+def runner_name(env: Mapping[str, str]) -> str:
+    """The hook runner that ran us, for messages: prek sets PREK_HOOK_STAGE for every
+    hook it runs (and PRE_COMMIT=1, as pre-commit does), pre-commit nothing of its own."""
+    return "prek" if env.get("PREK_HOOK_STAGE") else "pre-commit"
+
+
 def _commit_or_fail(git: Git, rev: str, what: str) -> str:
     oid = git.resolve_commit(rev)
     if oid is None:
@@ -198,9 +204,11 @@ def _unrelated_push(git: Git, env: Mapping[str, str]) -> Revisions:
     default branch when this clone knows it, else by the pushed tip's contract."""
     local = env.get("PRE_COMMIT_LOCAL_BRANCH") or None
     if local is None:
+        runner = runner_name(env)
         raise RevisionError(
-            "pre-commit gave this push no range and no local branch to judge (its history "
-            "shares no commit with the remote): upgrade pre-commit to 2.21 or later, or "
+            f"{runner} gave this push no range and no local branch to judge (its history "
+            f"shares no commit with the remote): upgrade {runner}"
+            f"{' to 2.21 or later' if runner == 'pre-commit' else ''}, or "
             "judge it with 'oracle-guard check --head BRANCH'"
         )
     head_oid = _commit_or_fail(git, local, "PRE_COMMIT_LOCAL_BRANCH")
@@ -499,8 +507,9 @@ def _agrees_with_platform(
     to_oid = _commit_or_fail(git, to_ref, "PRE_COMMIT_TO_REF")
     from_oid = _commit_or_fail(git, from_ref, "PRE_COMMIT_FROM_REF")
     if to_oid != head or from_oid not in (oid, git.merge_base(oid, to_oid)):
+        runner = runner_name(env)
         raise RevisionError(
-            f"the pre-commit range {from_ref}..{to_ref} disagrees with what the CI system "
+            f"the {runner} range {from_ref}..{to_ref} disagrees with what the CI system "
             f"names (the merge of HEAD into {ref}): in CI the platform's target decides; "
-            "run pre-commit on HEAD with --from-ref at the target or its merge-base"
+            f"run {runner} on HEAD with --from-ref at the target or its merge-base"
         )

@@ -237,6 +237,8 @@ def test_layout_option_overrides_recognition(tmp_path, capsys):
         "/.gitlab-ci.yml",
         ".oracle-guard/**",
         ".pre-commit-config.yaml",
+        ".pre-commit-config.yml",
+        "prek.toml",
     ]
 
 
@@ -936,7 +938,7 @@ def test_ci_configuration_that_exists_is_denied(tmp_path, capsys):
     )
     follow_init(capsys, repo)
     deny = contract_of(repo)["write_set"]["deny"]
-    assert deny[-4:-2] == [".github/workflows/**", "/.gitlab-ci.yml"]
+    assert deny[-6:-4] == [".github/workflows/**", "/.gitlab-ci.yml"]
     text = (repo / ".oracle-guard.yaml").read_text()
     assert re.search(
         r"- \.github/workflows/\*\* +# CI: a patch that edits the workflow can "
@@ -952,6 +954,28 @@ def test_ci_configuration_that_exists_is_denied(tmp_path, capsys):
     assert "write-denied" not in out  # outside the allow, but not denied
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["prek.toml", "pkg/prek.toml", ".pre-commit-config.yml", "pkg/.pre-commit-config.yaml"],
+)
+def test_a_hook_runners_config_is_denied_at_any_depth(tmp_path, capsys, path):
+    # prek's workspaces read nested configs: a nested one that drops the hooks skips them
+    repo = stripped_example(tmp_path, "harness")
+    stage(repo, {"docs/prek.toml.md": "notes\n", "src/prek.toml.bak": "x\n"})
+    follow_init(capsys, repo)
+    rc, out, _ = edit_and_check(capsys, repo, path, "[[repos]]\n")
+    assert rc == 1 and f"{path}: write-denied: matches deny pattern" in out, out
+
+
+@pytest.mark.parametrize("path", ["docs/prek.toml.md", "src/prek.toml.bak", "src/prek.tom"])
+def test_a_name_that_only_contains_a_runners_config_name_is_not_denied(tmp_path, capsys, path):
+    repo = stripped_example(tmp_path, "harness")
+    stage(repo, {"docs/prek.toml.md": "notes\n", "src/prek.toml.bak": "x\n"})
+    follow_init(capsys, repo)
+    rc, out, _ = edit_and_check(capsys, repo, path, "edited\n")
+    assert "write-denied" not in out, out
+
+
 def test_ci_configuration_is_denied_before_it_exists(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     stage(repo, {".github/dependabot.yml": "x: 1\n", "ci/.gitlab-ci.yml": "x: 1\n"})
@@ -961,6 +985,8 @@ def test_ci_configuration_is_denied_before_it_exists(tmp_path, capsys):
         "/.gitlab-ci.yml",
         ".oracle-guard/**",
         ".pre-commit-config.yaml",
+        ".pre-commit-config.yml",
+        "prek.toml",
     ]
     text = (repo / ".oracle-guard.yaml").read_text()
     assert re.search(r"- \.github/workflows/\*\* +# CI: a patch that edits the workflow", text)
@@ -1257,8 +1283,8 @@ def test_a_section_init_must_add_keeps_every_choice_it_did_not_propose(tmp_path,
         1,
     )
     chosen = chosen.replace(
-        "    - .pre-commit-config.yaml",
-        "    - .pre-commit-config.yaml\n    - vendor/**\n  owners: [alice]\nidentity_env: GL_USER",
+        "    - prek.toml",
+        "    - prek.toml\n    - vendor/**\n  owners: [alice]\nidentity_env: GL_USER",
         1,
     )
     contract.write_text(chosen)

@@ -3,7 +3,7 @@ import subprocess
 import pytest
 
 from oracle_guard.git.plumbing import Git
-from oracle_guard.revisions import resolve
+from oracle_guard.revisions import resolve, runner_name
 from testing.git import commit, git, init_repo, run_guard, stage, write
 from testing.oracle import NOW
 
@@ -635,6 +635,11 @@ def test_pre_push_without_a_range_or_a_local_branch_is_an_error(tmp_path, capsys
     rc, out, err = write_set(capsys, repo, env=env)
     assert (rc, out) == (2, "")
     assert "pre-commit gave this push no range and no local branch to judge" in err
+    assert "upgrade pre-commit to 2.21 or later" in err
+    rc, out, err = write_set(capsys, repo, env=dict(env, PREK_HOOK_STAGE="pre-push"))
+    assert (rc, out) == (2, "")
+    assert "prek gave this push no range and no local branch to judge" in err
+    assert "upgrade prek, or judge it" in err and "pre-commit" not in err
     env.update(PRE_COMMIT_FROM_REF="HEAD", PRE_COMMIT_TO_REF="HEAD")
     commit(repo, {"src/a.py": "x\n"})
     env["PRE_COMMIT_FROM_REF"] = rev(repo, "HEAD~1")
@@ -845,3 +850,17 @@ def test_pre_push_an_oracle_edit_undone_later_is_judged_as_the_server_judges_it(
     # the near miss: a range pre-commit runs by hand (no remote) judges the net change
     del env["PRE_COMMIT_REMOTE_NAME"], env["PRE_COMMIT_REMOTE_BRANCH"]
     assert write_set(capsys, repo, env=env)[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("env", "name"),
+    [
+        ({"PREK_HOOK_STAGE": "pre-commit", "PRE_COMMIT": "1"}, "prek"),
+        ({"PRE_COMMIT": "1"}, "pre-commit"),  # pre-commit sets nothing of its own
+        ({"PREK_HOME": "/tmp/prek", "PRE_COMMIT": "1"}, "pre-commit"),  # a user's setting
+        ({"PREK_HOOK_STAGE": ""}, "pre-commit"),
+        ({}, "pre-commit"),
+    ],
+)
+def test_runner_name_is_prek_only_where_prek_ran_the_hook(env, name):
+    assert runner_name(env) == name

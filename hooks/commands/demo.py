@@ -31,7 +31,7 @@ budget:
   known_ids: ["seeds/*.json"]
 write_set:
   allow: ["src/**", "tests/**", "README.md"]
-  deny: ["oracle/**", "seeds/**", ".pre-commit-config.yaml"]
+  deny: ["oracle/**", "seeds/**", ".pre-commit-config.yaml", ".pre-commit-config.yml", "prek.toml"]
   owners: [alice]
 tamper:
   paths: ["tests/**"]

@@ -64,3 +64,20 @@ def test_only_test_tamper_rejects_the_deselecting_conftest(tmp_path):
     repo.git("add", "-A")
     code, out = demo.judge(repo, "test-tamper")
     assert code == 0, out
+
+
+def test_the_demo_contract_denies_the_hook_runners_configs_at_any_depth():
+    import yaml
+
+    from oracle_guard.parsing.patterns import PatternSet
+
+    deny = PatternSet(yaml.safe_load(demo.CONTRACT)["write_set"]["deny"])
+    for path in (
+        "prek.toml",
+        "app/prek.toml",
+        ".pre-commit-config.yml",
+        "app/.pre-commit-config.yaml",
+    ):
+        assert deny.matches(path), path
+    for path in ("docs/prek.toml.md", "prek.tom", ".pre-commit-config.json"):
+        assert not deny.matches(path), path

@@ -188,3 +188,23 @@ def test_every_tampering_sample_is_tested_and_in_its_readme():
         where, named = sample_header(sample)
         assert f"| `{sample}` | `{where}` |" in readme and readme.count(f"| `{named}` |") >= 1
         assert named == code, sample
+
+
+# -- every example denies the hook runners' configs, at any depth ---------------------
+@pytest.mark.parametrize("name", [c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("path", "denied"),
+    [
+        ("prek.toml", True),
+        ("tools/prek.toml", True),
+        (".pre-commit-config.yml", True),
+        ("tools/.pre-commit-config.yaml", True),
+        ("src/prek.toml.md", False),  # only its name contains one
+    ],
+)
+def test_example_denies_the_hook_runners_configs(tmp_path, capsys, name, path, denied):
+    repo = example_repo(tmp_path, name)
+    stage(repo, {path: "[[repos]]\n"})
+    rc, out, _ = run_guard(capsys, repo, "check", "--only", "write-set", "--now", NOW)
+    assert (f"{path}: write-denied:" in out) == denied, out
+    assert rc == (1 if denied else 0), out

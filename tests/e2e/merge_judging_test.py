@@ -93,6 +93,12 @@ def test_in_ci_a_pre_commit_range_that_disagrees_exits_2(tmp_path, capsys, from_
         f"oracle-guard: error: the pre-commit range {from_ref}..{to_ref} "
         "disagrees with what the CI system names"
     ), err
+    assert "run pre-commit on HEAD with --from-ref" in err
+    # prek names itself in a hook's environment: the message names it
+    rc, out, err = check(capsys, repo, env=dict(env, PREK_HOOK_STAGE="pre-push"))
+    assert (rc, out) == (2, "")
+    assert err.startswith(f"oracle-guard: error: the prek range {from_ref}..{to_ref} "), err
+    assert "run prek on HEAD with --from-ref" in err and "pre-commit" not in err
 
 
 @pytest.mark.parametrize("from_ref", ["refs/remotes/origin/main", "main"])

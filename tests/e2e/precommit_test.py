@@ -1,9 +1,11 @@
-"""The real pre-commit: try-repo and an installed git hook."""
+"""The real pre-commit and the real prek: try-repo, installed git hooks (commit and
+pre-push), and the setup init writes for each."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Dict, List, Mapping, Optional
 
 import pytest
 
@@ -30,18 +32,45 @@ def hook_repo(tmp_path_factory):
     return snapshot_checkout(tmp_path_factory.mktemp("hook-repo") / "oracle-guard")
 
 
-@pytest.fixture(scope="module")
-def pre_commit_home(tmp_path_factory):
-    # one hook environment for the module: pip installs oracle-guard once
-    return str(tmp_path_factory.mktemp("pre-commit-home"))
+class Runner:
+    """A real hook runner, pre-commit or prek, with a private cache folder (its
+    home): each installs hooks from .pre-commit-hooks.yaml and runs them alike."""
+
+    def __init__(self, name: str, home: str) -> None:
+        self.name = name
+        self.home = home
+
+    def env(self, base: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+        env = dict(os.environ if base is None else base)
+        if self.name == "pre-commit":
+            return dict(env, PRE_COMMIT_HOME=self.home, PRE_COMMIT_COLOR="never")
+        # prek makes hook environments with uv, which it pip-installs when asked
+        # (no download from elsewhere); the python3 it runs is this one
+        path = os.pathsep.join([BIN, env.get("PATH", "")])
+        return dict(env, PREK_HOME=self.home, PREK_COLOR="never", PREK_UV_SOURCE="pip", PATH=path)
+
+    def argv(self, *args: str) -> List[str]:
+        if self.name == "pre-commit":
+            return [sys.executable, "-m", "pre_commit", *args]
+        return [os.path.join(BIN, "prek"), *args]
 
 
-def pre_commit(repo: Path, home: str, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PRE_COMMIT_HOME=home, PRE_COMMIT_COLOR="never")
+BIN = os.path.dirname(sys.executable)  # the test extra installs prek beside this Python
+RUNNERS = ["pre-commit", "prek"]
+
+
+@pytest.fixture(scope="module", params=RUNNERS)
+def runner(request, tmp_path_factory):
+    # one cache for the module and runner: each installs oracle-guard once
+    return Runner(request.param, str(tmp_path_factory.mktemp(f"{request.param}-home")))
+
+
+def pre_commit(repo: Path, runner: Runner, *args: str) -> subprocess.CompletedProcess:
+    """``pre-commit ARGS`` or ``prek ARGS`` in ``repo``."""
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", *args],
+        runner.argv(*args),
         cwd=repo,
-        env=env,
+        env=runner.env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -65,28 +94,20 @@ def guarded_repo(path: Path, config: str = "") -> Path:
     return repo
 
 
-def test_try_repo_rejects_a_rewritten_fixture_and_passes_a_clean_tree(
-    tmp_path, hook_repo, pre_commit_home
-):
+def test_try_repo_rejects_a_rewritten_fixture_and_passes_a_clean_tree(tmp_path, hook_repo, runner):
     hook_path, _ = hook_repo
     repo = guarded_repo(tmp_path / "r")
-    clean = pre_commit(
-        repo, pre_commit_home, "try-repo", str(hook_path), "fixture-lock", "--all-files"
-    )
+    clean = pre_commit(repo, runner, "try-repo", str(hook_path), "fixture-lock", "--all-files")
     assert clean.returncode == 0, clean.stdout
     assert "Passed" in clean.stdout
 
     stage(repo, {"fixtures/pricing.json": '{"price": 1}\n'})
-    dirty = pre_commit(
-        repo, pre_commit_home, "try-repo", str(hook_path), "fixture-lock", "--all-files"
-    )
+    dirty = pre_commit(repo, runner, "try-repo", str(hook_path), "fixture-lock", "--all-files")
     assert dirty.returncode == 1, dirty.stdout
     assert "fixtures/pricing.json: fixture-mismatch:" in dirty.stdout
 
 
-def test_installed_hook_blocks_a_commit_and_lets_an_honest_one_through(
-    tmp_path, hook_repo, pre_commit_home
-):
+def test_installed_hook_blocks_a_commit_and_lets_an_honest_one_through(tmp_path, hook_repo, runner):
     hook_path, sha = hook_repo
     config = f"""\
 fail_fast: true
@@ -97,10 +118,10 @@ repos:
       - id: oracle-guard
 """
     repo = guarded_repo(tmp_path / "r", config)
-    installed = pre_commit(repo, pre_commit_home, "install")
+    installed = pre_commit(repo, runner, "install")
     assert installed.returncode == 0, installed.stdout
 
-    env = dict(os.environ, PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never")
+    env = runner.env()
     write(repo, {"src/app.py": "x = 2\n"})
     git(repo, "add", "-A")
     honest = subprocess.run(
@@ -130,9 +151,7 @@ repos:
     assert git(repo, "rev-parse", "HEAD") == before
 
 
-def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
-    tmp_path, hook_repo, pre_commit_home
-):
+def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(tmp_path, hook_repo, runner):
     """The owner flow with signed authority: the installed pre-commit and
     pre-push hooks pass an owner's signed oracle-only commit (no SKIP=), the
     server's hook accepts the push, and CI passes the owner's branch; the same
@@ -167,9 +186,9 @@ def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
     )
     git(repo, "push", "-q", "origin", "main")
     for hook_type in ("pre-commit", "pre-push"):
-        installed = pre_commit(repo, pre_commit_home, "install", "--hook-type", hook_type)
+        installed = pre_commit(repo, runner, "install", "--hook-type", hook_type)
         assert installed.returncode == 0, installed.stdout
-    env = dict(push_env(), PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never")
+    env = runner.env(push_env())
 
     def run(*args):
         return subprocess.run(
@@ -211,7 +230,7 @@ def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(
 
 
 def test_the_first_push_into_an_empty_remote_passes_pre_push_without_skip(
-    tmp_path, hook_repo, pre_commit_home
+    tmp_path, hook_repo, runner
 ):
     """pre-commit passes no range for a history the remote has none of: the
     pre-push hook judges it against the empty tree by its own contract, as the
@@ -223,14 +242,14 @@ def test_the_first_push_into_an_empty_remote_passes_pre_push_without_skip(
         f"repos:\n  - repo: {hook_path}\n    rev: {sha}\n    hooks:\n"
         "      - id: oracle-guard\n        stages: [pre-push]\n"
     )
-    env = dict(push_env(), PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never")
+    env = runner.env(push_env())
     for name, broken in (("honest", False), ("broken", True)):
         server = make_server(tmp_path / f"{name}.git")
         repo = guarded_repo(tmp_path / name, config)
         if broken:
             commit(repo, {"fixtures/pricing.json": '{"price": 1}\n'}, "rewrite the fixture")
         git(repo, "remote", "add", "origin", str(server))
-        installed = pre_commit(repo, pre_commit_home, "install", "--hook-type", "pre-push")
+        installed = pre_commit(repo, runner, "install", "--hook-type", "pre-push")
         assert installed.returncode == 0, installed.stdout
         pushed = subprocess.run(
             ["git", "push", "origin", "main"],
@@ -275,7 +294,7 @@ TAMPER_CASES = [
 
 @pytest.mark.parametrize(("family", "attack"), TAMPER_CASES)
 def test_test_tamper_families_in_the_installed_hooks_ci_and_the_server(
-    family, attack, tamper_baseline, pre_commit_home, tmp_path
+    family, attack, tamper_baseline, runner, tmp_path
 ):
     """Each test-tamper family (testing/scenarios.TAMPER) through the real parts:
     the installed pre-commit hook refuses the commit, the installed pre-push hook
@@ -283,16 +302,14 @@ def test_test_tamper_families_in_the_installed_hooks_ci_and_the_server(
     the server's pre-receive hook a push that skips the local hooks; its near miss
     (the same patch without the tampering part) passes all four."""
     w = Work.copy(tamper_baseline, tmp_path / "copy")
-    env = dict(
-        push_env(GL_USERNAME="bob"), PRE_COMMIT_HOME=pre_commit_home, PRE_COMMIT_COLOR="never"
-    )
+    env = runner.env(push_env(GL_USERNAME="bob"))
 
     def run(*argv):
         return subprocess.run(
             argv, cwd=w.client, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
 
-    installed = pre_commit(w.client, pre_commit_home, "install")
+    installed = pre_commit(w.client, runner, "install")
     assert installed.returncode == 0, installed.stdout
     w.git("checkout", "-q", "-b", "change")
     w.put(family.attack if attack else family.near_miss)
@@ -303,7 +320,9 @@ def test_test_tamper_families_in_the_installed_hooks_ci_and_the_server(
     committed = run("git", "commit", "-q", "-m", family.name)
     assert (committed.returncode != 0) == attack, committed.stdout
     if attack:
-        said = [line for line in committed.stdout.splitlines() if line.startswith(finding)]
+        said = [
+            ln.strip() for ln in committed.stdout.splitlines() if ln.strip().startswith(finding)
+        ]
         assert said and all(code in line for line in said), committed.stdout
         w.commit(family.name)  # --no-verify, as an agent that skips the hook would
     pushed = run("git", "push", "-q", "origin", "HEAD:refs/heads/topic")
@@ -327,3 +346,84 @@ def test_test_tamper_families_in_the_installed_hooks_ci_and_the_server(
     else:
         assert "oracle-guard: push accepted" in server.stdout, server.stdout
         assert rev(w.server, "refs/heads/main") == rev(w.client, "HEAD")
+
+
+def test_init_sets_up_the_runner_on_path_and_its_install_step_guards_commits(
+    tmp_path, hook_repo, runner
+):
+    """init writes the config the runner reads (prek.toml where prek is on PATH,
+    .pre-commit-config.yaml where it is not) and prints that runner's install step;
+    run as printed, it blocks an oracle edit and lets an honest change through."""
+    import shlex
+
+    hook_path, sha = hook_repo
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"fixtures/pricing.json": PRICING, "src/app.py": "x = 1\n"}, "the shop")
+    path = os.pathsep.join(([BIN] if runner.name == "prek" else []) + ["/usr/bin", "/bin"])
+    env = dict(os.environ, PATH=path, GIT_CONFIG_GLOBAL=os.devnull, ORACLE_GUARD_NOW="2026-09-25")
+    init = subprocess.run(
+        [sys.executable, "-m", "oracle_guard", "init", "--repo", str(hook_path)],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert init.returncode == 0, init.stdout
+    config = "prek.toml" if runner.name == "prek" else ".pre-commit-config.yaml"
+    other = ".pre-commit-config.yaml" if runner.name == "prek" else "prek.toml"
+    assert (repo / config).is_file() and not (repo / other).exists(), init.stdout
+    assert sha in (repo / config).read_text()  # the local clone's HEAD, pinned
+    steps = dict(
+        reversed(line.split(". ", 1))
+        for line in init.stdout.splitlines()
+        if line.startswith("  ") and line.strip()[:1].isdigit()
+    )
+    add = next(step for step in steps if step.startswith("git add "))
+    install = next(step for step in steps if " install" in step and "git" not in step)
+    assert install.split()[0] == runner.name, install
+    git(repo, "add", "--", *shlex.split(add)[2:])
+    git(repo, "commit", "-q", "--no-verify", "-m", "guard the oracle")
+    argv = shlex.split(install.split("#")[0])
+    installed = pre_commit(repo, runner, *argv[1:])
+    assert installed.returncode == 0, installed.stdout
+
+    def commit_all(message):
+        git(repo, "add", "-A")
+        return subprocess.run(
+            ["git", "commit", "-m", message],
+            cwd=repo,
+            env=runner.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+
+    write(repo, {"src/app.py": "x = 2\n"})
+    honest = commit_all("honest")
+    assert honest.returncode == 0, honest.stdout
+    assert "oracle-guard (all six hooks)" in honest.stdout, honest.stdout  # it ran
+    write(repo, {"fixtures/pricing.json": '{"price": 1}\n'})
+    before = git(repo, "rev-parse", "HEAD")
+    sneaky = commit_all("sneaky")
+    assert sneaky.returncode != 0
+    assert "fixtures/pricing.json: fixture-mismatch:" in sneaky.stdout, sneaky.stdout
+    assert git(repo, "rev-parse", "HEAD") == before
+
+
+def test_a_hook_learns_which_runner_ran_it(tmp_path, runner):
+    """What runner_name reads is what the real runner sets in a hook's environment."""
+    probe = (
+        "import os; from oracle_guard.revisions import runner_name; "
+        "print('ran by', runner_name(os.environ))"
+    )
+    config = (
+        "repos:\n  - repo: local\n    hooks:\n      - id: probe\n        name: probe\n"
+        f'        entry: {sys.executable} -c "{probe}"\n        language: system\n'
+        "        pass_filenames: false\n        always_run: true\n        verbose: true\n"
+    )
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".pre-commit-config.yaml": config}, "probe")
+    ran = pre_commit(repo, runner, "run", "--all-files")
+    assert ran.returncode == 0, ran.stdout
+    assert f"ran by {runner.name}\n" in ran.stdout, ran.stdout

@@ -21,7 +21,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     init = sub.add_parser(
         "init",
         parents=[shared.common()],
-        help="write a contract, fixture lock and pre-commit hooks for this repository's layout",
+        help="write a contract, fixture lock and pre-commit (or prek) hooks for this "
+        "repository's layout",
     )
     init.add_argument(
         "--layout",
@@ -40,7 +41,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         "--repo",
         metavar="URL",
         default=REPO_PLACEHOLDER,
-        help="where pre-commit installs oracle-guard from: a URL or a local clone "
+        help="where pre-commit or prek installs oracle-guard from: a URL or a local clone "
         "(default: a placeholder to fill in)",
     )
     init.add_argument(

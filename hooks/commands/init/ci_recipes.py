@@ -122,7 +122,9 @@ class CiPlan:
     notes: List[str] = field(default_factory=list)
 
 
-def plan_recipe(ci: str, asked_repo: str, rev: str, top: str) -> CiPlan:
+def plan_recipe(
+    ci: str, asked_repo: str, rev: str, top: str, config: str = PRE_COMMIT_CONFIG
+) -> CiPlan:
     """The recipe written with the install source filled in from --repo/--rev (a file
     that is the recipe already gets that value set); an existing .gitlab-ci.yml of your
     own is left alone and the job printed to paste."""
@@ -135,7 +137,7 @@ def plan_recipe(ci: str, asked_repo: str, rev: str, top: str) -> CiPlan:
     had = recipe_source(current, template)
     todo = (
         f"in {path}, set ORACLE_GUARD to where CI installs oracle-guard from, as pip "
-        f"reads it: git+URL@REV, the repo: and rev: of {PRE_COMMIT_CONFIG} (or rerun "
+        f"reads it: git+URL@REV, the repo: and rev: of {config} (or rerun "
         f"init with --ci {ci} --repo URL --rev REV)"
     )
     out = CiPlan()

@@ -22,7 +22,7 @@ def init(settings: Settings, env: Mapping[str, str]) -> int:
     try:
         git.check_repository()
         top = workspace.working_tree(git, "'oracle-guard init'")
-        plan = make_plan(settings, git, top)
+        plan = make_plan(settings, git, top, env)
         if not settings.force and not settings.dry_run:
             refuse_conflicts(plan)
         report(plan, settings.dry_run, bool(settings.layout))

@@ -10,7 +10,13 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks import fixture_lock
-from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, SCHEMA_DIR, read_text
+from oracle_guard.commands.init.files import (
+    PRE_COMMIT_CONFIG,
+    PRE_COMMIT_YML,
+    PREK_CONFIG,
+    SCHEMA_DIR,
+    read_text,
+)
 from oracle_guard.commands.init.yaml_lines import line, scalar
 from oracle_guard.errors import InitError
 
@@ -33,6 +39,8 @@ DENY_NOTES = {
     "quarantine/active/**": "the active quarantine: bots propose in quarantine/proposed/",
     SCHEMA_DIR + "/**": "the editor schemas init wrote",
     PRE_COMMIT_CONFIG: "the hooks themselves",
+    PRE_COMMIT_YML: "the hooks, as prek also reads them",
+    PREK_CONFIG: "the hooks, as prek reads them first",
     ".github/workflows/**": "CI: a patch that edits the workflow can skip the check",
     "/.gitlab-ci.yml": "CI: a patch that edits the pipeline can skip the check",
 }

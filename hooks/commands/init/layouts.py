@@ -10,12 +10,19 @@ import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from oracle_guard import contract as contract_mod
-from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, SCHEMA_DIR
+from oracle_guard.commands.init.files import (
+    PRE_COMMIT_CONFIG,
+    PRE_COMMIT_YML,
+    PREK_CONFIG,
+    SCHEMA_DIR,
+)
 from oracle_guard.errors import InitError
 from oracle_guard.parsing.patterns import PatternSet
 
 LAYOUTS = ("harness", "merge-contract", "oracle-dir", "replay-queue")
-ALWAYS_DENIED = (SCHEMA_DIR + "/**", PRE_COMMIT_CONFIG)
+# The editor schemas, and the hook runners' configs at any depth (no slash: prek reads
+# nested ones in a workspace), since a change that drops the hooks from one skips them.
+ALWAYS_DENIED = (SCHEMA_DIR + "/**", PRE_COMMIT_CONFIG, PRE_COMMIT_YML, PREK_CONFIG)
 # CI configuration, denied whether or not it exists yet: a patch that edits (or adds) a
 # workflow can skip the check. Anchored: GitLab reads the root's .gitlab-ci.yml, and a
 # pattern without a folder would list the whole tree.

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, cast
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks import fixture_lock
@@ -22,7 +22,14 @@ from oracle_guard.commands.init.editor_schemas import (
     modeline_edits,
     yaml_freeze_schemas,
 )
-from oracle_guard.commands.init.files import REPO_PLACEHOLDER, SCHEMA_DIR, Planned, read_text
+from oracle_guard.commands.init.files import (
+    PRE_COMMIT_CONFIG,
+    PREK_CONFIG,
+    REPO_PLACEHOLDER,
+    SCHEMA_DIR,
+    Planned,
+    read_text,
+)
 from oracle_guard.commands.init.layouts import (
     Paths,
     add_budget,
@@ -64,7 +71,10 @@ class Plan:
     snippet_why: str = ""
     notes: List[str] = field(default_factory=list)
     pending_oracle: List[str] = field(default_factory=list)
-    config_text: Optional[str] = None  # .pre-commit-config.yaml as init leaves it
+    config_text: Optional[str] = None  # the runner's config as init leaves it
+    config_path: str = PRE_COMMIT_CONFIG  # the config the runner reads
+    runner: str = "pre-commit"  # the hook runner: pre-commit or prek
+    snippet_where: str = ""  # where to paste the snippet in config_path
     config_todo: str = ""  # a repo:/rev: change init could not make itself
     now_arg: Optional[str] = None  # --now, passed on to the commands init prints
     ci: Optional[str] = None  # --ci: github or gitlab
@@ -73,7 +83,7 @@ class Plan:
     unchecked: List[str] = field(default_factory=list)  # files preflight could not judge
 
 
-def make_plan(settings: Settings, git, top: str) -> Plan:
+def make_plan(settings: Settings, git, top: str, env: Optional[Mapping[str, str]] = None) -> Plan:
     """What init writes in the work tree at ``top``, in the order it reports it."""
     from oracle_guard.snapshot import Snapshot
 
@@ -106,7 +116,7 @@ def make_plan(settings: Settings, git, top: str) -> Plan:
         )
     plan_locks(plan, index, unstaged)
     add_files_and_notes(plan, plan_signers(data.get("authority"), signing, top))
-    rev = plan_pre_commit_config(plan, settings, top)
+    rev = plan_pre_commit_config(plan, settings, top, env or {})
     if settings.ci:
         plan_ci(plan, settings.ci, settings.repo, rev, top)
     mark_existing(plan.files, top)
@@ -177,15 +187,26 @@ def plan_locks(plan: Plan, index, unstaged: Sequence[str]) -> None:
         )
 
 
-def plan_pre_commit_config(plan: Plan, settings: Settings, top: str) -> str:
-    """The pre-commit config with the oracle-guard entry at --repo and --rev. Returns
-    the rev."""
+def plan_pre_commit_config(plan: Plan, settings: Settings, top: str, env: Mapping[str, str]) -> str:
+    """The config the repository's hook runner reads, with the oracle-guard entry at
+    --repo and --rev. Returns the rev."""
+    from oracle_guard.commands.init.precommit_config import YAML_FORMAT
+    from oracle_guard.commands.init.prek_config import PREK_FORMAT, choose_config
+
     repo, rev = resolve_rev(settings.repo, settings.rev)
-    config = plan_config(top, repo, rev, settings.repo)
-    plan.config_text = config.text
+    choice = choose_config(top, env)
+    fmt = PREK_FORMAT if choice.path == PREK_CONFIG else YAML_FORMAT
+    config = plan_config(top, repo, rev, settings.repo, choice.path, fmt)
+    plan.config_text, plan.config_path, plan.runner = config.text, choice.path, choice.runner
+    if choice.why:
+        plan.notes.append(f"the hooks go in {choice.path}: {choice.why}")
     if config.planned is not None:
         plan.files.append(config.planned)
-    plan.snippet, plan.snippet_why = config.snippet, config.snippet_why
+    plan.snippet, plan.snippet_why, plan.snippet_where = (
+        config.snippet,
+        config.snippet_why,
+        fmt.paste,
+    )
     plan.config_todo = config.todo
     plan.notes.extend(config.notes)
     return rev
@@ -193,7 +214,7 @@ def plan_pre_commit_config(plan: Plan, settings: Settings, top: str) -> str:
 
 def plan_ci(plan: Plan, ci_name: str, asked_repo: str, rev: str, top: str) -> None:
     """--ci: the recipe, installing oracle-guard from --repo at ``rev``."""
-    ci = plan_recipe(ci_name, asked_repo, rev, top)
+    ci = plan_recipe(ci_name, asked_repo, rev, top, plan.config_path)
     if ci.planned is not None:
         plan.files.append(ci.planned)
     plan.ci_snippet, plan.ci_todo = ci.snippet, ci.todo

@@ -8,7 +8,7 @@ import copy
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from oracle_guard.commands.init.files import (
     PRE_COMMIT_CONFIG,
@@ -122,10 +122,30 @@ def retarget_pre_commit_config(text: str, wanted: Mapping[str, str]) -> Retarget
     changed."""
     import yaml
 
-    config = yaml.safe_load(text)
+    def load(edited: str) -> Any:
+        try:
+            return yaml.safe_load(edited)
+        except yaml.YAMLError:
+            return None
+
+    return retarget_lines(text, yaml.safe_load(text), wanted, load, _KEY_LINE, _set_value)
+
+
+def retarget_lines(
+    text: str,
+    config: Any,
+    wanted: Mapping[str, str],
+    load: Callable[[str], Any],
+    key_line: re.Pattern[str],
+    set_value: Callable[[re.Match[str], str], str],
+    names: Tuple[str, str] = ("'repos:' entries", "'{}:'"),
+) -> Retarget:
+    """The retarget of either config format: each key's line is the one line
+    ``key_line`` matches whose edit (``set_value``) loads back as the config with
+    that one value changed; ``names`` say the list and a key in its syntax."""
     ours = our_entries(config)
     if len(ours) != 1:
-        return Retarget(None, why=f"{len(ours)} of its 'repos:' entries run oracle-guard hooks")
+        return Retarget(None, why=f"{len(ours)} of its {names[0]} run oracle-guard hooks")
     where = ours[0]
     entry = config["repos"][where]
     if entry.get("repo") in ("local", "meta"):
@@ -138,20 +158,18 @@ def retarget_pre_commit_config(text: str, wanted: Mapping[str, str]) -> Retarget
         expected["repos"][where][key] = wanted[key]
         found = []
         for n, ln in enumerate(lines):
-            match = _KEY_LINE.fullmatch(ln)
+            match = key_line.fullmatch(ln)
             if match is None or match.group("key") != key:
                 continue
-            edited = lines[:n] + [_set_value(match, wanted[key])] + lines[n + 1 :]
-            try:
-                if yaml.safe_load(newline.join(edited)) == expected:
-                    found.append(edited)
-            except yaml.YAMLError:
-                continue
+            edited = lines[:n] + [set_value(match, wanted[key])] + lines[n + 1 :]
+            if load(newline.join(edited)) == expected:
+                found.append(edited)
         if len(found) != 1:
             return Retarget(
                 None,
                 changed,
-                f"its oracle-guard entry's '{key}:' is not a plain key on a line of its own",
+                f"its oracle-guard entry's {names[1].format(key)} is not a plain key on a "
+                "line of its own",
             )
         lines = found[0]
     return Retarget(newline.join(lines), changed)
@@ -223,7 +241,7 @@ def resolve_rev(repo: str, rev: Optional[str]) -> Tuple[str, str]:
 
 @dataclass
 class ConfigPlan:
-    """What init does with .pre-commit-config.yaml."""
+    """What init does with the hook runner's config."""
 
     text: Optional[str]  # the config as init leaves it
     planned: Optional[Planned] = None  # the file written or kept; None: the snippet instead
@@ -233,7 +251,36 @@ class ConfigPlan:
     notes: List[str] = field(default_factory=list)
 
 
-def plan_config(top: str, repo: str, rev: str, asked_repo: str) -> ConfigPlan:
+@dataclass(frozen=True)
+class ConfigFormat:
+    """How init writes, edits and retargets one config format."""
+
+    new: Callable[[str, str], str]
+    edit: Callable[[str, str, str], Tuple[Optional[str], str]]
+    retarget: Callable[[str, Mapping[str, str]], Retarget]
+    snippet: Callable[[str, str], str]  # the entry to paste
+    first: str  # where the entry goes, as init's report says it
+    paste: str  # where to paste the snippet
+
+
+YAML_FORMAT = ConfigFormat(
+    new_pre_commit_config,
+    edit_pre_commit_config,
+    retarget_pre_commit_config,
+    lambda repo, rev: "\n".join(["repos:"] + repo_entry(repo, rev, "  ")),
+    "first in repos:",
+    "first under its 'repos:'",
+)
+
+
+def plan_config(
+    top: str,
+    repo: str,
+    rev: str,
+    asked_repo: str,
+    path: str = PRE_COMMIT_CONFIG,
+    fmt: ConfigFormat = YAML_FORMAT,
+) -> ConfigPlan:
     """A new config; our entry added first to an existing one; or, with --repo/--rev,
     the repo:/rev: of the entry that is there set to them."""
     wanted = {}
@@ -241,40 +288,32 @@ def plan_config(top: str, repo: str, rev: str, asked_repo: str) -> ConfigPlan:
         wanted["repo"] = repo
     if rev != REV_PLACEHOLDER:
         wanted["rev"] = rev
-    config_path = os.path.join(top, PRE_COMMIT_CONFIG)
+    config_path = os.path.join(top, path)
     if not os.path.lexists(config_path):
-        text = new_pre_commit_config(repo, rev)
+        text = fmt.new(repo, rev)
         return ConfigPlan(
-            text,
-            Planned(PRE_COMMIT_CONFIG, text, "the oracle-guard hooks, at pre-commit and pre-push"),
+            text, Planned(path, text, "the oracle-guard hooks, at pre-commit and pre-push")
         )
     current = read_text(config_path)
     edited, why = (
-        (None, "it is not a UTF-8 text file")
-        if current is None
-        else edit_pre_commit_config(current, repo, rev)
+        (None, "it is not a UTF-8 text file") if current is None else fmt.edit(current, repo, rev)
     )
     if edited is None:
-        return ConfigPlan(
-            current, snippet="\n".join(["repos:"] + repo_entry(repo, rev, "  ")), snippet_why=why
-        )
+        return ConfigPlan(current, snippet=fmt.snippet(repo, rev), snippet_why=why)
     if edited != current:
         return ConfigPlan(
-            edited,
-            Planned(PRE_COMMIT_CONFIG, edited, "the oracle-guard hooks, first in repos:", "edit"),
+            edited, Planned(path, edited, f"the oracle-guard hooks, {fmt.first}", "edit")
         )
-    kept = ConfigPlan(current, Planned(PRE_COMMIT_CONFIG, current, "the oracle-guard hooks"))
+    kept = ConfigPlan(current, Planned(path, current, "the oracle-guard hooks"))
     if not wanted:
         return kept
-    change = retarget_pre_commit_config(current, wanted)
+    change = fmt.retarget(current, wanted)
     asked = " and ".join(f"{key}: {wanted[key]}" for key in wanted)
     if change.text is None:
-        kept.todo = (
-            f"in {PRE_COMMIT_CONFIG}, set the oracle-guard entry's {asked} yourself ({change.why})"
-        )
-        kept.notes.append(f"{PRE_COMMIT_CONFIG} not edited: {change.why}")
+        kept.todo = f"in {path}, set the oracle-guard entry's {asked} yourself ({change.why})"
+        kept.notes.append(f"{path} not edited: {change.why}")
     elif change.why:
-        kept.notes.append(f"{PRE_COMMIT_CONFIG}: {change.why}, so --repo and --rev are not applied")
+        kept.notes.append(f"{path}: {change.why}, so --repo and --rev are not applied")
     if change.text is None or not change.changed:
         return kept
     was = ", ".join(
@@ -284,7 +323,7 @@ def plan_config(top: str, repo: str, rev: str, asked_repo: str) -> ConfigPlan:
     return ConfigPlan(
         change.text,
         Planned(
-            PRE_COMMIT_CONFIG,
+            path,
             change.text,
             f"the oracle-guard entry's {' and '.join(k + ':' for k in change.changed)}",
             "retarget",

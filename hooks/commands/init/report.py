@@ -8,13 +8,18 @@ import sys
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 from oracle_guard import contract as contract_mod
+from oracle_guard.commands.init import precommit_config
 from oracle_guard.commands.init.ci_recipes import CI_RECIPES
 from oracle_guard.commands.init.contract_writer import CONTRACT
 from oracle_guard.commands.init.editor_schemas import MODELINE_WHAT
-from oracle_guard.commands.init.files import PRE_COMMIT_CONFIG, REPO_PLACEHOLDER, REV_PLACEHOLDER
+from oracle_guard.commands.init.files import (
+    PRE_COMMIT_CONFIG,
+    PREK_CONFIG,
+    REPO_PLACEHOLDER,
+    REV_PLACEHOLDER,
+)
 from oracle_guard.commands.init.layouts import describe
 from oracle_guard.commands.init.plan import Plan
-from oracle_guard.commands.init.precommit_config import installs_both_stages
 
 
 def say(*values: object, end: str = "\n") -> None:
@@ -44,7 +49,7 @@ def report(plan: Plan, dry_run: bool, layout_asked: bool) -> None:
         if planned.what == MODELINE_WHAT:
             continue
         verb = verbs[planned.state][1 if dry_run else 0]
-        if planned.path == PRE_COMMIT_CONFIG and planned.state == "new":
+        if planned.path == plan.config_path and planned.state == "new":
             verb = "would create" if dry_run else "created"
         if planned.state == "edit":
             say(f"  {verb} {planned.what} to {planned.path}")
@@ -67,8 +72,8 @@ def report(plan: Plan, dry_run: bool, layout_asked: bool) -> None:
         )
     if plan.snippet is not None:
         say(
-            f"  not edited: {PRE_COMMIT_CONFIG} ({plan.snippet_why}); add this entry "
-            "first under its 'repos:' yourself:"
+            f"  not edited: {plan.config_path} ({plan.snippet_why}); add this entry "
+            f"{plan.snippet_where} yourself:"
         )
         say("\n".join("    " + ln for ln in plan.snippet.splitlines()))
     if plan.ci_snippet is not None:
@@ -125,42 +130,49 @@ def tamper_line(tamper: Mapping[str, Any]) -> str:
     )
 
 
-def install_step(config_text: Optional[str]) -> str:
-    if installs_both_stages(config_text):
+def install_step(
+    config_text: Optional[str], runner: str = "pre-commit", path: str = PRE_COMMIT_CONFIG
+) -> str:
+    """The runner's install command: prek's takes pre-commit's arguments."""
+    from oracle_guard.commands.init import prek_config
+
+    both = (prek_config if path == PREK_CONFIG else precommit_config).installs_both_stages
+    if both(config_text):
         return (
-            "pre-commit install   # the pre-commit and pre-push hooks (default_install_hook_types)"
+            f"{runner} install   # the pre-commit and pre-push hooks (default_install_hook_types)"
         )
-    return "pre-commit install --hook-type pre-commit --hook-type pre-push"
+    return f"{runner} install --hook-type pre-commit --hook-type pre-push"
 
 
 def hand_steps(plan: Plan) -> List[Tuple[str, str]]:
     """The edits init leaves to you, in order, each with the file it changes (which
     the git add then stages)."""
     steps = []
-    config = next((p for p in plan.files if p.path == PRE_COMMIT_CONFIG), None)
+    path = plan.config_path
+    config = next((p for p in plan.files if p.path == path), None)
     if plan.config_todo:
-        steps.append((plan.config_todo, PRE_COMMIT_CONFIG))
+        steps.append((plan.config_todo, path))
     elif config is not None and (REPO_PLACEHOLDER in config.text or REV_PLACEHOLDER in config.text):
         steps.append(
             (
-                f"in {PRE_COMMIT_CONFIG}, set repo: to where you host or mirror "
+                f"in {path}, set repo: to where you host or mirror "
                 "oracle-guard and rev: to the tag or commit you reviewed (or rerun "
                 "init with --repo and --rev)",
-                PRE_COMMIT_CONFIG,
+                path,
             )
         )
     if plan.snippet is not None:
         unset = REPO_PLACEHOLDER in plan.snippet or REV_PLACEHOLDER in plan.snippet
         steps.append(
             (
-                f"add the oracle-guard entry above to {PRE_COMMIT_CONFIG}"
+                f"add the oracle-guard entry above to {path}"
                 + (
                     ", with its repo: and rev: set to where you host or mirror "
                     "oracle-guard and the tag or commit you reviewed"
                     if unset
                     else ""
                 ),
-                PRE_COMMIT_CONFIG,
+                path,
             )
         )
     if plan.ci is not None:
@@ -221,7 +233,7 @@ def next_steps(
         )
     if to_add or locks or uncommitted or findings:
         steps.append("oracle-guard check   # judges what you staged: it should pass")
-    steps.append(install_step(plan.config_text))
+    steps.append(install_step(plan.config_text, plan.runner, plan.config_path))
     if to_add or locks or uncommitted or findings:
         ci_path = CI_RECIPES[plan.ci][1] if plan.ci else None
         ci_note = ""
