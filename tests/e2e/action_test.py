@@ -122,8 +122,9 @@ def test_the_action_alone_fails_a_pull_request_that_rewrites_a_fixture(
     assert "::error file=fixtures/exchange_example.json" in log, log
     assert git(job.workspace, "rev-parse", "HEAD").strip() == origin[2]["rewrites-fixture"][1]
     # the job summary: a markdown table of the findings by check
-    assert "| fixture-lock |" in job.summary or "fixture-lock" in job.summary, job.summary
-    assert "|" in job.summary and "fixtures/exchange_example.json" in job.summary, job.summary
+    assert "**Verdict: failed** (exit 1)" in job.summary, job.summary
+    rows = [line for line in job.summary.splitlines() if line.startswith("| fixture-lock |")]
+    assert any("fixtures/exchange_example.json" in row for row in rows), job.summary
     # installed from the action's checkout, not from the workspace
     (installed,) = (job.temp / "oracle-guard-venv").glob("lib/python*/site-packages/oracle_guard")
     assert (installed / "cli.py").is_file()
@@ -136,7 +137,8 @@ def test_the_action_alone_passes_an_honest_pull_request(
     job = runner(tmp_path, origin, action_path, "honest", event_name)
     assert job.run_workflow(CI / recipe) == 0, job.log
     assert "::error" not in "".join(job.log)
-    assert job.summary.strip(), "no job summary written"
+    assert "**Verdict: passed** (exit 0)" in job.summary, job.summary
+    assert "### Findings\n\nNone." in job.summary, job.summary
 
 
 def test_the_action_writes_sarif_when_asked(tmp_path, origin, action_path):
@@ -216,6 +218,12 @@ def test_checkout_false_judges_the_clone_the_workflow_made(tmp_path, origin, act
     assert sum(line.startswith("[checkout]") for line in job.log) == 1  # the action's skipped
     log = "".join(job.log)
     assert "write-denied" in log and "fixture-mismatch" not in log  # --only reached the CLI
+
+
+def test_a_checkout_input_other_than_true_or_false_exits_2(tmp_path, origin, action_path):
+    job = runner(tmp_path, origin, action_path, "honest")
+    assert job.run_workflow(workflow(tmp_path, {"checkout": "yes"})) == 2, job.log
+    assert job.log == ["::error title=oracle-guard::the input checkout must be true or false\n"]
 
 
 def test_checkout_false_without_a_clone_fails(tmp_path, origin, action_path):
