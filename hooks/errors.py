@@ -56,6 +56,10 @@ class ProtocolError(OracleGuardError):
     default branch is not what the gate needs."""
 
 
+class ReportError(OracleGuardError):
+    """A report file cannot be written where --output asks."""
+
+
 class InitError(OracleGuardError):
     """init cannot go on; nothing has been written."""
 

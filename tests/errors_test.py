@@ -24,6 +24,7 @@ EXPECTED = [
     errors.InstallError,
     errors.ProtocolError,
     errors.InitError,
+    errors.ReportError,
 ]
 # unexpected, though named like the expected ones or close to them
 UNEXPECTED = [ValueError, KeyError, RuntimeError, OSError, AssertionError]

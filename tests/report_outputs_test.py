@@ -346,3 +346,25 @@ def test_check_help_names_every_format_and_output(capsys):
     assert "--output FORMAT=PATH" in text
     for fmt in FORMATS:
         assert fmt in text
+
+
+def test_a_missing_base_leaves_every_format_its_error_document(tmp_path, capsys):
+    from oracle_guard.report.formats import FORMATS, render_error_file
+
+    repo = clean_repo(tmp_path)
+    specs = [f"{fmt}=og.{fmt}" for fmt in FORMATS]
+    rc, out, err = run_guard(
+        capsys,
+        repo,
+        "check",
+        "--now",
+        NOW,
+        "--base",
+        "no-such-rev",
+        *[arg for spec in specs for arg in ("--output", spec)],
+    )
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    message = err[len("oracle-guard: error: ") : -1]
+    assert "no-such-rev" in message
+    for fmt in FORMATS:
+        assert (repo / f"og.{fmt}").read_text("utf-8") == render_error_file(fmt, message)

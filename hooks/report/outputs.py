@@ -10,11 +10,7 @@ import argparse
 import os
 from typing import List, NamedTuple, Optional, Sequence
 
-from oracle_guard.errors import OracleGuardError, UsageError
-
-
-class ReportError(OracleGuardError):
-    """A report file cannot be written where --output asks."""
+from oracle_guard.errors import ReportError, UsageError
 
 
 class Output(NamedTuple):

@@ -50,8 +50,8 @@ def summary_lines(
             counts.append(f"{result.warnings} warning{'s' if result.warnings != 1 else ''}")
         if counts:
             summary += f" ({', '.join(counts)})"
-        if result.note:
-            summary += f" ({result.note})"
+        if result.note:  # it may quote a name from the contract: one line, inert
+            summary += f" ({show_text(result.note)})"
         lines.append(summary)
     codes = []
     for f in unique_findings(results):
