@@ -3,6 +3,7 @@ as the README says when their steps run in a clone laid out as that CI system la
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -17,9 +18,14 @@ from testing.oracle import NOW
 
 ROOT = Path(__file__).resolve().parents[2]
 CI = ROOT / "examples" / "ci"
-WORKFLOWS = [
-    ("github-actions.yml", "vendor.github-workflows"),
-    ("github-actions-base-branch.yml", "vendor.github-workflows"),
+GITHUB_WORKFLOWS = [
+    "github-actions.yml",
+    "github-actions-base-branch.yml",
+    "github-action-gate.yml",
+    "github-action-required.yml",
+    "github-action-sarif.yml",
+]
+WORKFLOWS = [(name, "vendor.github-workflows") for name in GITHUB_WORKFLOWS] + [
     ("gitlab-ci.yml", "vendor.gitlab-ci"),
 ]
 # pre-commit runs the hooks from this checkout's venv: the recipes, not the install, are tested
@@ -409,3 +415,167 @@ def test_plain_script_is_executable_posix_sh():
     assert os.access(CI / "plain.sh", os.X_OK)
     assert (CI / "plain.sh").read_text().startswith("#!/bin/sh\n")
     assert subprocess.run(["sh", "-n", str(CI / "plain.sh")]).returncode == 0
+
+
+# -- zizmor and the workflow schemas on everything GitHub runs that this repository
+# ships or init writes: any finding fails ---------------------------------------------
+PACKAGED = ROOT / "hooks" / "recipes"
+SHIPPED = (
+    [ROOT / "action.yml"]
+    + [CI / name for name in GITHUB_WORKFLOWS]
+    + sorted(p for p in PACKAGED.glob("github-*.yml"))
+)
+CHECKOUT = "actions/checkout@3d3c42e5aac5ba805825da76410c181273ba90b1 # v7.0.1"
+SETUP_PYTHON = "actions/setup-python@5fda3b95a4ea91299a34e894583c3862153e4b97 # v7.0.0"
+UPLOAD_SARIF = (
+    "github/codeql-action/upload-sarif@8aad20d150bbac5944a9f9d289da16a4b0d87c1e # v4.36.2"
+)
+
+
+def zizmor(*paths: Path, ignores: bool = True) -> subprocess.CompletedProcess:
+    """zizmor offline, with no configuration file a user may have and the strictest
+    persona, as JSON."""
+    args = ["--offline", "--no-config", "--persona", "auditor", "--format", "json"]
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("zizmor")), *args]
+        + ([] if ignores else ["--no-ignores"])
+        + [str(p) for p in paths],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith(("GH_", "GITHUB_"))},
+    )
+
+
+def findings(done: subprocess.CompletedProcess) -> list:
+    return [f["ident"] for f in json.loads(done.stdout or "[]")]
+
+
+@pytest.fixture(scope="module")
+def init_workflow(tmp_path_factory):
+    """The workflow `oracle-guard init --ci github` writes, with a real install source."""
+    tmp = tmp_path_factory.mktemp("init")
+    repo = init_repo(tmp / "repo")
+    shutil.copytree(ROOT / "examples" / "harness", repo, dirs_exist_ok=True)
+    for path in (".oracle-guard.yaml", "fixtures/SHA256SUMS"):
+        (repo / path).unlink()
+    git(repo, "add", "-A")
+    source = ["--repo", "https://git.example.org/mirrors/oracle-guard", "--rev", "v0.1.0"]
+    done = subprocess.run(
+        [sys.executable, "-m", "oracle_guard", "init", "-C", str(repo), "--now", NOW]
+        + ["--ci", "github", *source],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout
+    written = repo / ".github/workflows/oracle-guard-gate.yml"
+    assert "git+https://git.example.org/mirrors/oracle-guard@v0.1.0" in written.read_text()
+    return written
+
+
+def test_zizmor_finds_nothing_in_what_is_shipped_or_written(init_workflow):
+    done = zizmor(*SHIPPED, init_workflow)
+    assert done.returncode == 0 and findings(done) == [], done.stdout + done.stderr
+    for path in (*SHIPPED, init_workflow):
+        # audited, not skipped as a file zizmor could not read
+        assert re.search(rf"completed \S*{re.escape(path.name)}$", done.stderr, re.M), done.stderr
+
+
+@pytest.mark.parametrize("path", [p.name for p in SHIPPED[1:]] + ["init"])
+def test_every_github_workflow_passes_the_vendored_and_the_timeout_schema(path, init_workflow):
+    target = init_workflow if path == "init" else CI / path
+    for schema in ("vendor.github-workflows", "custom.github-workflows-require-timeout"):
+        checked = check_jsonschema(schema, target)
+        assert checked.returncode == 0, (schema, checked.stdout)
+
+
+def test_the_action_passes_the_published_action_schema():
+    checked = check_jsonschema("vendor.github-actions", ROOT / "action.yml")
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_every_action_is_pinned_by_commit_with_its_tag(init_workflow):
+    pins = {"actions/checkout": CHECKOUT, "actions/setup-python": SETUP_PYTHON}
+    pins["github/codeql-action/upload-sarif"] = UPLOAD_SARIF
+    for path in (*SHIPPED, init_workflow):
+        for line in path.read_text().splitlines():
+            if "uses:" not in line or line.lstrip().startswith("#"):
+                continue
+            uses = line.split("uses:", 1)[1].strip()
+            name = uses.split("@", 1)[0]
+            if name == "your-org/oracle-guard":  # the placeholder a user sets
+                assert re.fullmatch(r"your-org/oracle-guard@[0-9a-f]{40} # v\d+\.\d+\.\d+", uses)
+            else:
+                assert uses == pins[name], (path.name, uses)
+
+
+def test_the_workflows_follow_the_hardening_rules(init_workflow):
+    for path in [CI / name for name in GITHUB_WORKFLOWS] + [init_workflow]:
+        doc = yaml.safe_load(path.read_text())
+        (job,) = doc["jobs"].values()
+        assert job["timeout-minutes"] <= 15, path.name
+        assert doc["concurrency"]["cancel-in-progress"] is True, path.name
+        granted = dict(doc["permissions"], **job.get("permissions", {}))
+        sarif = any("upload-sarif" in s.get("uses", "") for s in job["steps"])
+        expected = {"contents": "read", **({"security-events": "write"} if sarif else {})}
+        assert granted == expected, path.name
+        trigger = list(doc[True])
+        cached = any(s.get("with", {}).get("cache") for s in job["steps"])
+        # a cache is written by one run and trusted by the next: never in the gate
+        assert not (cached and trigger == ["pull_request_target"]), path.name
+        if trigger == ["pull_request_target"]:
+            assert "# zizmor: ignore[dangerous-triggers] the gate must run as the base" in (
+                path.read_text()
+            )
+    pr = yaml.safe_load((CI / "github-actions.yml").read_text())
+    setup = next(
+        s for s in pr["jobs"]["oracle-guard"]["steps"] if "setup-python" in s.get("uses", "")
+    )
+    assert setup["with"]["cache"] == "pip" and setup["with"]["cache-dependency-path"]
+
+
+# near-misses: the same files, each with one thing wrong, and the checks say so
+def test_zizmor_fails_an_unpinned_copy(tmp_path):
+    broken = tmp_path / "github-actions.yml"
+    text = (CI / "github-actions.yml").read_text()
+    broken.write_text(text.replace(CHECKOUT, "actions/checkout@v7"))
+    done = zizmor(broken)
+    assert done.returncode != 0 and "unpinned-uses" in findings(done), done.stdout
+
+
+def test_zizmor_fails_the_gate_without_its_ignore_comment():
+    done = zizmor(
+        CI / "github-actions-base-branch.yml", CI / "github-action-gate.yml", ignores=False
+    )
+    assert findings(done).count("dangerous-triggers") == 2, done.stdout
+
+
+def test_zizmor_fails_an_action_that_expands_an_input_in_its_script(tmp_path):
+    text = (ROOT / "action.yml").read_text()
+    assert 'args+=(--target "refs/remotes/origin/$TARGET")' in text
+    broken = tmp_path / "action.yml"
+    broken.write_text(
+        text.replace('"refs/remotes/origin/$TARGET"', '"refs/remotes/origin/${{ inputs.target }}"')
+    )
+    done = zizmor(broken)
+    assert done.returncode != 0 and "template-injection" in findings(done), done.stdout
+
+
+def test_the_timeout_schema_fails_a_copy_without_timeout_minutes(tmp_path):
+    doc = yaml.safe_load((CI / "github-action-gate.yml").read_text())
+    del doc["jobs"]["oracle-guard-gate"]["timeout-minutes"]
+    doc["on"] = doc.pop(True)
+    broken = tmp_path / "gate.yml"
+    broken.write_text(json.dumps(doc))
+    assert check_jsonschema("vendor.github-workflows", broken).returncode == 0
+    failed = check_jsonschema("custom.github-workflows-require-timeout", broken)
+    assert failed.returncode == 1, failed.stdout
+
+
+def test_the_action_schema_fails_a_broken_action(tmp_path):
+    doc = yaml.safe_load((ROOT / "action.yml").read_text())
+    doc["runs"]["using"] = "docker-compose"
+    broken = tmp_path / "action.yml"
+    broken.write_text(json.dumps(doc))
+    assert check_jsonschema("vendor.github-actions", broken).returncode == 1
