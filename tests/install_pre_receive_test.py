@@ -27,18 +27,21 @@ def test_hosts_that_run_a_folder_get_the_hook_in_it(tmp_path, host, folder):
     assert not (server / "hooks" / "pre-receive").exists()
 
 
-def test_ghes_gets_a_script_for_its_hooks_repository_run_by_the_chroots_python(tmp_path):
+def test_ghes_gets_a_script_for_its_hooks_repository_run_by_the_hook_environments_python(tmp_path):
     hooks = tmp_path / "hooks-repo"
     git(tmp_path, "init", "-q", str(hooks))
     said = install_hook(hooks, "--host", "ghes").splitlines()
     script = hooks / "oracle-guard.sh"
-    assert said[1] == f"wrote {script} (runs python3 -I -m oracle_guard pre-receive --host ghes)"
+    assert (
+        said[1]
+        == f"wrote {script} (runs /opt/oracle-guard/bin/python -I -m oracle_guard pre-receive --host ghes)"
+    )
     assert said[2].startswith(
         f"commit it as executable: git -C {hooks} add --chmod=+x oracle-guard.sh"
     )
     assert (
         script.read_text().splitlines()[-1]
-        == "exec python3 -I -m oracle_guard pre-receive --host ghes"
+        == "exec /opt/oracle-guard/bin/python -I -m oracle_guard pre-receive --host ghes"
     )
 
 

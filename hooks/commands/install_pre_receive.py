@@ -132,13 +132,18 @@ def _text(path: str) -> str:
         return ""
 
 
+# Where examples/ghes/Dockerfile puts the hook environment's venv: the script names it
+# by absolute path, never a python3 from PATH.
+GHES_PYTHON = "/opt/oracle-guard/bin/python"
+
+
 def _install_ghes(repo: str) -> List[str]:
     """GitHub Enterprise Server runs a script from a hooks repository inside its
-    chroot, with the chroot's python3: REPO is a clone of that repository."""
+    chroot (examples/ghes/Dockerfile): REPO is a clone of that repository."""
     if not os.path.isdir(repo):
         raise InstallError(f"{repo} does not exist: give a clone of your hooks repository")
     target = os.path.join(repo, "oracle-guard.sh")
-    lines = _write_hook(target, hook_script("ghes", None, "python3"), force=False)
+    lines = _write_hook(target, hook_script("ghes", None, GHES_PYTHON), force=False)
     return lines + [
         f"commit it as executable: git -C {shlex.quote(repo)} add --chmod=+x "
         "oracle-guard.sh && git -C " + shlex.quote(repo) + " commit -m "

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_guard.commands.install_pre_receive import hook_command
+from oracle_guard.commands.install_pre_receive import GHES_PYTHON, hook_command
 from testing.checkout import snapshot_checkout
 from testing.git import GIT_ENV, commit, git, init_repo
 from testing.server import Push, file_url
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GHES = ROOT / "examples" / "ghes"
 SCRIPT = GHES / "oracle-guard.sh"
 DOCKERFILE = GHES / "Dockerfile"
-ENV_PYTHON = "/opt/oracle-guard/bin/python"  # where the Dockerfile puts it
+ENV_PYTHON = GHES_PYTHON  # where the Dockerfile puts it, and install-pre-receive names
 FIXTURE = "fixtures/exchange_example.json"
 TRAP = "a python from PATH ran"
 
