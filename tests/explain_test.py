@@ -13,6 +13,7 @@ import pytest
 from oracle_guard.checks.codes import CODES
 from oracle_guard.checks.registry import HOOKS
 from oracle_guard.cli import main
+from oracle_guard.report.formats import FORMATS
 from testing.git import init_repo, run_guard, stage
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -190,7 +191,8 @@ def test_the_readme_documents_the_new_commands_and_formats():
     for text in (
         "oracle-guard explain",
         "oracle-guard schema",
-        "--format text|json|github|sarif",
+        "--format " + "|".join(FORMATS),
+        "--output FORMAT=PATH",
         "--color",
         "NO_COLOR",
         "FORCE_COLOR",
@@ -198,7 +200,16 @@ def test_the_readme_documents_the_new_commands_and_formats():
     ):
         assert text in command_line, text
     ci = readme.split("\n## CI", 1)[1].split("\n## ", 1)[0]
-    for text in ("--format github", "--format sarif", "upload-sarif"):
+    for text in (
+        "--format github",
+        "--output sarif=",
+        "upload-sarif",
+        "--output junit=",
+        "--output gitlab=",
+        "--output markdown=",
+        "uses: your-org/oracle-guard@",
+        "component: $CI_SERVER_FQDN/",
+    ):
         assert text in ci, text
 
 
