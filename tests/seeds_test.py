@@ -15,6 +15,16 @@ from testing.oracle import NOW
 from testing.samples import EXAMPLES, example_repo
 
 FOUR = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
+# the oracle-dir example without its record rules: these tests append any JSON value
+RECORD_RULES = """\
+    records: corpus-line            # each new line: id, test, payload, payload_sha256, expect
+    digest: {field: payload_sha256, of: payload, form: json-sorted-compact-utf8}
+"""
+PLAIN = {
+    ".oracle-guard.yaml": (EXAMPLES / "oracle-dir" / ".oracle-guard.yaml")
+    .read_text()
+    .replace(RECORD_RULES, "")
+}
 HEADER = "seeds/header_name.json"
 CORPUS = "oracle/corpus.jsonl"
 
@@ -95,7 +105,7 @@ def test_empty_and_one_line_arrays(tmp_path, capsys):
 
 
 def test_jsonl_gets_compact_lines_in_the_key_order_given(tmp_path, capsys):
-    repo = example_repo(tmp_path, "oracle-dir")
+    repo = example_repo(tmp_path, "oracle-dir", PLAIN)
     shipped = (repo / CORPUS).read_text()
     rc, out, err = append(
         capsys, repo, CORPUS, '{"id": "inv-015", "payload": {"b": 1, "a": "é"}, "expect": "pass"}'
@@ -128,7 +138,7 @@ def test_jsonl_gets_compact_lines_in_the_key_order_given(tmp_path, capsys):
     ],
 )
 def test_jsonl_copies_the_style_of_its_lines(tmp_path, capsys, lines, value, new):
-    repo = example_repo(tmp_path, "oracle-dir", {CORPUS: lines})
+    repo = example_repo(tmp_path, "oracle-dir", {**PLAIN, CORPUS: lines})
     assert append(capsys, repo, CORPUS, value)[0] == 0
     assert (repo / CORPUS).read_text() == lines + new
     git(repo, "add", CORPUS)
@@ -136,7 +146,7 @@ def test_jsonl_copies_the_style_of_its_lines(tmp_path, capsys, lines, value, new
 
 
 def test_jsonl_without_a_final_newline_gets_one_first(tmp_path, capsys):
-    repo = example_repo(tmp_path, "oracle-dir", {CORPUS: '{"a":1}'})
+    repo = example_repo(tmp_path, "oracle-dir", {**PLAIN, CORPUS: '{"a":1}'})
     assert append(capsys, repo, CORPUS, "2")[0] == 0
     assert (repo / CORPUS).read_text() == '{"a":1}\n2\n'
     git(repo, "add", CORPUS)
@@ -144,7 +154,7 @@ def test_jsonl_without_a_final_newline_gets_one_first(tmp_path, capsys):
 
 
 def test_a_negative_number_after_a_double_dash(tmp_path, capsys):
-    repo = example_repo(tmp_path, "oracle-dir")
+    repo = example_repo(tmp_path, "oracle-dir", PLAIN)
     assert append(capsys, repo, CORPUS, "--", "-1.5e3")[0] == 0
     assert (repo / CORPUS).read_text().endswith("\n-1500.0\n")
 
@@ -286,7 +296,7 @@ def test_a_crlf_array_gets_crlf_elements_and_an_lf_array_lf(tmp_path, capsys):
 
 
 def test_crlf_jsonl_gets_crlf_lines(tmp_path, capsys):
-    repo = example_repo(tmp_path, "oracle-dir", {CORPUS: b'{"a":1}\r\n'})
+    repo = example_repo(tmp_path, "oracle-dir", {**PLAIN, CORPUS: b'{"a":1}\r\n'})
     assert append(capsys, repo, CORPUS, "2")[0] == 0
     assert (repo / CORPUS).read_bytes() == b'{"a":1}\r\n2\r\n'
 
