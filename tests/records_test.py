@@ -481,3 +481,29 @@ def test_the_id_scan_finds_exactly_the_top_level_ids(ids, nested, escape):
     assert set(found) == {strict_key(i) for i in ids}
     for ident in ids:
         assert found[strict_key(ident)] == 1 + [strict_key(i) for i in ids].index(strict_key(ident))
+
+
+def test_ids_that_are_no_string_or_number_are_found_by_parsing_every_line(capsys, tmp_path):
+    path = init_repo(tmp_path / "r")
+    contract = 'version: 1\nseeds:\n  - {paths: ["c.jsonl"], format: jsonl, id_field: key}\n'
+    commit(path, {".oracle-guard.yaml": contract, "c.jsonl": '{"key": true}\n{"key": [1]}\n'})
+    stage(path, {"c.jsonl": '{"key": true}\n{"key": [1]}\n{"key": false}\n'})
+    rc, out, err = run_guard(capsys, path, "check", "--only", "seed-append-only")
+    assert rc == 0, out
+    stage(path, {"c.jsonl": '{"key": true}\n{"key": [1]}\n{"key": [1]}\n'})
+    rc, out, err = run_guard(capsys, path, "check", "--only", "seed-append-only")
+    assert rc == 1 and "c.jsonl:3: record-id-reused" in out and "c.jsonl line 2" in out, out
+
+
+def test_a_digest_without_a_records_schema_still_needs_its_fields(capsys, tmp_path):
+    path = init_repo(tmp_path / "r")
+    contract = (
+        'version: 1\nseeds:\n  - {paths: ["c.jsonl"], format: jsonl, digest: {field: h, of: p}}\n'
+    )
+    commit(path, {".oracle-guard.yaml": contract, "c.jsonl": "1\n"})
+    good = compact({"p": [1, "é"], "h": digest_of([1, "é"])})
+    stage(path, {"c.jsonl": "1\n" + good})
+    assert run_guard(capsys, path, "check", "--only", "seed-append-only")[0] == 0
+    stage(path, {"c.jsonl": "1\n" + good + '{"p": 1}\n'})
+    rc, out, err = run_guard(capsys, path, "check", "--only", "seed-append-only")
+    assert rc == 1 and "c.jsonl:3: record-invalid: line 3: has no 'h' field" in out, out

@@ -422,30 +422,68 @@ def _key_pattern(name: str) -> bytes:
 
 def jsonl_ids(data: bytes, id_field: str, wanted: Dict[Any, bool]) -> Dict[Any, int]:
     """Which of the ``wanted`` ids (strict keys) a top-level ``id_field`` of a
-    line of ``data`` holds, with that line's number. One regex pass finds every
-    place a key spelt ``id_field`` takes a string or number (a superset of the
-    top-level ids: nested keys match too); only a line where a wanted id turns
-    up is parsed, to tell a top-level id from a nested one."""
+    line of ``data`` holds, with that line's number. One regex pass lists every
+    string or number a key spelt ``id_field`` takes (a superset of the top-level
+    ids: nested keys match too), compared as bytes where the spelling is unique
+    (a string without escapes, an integer) and decoded where it is not; only a
+    line where a wanted id turns up is parsed, to tell a top-level id from a
+    nested one."""
     if not wanted:
         return {}
-    pattern = re.compile(
-        _key_pattern(id_field) + _WS + b":" + _WS + b"(" + _STRING + b"|" + _NUMBER + b")"
-    )
+    if any(ident[0] not in ("str", "int", "float") for ident in wanted):
+        return _every_line_ids(data, id_field, wanted)
+    key = _key_pattern(id_field) + _WS + b":" + _WS
+    tokens = set(re.findall(key + b"(" + _STRING + b"|" + _NUMBER + b")", data))
+    plain = {_plain_token(k): k for k in wanted}
+    hits = {token: plain[token] for token in tokens.intersection(plain) if token is not None}
+    for token in tokens:
+        if b"\\" in token or (token[:1] != b'"' and re.search(rb"[.eE]", token)):
+            try:
+                decoded = strict_key(json.loads(token))
+            except ValueError:
+                continue
+            if decoded in wanted:
+                hits[token] = decoded
     found: Dict[Any, int] = {}
-    for match in pattern.finditer(data):
-        token = match.group(1)
-        try:
-            key = strict_key(json.loads(token))
-        except ValueError:
-            continue
-        if key not in wanted or key in found:
-            continue
-        start = data.rfind(b"\n", 0, match.start()) + 1
-        end = data.find(b"\n", match.end())
-        try:
-            value = loaders.load_json(data[start : end if end >= 0 else len(data)]).value
-        except loaders.LoadError:
-            continue  # a base line that does not parse holds no id
-        if isinstance(value, dict) and id_field in value and strict_key(value[id_field]) == key:
-            found[key] = data.count(b"\n", 0, start) + 1
+    for token, ident in hits.items():
+        for match in re.finditer(key + re.escape(token) + rb"(?![0-9.eE])", data):
+            start = data.rfind(b"\n", 0, match.start()) + 1
+            end = data.find(b"\n", match.end())
+            try:
+                value = loaders.load_json(data[start : end if end >= 0 else len(data)]).value
+            except loaders.LoadError:
+                continue  # a base line that does not parse holds no id
+            if (
+                isinstance(value, dict)
+                and id_field in value
+                and strict_key(value[id_field]) == ident
+            ):
+                number = data.count(b"\n", 0, start) + 1
+                found[ident] = min(number, found.get(ident, number))
+                break
     return found
+
+
+def _every_line_ids(data: bytes, id_field: str, wanted: Dict[Any, bool]) -> Dict[Any, int]:
+    """jsonl_ids by parsing every line: for ids that are no string or number."""
+    found: Dict[Any, int] = {}
+    for number, line in enumerate(data.split(b"\n"), 1):
+        try:
+            value = loaders.load_json(line).value
+        except loaders.LoadError:
+            continue
+        if isinstance(value, dict) and id_field in value:
+            ident = strict_key(value[id_field])
+            if ident in wanted:
+                found.setdefault(ident, number)
+    return found
+
+
+def _plain_token(ident: Any) -> Optional[bytes]:
+    """The one spelling, without escapes, of an id that has one: a string with
+    nothing JSON must escape, or an integer."""
+    if ident[0] == "int":
+        return str(ident[1]).encode("ascii")
+    if ident[0] == "str" and not re.search(r'["\\\x00-\x1f]', ident[1]):
+        return ('"' + ident[1] + '"').encode("utf-8")
+    return None
