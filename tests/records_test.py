@@ -507,3 +507,18 @@ def test_a_digest_without_a_records_schema_still_needs_its_fields(capsys, tmp_pa
     stage(path, {"c.jsonl": "1\n" + good + '{"p": 1}\n'})
     rc, out, err = run_guard(capsys, path, "check", "--only", "seed-append-only")
     assert rc == 1 and "c.jsonl:3: record-invalid: line 3: has no 'h' field" in out, out
+
+
+@pytest.mark.parametrize(
+    "base_line,new_id,held",
+    [
+        ('{"id": "caf\\u00e9"}', "café", True),  # the base escapes what the new id spells
+        ('{"id": 1.0}', 1.0, True),  # a float: decoded, 1.0 is 1.0
+        ('{"id": 1.0}', 1, False),  # ... and not the integer 1
+        ('{"id": 12}', 1, False),  # a plain integer is a whole token
+        ('{"x": {"id": "a"}, "id": "b"}', "a", False),  # nested, not the record's
+    ],
+)
+def test_the_id_scan_on_each_path(base_line, new_id, held):
+    found = jsonl_ids(("{}\n" + base_line + "\n").encode(), "id", {strict_key(new_id): True})
+    assert found == ({strict_key(new_id): 2} if held else {})

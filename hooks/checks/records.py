@@ -422,45 +422,90 @@ def _key_pattern(name: str) -> bytes:
 
 def jsonl_ids(data: bytes, id_field: str, wanted: Dict[Any, bool]) -> Dict[Any, int]:
     """Which of the ``wanted`` ids (strict keys) a top-level ``id_field`` of a
-    line of ``data`` holds, with that line's number. One regex pass lists every
-    string or number a key spelt ``id_field`` takes (a superset of the top-level
-    ids: nested keys match too), compared as bytes where the spelling is unique
-    (a string without escapes, an integer) and decoded where it is not; only a
-    line where a wanted id turns up is parsed, to tell a top-level id from a
-    nested one."""
+    line of ``data`` holds, with that line's number, without parsing every line.
+    A key spelt ``id_field`` followed by a wanted id is a candidate (nested keys
+    match too); only a candidate's line is parsed, to tell a top-level id from
+    a nested one. Where every key and id is spelt plainly (no escapes, no
+    floats), one pass of a regex made from the wanted ids' spellings finds the
+    candidates; otherwise every id-like token is decoded and compared."""
     if not wanted:
         return {}
     if any(ident[0] not in ("str", "int", "float") for ident in wanted):
         return _every_line_ids(data, id_field, wanted)
+    plain = {_plain_token(ident): ident for ident in wanted}
+    key = b'"' + id_field.encode("ascii") + b'"' + _WS + b":" + _WS
+    escaped_key = b"\\\\u00(?:" + b"|".join(_hex_pattern(ch) for ch in id_field) + b")"
+    if None in plain or re.search(escaped_key, data):
+        return _decoded_ids(data, id_field, wanted)
+    # one pass: a wanted id spelt plainly, or an id spelt in a way the bytes of
+    # the wanted ones do not cover (an escape, a float), which sends the scan
+    # to decoding every token
+    candidates = re.compile(
+        key
+        + b"(?:("
+        + _trie([token for token in plain if token is not None])
+        + rb')(?![0-9.eE+-])|(?P<odd>"[^"\\\n]*\\|-?[0-9]+[.eE]))'
+    )
+    hits = []
+    for match in candidates.finditer(data):
+        if match.group("odd") is not None:
+            return _decoded_ids(data, id_field, wanted)
+        hits.append((match, plain[match.group(1)]))
+    return _confirmed(data, id_field, iter(hits))
+
+
+def _hex_pattern(ch: str) -> bytes:
+    """The two hex digits after \\u00 that spell ``ch``, in either case."""
+    return "".join(f"[{c}{c.upper()}]" if c.isalpha() else c for c in "%02x" % ord(ch)).encode()
+
+
+def _trie(words: List[bytes]) -> bytes:
+    """A regex matching exactly ``words``, factored by their common prefixes (the
+    regex engine tries one branch per byte, not one per word)."""
+    if len(words) == 1:
+        return re.escape(words[0])
+    groups: Dict[bytes, List[bytes]] = {}
+    ends = False
+    for word in words:
+        if not word:
+            ends = True
+        else:
+            groups.setdefault(word[:1], []).append(word[1:])
+    branches = [re.escape(head) + _trie(rest) for head, rest in sorted(groups.items())]
+    body = b"(?:" + b"|".join(branches) + b")" if len(branches) > 1 else branches[0]
+    return b"(?:" + body + b")?" if ends else body
+
+
+def _decoded_ids(data: bytes, id_field: str, wanted: Dict[Any, bool]) -> Dict[Any, int]:
+    """jsonl_ids for keys or ids spelt with escapes: every string or number a key
+    spelt ``id_field`` (any spelling) takes is decoded and compared."""
     key = _key_pattern(id_field) + _WS + b":" + _WS
-    tokens = set(re.findall(key + b"(" + _STRING + b"|" + _NUMBER + b")", data))
-    plain = {_plain_token(k): k for k in wanted}
-    hits = {token: plain[token] for token in tokens.intersection(plain) if token is not None}
-    for token in tokens:
-        if b"\\" in token or (token[:1] != b'"' and re.search(rb"[.eE]", token)):
-            try:
-                decoded = strict_key(json.loads(token))
-            except ValueError:
-                continue
-            if decoded in wanted:
-                hits[token] = decoded
+    pattern = re.compile(key + b"(" + _STRING + b"|" + _NUMBER + rb")(?![0-9.eE+-])")
+    out = []
+    for match in pattern.finditer(data):
+        try:
+            ident = strict_key(json.loads(match.group(1)))
+        except ValueError:
+            continue
+        if ident in wanted:
+            out.append((match, ident))
+    return _confirmed(data, id_field, iter(out))
+
+
+def _confirmed(data: bytes, id_field: str, candidates) -> Dict[Any, int]:
+    """The candidates (match, id) whose line holds the id at its top level."""
     found: Dict[Any, int] = {}
-    for token, ident in hits.items():
-        for match in re.finditer(key + re.escape(token) + rb"(?![0-9.eE])", data):
-            start = data.rfind(b"\n", 0, match.start()) + 1
-            end = data.find(b"\n", match.end())
-            try:
-                value = loaders.load_json(data[start : end if end >= 0 else len(data)]).value
-            except loaders.LoadError:
-                continue  # a base line that does not parse holds no id
-            if (
-                isinstance(value, dict)
-                and id_field in value
-                and strict_key(value[id_field]) == ident
-            ):
-                number = data.count(b"\n", 0, start) + 1
-                found[ident] = min(number, found.get(ident, number))
-                break
+    for match, ident in candidates:
+        if ident in found:
+            continue
+        start = data.rfind(b"\n", 0, match.start()) + 1
+        end = data.find(b"\n", match.end())
+        try:
+            value = loaders.load_json(data[start : end if end >= 0 else len(data)]).value
+        except loaders.LoadError:
+            continue  # a base line that does not parse holds no id
+        if isinstance(value, dict) and id_field in value and strict_key(value[id_field]) == ident:
+            found[ident] = data.count(b"\n", 0, start) + 1
     return found
 
 
