@@ -323,3 +323,40 @@ def test_the_printed_git_add_works_from_a_subfolder(tmp_path, capsys):
     )
     stage_as_printed(repo / "seeds", out)
     assert git(repo, "diff", "--name-only") == ""
+
+
+# -- --digest: the hash a record declares, computed for the human -------------------------
+NEW_LINE = (
+    '{"id": "inv-015", "test": "tests/test_invoice_total.py::test_totals_are_non_negative", '
+    '"payload": {"tax_bps": 5, "items": [{"qty": 1, "price": "é"}]}, "expect": "fail"}'
+)
+
+
+def test_digest_fills_in_the_hash_and_every_hook_passes(tmp_path, capsys):
+    from oracle_guard.checks.records import digest_of
+
+    repo = example_repo(tmp_path, "oracle-dir")
+    rc, out, err = append(capsys, repo, "--digest", CORPUS, NEW_LINE)
+    assert (rc, err) == (0, ""), out + err
+    last = json.loads((repo / CORPUS).read_text().splitlines()[-1])
+    assert last["payload_sha256"] == digest_of(last["payload"])
+    stage_as_printed(repo, out)
+    assert run_guard(capsys, repo, "lock")[0] == 0
+    git(repo, "add", "oracle/corpus.sha256")
+    assert_every_hook_passes(capsys, repo)
+
+
+def test_without_digest_a_record_with_no_hash_is_refused(tmp_path, capsys):
+    repo = example_repo(tmp_path, "oracle-dir")
+    assert_refused(capsys, repo, [CORPUS, NEW_LINE], "record-invalid", "'payload_sha256'")
+
+
+def test_digest_refuses_a_hash_that_is_not_the_payloads(tmp_path, capsys):
+    repo = example_repo(tmp_path, "oracle-dir")
+    wrong = NEW_LINE[:-1] + ', "payload_sha256": "' + "0" * 64 + '"}'
+    assert_refused(capsys, repo, [CORPUS, wrong, "--digest"], "declares payload_sha256")
+
+
+def test_digest_needs_a_digest_rule(tmp_path, capsys):
+    repo = example_repo(tmp_path, "harness")
+    assert_refused(capsys, repo, [HEADER, '{"raw": "x"}', "--digest"], "has no digest rule")
