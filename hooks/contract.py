@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from oracle_guard.cache import contract_key
-from oracle_guard.checks.registry import CHECKS
+from oracle_guard.checks.registry import CHECKS, RECORD_SHAPES
 from oracle_guard.errors import ContractError
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.parsing import loaders, validation
@@ -124,6 +124,12 @@ def parse(
             f"{where}: invalid contract at {loaders.json_pointer(path)}: "
             f"{_readable(message)}{more}{suffix}"
         )
+    for index, entry in enumerate(doc.value.get("seeds") or []):
+        wrong = _record_rule_misfit(entry)
+        if wrong:
+            line = doc.line_of(("seeds", index, wrong[0]))
+            where = f"{label}:{line}" if line else label
+            raise ContractError(f"{where}: seeds[{index}].{wrong[0]}: {wrong[1]}{suffix}")
     if (doc.value.get("write_set") or {}).get("owners") and not doc.value.get("identity_env"):
         line = doc.line_of(("write_set", "owners"))
         where = f"{label}:{line}" if line else label
@@ -133,6 +139,28 @@ def parse(
             f"add identity_env: {IDENTITY_HINT}{suffix}"
         )
     return doc.value
+
+
+def _record_rule_misfit(entry: Dict[str, Any]) -> Optional[Tuple[str, str]]:
+    """(key, why) when a seeds entry's record rule does not fit its format."""
+    fmt = entry["format"]
+    if fmt == "json-object":
+        for key in ("records", "digest", "id_field", "lock", "seed_field", "promote"):
+            if key in entry:
+                return (
+                    key,
+                    "a json-object seed file holds no records (json-array, jsonl, immutable)",
+                )
+    if "promote" in entry and fmt != "immutable":
+        return (
+            "promote",
+            "only an immutable set's files are promoted (appended records never change)",
+        )
+    if "lock" in entry and "id_field" not in entry and entry.get("records") not in RECORD_SHAPES:
+        return "lock", "maps ids to seeds: name the records' id_field (or a built-in records shape)"
+    if "seed_field" in entry and "lock" not in entry:
+        return "seed_field", "names the field a lock's entry must equal, but the entry has no lock"
+    return None
 
 
 def _line_of_problem(doc: loaders.Document, path: Tuple[Any, ...], message: str) -> Optional[int]:

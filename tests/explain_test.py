@@ -19,11 +19,13 @@ from testing.git import init_repo, run_guard, stage
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = (
     "contract",
+    "corpus-line",
     "fixtures-lock",
     "flake-budget",
     "freeze",
     "quarantine-entry",
     "quarantine-list",
+    "replay-case",
 )
 
 

@@ -208,6 +208,23 @@ def _catalogue() -> List[Any]:
     return documents
 
 
+CORPUS_LINE = {
+    "id": "inv-1",
+    "test": "t",
+    "payload": {"a": [1]},
+    "payload_sha256": "0" * 64,
+    "expect": "fail",
+}
+REPLAY_CASE = {
+    "id": "case-1",
+    "command": "pytest -q",
+    "seed": 1729,
+    "input_sha256": "0" * 64,
+    "payload": None,
+    "observed": {"status": 500},
+    "expected": None,
+    "promoted_to": None,
+}
 # near misses jsonschema's equality and types tell apart from what they resemble
 EDGES = [
     {"version": 1},
@@ -248,6 +265,36 @@ EDGES = [
     [{"test": "t"}],
     [{"test": ""}],
     [{"test": "t", "expires": "2026-13-99"}],
+    *[
+        {**CORPUS_LINE, **change}
+        for change in [
+            {},
+            {"fixed_by": None},
+            {"fixed_by": "abc"},
+            {"fixed_by": 1},
+            {"expect": "flaky"},
+            {"payload_sha256": "A" * 64},
+            {"payload_sha256": "a" * 64 + "\n"},
+            {"id": ""},
+            {"extra": 1},
+        ]
+    ],
+    {k: v for k, v in CORPUS_LINE.items() if k != "payload"},
+    *[
+        {**REPLAY_CASE, **change}
+        for change in [
+            {},
+            {"expected": 1, "promoted_to": "tests/t.py"},
+            {"command": ""},
+            {"command": " \t"},
+            {"command": "\n"},
+            {"seed": 1.0},
+            {"seed": True},
+            {"seed": "1729"},
+            {"promoted_to": 1},
+        ]
+    ],
+    {k: v for k, v in REPLAY_CASE.items() if k != "expected"},
 ]
 
 

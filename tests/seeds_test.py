@@ -15,6 +15,16 @@ from testing.oracle import NOW
 from testing.samples import EXAMPLES, example_repo
 
 FOUR = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
+# the oracle-dir example without its record rules: these tests append any JSON value
+RECORD_RULES = """\
+    records: corpus-line            # each new line: id, test, payload, payload_sha256, expect
+    digest: {field: payload_sha256, of: payload, form: json-sorted-compact-utf8}
+"""
+PLAIN = {
+    ".oracle-guard.yaml": (EXAMPLES / "oracle-dir" / ".oracle-guard.yaml")
+    .read_text()
+    .replace(RECORD_RULES, "")
+}
 HEADER = "seeds/header_name.json"
 CORPUS = "oracle/corpus.jsonl"
 
@@ -95,7 +105,7 @@ def test_empty_and_one_line_arrays(tmp_path, capsys):
 
 
 def test_jsonl_gets_compact_lines_in_the_key_order_given(tmp_path, capsys):
-    repo = example_repo(tmp_path, "oracle-dir")
+    repo = example_repo(tmp_path, "oracle-dir", PLAIN)
     shipped = (repo / CORPUS).read_text()
     rc, out, err = append(
         capsys, repo, CORPUS, '{"id": "inv-015", "payload": {"b": 1, "a": "é"}, "expect": "pass"}'
@@ -128,7 +138,7 @@ def test_jsonl_gets_compact_lines_in_the_key_order_given(tmp_path, capsys):
     ],
 )
 def test_jsonl_copies_the_style_of_its_lines(tmp_path, capsys, lines, value, new):
-    repo = example_repo(tmp_path, "oracle-dir", {CORPUS: lines})
+    repo = example_repo(tmp_path, "oracle-dir", {**PLAIN, CORPUS: lines})
     assert append(capsys, repo, CORPUS, value)[0] == 0
     assert (repo / CORPUS).read_text() == lines + new
     git(repo, "add", CORPUS)
@@ -136,7 +146,7 @@ def test_jsonl_copies_the_style_of_its_lines(tmp_path, capsys, lines, value, new
 
 
 def test_jsonl_without_a_final_newline_gets_one_first(tmp_path, capsys):
-    repo = example_repo(tmp_path, "oracle-dir", {CORPUS: '{"a":1}'})
+    repo = example_repo(tmp_path, "oracle-dir", {**PLAIN, CORPUS: '{"a":1}'})
     assert append(capsys, repo, CORPUS, "2")[0] == 0
     assert (repo / CORPUS).read_text() == '{"a":1}\n2\n'
     git(repo, "add", CORPUS)
@@ -144,7 +154,7 @@ def test_jsonl_without_a_final_newline_gets_one_first(tmp_path, capsys):
 
 
 def test_a_negative_number_after_a_double_dash(tmp_path, capsys):
-    repo = example_repo(tmp_path, "oracle-dir")
+    repo = example_repo(tmp_path, "oracle-dir", PLAIN)
     assert append(capsys, repo, CORPUS, "--", "-1.5e3")[0] == 0
     assert (repo / CORPUS).read_text().endswith("\n-1500.0\n")
 
@@ -286,7 +296,7 @@ def test_a_crlf_array_gets_crlf_elements_and_an_lf_array_lf(tmp_path, capsys):
 
 
 def test_crlf_jsonl_gets_crlf_lines(tmp_path, capsys):
-    repo = example_repo(tmp_path, "oracle-dir", {CORPUS: b'{"a":1}\r\n'})
+    repo = example_repo(tmp_path, "oracle-dir", {**PLAIN, CORPUS: b'{"a":1}\r\n'})
     assert append(capsys, repo, CORPUS, "2")[0] == 0
     assert (repo / CORPUS).read_bytes() == b'{"a":1}\r\n2\r\n'
 
@@ -313,3 +323,40 @@ def test_the_printed_git_add_works_from_a_subfolder(tmp_path, capsys):
     )
     stage_as_printed(repo / "seeds", out)
     assert git(repo, "diff", "--name-only") == ""
+
+
+# -- --digest: the hash a record declares, computed for the human -------------------------
+NEW_LINE = (
+    '{"id": "inv-015", "test": "tests/test_invoice_total.py::test_totals_are_non_negative", '
+    '"payload": {"tax_bps": 5, "items": [{"qty": 1, "price": "é"}]}, "expect": "fail"}'
+)
+
+
+def test_digest_fills_in_the_hash_and_every_hook_passes(tmp_path, capsys):
+    from oracle_guard.checks.records import digest_of
+
+    repo = example_repo(tmp_path, "oracle-dir")
+    rc, out, err = append(capsys, repo, "--digest", CORPUS, NEW_LINE)
+    assert (rc, err) == (0, ""), out + err
+    last = json.loads((repo / CORPUS).read_text().splitlines()[-1])
+    assert last["payload_sha256"] == digest_of(last["payload"])
+    stage_as_printed(repo, out)
+    assert run_guard(capsys, repo, "lock")[0] == 0
+    git(repo, "add", "oracle/corpus.sha256")
+    assert_every_hook_passes(capsys, repo)
+
+
+def test_without_digest_a_record_with_no_hash_is_refused(tmp_path, capsys):
+    repo = example_repo(tmp_path, "oracle-dir")
+    assert_refused(capsys, repo, [CORPUS, NEW_LINE], "record-invalid", "'payload_sha256'")
+
+
+def test_digest_refuses_a_hash_that_is_not_the_payloads(tmp_path, capsys):
+    repo = example_repo(tmp_path, "oracle-dir")
+    wrong = NEW_LINE[:-1] + ', "payload_sha256": "' + "0" * 64 + '"}'
+    assert_refused(capsys, repo, [CORPUS, wrong, "--digest"], "declares payload_sha256")
+
+
+def test_digest_needs_a_digest_rule(tmp_path, capsys):
+    repo = example_repo(tmp_path, "harness")
+    assert_refused(capsys, repo, [HEADER, '{"raw": "x"}', "--digest"], "has no digest rule")

@@ -48,6 +48,15 @@ def _repo_schemas(entries: List[Dict[str, Any]]) -> List[str]:
     return [entry["schema"] for entry in entries if entry["schema"] not in BUILTIN]
 
 
+def _record_files(entries: List[Dict[str, Any]]) -> List[str]:
+    """The repo schema files and locks the seeds entries' record rules name."""
+    out = [e["records"] for e in entries if e.get("records") not in (None, *RECORD_SHAPES)]
+    return out + [e["lock"] for e in entries if "lock" in e]
+
+
+RECORD_SHAPES = ("corpus-line", "replay-case")  # checks/records.py's BUILTIN
+
+
 def _known_ids(budget: Dict[str, Any]) -> List[str]:
     return list(budget.get("known_ids", []))
 
@@ -128,6 +137,7 @@ FIXTURE_LOCK = Check(
 SEED_APPEND_ONLY = Check(
     "seed-append-only",
     section="seeds",
+    oracle_files=_record_files,
     oracle_globs=_paths,
     needs_base=True,
     question="were seed corpora only appended to, never rewritten, reordered or deleted?",
@@ -148,7 +158,8 @@ SEED_APPEND_ONLY = Check(
         ),
         CodeDoc(
             "seed-rewritten",
-            "an existing seed (or an immutable file) changed its value or type, or its mode",
+            "an existing seed (or an immutable file) changed its value or type, or its mode "
+            "(a promotion fills in only the entry's promote fields, from null)",
             "restore the base content; add a new seed instead of editing an old one",
             "seeds/parse_header.json:2: seed-rewritten: element [0] changed: 1 -> 1.0",
         ),
@@ -172,6 +183,42 @@ SEED_APPEND_ONLY = Check(
             "a seeds entry matches no file, or a json-array/jsonl seed file holds no seeds",
             "restore the seed files: missing seeds are never a pass",
             '.: oracle-incomplete: seeds entry ["seeds/*.json"] matches no file in the index',
+        ),
+        CodeDoc(
+            "record-invalid",
+            "a new record (a jsonl line, a json-array element, an immutable file) fails the "
+            "entry's records schema or lacks a field its rules need, or the lock it names is "
+            "missing or not a JSON object",
+            "fix the record at the reported line and JSON path ('oracle-guard schema NAME' "
+            "prints a built-in records schema)",
+            "oracle/corpus.jsonl:3: record-invalid: line 3: fails corpus-line: /expect: "
+            "'flaky' is not one of ['fail', 'pass']",
+        ),
+        CodeDoc(
+            "record-digest-mismatch",
+            "a new record's declared hash is not the SHA-256 of its payload in the "
+            "contract's digest form (default: compact JSON, sorted keys, UTF-8)",
+            "recompute the hash from the payload ('oracle-guard seeds append --digest' writes "
+            "it); a changed payload is a new record with a new id",
+            'oracle/corpus.jsonl:3: record-digest-mismatch: line 3: payload_sha256 "c8f3a1b0…" '
+            "is not the SHA-256 of 'payload' in the json-sorted-compact-utf8 form (2f6e…)",
+        ),
+        CodeDoc(
+            "record-id-reused",
+            "a new record's id is already held by a record of the set (any file of the base, "
+            "or another new record)",
+            "give the new record an id of its own; a changed case is a new case",
+            'replays/2026-09-24_copy.json:2: record-id-reused: id "parse_header_a3f1" is '
+            "already held by replays/2026-09-23T14-02Z_parse_header.json: a new record takes "
+            "an id of its own",
+        ),
+        CodeDoc(
+            "record-seed-mismatch",
+            "a record's seed disagrees with its id's entry in the lock the entry names "
+            "(seeds.lock), for a new record or an id the lock gains",
+            "use the seed the lock gives the id, or a new id for a new seed",
+            "replays/2026-09-24_retry.json:4: record-seed-mismatch: seed 7 disagrees with "
+            'seeds.lock, which gives "retry_budget_9c2" the seed 1729',
         ),
     ),
 )

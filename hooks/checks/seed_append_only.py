@@ -6,6 +6,8 @@ import datetime
 import json
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from oracle_guard.checks import records
+from oracle_guard.checks.records import Batch, Record, Rules, locator
 from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge
@@ -168,15 +170,22 @@ def _jsonl_lines(data: bytes) -> List[bytes]:
     return lines
 
 
-def _check_new_lines(path: str, lines: List[bytes], start: int, skipped: int = 0) -> List[Finding]:
+def _check_new_lines(
+    path: str,
+    lines: List[bytes],
+    start: int,
+    skipped: int = 0,
+    records: Optional[List[Record]] = None,
+) -> List[Finding]:
     """Each of ``lines[start:]`` must be one JSON value; ``skipped`` lines come
-    before ``lines`` in the file (for the line numbers)."""
+    before ``lines`` in the file (for the line numbers). ``records``: gets each
+    new line's value, for the record rules."""
     for index in range(start, len(lines)):
         number = skipped + index + 1
         try:
             if not loaders.decode_text(lines[index]).strip():
                 raise loaders.LoadError("the line is empty")
-            loaders.load_json(lines[index])
+            value = loaders.load_json(lines[index]).value
         except loaders.LoadError as exc:
             return [
                 Finding(
@@ -187,13 +196,20 @@ def _check_new_lines(path: str, lines: List[bytes], start: int, skipped: int = 0
                     number,
                 )
             ]
+        if records is not None:
+            records.append(Record(value, f"line {number}", number))
     return []
 
 
-def _jsonl_findings(path: str, old_lines: List[bytes], new_lines: List[bytes]) -> List[Finding]:
+def _jsonl_findings(
+    path: str,
+    old_lines: List[bytes],
+    new_lines: List[bytes],
+    records: Optional[List[Record]] = None,
+) -> List[Finding]:
     found = first_break(old_lines, new_lines)
     if found is None:
-        return _check_new_lines(path, new_lines, len(old_lines))
+        return _check_new_lines(path, new_lines, len(old_lines), records=records)
     code, i = found
     new = _render_line(new_lines[i]) if i < len(new_lines) else None
     message = _break_message(
@@ -208,18 +224,30 @@ def compare(
     base: Optional[Snapshot],
     candidate: Snapshot,
     limit: int = LIMITS["seed_bytes"],
+    rules: Optional[Rules] = None,
+    batches: Optional[List[Batch]] = None,
 ) -> List[Finding]:
     """Findings for one seed file present in the candidate (and maybe in the base);
-    a file above ``limit`` bytes is seed-invalid, never loaded."""
+    a file above ``limit`` bytes is seed-invalid, never loaded. With ``rules``
+    (the entry's record rules), the file's new records go to ``batches`` and a
+    changed immutable file may be a promotion."""
     try:
-        return _compare(fmt, path, base, candidate, limit)
+        return _compare(fmt, path, base, candidate, limit, rules, batches)
     except BlobTooLarge as exc:
         return [Finding(HOOK, "seed-invalid", path, f"{exc} (limits.seed_bytes): not loaded")]
 
 
 def _compare(
-    fmt: str, path: str, base: Optional[Snapshot], candidate: Snapshot, limit: int
+    fmt: str,
+    path: str,
+    base: Optional[Snapshot],
+    candidate: Snapshot,
+    limit: int,
+    rules: Optional[Rules] = None,
+    batches: Optional[List[Batch]] = None,
 ) -> List[Finding]:
+    collect = rules is not None and batches is not None
+    records: List[Record] = []
     new_entry = candidate.entry(path)
     assert new_entry is not None  # compare's callers pass a file the candidate holds
     old_entry = base.entry(path) if base is not None else None
@@ -238,6 +266,21 @@ def _compare(
         ]
     unchanged = old_entry is not None and old_entry.oid == new_entry.oid
     if fmt == "immutable":
+        if old_entry is not None and not unchanged and rules is not None and rules.promote:
+            assert base is not None
+            return _promotion(path, base, candidate, limit, rules, old_entry.oid, new_entry.oid)
+        if old_entry is None and collect:
+            data = candidate.read(path, limit)
+            try:
+                value = loaders.load_json(data).value
+            except loaders.LoadError as exc:
+                return [
+                    Finding(
+                        HOOK, "record-invalid", path, f"does not parse: {exc.message}", exc.line
+                    )
+                ]
+            assert batches is not None
+            batches.append(Batch(path, [Record(value, "", None)], locate=locator(data)))
         if old_entry is not None and not unchanged:
             return [
                 Finding(
@@ -255,19 +298,32 @@ def _compare(
             return [Finding(HOOK, "oracle-incomplete", path, "seed file holds no seeds")]
         if unchanged:
             return []
+        sink = records if collect else None
+        old_data = b""
         if old_entry is None:
-            return _check_new_lines(path, _jsonl_lines(new_data), 0)
-        assert base is not None
-        old_data = base.read(path, limit)
-        if old_data.endswith(b"\n") and new_data.startswith(old_data):
-            # the common case, an append: only the new lines need reading
-            return _check_new_lines(
-                path, _jsonl_lines(new_data[len(old_data) :]), 0, skipped=old_data.count(b"\n")
-            )
-        new_lines = _jsonl_lines(new_data)
-        # split on b"\n" keeps a missing final newline visible: text glued onto
-        # the base's last line makes that line differ
-        return _jsonl_findings(path, _jsonl_lines(old_data), new_lines)
+            found = _check_new_lines(path, _jsonl_lines(new_data), 0, records=sink)
+        else:
+            assert base is not None
+            old_data = base.read(path, limit)
+            if old_data.endswith(b"\n") and new_data.startswith(old_data):
+                # the common case, an append: only the new lines need reading
+                found = _check_new_lines(
+                    path,
+                    _jsonl_lines(new_data[len(old_data) :]),
+                    0,
+                    skipped=old_data.count(b"\n"),
+                    records=sink,
+                )
+            else:
+                # split on b"\n" keeps a missing final newline visible: text glued
+                # onto the base's last line makes that line differ
+                found = _jsonl_findings(
+                    path, _jsonl_lines(old_data), _jsonl_lines(new_data), records=sink
+                )
+        if collect and not found and records:
+            assert batches is not None
+            batches.append(Batch(path, records, base_data=old_data))
+        return found
     kind = list if fmt == "json-array" else dict
     try:
         new_value = _load(candidate, path, kind, limit)
@@ -279,7 +335,12 @@ def _compare(
                 HOOK, "oracle-incomplete", path, "seed file holds no seeds (the array is empty)"
             )
         ]
-    if unchanged or old_entry is None:
+    if unchanged:
+        return []
+    if old_entry is None:
+        if collect and fmt == "json-array":
+            assert batches is not None
+            batches.append(_array_batch(path, new_value, [], new_data))
         return []
     assert base is not None
     try:
@@ -297,40 +358,135 @@ def _compare(
             )
         ]
     if fmt == "json-array":
-        return _array_findings(path, old_value, new_value, new_data)
+        found = _array_findings(path, old_value, new_value, new_data)
+        if collect and not found and len(new_value) > len(old_value):
+            assert batches is not None
+            batches.append(_array_batch(path, new_value, old_value, new_data))
+        return found
     return _object_findings(path, old_value, new_value, new_data)
+
+
+def _array_batch(path: str, new: List[Any], old: List[Any], data: bytes) -> Batch:
+    records = [Record(v, f"element [{i}]", None, (i,)) for i, v in enumerate(new) if i >= len(old)]
+    return Batch(path, records, base_values=old, locate=locator(data))
+
+
+_ABSENT = object()
+
+
+def _promotion(
+    path: str,
+    base: Snapshot,
+    candidate: Snapshot,
+    limit: int,
+    rules: Rules,
+    old_oid: str,
+    new_oid: str,
+) -> List[Finding]:
+    """A changed file of an immutable set with ``promote``: only the listed fields
+    may change, each from null to a value, and the result is still a valid
+    record. Anything else is the immutable file's rewrite."""
+    rewritten = (
+        f"immutable file changed (blob {old_oid[:12]} -> {new_oid[:12]}); add a new file instead"
+    )
+    try:
+        old = loaders.load_json(base.read(path, limit)).value
+        data = candidate.read(path, limit)
+        new = loaders.load_json(data).value
+    except loaders.LoadError:
+        return [Finding(HOOK, "seed-rewritten", path, rewritten)]
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return [Finding(HOOK, "seed-rewritten", path, rewritten)]
+    changed = [
+        key
+        for key in list(old) + [k for k in new if k not in old]
+        if key not in old or key not in new or strict_key(old[key]) != strict_key(new[key])
+    ]
+    allowed = ", ".join(rules.promote)
+    for key in changed:
+        before, after = old.get(key, _ABSENT), new.get(key, _ABSENT)
+        if key not in rules.promote:
+            why = f"field {_render(key)} changed"
+        elif before is _ABSENT or after is _ABSENT:
+            why = f"field {_render(key)} was {'added' if before is _ABSENT else 'removed'}"
+        elif before is not None:
+            why = f"field {_render(key)} was already {short(before)}"
+        else:
+            continue
+        line = locator(data)((key,)) if after is not _ABSENT else None
+        return [
+            Finding(
+                HOOK,
+                "seed-rewritten",
+                path,
+                f"{why}: an existing record changes only by filling in {allowed} "
+                "from null (a promotion); add a new file instead",
+                line,
+            )
+        ]
+    if not changed:  # the same record, other bytes: the file is still immutable
+        return [Finding(HOOK, "seed-rewritten", path, rewritten)]
+    findings = []
+    for code, message, json_path in rules.problems(new):
+        findings.append(
+            Finding(HOOK, code, path, f"the promoted record {message}", locator(data)(json_path))
+        )
+    return findings
 
 
 def check(
     contract: Contract, base: Snapshot, candidate: Snapshot, now: datetime.datetime
 ) -> List[Finding]:
     findings: List[Finding] = []
-    added: Optional[Dict[str, List[str]]] = None  # blob id -> paths new in the candidate
+    added: Dict[str, List[str]] = {}  # blob id -> paths new in the candidate, once asked
     for entry in contract.section("seeds") or []:
-        patterns = PatternSet(entry["paths"])
-        in_base = base.select(patterns)
-        in_candidate = candidate.select(patterns)
-        for path in in_base:
-            if path not in candidate:
-                if added is None:
-                    added = {}
-                    for new_path, new_entry in candidate.entries.items():
-                        if new_path not in base.entries:
-                            added.setdefault(new_entry.oid, []).append(new_path)
-                findings.append(_deleted(path, base, candidate, added))
-        for path in in_candidate:
-            findings.extend(
-                compare(entry["format"], path, base, candidate, contract.limit("seed_bytes"))
+        findings.extend(entry_findings(entry, contract, base, candidate, added))
+    return findings
+
+
+def entry_findings(
+    entry: Dict[str, Any],
+    contract: Contract,
+    base: Snapshot,
+    candidate: Snapshot,
+    added: Optional[Dict[str, List[str]]] = None,
+) -> List[Finding]:
+    """The findings of one seeds entry: each file by its format, then the new
+    records of the whole set by the entry's record rules. ``added``: blob id ->
+    paths new in the candidate, filled when first needed (shared by entries)."""
+    findings: List[Finding] = []
+    added = {} if added is None else added
+    rules = Rules.of(entry, contract)
+    batches: List[Batch] = []
+    limit = contract.limit("seed_bytes")
+    patterns = PatternSet(entry["paths"])
+    in_base = base.select(patterns)
+    in_candidate = candidate.select(patterns)
+    for path in in_base:
+        if path not in candidate:
+            if not added:
+                added[""] = []  # asked: the map is filled, even when nothing is new
+                for new_path, new_entry in candidate.entries.items():
+                    if new_path not in base.entries:
+                        added.setdefault(new_entry.oid, []).append(new_path)
+            findings.append(_deleted(path, base, candidate, added))
+    for path in in_candidate:
+        findings.extend(compare(entry["format"], path, base, candidate, limit, rules, batches))
+    if rules is not None:
+        findings.extend(
+            records.set_findings(
+                rules, entry["format"], batches, base, candidate, in_base, in_candidate, limit
             )
-        if not in_candidate:
-            findings.append(
-                Finding(
-                    HOOK,
-                    "oracle-incomplete",
-                    None,
-                    f"seeds entry {_render(entry['paths'])} matches no file in {candidate.label}",
-                )
+        )
+    if not in_candidate:
+        findings.append(
+            Finding(
+                HOOK,
+                "oracle-incomplete",
+                None,
+                f"seeds entry {_render(entry['paths'])} matches no file in {candidate.label}",
             )
+        )
     return findings
 
 

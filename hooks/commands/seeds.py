@@ -7,7 +7,9 @@ in the layout of its last element; a JSONL file gets one line a value, written
 the way its existing lines are (compact separators and sorted keys when they
 use them). A value already present is refused (a duplicate seed), and so is a
 file that would exceed ``limits.seed_bytes``; the result is judged by
-seed-append-only against HEAD before anything is written.
+seed-append-only against HEAD before anything is written, record rules
+included. ``--digest`` fills in each new record's hash field from its payload,
+in the entry's digest form, for a human who cannot compute it by hand.
 """
 
 from __future__ import annotations
@@ -109,8 +111,37 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
     return editor.text.encode("utf-8")
 
 
-def seeds_append(ws: Workspace, file: str, texts: Sequence[str]) -> int:
-    """Append the seeds ``texts`` (JSON text each) to the seed file ``file``."""
+def _with_digests(path: str, entry: Dict[str, Any], contract, values: List[Any]) -> List[Any]:
+    """Each value with its digest field set from its payload (--digest)."""
+    from oracle_guard.checks.records import Rules, digest_of
+
+    rules = Rules(entry, contract)
+    if rules.digest_field is None or rules.digest_of is None:
+        raise Refused(
+            f"--digest: the seeds entry of {path} has no digest rule (digest: {{field, of}}, "
+            "or a built-in records shape)"
+        )
+    out = []
+    for number, value in enumerate(values, 1):
+        if not isinstance(value, dict) or rules.digest_of not in value:
+            raise Refused(f"--digest: VALUE {number} is no JSON object with {rules.digest_of!r}")
+        try:
+            digest = digest_of(value[rules.digest_of], rules.form)
+        except ValueError as exc:
+            raise Refused(f"--digest: VALUE {number}: {rules.digest_of!r} {exc}") from None
+        declared = value.get(rules.digest_field)
+        if declared is not None and declared != digest:
+            raise Refused(
+                f"--digest: VALUE {number} declares {rules.digest_field} {declared!r}, but the "
+                f"SHA-256 of its {rules.digest_of!r} is {digest}"
+            )
+        out.append({**value, rules.digest_field: digest})
+    return out
+
+
+def seeds_append(ws: Workspace, file: str, texts: Sequence[str], digest: bool = False) -> int:
+    """Append the seeds ``texts`` (JSON text each) to the seed file ``file``;
+    ``digest``: fill in each one's hash field first."""
     from oracle_guard.checks import seed_append_only
     from oracle_guard.parsing.patterns import PatternSet
     from oracle_guard.snapshot import Snapshot
@@ -134,6 +165,8 @@ def seeds_append(ws: Workspace, file: str, texts: Sequence[str]) -> int:
     if data is None:
         raise Refused(f"{path} does not exist in the working tree")
     values = _values(texts)
+    if digest:
+        values = _with_digests(path, entries[0], ws.contract, values)
     seen = {seed_append_only.strict_key(v): at for v, at in _existing(path, fmt, data)}
     for number, value in enumerate(values):
         key = seed_append_only.strict_key(value)
@@ -153,9 +186,11 @@ def seeds_append(ws: Workspace, file: str, texts: Sequence[str]) -> int:
     head = ws.git.resolve_commit("HEAD")
     base = Snapshot.of_commit(ws.git, head, "HEAD") if head else Snapshot.empty()
     after = Overlay(ws.index, {path: new}, "the edited working tree")
-    for finding in seed_append_only.compare(fmt, path, base, after, limit):
-        if finding.severity == "error":
-            raise Refused(f"cannot append to {path}: {describe(finding)}")
+    for entry in entries:
+        # this file's findings only: the rest of the index is not this edit's doing
+        for finding in seed_append_only.entry_findings(entry, ws.contract, base, after):
+            if finding.severity == "error" and finding.path == path:
+                raise Refused(f"cannot append to {path}: {describe(finding)}")
     ws.write({path: new})
     count = len(values)
     print(
@@ -183,8 +218,15 @@ def add_parser(sub) -> None:
         nargs="+",
         help="a seed as JSON text (put '--' before values starting with '-')",
     )
+    append.add_argument(
+        "--digest",
+        action="store_true",
+        help="fill in each value's hash field (the entry's digest rule) from its payload",
+    )
     append.set_defaults(run=run)
 
 
 def run(options) -> int:
-    return edit(lambda ws: seeds_append(ws, options.file, options.values), options.C)
+    return edit(
+        lambda ws: seeds_append(ws, options.file, options.values, options.digest), options.C
+    )

@@ -21,7 +21,15 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 # fixtures-lock is left out: how a lock is validated is the fixture-lock check's
 # to choose (generate(names=...) can write its predicate too)
-GENERATED = ("contract", "freeze", "flake-budget", "quarantine-entry", "quarantine-list")
+GENERATED = (
+    "contract",
+    "freeze",
+    "flake-budget",
+    "quarantine-entry",
+    "quarantine-list",
+    "corpus-line",
+    "replay-case",
+)
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 MODULE = "generated_validators.py"
 

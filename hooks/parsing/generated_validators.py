@@ -9,12 +9,14 @@ from typing import Any, Callable, Dict
 
 # the SHA-256 of each schema file this was generated from
 SOURCES = {
-    "contract.schema.json": "33644541a007af876cc0fee58f48ed7695952cda1cbab8a78b5749beffa8db96",
+    "contract.schema.json": "055a5cebaeda4ee2069255275e6a76ad4bdf838c4e6354769bd0d52c005c1a19",
+    "corpus-line.schema.json": "b4b67d90ad6cb59a9454cc1a89c8c91bc48abec45c0e5c5fd5f507356946364b",
     "fixtures-lock.schema.json": "1076beb6ed5a10ac8e8db703c5d7f7eea62aaf49828b645e51338fe23519769f",
     "flake-budget.schema.json": "af053ab39a67fd560cfe6dff1b7b7f68698c59d7ec6e64892359e41d2a98403f",
     "freeze.schema.json": "80073d99a8b842e94e7c682cf85434439b0f3c71dc37a67c83d28c7d98dd0659",
     "quarantine-entry.schema.json": "3ba18edc160ef7e2a0a57115f63692891fb7583ddb042cd6194eeb96943c1311",
     "quarantine-list.schema.json": "6a0cc5cf3021fbb6096fdf8a03244979f56b71dbdd0f54ea4a24e0de0d91be3a",
+    "replay-case.schema.json": "232429be2cf3bd6cd62ac9dc179f70ea150417cc5a8df12b8d450873d372aee4",
 }
 
 
@@ -41,13 +43,15 @@ def _equal_scalar(x: Any, value: Any) -> bool:
 
 _PATTERN_0 = re.compile('^refs/heads/[^\\x00 ]+$')
 _PATTERN_1 = re.compile('^[A-Za-z_][A-Za-z0-9_]*$')
-_PATTERN_2 = re.compile('^(?!.*\\.\\.)(?!.*//)[A-Za-z0-9_][A-Za-z0-9._/-]*(?<![/.])$')
-_PATTERN_3 = re.compile('^refs/[^\\x00 ]+$')
-_PATTERN_4 = re.compile('^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$')
-_PATTERN_5 = re.compile('^(?!/)(?!.*//)(?!(.*/)?\\.\\.?(/|$))[^\\\\\\x00]+(?<!/)$')
-_PATTERN_6 = re.compile('^(?!/)(?!.*//)(?!(.*/)?\\.\\.?(/|$))[^\\\\\\x00]+$')
-_PATTERN_7 = re.compile('\\.json$')
-_PATTERN_8 = re.compile('^(?!!)(?!/?(.*/)?\\.\\.?(/|$))[^\\x00]+$')
+_PATTERN_2 = re.compile('^[0-9a-f]{64}$')
+_PATTERN_3 = re.compile('\\S')
+_PATTERN_4 = re.compile('^(?!.*\\.\\.)(?!.*//)[A-Za-z0-9_][A-Za-z0-9._/-]*(?<![/.])$')
+_PATTERN_5 = re.compile('^refs/[^\\x00 ]+$')
+_PATTERN_6 = re.compile('^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$')
+_PATTERN_7 = re.compile('^(?!/)(?!.*//)(?!(.*/)?\\.\\.?(/|$))[^\\\\\\x00]+(?<!/)$')
+_PATTERN_8 = re.compile('^(?!/)(?!.*//)(?!(.*/)?\\.\\.?(/|$))[^\\\\\\x00]+$')
+_PATTERN_9 = re.compile('\\.json$')
+_PATTERN_10 = re.compile('^(?!!)(?!/?(.*/)?\\.\\.?(/|$))[^\\x00]+$')
 
 
 def _contract(x: Any) -> bool:
@@ -140,6 +144,58 @@ def _quarantine_list(x: Any) -> bool:
     return True
 
 
+def _corpus_line(x: Any) -> bool:
+    # urn:oracle-guard:schema:corpus-line#
+    if not (isinstance(x, dict)):
+        return False
+    if "id" not in x:
+        return False
+    if "test" not in x:
+        return False
+    if "payload" not in x:
+        return False
+    if "payload_sha256" not in x:
+        return False
+    if "expect" not in x:
+        return False
+    for key, value in x.items():
+        check = _PROPERTIES_4.get(key)
+        if check is None:
+            return False
+        if not check(value):
+            return False
+    return True
+
+
+def _replay_case(x: Any) -> bool:
+    # urn:oracle-guard:schema:replay-case#
+    if not (isinstance(x, dict)):
+        return False
+    if "id" not in x:
+        return False
+    if "command" not in x:
+        return False
+    if "seed" not in x:
+        return False
+    if "input_sha256" not in x:
+        return False
+    if "payload" not in x:
+        return False
+    if "observed" not in x:
+        return False
+    if "expected" not in x:
+        return False
+    if "promoted_to" not in x:
+        return False
+    for key, value in x.items():
+        check = _PROPERTIES_5.get(key)
+        if check is None:
+            return False
+        if not check(value):
+            return False
+    return True
+
+
 def _contract_properties_version(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/version
     if not (_equal_scalar(x, 1)):
@@ -191,7 +247,7 @@ def _contract_properties_budget(x: Any) -> bool:
     if "max_frozen" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_4.get(key)
+        check = _PROPERTIES_6.get(key)
         if check is None:
             return False
         if not check(value):
@@ -204,7 +260,7 @@ def _contract_properties_write_set(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_5.get(key)
+        check = _PROPERTIES_7.get(key)
         if check is None:
             return False
         if not check(value):
@@ -219,7 +275,7 @@ def _contract_properties_tamper(x: Any) -> bool:
     if "paths" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_6.get(key)
+        check = _PROPERTIES_8.get(key)
         if check is None:
             return False
         if not check(value):
@@ -256,7 +312,7 @@ def _contract_properties_authority(x: Any) -> bool:
     if "signers" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_7.get(key)
+        check = _PROPERTIES_9.get(key)
         if check is None:
             return False
         if not check(value):
@@ -298,7 +354,7 @@ def _contract_properties_limits(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_8.get(key)
+        check = _PROPERTIES_10.get(key)
         if check is None:
             return False
         if not check(value):
@@ -321,7 +377,7 @@ def _freeze_properties_reason(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_9.get(key)
+        check = _PROPERTIES_11.get(key)
         if check is None:
             check = _freeze_properties_reason_additionalProperties
         if not check(value):
@@ -334,7 +390,7 @@ def _freeze_properties_owner(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_10.get(key)
+        check = _PROPERTIES_12.get(key)
         if check is None:
             check = _freeze_properties_owner_additionalProperties
         if not check(value):
@@ -347,7 +403,7 @@ def _freeze_properties_expires(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_11.get(key)
+        check = _PROPERTIES_13.get(key)
         if check is None:
             check = _freeze_properties_expires_additionalProperties
         if not check(value):
@@ -463,7 +519,7 @@ def _quarantine_list_items(x: Any) -> bool:
     if "test" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_12.get(key)
+        check = _PROPERTIES_14.get(key)
         if check is None:
             return False
         if not check(value):
@@ -471,11 +527,113 @@ def _quarantine_list_items(x: Any) -> bool:
     return True
 
 
+def _corpus_line_properties_id(x: Any) -> bool:
+    # urn:oracle-guard:schema:corpus-line#/properties/id
+    if not (isinstance(x, str)):
+        return False
+    if len(x) < 1:
+        return False
+    return True
+
+
+def _corpus_line_properties_test(x: Any) -> bool:
+    # urn:oracle-guard:schema:corpus-line#/properties/test
+    if not (isinstance(x, str)):
+        return False
+    if len(x) < 1:
+        return False
+    return True
+
+
+def _corpus_line_properties_payload(x: Any) -> bool:
+    # urn:oracle-guard:schema:corpus-line#/properties/payload
+    return True
+
+
+def _corpus_line_properties_payload_sha256(x: Any) -> bool:
+    # urn:oracle-guard:schema:corpus-line#/properties/payload_sha256
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_2.search(x) is None:
+        return False
+    return True
+
+
+def _corpus_line_properties_expect(x: Any) -> bool:
+    # urn:oracle-guard:schema:corpus-line#/properties/expect
+    if not (isinstance(x, str) and x in ("fail", "pass",)):
+        return False
+    return True
+
+
+def _corpus_line_properties_fixed_by(x: Any) -> bool:
+    # urn:oracle-guard:schema:corpus-line#/properties/fixed_by
+    if not (isinstance(x, str) or x is None):
+        return False
+    return True
+
+
+def _replay_case_properties_id(x: Any) -> bool:
+    # urn:oracle-guard:schema:replay-case#/properties/id
+    if not (isinstance(x, str)):
+        return False
+    if len(x) < 1:
+        return False
+    return True
+
+
+def _replay_case_properties_command(x: Any) -> bool:
+    # urn:oracle-guard:schema:replay-case#/properties/command
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_3.search(x) is None:
+        return False
+    return True
+
+
+def _replay_case_properties_seed(x: Any) -> bool:
+    # urn:oracle-guard:schema:replay-case#/properties/seed
+    if not (_is_integer(x)):
+        return False
+    return True
+
+
+def _replay_case_properties_input_sha256(x: Any) -> bool:
+    # urn:oracle-guard:schema:replay-case#/properties/input_sha256
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_2.search(x) is None:
+        return False
+    return True
+
+
+def _replay_case_properties_payload(x: Any) -> bool:
+    # urn:oracle-guard:schema:replay-case#/properties/payload
+    return True
+
+
+def _replay_case_properties_observed(x: Any) -> bool:
+    # urn:oracle-guard:schema:replay-case#/properties/observed
+    return True
+
+
+def _replay_case_properties_expected(x: Any) -> bool:
+    # urn:oracle-guard:schema:replay-case#/properties/expected
+    return True
+
+
+def _replay_case_properties_promoted_to(x: Any) -> bool:
+    # urn:oracle-guard:schema:replay-case#/properties/promoted_to
+    if not (isinstance(x, str) or x is None):
+        return False
+    return True
+
+
 def _contract_defs_branch(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/$defs/branch
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_2.search(x) is None:
+    if _PATTERN_4.search(x) is None:
         return False
     return True
 
@@ -489,7 +647,7 @@ def _contract_properties_fixtures_items(x: Any) -> bool:
     if "paths" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_13.get(key)
+        check = _PROPERTIES_15.get(key)
         if check is None:
             return False
         if not check(value):
@@ -506,7 +664,7 @@ def _contract_properties_seeds_items(x: Any) -> bool:
     if "format" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_14.get(key)
+        check = _PROPERTIES_16.get(key)
         if check is None:
             return False
         if not check(value):
@@ -523,7 +681,7 @@ def _contract_properties_freeze_items(x: Any) -> bool:
     if "schema" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_15.get(key)
+        check = _PROPERTIES_17.get(key)
         if check is None:
             return False
         if not check(value):
@@ -626,7 +784,7 @@ def _contract_properties_protected_refs_items(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/protected_refs/items
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_3.search(x) is None:
+    if _PATTERN_5.search(x) is None:
         return False
     return True
 
@@ -635,7 +793,7 @@ def _contract_properties_deletable_refs_items(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/deletable_refs/items
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_3.search(x) is None:
+    if _PATTERN_5.search(x) is None:
         return False
     return True
 
@@ -733,7 +891,7 @@ def _flake_budget_properties_frozen_items(x: Any) -> bool:
     if "reason" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_16.get(key)
+        check = _PROPERTIES_18.get(key)
         if check is None:
             return False
         if not check(value):
@@ -745,7 +903,7 @@ def _freeze_defs_when(x: Any) -> bool:
     # urn:oracle-guard:schema:freeze#/$defs/when
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_4.search(x) is None:
+    if _PATTERN_6.search(x) is None:
         return False
     return True
 
@@ -815,6 +973,65 @@ def _contract_properties_seeds_items_properties_format(x: Any) -> bool:
     return True
 
 
+def _contract_properties_seeds_items_properties_records(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/records
+    if not (_contract_properties_seeds_items_properties_records_anyOf_0(x) or _contract_properties_seeds_items_properties_records_anyOf_1(x)):
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_digest(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/digest
+    if not (isinstance(x, dict)):
+        return False
+    if "field" not in x:
+        return False
+    if "of" not in x:
+        return False
+    for key, value in x.items():
+        check = _PROPERTIES_19.get(key)
+        if check is None:
+            return False
+        if not check(value):
+            return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_id_field(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/id_field
+    if not _contract_defs_field(x):
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_lock(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/lock
+    if not _contract_defs_file(x):
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_seed_field(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/seed_field
+    if not _contract_defs_field(x):
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_promote(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/promote
+    if not (isinstance(x, list)):
+        return False
+    for item in x:
+        if not _contract_properties_seeds_items_properties_promote_items(item):
+            return False
+    if len(x) < 1:
+        return False
+    if len(set(x)) != len(x):
+        return False
+    return True
+
+
 def _contract_properties_freeze_items_properties_paths(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/freeze/items/properties/paths
     if not _contract_defs_patterns(x):
@@ -845,7 +1062,7 @@ def _contract_defs_file(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/$defs/file
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_5.search(x) is None:
+    if _PATTERN_7.search(x) is None:
         return False
     return True
 
@@ -868,7 +1085,7 @@ def _contract_properties_tamper_properties_allow_items(x: Any) -> bool:
     if "path" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_17.get(key)
+        check = _PROPERTIES_20.get(key)
         if check is None:
             return False
         if not check(value):
@@ -921,7 +1138,60 @@ def _contract_defs_folder(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/$defs/folder
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_6.search(x) is None:
+    if _PATTERN_8.search(x) is None:
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_records_anyOf_0(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/records/anyOf/0
+    if not (isinstance(x, str) and x in ("corpus-line", "replay-case",)):
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_records_anyOf_1(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/records/anyOf/1
+    if not (_contract_properties_seeds_items_properties_records_anyOf_1_allOf_0(x) and _contract_properties_seeds_items_properties_records_anyOf_1_allOf_1(x)):
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_digest_properties_field(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/digest/properties/field
+    if not _contract_defs_field(x):
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_digest_properties_of(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/digest/properties/of
+    if not _contract_defs_field(x):
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_digest_properties_form(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/digest/properties/form
+    if not (isinstance(x, str) and x in ("json-sorted-compact-utf8",)):
+        return False
+    return True
+
+
+def _contract_defs_field(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/$defs/field
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_1.search(x) is None:
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_promote_items(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/promote/items
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_1.search(x) is None:
         return False
     return True
 
@@ -961,6 +1231,21 @@ def _contract_properties_tamper_properties_allow_items_properties_path(x: Any) -
     return True
 
 
+def _contract_properties_seeds_items_properties_records_anyOf_1_allOf_0(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/records/anyOf/1/allOf/0
+    if not _contract_defs_file(x):
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_records_anyOf_1_allOf_1(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/records/anyOf/1/allOf/1
+    if isinstance(x, str):
+        if _PATTERN_9.search(x) is None:
+            return False
+    return True
+
+
 def _contract_properties_freeze_items_properties_schema_anyOf_1_allOf_0(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/freeze/items/properties/schema/anyOf/1/allOf/0
     if not _contract_defs_file(x):
@@ -971,7 +1256,7 @@ def _contract_properties_freeze_items_properties_schema_anyOf_1_allOf_0(x: Any) 
 def _contract_properties_freeze_items_properties_schema_anyOf_1_allOf_1(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/freeze/items/properties/schema/anyOf/1/allOf/1
     if isinstance(x, str):
-        if _PATTERN_7.search(x) is None:
+        if _PATTERN_9.search(x) is None:
             return False
     return True
 
@@ -982,7 +1267,7 @@ def _contract_defs_pattern(x: Any) -> bool:
         return False
     if len(x) < 1:
         return False
-    if _PATTERN_8.search(x) is None:
+    if _PATTERN_10.search(x) is None:
         return False
     return True
 
@@ -1031,77 +1316,109 @@ _PROPERTIES_3: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_4: Dict[str, Callable[[Any], bool]] = {
+    "id": _corpus_line_properties_id,
+    "test": _corpus_line_properties_test,
+    "payload": _corpus_line_properties_payload,
+    "payload_sha256": _corpus_line_properties_payload_sha256,
+    "expect": _corpus_line_properties_expect,
+    "fixed_by": _corpus_line_properties_fixed_by,
+}
+
+_PROPERTIES_5: Dict[str, Callable[[Any], bool]] = {
+    "id": _replay_case_properties_id,
+    "command": _replay_case_properties_command,
+    "seed": _replay_case_properties_seed,
+    "input_sha256": _replay_case_properties_input_sha256,
+    "payload": _replay_case_properties_payload,
+    "observed": _replay_case_properties_observed,
+    "expected": _replay_case_properties_expected,
+    "promoted_to": _replay_case_properties_promoted_to,
+}
+
+_PROPERTIES_6: Dict[str, Callable[[Any], bool]] = {
     "max_frozen": _contract_properties_budget_properties_max_frozen,
     "max_days": _contract_properties_budget_properties_max_days,
     "warn_days": _contract_properties_budget_properties_warn_days,
     "known_ids": _contract_properties_budget_properties_known_ids,
 }
 
-_PROPERTIES_5: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_7: Dict[str, Callable[[Any], bool]] = {
     "allow": _contract_properties_write_set_properties_allow,
     "allow_file": _contract_properties_write_set_properties_allow_file,
     "deny": _contract_properties_write_set_properties_deny,
     "owners": _contract_properties_write_set_properties_owners,
 }
 
-_PROPERTIES_6: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_8: Dict[str, Callable[[Any], bool]] = {
     "paths": _contract_properties_tamper_properties_paths,
     "hermetic": _contract_properties_tamper_properties_hermetic,
     "allow": _contract_properties_tamper_properties_allow,
 }
 
-_PROPERTIES_7: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_9: Dict[str, Callable[[Any], bool]] = {
     "signers": _contract_properties_authority_properties_signers,
     "require_touch": _contract_properties_authority_properties_require_touch,
 }
 
-_PROPERTIES_8: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_10: Dict[str, Callable[[Any], bool]] = {
     "freeze_bytes": _contract_properties_limits_properties_freeze_bytes,
     "seed_bytes": _contract_properties_limits_properties_seed_bytes,
     "lock_bytes": _contract_properties_limits_properties_lock_bytes,
     "test_bytes": _contract_properties_limits_properties_test_bytes,
 }
 
-_PROPERTIES_9: Dict[str, Callable[[Any], bool]] = {
-}
-
-_PROPERTIES_10: Dict[str, Callable[[Any], bool]] = {
-}
-
 _PROPERTIES_11: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_12: Dict[str, Callable[[Any], bool]] = {
+}
+
+_PROPERTIES_13: Dict[str, Callable[[Any], bool]] = {
+}
+
+_PROPERTIES_14: Dict[str, Callable[[Any], bool]] = {
     "test": _quarantine_list_items_properties_test,
     "owner": _quarantine_list_items_properties_owner,
     "expires": _quarantine_list_items_properties_expires,
     "reason": _quarantine_list_items_properties_reason,
 }
 
-_PROPERTIES_13: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_15: Dict[str, Callable[[Any], bool]] = {
     "lock": _contract_properties_fixtures_items_properties_lock,
     "root": _contract_properties_fixtures_items_properties_root,
     "paths": _contract_properties_fixtures_items_properties_paths,
 }
 
-_PROPERTIES_14: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_16: Dict[str, Callable[[Any], bool]] = {
     "paths": _contract_properties_seeds_items_properties_paths,
     "format": _contract_properties_seeds_items_properties_format,
+    "records": _contract_properties_seeds_items_properties_records,
+    "digest": _contract_properties_seeds_items_properties_digest,
+    "id_field": _contract_properties_seeds_items_properties_id_field,
+    "lock": _contract_properties_seeds_items_properties_lock,
+    "seed_field": _contract_properties_seeds_items_properties_seed_field,
+    "promote": _contract_properties_seeds_items_properties_promote,
 }
 
-_PROPERTIES_15: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_17: Dict[str, Callable[[Any], bool]] = {
     "paths": _contract_properties_freeze_items_properties_paths,
     "schema": _contract_properties_freeze_items_properties_schema,
 }
 
-_PROPERTIES_16: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_18: Dict[str, Callable[[Any], bool]] = {
     "id": _flake_budget_properties_frozen_items_properties_id,
     "owner": _flake_budget_properties_frozen_items_properties_owner,
     "expires": _flake_budget_properties_frozen_items_properties_expires,
     "reason": _flake_budget_properties_frozen_items_properties_reason,
 }
 
-_PROPERTIES_17: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_19: Dict[str, Callable[[Any], bool]] = {
+    "field": _contract_properties_seeds_items_properties_digest_properties_field,
+    "of": _contract_properties_seeds_items_properties_digest_properties_of,
+    "form": _contract_properties_seeds_items_properties_digest_properties_form,
+}
+
+_PROPERTIES_20: Dict[str, Callable[[Any], bool]] = {
     "rule": _contract_properties_tamper_properties_allow_items_properties_rule,
     "path": _contract_properties_tamper_properties_allow_items_properties_path,
 }
@@ -1112,4 +1429,6 @@ VALID: Dict[str, Callable[[Any], bool]] = {
     "flake-budget": _flake_budget,
     "quarantine-entry": _quarantine_entry,
     "quarantine-list": _quarantine_list,
+    "corpus-line": _corpus_line,
+    "replay-case": _replay_case,
 }

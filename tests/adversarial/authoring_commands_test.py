@@ -4,6 +4,7 @@ report formats, found by hand in real repositories. They fail until fixed."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import resource
 import shlex
@@ -239,12 +240,19 @@ def test_seeds_append_keeps_crlf_in_a_json_array(tmp_path, capsys):
 def test_seeds_append_keeps_crlf_in_jsonl_without_a_final_newline(tmp_path, capsys):
     corpus = b'{"id":"a"}\r\n{"id":"b"}'
     repo = example_repo(tmp_path, "oracle-dir", {"oracle/corpus.jsonl": corpus})
-    rc, out, err = og(capsys, repo, "seeds", "append", "oracle/corpus.jsonl", '{"id":"c"}')
+    # a corpus-line record (the example's records rule); --digest fills in its hash
+    record = '{"id":"c","test":"t","payload":1,"expect":"fail"}'
+    rc, out, err = og(capsys, repo, "seeds", "append", "--digest", "oracle/corpus.jsonl", record)
     assert rc == 0, out + err
     data = (repo / "oracle/corpus.jsonl").read_bytes()
     # line 2 ends in a bare LF: a CR added to it is a rewrite of that seed for
     # seed-append-only (seed_append_only_test: crlf on an existing line fails)
-    assert data == b'{"id":"a"}\r\n{"id":"b"}\n{"id":"c"}\r\n', data
+    new = (
+        b'{"expect":"fail","id":"c","payload":1,"payload_sha256":"'
+        + hashlib.sha256(b"1").hexdigest().encode()
+        + b'","test":"t"}'
+    )  # sorted keys, as the file's lines are (one key each)
+    assert data == b'{"id":"a"}\r\n{"id":"b"}\n' + new + b"\r\n", data
 
 
 def test_renew_keeps_an_explicit_str_tag(tmp_path, capsys):

@@ -169,17 +169,26 @@ def _merge_contract(paths: Paths, data: Dict[str, Any]) -> List[str]:
     return ["oracle/**"]
 
 
+# The layouts' record rules (checks/records.py): what each new record must be.
+CORPUS_RECORDS = {
+    "records": "corpus-line",
+    "digest": {"field": "payload_sha256", "of": "payload", "form": "json-sorted-compact-utf8"},
+}
+REPLAY_RECORDS = {"records": "replay-case", "digest": {"field": "input_sha256", "of": "payload"}}
+REPLAY_PROMOTE = ["expected", "promoted_to"]
+
+
 def _oracle_dir(paths: Paths, data: Dict[str, Any]) -> List[str]:
     corpora = paths.match("/oracle/*.jsonl")
     if len(corpora) == 1:  # one corpus: locked by the single digest beside it
         pattern = as_pattern(corpora[0])
         data["fixtures"] = [{"lock": corpora[0][: -len(".jsonl")] + ".sha256", "paths": [pattern]}]
-        data["seeds"] = [{"paths": [pattern], "format": "jsonl"}]
+        data["seeds"] = [{"paths": [pattern], "format": "jsonl", **CORPUS_RECORDS}]
     elif corpora:
         data["fixtures"] = [
             {"lock": "oracle/SHA256SUMS", "root": "oracle", "paths": ["oracle/*.jsonl"]}
         ]
-        data["seeds"] = [{"paths": ["oracle/*.jsonl"], "format": "jsonl"}]
+        data["seeds"] = [{"paths": ["oracle/*.jsonl"], "format": "jsonl", **CORPUS_RECORDS}]
     if "oracle/quarantine.json" in paths:
         data["freeze"] = [{"paths": ["oracle/quarantine.json"], "schema": "quarantine-list"}]
     return ["oracle/**"]
@@ -188,7 +197,12 @@ def _oracle_dir(paths: Paths, data: Dict[str, Any]) -> List[str]:
 def _replay_queue(paths: Paths, data: Dict[str, Any]) -> List[str]:
     seeds = []
     if paths.match("/replays/*.json"):
-        seeds.append({"paths": ["replays/*.json"], "format": "immutable"})
+        replays: Dict[str, Any] = {"paths": ["replays/*.json"], "format": "immutable"}
+        replays.update(REPLAY_RECORDS)
+        if "seeds.lock" in paths:
+            replays["lock"] = "seeds.lock"
+        replays["promote"] = list(REPLAY_PROMOTE)
+        seeds.append(replays)
     if "seeds.lock" in paths:
         seeds.append({"paths": ["/seeds.lock"], "format": "json-object"})
     if seeds:

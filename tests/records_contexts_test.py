@@ -1,0 +1,222 @@
+"""Record integrity in every context: a commit being made (the index, with or
+without an owner's signing configuration), the CI range, a pre-push, and a real
+push to a bare repository with the hook installed. Owners sign their commits
+(real ssh-keygen keys, real `git commit -S`); a promotion an owner did not sign
+is the write set's usual finding."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any, Dict, FrozenSet, Tuple
+
+import pytest
+
+from oracle_guard.checks.records import digest_of
+from testing import scenarios
+from testing.git import commit, git, write
+from testing.server import make_client, make_server, push, push_env, rev
+from testing.signatures import SIGNERS
+
+CONTEXTS = ("staged", "ci", "prepush", "push")
+CORPUS = "oracle/corpus.jsonl"
+REPLAY = "replays/2026-09-23_parse_header.json"
+NEW = "replays/2026-09-24_retry.json"
+CONTRACT = f"""\
+version: 1
+seeds:
+  - paths: ["oracle/corpus.jsonl"]
+    format: jsonl
+    records: corpus-line
+    digest: {{field: payload_sha256, of: payload, form: json-sorted-compact-utf8}}
+  - paths: ["replays/*.json"]
+    format: immutable
+    records: replay-case
+    lock: seeds.lock
+    promote: [expected, promoted_to]
+  - {{paths: ["seeds.lock"], format: json-object}}
+write_set:
+  allow: ["src/**"]
+authority:
+  signers: {SIGNERS}
+"""
+
+
+def line(ident: str, payload: Any) -> Dict[str, Any]:
+    return {
+        "id": ident,
+        "test": "tests/test_invoice.py::test_total",
+        "payload": payload,
+        "payload_sha256": digest_of(payload),
+        "expect": "fail",
+    }
+
+
+def case(ident: str, payload: Any, seed: int = 1729, **extra: Any) -> Dict[str, Any]:
+    value = {
+        "id": ident,
+        "command": "pytest tests/test_parse.py -q",
+        "seed": seed,
+        "input_sha256": digest_of(payload),
+        "payload": payload,
+        "observed": {"status": 500},
+        "expected": None,
+        "promoted_to": None,
+    }
+    value.update(extra)
+    return value
+
+
+def jsonl(*values: Any) -> str:
+    return "".join(json.dumps(v, separators=(",", ":")) + "\n" for v in values)
+
+
+BASE_LINE = line("inv-014", {"items": [{"qty": 0, "price": "-0.01"}]})
+BASE_CASE = case("parse_header_a3f1", {"raw": "X-Trace: 00-abc"})
+FILES = {
+    ".oracle-guard.yaml": CONTRACT,
+    CORPUS: jsonl(BASE_LINE),
+    REPLAY: BASE_CASE,
+    "seeds.lock": {"parse_header_a3f1": 1729, "retry_budget_9c2": 42},
+    "src/app.py": "",
+}
+
+
+def keygen(folder: Path, name: str) -> Path:
+    key = folder / name
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True
+    )
+    return key
+
+
+class Repo:
+    """A server with the hook, a client whose main holds FILES, and an owner's key."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        keys = tmp_path / "keys"
+        keys.mkdir()
+        self.owner = keygen(keys, "owner")
+        public = " ".join(self.owner.with_suffix(".pub").read_text().split()[:2])
+        self.server = make_server(tmp_path / "srv.git")
+        self.client = make_client(tmp_path / "work", self.server)
+        commit(self.client, {**FILES, SIGNERS: f"alice {public}\n"}, "the oracle")
+        assert push(self.client, "main").rc == 0
+        git(self.client, "fetch", "-q", "origin")
+        git(self.client, "remote", "set-head", "origin", "main")
+        git(self.client, "checkout", "-q", "-b", "change")
+
+    def change(self, files: Dict[str, Any], signed: bool, context: str) -> Tuple[str, FrozenSet]:
+        """Make the change (staged, or committed and signed when ``signed``) and
+        judge it in ``context``: (verdict, {'path: code'})."""
+        write(self.client, files)
+        git(self.client, "add", "-A")
+        if context == "staged":
+            if signed:  # the configuration that will sign the commit with the owner's key
+                git(self.client, "config", "gpg.format", "ssh")
+                git(self.client, "config", "user.signingkey", str(self.owner.with_suffix(".pub")))
+                git(self.client, "config", "commit.gpgsign", "true")
+            got = scenarios.guard(self.client, env={})
+            return got.verdict, got.codes
+        signing = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={self.owner}"]
+        git(
+            self.client,
+            *(signing if signed else []),
+            "commit",
+            "-q",
+            *(["-S"] if signed else []),
+            "-m",
+            "oracle change",
+        )
+        if context == "push":
+            before = rev(self.server, "refs/heads/main")
+            p = push(self.client, "HEAD:refs/heads/main", env=push_env(GL_USERNAME="bob"))
+            if p.rc == 0:
+                return "pass", frozenset()
+            assert rev(self.server, "refs/heads/main") == before
+            return "reject", frozenset(f.split(": ", 1)[1] for f in p.findings())
+        if context == "ci":
+            env = {"CI": "1", "GITHUB_BASE_REF": "main"}
+        else:
+            fork = git(self.client, "merge-base", "HEAD", "refs/remotes/origin/main").strip()
+            env = {
+                "PRE_COMMIT_FROM_REF": fork,
+                "PRE_COMMIT_TO_REF": "HEAD",
+                "PRE_COMMIT_REMOTE_NAME": "origin",
+                "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/change",
+            }
+        got = scenarios.guard(self.client, env=env)
+        return got.verdict, got.codes
+
+
+REFORMATTED = (
+    '{"expect": "fail", "payload": {"qty": 1.00, "note": "\\u00e9"}, "payload_sha256": '
+    f'"{digest_of({"note": "é", "qty": 1.0})}", "test": "t", "id": "inv-016"}}\n'
+)
+STALE = {**line("inv-016", {"qty": 1}), "payload": {"qty": 2}}
+
+# name: (files, signed by the owner, the codes every context expects)
+CASES: Dict[str, Tuple[Dict[str, Any], bool, Any]] = {
+    "owner-appends-a-line": ({CORPUS: jsonl(BASE_LINE, line("inv-015", [1]))}, True, ()),
+    "reformatted-equal-payload": ({CORPUS: jsonl(BASE_LINE) + REFORMATTED}, True, ()),
+    "stale-digest": (
+        {CORPUS: jsonl(BASE_LINE, STALE)},
+        True,
+        (f"{CORPUS}: record-digest-mismatch",),
+    ),
+    "reused-corpus-id": (
+        {CORPUS: jsonl(BASE_LINE, line("inv-014", [2]))},
+        True,
+        (f"{CORPUS}: record-id-reused",),
+    ),
+    "new-case-null-expected": ({NEW: case("retry_budget_9c2", [1], seed=42)}, True, ()),
+    "new-case-reuses-an-id": (
+        {NEW: case("parse_header_a3f1", {"raw": "other"})},
+        True,
+        (f"{NEW}: record-id-reused",),
+    ),
+    "seed-disagrees-with-the-lock": (
+        {NEW: case("retry_budget_9c2", [1], seed=7)},
+        True,
+        (f"{NEW}: record-seed-mismatch",),
+    ),
+    "empty-command": (
+        {NEW: case("fresh_01", [1], command="")},
+        True,
+        (f"{NEW}: record-invalid",),
+    ),
+    "owner-promotes": (
+        {REPLAY: {**BASE_CASE, "expected": {"status": 400}, "promoted_to": "tests/test_p.py"}},
+        True,
+        (),
+    ),
+    "owner-rewrites-the-payload": (
+        {REPLAY: {**BASE_CASE, "expected": 1, "payload": {"raw": "y"}}},
+        True,
+        (f"{REPLAY}: seed-rewritten",),
+    ),
+}
+UNSIGNED = {
+    # an unsigned promotion: the write set's usual findings
+    "unsigned-promotion": {
+        "staged": {f"{REPLAY}: write-denied"},
+        "ci": {f"{REPLAY}: write-denied", f"{REPLAY}: oracle-change-unsigned"},
+    },
+}
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("name", list(CASES))
+def test_record_rules_in_every_context(tmp_path, name, context):
+    files, signed, codes = CASES[name]
+    got = Repo(tmp_path).change(files, signed, context)
+    assert got == ("reject" if codes else "pass", frozenset(codes)), (name, context)
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_an_unsigned_promotion_is_the_usual_finding(tmp_path, context):
+    promotion = {REPLAY: {**BASE_CASE, "expected": {"status": 400}}}
+    expected = UNSIGNED["unsigned-promotion"]
+    codes = expected["staged"] if context == "staged" else expected["ci"]
+    assert Repo(tmp_path).change(promotion, False, context) == ("reject", frozenset(codes))
