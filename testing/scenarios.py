@@ -1749,3 +1749,28 @@ LEGITIMATE += [
 ]
 
 CATALOG: List[Scenario] = ATTACKS + LEGITIMATE
+
+
+def judge_pushed_or_ranged(client: Path, server: Path, context: str) -> Tuple[str, FrozenSet[str]]:
+    """(verdict, codes) for the client's HEAD in one of three contexts: "push" (a real
+    push to main as a non-owner), "ci" (the merge into main) or pre-push's range
+    from the fork point."""
+    if context == "push":
+        before = rev(server, "refs/heads/main")
+        p = push(client, "HEAD:refs/heads/main", env=push_env(GL_USERNAME="bob"))
+        if p.rc == 0:
+            return "pass", frozenset()
+        assert rev(server, "refs/heads/main") == before
+        return "reject", frozenset(f.split(": ", 1)[1] for f in p.findings())
+    if context == "ci":
+        env = {"CI": "1", "GITHUB_BASE_REF": "main"}
+    else:
+        fork = git(client, "merge-base", "HEAD", "refs/remotes/origin/main").strip()
+        env = {
+            "PRE_COMMIT_FROM_REF": fork,
+            "PRE_COMMIT_TO_REF": "HEAD",
+            "PRE_COMMIT_REMOTE_NAME": "origin",
+            "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/change",
+        }
+    got = guard(client, env=env)
+    return got.verdict, got.codes

@@ -16,7 +16,8 @@ import pytest
 from oracle_guard.checks.records import digest_of
 from testing import scenarios
 from testing.git import commit, git, write
-from testing.server import make_client, make_server, push, push_env, rev
+from testing.records import corpus_line, replay_case
+from testing.server import make_client, make_server, push
 from testing.signatures import SIGNERS
 
 CONTEXTS = ("staged", "ci", "prepush", "push")
@@ -43,37 +44,12 @@ authority:
 """
 
 
-def line(ident: str, payload: Any) -> Dict[str, Any]:
-    return {
-        "id": ident,
-        "test": "tests/test_invoice.py::test_total",
-        "payload": payload,
-        "payload_sha256": digest_of(payload),
-        "expect": "fail",
-    }
-
-
-def case(ident: str, payload: Any, seed: int = 1729, **extra: Any) -> Dict[str, Any]:
-    value = {
-        "id": ident,
-        "command": "pytest tests/test_parse.py -q",
-        "seed": seed,
-        "input_sha256": digest_of(payload),
-        "payload": payload,
-        "observed": {"status": 500},
-        "expected": None,
-        "promoted_to": None,
-    }
-    value.update(extra)
-    return value
-
-
 def jsonl(*values: Any) -> str:
     return "".join(json.dumps(v, separators=(",", ":")) + "\n" for v in values)
 
 
-BASE_LINE = line("inv-014", {"items": [{"qty": 0, "price": "-0.01"}]})
-BASE_CASE = case("parse_header_a3f1", {"raw": "X-Trace: 00-abc"})
+BASE_LINE = corpus_line("inv-014", {"items": [{"qty": 0, "price": "-0.01"}]})
+BASE_CASE = replay_case("parse_header_a3f1", {"raw": "X-Trace: 00-abc"})
 FILES = {
     ".oracle-guard.yaml": CONTRACT,
     CORPUS: jsonl(BASE_LINE),
@@ -129,36 +105,18 @@ class Repo:
             "-m",
             "oracle change",
         )
-        if context == "push":
-            before = rev(self.server, "refs/heads/main")
-            p = push(self.client, "HEAD:refs/heads/main", env=push_env(GL_USERNAME="bob"))
-            if p.rc == 0:
-                return "pass", frozenset()
-            assert rev(self.server, "refs/heads/main") == before
-            return "reject", frozenset(f.split(": ", 1)[1] for f in p.findings())
-        if context == "ci":
-            env = {"CI": "1", "GITHUB_BASE_REF": "main"}
-        else:
-            fork = git(self.client, "merge-base", "HEAD", "refs/remotes/origin/main").strip()
-            env = {
-                "PRE_COMMIT_FROM_REF": fork,
-                "PRE_COMMIT_TO_REF": "HEAD",
-                "PRE_COMMIT_REMOTE_NAME": "origin",
-                "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/change",
-            }
-        got = scenarios.guard(self.client, env=env)
-        return got.verdict, got.codes
+        return scenarios.judge_pushed_or_ranged(self.client, self.server, context)
 
 
 REFORMATTED = (
     '{"expect": "fail", "payload": {"qty": 1.00, "note": "\\u00e9"}, "payload_sha256": '
     f'"{digest_of({"note": "é", "qty": 1.0})}", "test": "t", "id": "inv-016"}}\n'
 )
-STALE = {**line("inv-016", {"qty": 1}), "payload": {"qty": 2}}
+STALE = {**corpus_line("inv-016", {"qty": 1}), "payload": {"qty": 2}}
 
 # name: (files, signed by the owner, the codes every context expects)
 CASES: Dict[str, Tuple[Dict[str, Any], bool, Any]] = {
-    "owner-appends-a-line": ({CORPUS: jsonl(BASE_LINE, line("inv-015", [1]))}, True, ()),
+    "owner-appends-a-line": ({CORPUS: jsonl(BASE_LINE, corpus_line("inv-015", [1]))}, True, ()),
     "reformatted-equal-payload": ({CORPUS: jsonl(BASE_LINE) + REFORMATTED}, True, ()),
     "stale-digest": (
         {CORPUS: jsonl(BASE_LINE, STALE)},
@@ -166,23 +124,23 @@ CASES: Dict[str, Tuple[Dict[str, Any], bool, Any]] = {
         (f"{CORPUS}: record-digest-mismatch",),
     ),
     "reused-corpus-id": (
-        {CORPUS: jsonl(BASE_LINE, line("inv-014", [2]))},
+        {CORPUS: jsonl(BASE_LINE, corpus_line("inv-014", [2]))},
         True,
         (f"{CORPUS}: record-id-reused",),
     ),
-    "new-case-null-expected": ({NEW: case("retry_budget_9c2", [1], seed=42)}, True, ()),
+    "new-case-null-expected": ({NEW: replay_case("retry_budget_9c2", [1], seed=42)}, True, ()),
     "new-case-reuses-an-id": (
-        {NEW: case("parse_header_a3f1", {"raw": "other"})},
+        {NEW: replay_case("parse_header_a3f1", {"raw": "other"})},
         True,
         (f"{NEW}: record-id-reused",),
     ),
     "seed-disagrees-with-the-lock": (
-        {NEW: case("retry_budget_9c2", [1], seed=7)},
+        {NEW: replay_case("retry_budget_9c2", [1], seed=7)},
         True,
         (f"{NEW}: record-seed-mismatch",),
     ),
     "empty-command": (
-        {NEW: case("fresh_01", [1], command="")},
+        {NEW: replay_case("fresh_01", [1], command="")},
         True,
         (f"{NEW}: record-invalid",),
     ),

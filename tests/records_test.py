@@ -17,6 +17,7 @@ from oracle_guard.checks.records import digest_of, jsonl_ids
 from oracle_guard.parsing import loaders
 from oracle_guard.parsing.strict_equality import strict_key
 from testing.git import commit, init_repo, run_guard, stage, write
+from testing.records import CORPUS_TEST, corpus_line, replay_case
 
 CONTRACT = """\
 version: 1
@@ -37,36 +38,14 @@ CASE_SCHEMA = {
     "required": ["name", "value"],
     "properties": {"name": {"type": "string"}, "value": {"type": "integer"}},
 }
-TEST = "tests/test_invoice.py::test_total"
+TEST = CORPUS_TEST
 CORPUS = "oracle/corpus.jsonl"
 REPLAY = "replays/2026-09-23_parse_header.json"
 NEW_REPLAY = "replays/2026-09-24_retry.json"
 
 
-def corpus_line(ident: str, payload: Any, **extra: Any) -> Dict[str, Any]:
-    line = {"id": ident, "test": TEST, "payload": payload, "expect": "fail"}
-    line["payload_sha256"] = digest_of(payload)
-    line.update(extra)
-    return line
-
-
 def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False) + "\n"
-
-
-def replay(ident: str, payload: Any, seed: int = 1729, **extra: Any) -> Dict[str, Any]:
-    case = {
-        "id": ident,
-        "command": "pytest tests/test_parse.py::test_header -q",
-        "seed": seed,
-        "input_sha256": digest_of(payload),
-        "payload": payload,
-        "observed": {"status": 500},
-        "expected": None,
-        "promoted_to": None,
-    }
-    case.update(extra)
-    return case
 
 
 BASE = {
@@ -74,7 +53,7 @@ BASE = {
     "schemas/case.json": CASE_SCHEMA,
     CORPUS: compact(corpus_line("inv-014", {"items": [{"qty": 0, "price": "-0.01"}]}))
     + compact(corpus_line("inv-015", {"nested": {"id": "inv-099"}})),
-    REPLAY: replay("parse_header_a3f1", {"raw": "X-Trace: 00-abc"}),
+    REPLAY: replay_case("parse_header_a3f1", {"raw": "X-Trace: 00-abc"}),
     "seeds.lock": {"parse_header_a3f1": 1729, "retry_budget_9c2": 42},
     "seeds/cases.json": [{"name": "one", "value": 1}],
 }
@@ -264,29 +243,35 @@ def test_a_broken_repository_schema_is_a_contract_error(capsys, tmp_path, schema
 
 # -- replay cases: new files, ids, the lock ------------------------------------------------
 def test_a_new_case_with_a_null_expected_passes(capsys, repo):
-    rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay("retry_budget_9c2", [1], seed=42)})
+    rc, found, out = judge(
+        capsys, repo, {NEW_REPLAY: replay_case("retry_budget_9c2", [1], seed=42)}
+    )
     assert (rc, found) == (0, []), out
 
 
 def test_a_new_case_whose_id_is_new_to_the_lock_passes(capsys, repo):
-    rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay("fresh_01", [1], seed=5)})
+    rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay_case("fresh_01", [1], seed=5)})
     assert (rc, found) == (0, []), out
 
 
 def test_an_empty_command_is_invalid(capsys, repo):
     for command in ("", "  "):
-        rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay("fresh_01", 1, command=command)})
+        rc, found, out = judge(
+            capsys, repo, {NEW_REPLAY: replay_case("fresh_01", 1, command=command)}
+        )
         assert found == [f"{NEW_REPLAY}:3: record-invalid"], out
         assert "$.command" in out
 
 
 def test_a_string_seed_is_invalid(capsys, repo):
-    rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay("fresh_01", 1, seed="1729")})
+    rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay_case("fresh_01", 1, seed="1729")})
     assert found == [f"{NEW_REPLAY}:4: record-invalid"], out
 
 
 def test_a_new_file_reusing_a_base_id_is_a_reuse(capsys, repo):
-    rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay("parse_header_a3f1", {"raw": "y"})})
+    rc, found, out = judge(
+        capsys, repo, {NEW_REPLAY: replay_case("parse_header_a3f1", {"raw": "y"})}
+    )
     assert (rc, found) == (1, [f"{NEW_REPLAY}:2: record-id-reused"]), out
     assert f"already held by {REPLAY}" in out
 
@@ -299,13 +284,13 @@ def test_a_renamed_case_still_holds_its_id(capsys, repo):
 
 
 def test_a_seed_that_disagrees_with_the_lock(capsys, repo):
-    rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay("retry_budget_9c2", 1, seed=7)})
+    rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay_case("retry_budget_9c2", 1, seed=7)})
     assert (rc, found) == (1, [f"{NEW_REPLAY}:4: record-seed-mismatch"]), out
     assert 'seeds.lock, which gives "retry_budget_9c2" the seed 42' in out
 
 
 def test_a_lock_entry_gained_for_an_existing_case_must_agree(capsys, repo):
-    commit(repo, {NEW_REPLAY: replay("later_1", 1, seed=3)}, "a case the lock lacks")
+    commit(repo, {NEW_REPLAY: replay_case("later_1", 1, seed=3)}, "a case the lock lacks")
     rc, found, out = judge(capsys, repo, {"seeds.lock": {**BASE["seeds.lock"], "later_1": 4}})
     assert (rc, found) == (1, ["seeds.lock:4: record-seed-mismatch"]), out
     rc, found, out = judge(capsys, repo, {"seeds.lock": {**BASE["seeds.lock"], "later_1": 3}})
@@ -314,7 +299,7 @@ def test_a_lock_entry_gained_for_an_existing_case_must_agree(capsys, repo):
 
 def test_a_missing_lock_is_a_finding(capsys, repo):
     (repo / "seeds.lock").unlink()
-    rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay("fresh_01", 1)})
+    rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay_case("fresh_01", 1)})
     assert "seeds.lock: record-invalid" in found, out
 
 

@@ -14,7 +14,7 @@ import pytest
 from testing import scenarios
 from testing.git import commit, git, write
 from testing.oracle import NOW
-from testing.server import make_client, make_server, push, push_env, rev
+from testing.server import make_client, make_server, push, push_env
 from testing.signatures import SIGNED_CONTRACT, SIGNERS
 
 SEEDS = "seeds/a.json"
@@ -89,25 +89,7 @@ class Repo:
         return commit(self.client, files, message)
 
     def judge(self, context: str) -> Tuple[str, frozenset]:
-        if context == "push":
-            before = rev(self.server, "refs/heads/main")
-            p = push(self.client, "HEAD:refs/heads/main", env=push_env(GL_USERNAME="bob"))
-            if p.rc == 0:
-                return "pass", frozenset()
-            assert rev(self.server, "refs/heads/main") == before
-            return "reject", frozenset(f.split(": ", 1)[1] for f in p.findings())
-        if context == "ci":
-            env = {"CI": "1", "GITHUB_BASE_REF": "main"}
-        else:
-            fork = git(self.client, "merge-base", "HEAD", "refs/remotes/origin/main").strip()
-            env = {
-                "PRE_COMMIT_FROM_REF": fork,
-                "PRE_COMMIT_TO_REF": "HEAD",
-                "PRE_COMMIT_REMOTE_NAME": "origin",
-                "PRE_COMMIT_REMOTE_BRANCH": "refs/heads/change",
-            }
-        got = scenarios.guard(self.client, env=env)
-        return got.verdict, got.codes
+        return scenarios.judge_pushed_or_ranged(self.client, self.server, context)
 
 
 def owner_appends(r: Repo) -> None:
