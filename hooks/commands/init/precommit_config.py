@@ -49,7 +49,8 @@ def new_pre_commit_config(repo: str, rev: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _our_entry(repo: str, rev: str) -> Dict[str, Any]:
+def our_entry(repo: str, rev: str) -> Dict[str, Any]:
+    """The entry init writes, as a config's parser reads it back (YAML or TOML)."""
     return {"repo": repo, "rev": rev, "hooks": [{"id": "oracle-guard"}]}
 
 
@@ -209,7 +210,7 @@ def edit_pre_commit_config(text: str, repo: str, rev: str) -> Tuple[Optional[str
     if match is None:
         return None, "its 'repos:' list is not a plain block list"
     edited = newline.join(lines[:first] + repo_entry(repo, rev, match.group(1)) + lines[first:])
-    expected = dict(config, repos=[_our_entry(repo, rev)] + config["repos"])
+    expected = dict(config, repos=[our_entry(repo, rev)] + config["repos"])
     try:
         if yaml.safe_load(edited) != expected:
             return None, "adding the entry would change more than the 'repos:' list"

@@ -10,7 +10,7 @@ import re
 import shutil
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional, Tuple
 
 from oracle_guard.commands.init.files import (
     PRE_COMMIT_CONFIG,
@@ -22,6 +22,7 @@ from oracle_guard.commands.init.precommit_config import (
     ConfigFormat,
     Retarget,
     has_our_hooks,
+    our_entry,
     retarget_lines,
 )
 from oracle_guard.commands.init.yaml_lines import line
@@ -76,10 +77,6 @@ def new_prek_config(repo: str, rev: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _our_entry(repo: str, rev: str) -> Dict[str, Any]:
-    return {"repo": repo, "rev": rev, "hooks": [{"id": "oracle-guard"}]}
-
-
 def _parse_error(exc: Exception) -> str:
     return f"it does not parse as TOML 1.0 ({str(exc).splitlines()[0]})"
 
@@ -113,7 +110,7 @@ def edit_prek_config(text: str, repo: str, rev: str) -> Tuple[Optional[str], str
     else:
         edited_lines = lines[:first] + prek_entry(repo, rev) + [""] + lines[first:]
     edited = newline.join(edited_lines)
-    expected = dict(config, repos=[_our_entry(repo, rev)] + repos)
+    expected = dict(config, repos=[our_entry(repo, rev)] + repos)
     try:
         if parser.loads(edited) != expected:
             return None, "adding the entry would change more than the 'repos' list"
