@@ -82,7 +82,9 @@ def validate_next_contract(
     following = Contract(data, candidate, from_base=True)
     # builds the write set (allow_file), the freeze validators (schema files) and
     # the owners' keys (authority.signers)
-    judge(following, candidate, candidate, now, ("freeze-schema", "write-set"))
+    judge(following, candidate, candidate, now, ("freeze-schema",))
     from oracle_guard.authority.signatures import Authority
+    from oracle_guard.checks.write_set import WriteSet
 
+    WriteSet.of(following)
     Authority.of(following, git)

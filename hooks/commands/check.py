@@ -98,7 +98,9 @@ def next_contract_findings(git, contract, candidate, now) -> List[Finding]:
         why = f"the contract in {candidate.label} would judge every later change, and it does not load"
         path = exc.path or contract_mod.CONTRACT_PATH
         if not exc.problems:
-            return [Finding("write-set", "contract-invalid", path, f"{exc}: {why}")]
+            # the message names the revision already
+            plain = "the contract would judge every later change, and it does not load"
+            return [Finding("write-set", "contract-invalid", path, f"{exc}: {plain}")]
         return [
             Finding(
                 "write-set",

@@ -17,11 +17,12 @@ from typing import List, Mapping, NamedTuple, Optional, TextIO, Tuple
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks.codes import fix_in
+from oracle_guard.commands.check import next_contract_findings
 from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import GitError, ProtocolError, failure
-from oracle_guard.findings import HOOKS, Finding
+from oracle_guard.findings import HOOKS, Finding, unique_findings
 from oracle_guard.git.plumbing import Git
-from oracle_guard.judge import judge, validate_next_contract
+from oracle_guard.judge import judge
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.revisions import caught_up, new_ref_base
 from oracle_guard.snapshot import Snapshot
@@ -239,9 +240,8 @@ def judge_update(
     results = judge(contract, base, candidate, now, hooks)
     findings: List[Tuple[Optional[str], Finding]] = [
         (new_commit[:12], f)
-        for result in results
-        for f in result.findings
-        if f.severity == "error" and f.hook != "write-set"
+        for f in unique_findings([r for r in results if r.hook != "write-set"])
+        if f.severity == "error"
     ]
     net = [f for result in results if result.hook == "write-set" for f in result.findings]
     per_commit: List[Tuple[str, Finding]] = []
@@ -259,8 +259,8 @@ def judge_update(
             contract, git, commits, net, linear, undone=not owner
         )
         notes.extend([note] if note else [])
-        assert contract is not None  # pending is set only with a contract
-        validate_next_contract(contract, candidate, now, git)
+    if contract is not None:  # the contract it leaves judges every later push
+        net += next_contract_findings(git, contract, candidate, now)
     findings.extend((new_commit[:12], f) for f in net)
     findings.extend((commit[:12] or None, f) for commit, f in per_commit)
     return RefVerdict(update, findings, notes, base.commit)
