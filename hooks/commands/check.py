@@ -106,7 +106,9 @@ def next_contract_findings(git, contract, candidate, now) -> List[Finding]:
                 "write-set",
                 "contract-invalid",
                 path,
-                text + (f" (column {column})" if column else "") + f": {why}",
+                text
+                + (f" (column {column})" if column and "column" not in text else "")
+                + f": {why}",
                 line,
             )
             for line, column, text in exc.problems
