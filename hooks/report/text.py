@@ -65,7 +65,7 @@ def summary_lines(
         who = f"an owner ({show_text(', '.join(owners))})" if owners else "the oracle's owners"
         why = (
             ""
-            if codes == ["merge-conflict"]  # not an oracle question
+            if codes in (["merge-conflict"], ["contract-invalid"])  # no owner to ask: fix it
             else f"; to widen the write set, ask {who}"
             if codes == ["write-outside-set"]
             else f"; ask {who}"  # the fix says already that it is the owners' choice
