@@ -107,37 +107,50 @@ def literal_pattern(path: str) -> str:
 def parse(
     data: bytes, label: str = CONTRACT_PATH, revision: Optional[str] = None
 ) -> Dict[str, Any]:
-    """The validated contract; ContractError names ``label``, the line and ``revision``."""
+    """The validated contract; ContractError names ``label``, the line and
+    ``revision``, and lists every problem (``problems``: line, column, text)."""
     suffix = f" (the contract in {revision})" if revision else ""
     try:
         doc = loaders.load_yaml(data)
     except loaders.LoadError as exc:
-        where = f"{label}:{exc.line}" if exc.line else label
-        raise ContractError(f"{where}: {exc.message}{suffix}") from None
+        line, column, text = exc.explained or (exc.line, exc.column, exc.message)
+        where = f"{label}:{line}" if line else label
+        raise ContractError(f"{where}: {text}{suffix}", ((line, column, text),)) from None
     found = validation.problems(doc.value, "contract")
     if found:
-        path, message = found[0]
-        line = _line_of_problem(doc, path, message)
-        where = f"{label}:{line}" if line else label
-        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-        raise ContractError(
-            f"{where}: invalid contract at {loaders.json_pointer(path)}: "
-            f"{_readable(message)}{more}{suffix}"
+        problems = []
+        for path, message in found:
+            line, column = _place_of_problem(doc, path, message)
+            text = (
+                f"invalid contract at {loaders.json_pointer(path)}: "
+                f"{_readable(message)}{_did_you_mean(path, message)}"
+            )
+            problems.append((line, column, text))
+        problems.sort(key=lambda p: (p[0] or 0, p[1] or 0))
+        first_line, _, first = problems[0]
+        where = f"{label}:{first_line}" if first_line else label
+        rest = "".join(
+            f"; {f'line {line}: ' if line else ''}{text}" for line, _, text in problems[1:]
         )
+        raise ContractError(f"{where}: {first}{rest}{suffix}", tuple(problems))
     for index, entry in enumerate(doc.value.get("seeds") or []):
         wrong = _record_rule_misfit(entry)
         if wrong:
             line = doc.line_of(("seeds", index, wrong[0]))
+            column = doc.column_of(("seeds", index, wrong[0]))
             where = f"{label}:{line}" if line else label
-            raise ContractError(f"{where}: seeds[{index}].{wrong[0]}: {wrong[1]}{suffix}")
+            text = f"seeds[{index}].{wrong[0]}: {wrong[1]}"
+            raise ContractError(f"{where}: {text}{suffix}", ((line, column, text),))
     if (doc.value.get("write_set") or {}).get("owners") and not doc.value.get("identity_env"):
         line = doc.line_of(("write_set", "owners"))
         where = f"{label}:{line}" if line else label
-        raise ContractError(
-            f"{where}: write_set.owners names server accounts, but no "
-            f"identity_env names the variable your server sets for the pusher: "
-            f"add identity_env: {IDENTITY_HINT}{suffix}"
+        text = (
+            "write_set.owners names server accounts, but no "
+            "identity_env names the variable your server sets for the pusher: "
+            f"add identity_env: {IDENTITY_HINT}"
         )
+        column = doc.column_of(("write_set", "owners"))
+        raise ContractError(f"{where}: {text}{suffix}", ((line, column, text),))
     return doc.value
 
 
@@ -163,16 +176,78 @@ def _record_rule_misfit(entry: Dict[str, Any]) -> Optional[Tuple[str, str]]:
     return None
 
 
-def _line_of_problem(doc: loaders.Document, path: Tuple[Any, ...], message: str) -> Optional[int]:
-    """The line of the offending key for an unknown key, else of the value at ``path``."""
+def _unexpected(message: str) -> List[str]:
+    """The keys jsonschema names in an additionalProperties message."""
     unexpected = re.search(r"\((.*) (?:was|were) unexpected\)$", message)
-    if unexpected:
-        names = re.findall(r"'([^'\\]*)'", unexpected.group(1))
-        lines = [doc.line_of(tuple(path) + (name,)) for name in names]
-        known = [n for n in lines if n is not None]
-        if known:
-            return min(known)
-    return doc.line_of(path)
+    return re.findall(r"'([^'\\]*)'", unexpected.group(1)) if unexpected else []
+
+
+def _place_of_problem(
+    doc: loaders.Document, path: Tuple[Any, ...], message: str
+) -> Tuple[Optional[int], Optional[int]]:
+    """(line, column) of the first offending key for an unknown key, else of the
+    value at ``path`` (of its key, for a mapping's value)."""
+    places = [
+        (doc.line_of(tuple(path) + (name,)), doc.column_of(tuple(path) + (name,)))
+        for name in _unexpected(message)
+    ]
+    known = [(line, column or 0) for line, column in places if line is not None]
+    if known:
+        line, column = min(known)
+        return line, column or None
+    return doc.line_of(path), doc.column_of(path)
+
+
+def _did_you_mean(path: Tuple[Any, ...], message: str) -> str:
+    """'; did you mean ...?' for unknown keys close to a key the schema knows there."""
+    names = _unexpected(message)
+    if not names:
+        return ""
+    import difflib  # only for a contract with an unknown key
+
+    known = _known_keys(path)
+    pairs = []
+    for name in names:
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        if close:
+            pairs.append((name, close[0]))
+    if not pairs:
+        return f"; the keys allowed here: {', '.join(known)}" if known else ""
+    if len(pairs) == 1 and len(names) == 1:
+        return f"; did you mean {pairs[0][1]!r}?"
+    return "; did you mean " + ", ".join(f"{good!r} for {bad!r}" for bad, good in pairs) + "?"
+
+
+def _known_keys(path: Tuple[Any, ...]) -> List[str]:
+    """The property names the contract schema allows at ``path``."""
+    root = validation.builtin_schema("contract")
+
+    def expand(node: Any) -> List[Dict[str, Any]]:
+        """``node`` and the subschemas it combines, with $refs followed."""
+        if not isinstance(node, dict):
+            return []
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/"):
+            target: Any = root
+            for part in ref[2:].split("/"):
+                target = target.get(part, {}) if isinstance(target, dict) else {}
+            return expand(target)
+        out = [node]
+        for word in ("allOf", "anyOf", "oneOf"):
+            for sub in node.get(word, []):
+                out.extend(expand(sub))
+        return out
+
+    nodes = expand(root)
+    for part in path:
+        nxt: List[Dict[str, Any]] = []
+        for node in nodes:
+            if isinstance(part, int):
+                nxt.extend(expand(node.get("items")))
+            else:
+                nxt.extend(expand((node.get("properties") or {}).get(part)))
+        nodes = nxt
+    return sorted({key for node in nodes for key in node.get("properties") or {}})
 
 
 # What the schema's path regexes mean, for messages a person can act on.

@@ -7,7 +7,7 @@ nothing of oracle-guard: every layer may raise these."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import NamedTuple, Optional, Tuple
 
 INTERNAL_EXIT_CODE = 2
 
@@ -22,8 +22,19 @@ class UsageError(OracleGuardError):
     """The command cannot do what its arguments ask."""
 
 
+Problem = Tuple[Optional[int], Optional[int], str]  # (line, column, text)
+
+
 class ContractError(OracleGuardError):
-    """The contract is unusable."""
+    """The contract is unusable. ``problems``: each one found, as (line, column,
+    text), in ``path`` (the contract itself when None)."""
+
+    def __init__(
+        self, message: str, problems: Tuple[Problem, ...] = (), path: Optional[str] = None
+    ) -> None:
+        super().__init__(message)
+        self.problems = problems
+        self.path = path  # the file at fault, when it is another file the contract names
 
 
 class GitError(OracleGuardError):

@@ -6,6 +6,8 @@ from typing import List, NamedTuple, Optional, Sequence
 
 from oracle_guard.checks.registry import HOOKS
 
+NOT_COUNTED = "not counted: "  # flake-budget's mark on a file freeze-schema refuses
+
 
 class Finding(NamedTuple):  # not a dataclass: every hook run would import inspect
     hook: str
@@ -49,13 +51,17 @@ def exit_code(results: Sequence[HookResult]) -> int:
 
 
 def unique_findings(results: Sequence[HookResult]) -> List[Finding]:
-    """Every finding once, in report order (hooks share files: flake-budget
-    repeats what freeze-schema found, marked 'not counted')."""
+    """Every finding once, in report order: one problem (a file, a line, a cause)
+    is one line, though hooks share files (flake-budget repeats what
+    freeze-schema found, marked 'not counted', and shows it alone under --only)."""
     out = []
     seen = set()
     for result in results:
         for f in sorted(result.findings, key=Finding.sort_key):
-            key = (f.code, f.path, f.line, f.message)
+            cause = (
+                f.message[len(NOT_COUNTED) :] if f.message.startswith(NOT_COUNTED) else f.message
+            )
+            key = (f.code, f.path, f.line, cause)
             if key not in seen:
                 seen.add(key)
                 out.append(f)

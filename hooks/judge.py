@@ -8,6 +8,7 @@ from typing import List, Optional, Sequence
 from oracle_guard.checks import registry
 from oracle_guard.checks.registry import Check
 from oracle_guard.contract import CONTRACT_PATH, Contract
+from oracle_guard.contract import read as read_contract
 from oracle_guard.findings import HookResult
 from oracle_guard.snapshot import Snapshot
 
@@ -46,6 +47,13 @@ def run_check(
             f"nothing to check: the base ({contract.rules_label}) has no "
             "contract; this change introduces it"
         )
+        if check.complete_when_introduced:  # no diff, but never an empty oracle
+            result.findings = check.completeness()(contract, candidate)
+            if result.findings:
+                result.note = (
+                    f"the base ({contract.rules_label}) has no contract: "
+                    "the candidate was judged alone for completeness"
+                )
     else:
         try:
             result.findings = check.function()(contract, base, candidate, now)
@@ -56,3 +64,27 @@ def run_check(
         elif section is None:
             result.note = f"no '{check.section}' section: {check.guards_without_section}"
     return result
+
+
+def validate_next_contract(
+    rules: Optional[Contract], candidate: Snapshot, now: datetime.datetime, git
+) -> None:
+    """The candidate's contract judges every later change, the one that would fix
+    it included: when the candidate changes it (or a file it reads rules from:
+    a schema, the allow_file, the signers) from the ``rules`` contract, it must
+    load, or ContractError."""
+    if rules is not None and rules.source.entry(CONTRACT_PATH) == candidate.entry(CONTRACT_PATH):
+        if all(rules.source.entry(p) == candidate.entry(p) for p in rules.oracle_files()):
+            return  # the same contract, reading the same files
+    data = read_contract(candidate)
+    if data is None:
+        return
+    following = Contract(data, candidate, from_base=True)
+    # builds the write set (allow_file), the freeze validators (schema files) and
+    # the owners' keys (authority.signers)
+    judge(following, candidate, candidate, now, ("freeze-schema",))
+    from oracle_guard.authority.signatures import Authority
+    from oracle_guard.checks.write_set import WriteSet
+
+    WriteSet.of(following)
+    Authority.of(following, git)

@@ -957,7 +957,7 @@ ATTACKS: List[Scenario] = [
         expect(
             *(f"{p}: seed-file-deleted" for p in (SEED, SEED_R, SEED_U)),
             *wd(SEED, SEED_R, SEED_U),
-            "-: oracle-incomplete",
+            f"{C}: oracle-incomplete",
             f"{FREEZE}: budget-unknown-id",
             f"{BUDGET}: budget-unknown-id",
             f"{QUAR}: budget-unknown-id",
@@ -1036,10 +1036,10 @@ ATTACKS: List[Scenario] = [
     Scenario(
         "contract-made-unloadable",
         True,
-        "replace the contract with one that does not load (a YAML alias); the push "
-        "is refused outright (exit 2), since the next push would be judged by it",
+        "replace the contract with one that does not load (a YAML alias): the next "
+        "change would be judged by it, so every context reports it (contract-invalid)",
         (put({C: "version: &v 1\nother: *v\n"}),),
-        expect(*wd(C), push=ERROR_OUTCOME),
+        expect(*wd(C), f"{C}: contract-invalid"),
     ),
     Scenario(
         "contract-case-twin",
@@ -1166,7 +1166,7 @@ ATTACKS: List[Scenario] = [
         True,
         "replace the replays folder with a submodule git lists nothing behind",
         (together(drop("replays"), gitlink("replays")),),
-        expect(f"{REPLAY}: seed-file-deleted", "-: oracle-incomplete", *wd(REPLAY, "replays")),
+        expect(f"{REPLAY}: seed-file-deleted", f"{C}: oracle-incomplete", *wd(REPLAY, "replays")),
     ),
     Scenario(
         "symlink-fixture",

@@ -70,7 +70,10 @@ def judged(
         )
     code = exit_code(results)
     owners = [] if contract is None else contract.owners
-    return code, formats.render(fmt, results, owners=owners, exit_code=code), ""
+    # the hint names the command a staged change is fixed with, as the command's
+    # does (its json carries the revisions, which a memory repository has not)
+    meta = {"context": "staged", "base": base.commit} if fmt != "json" else None
+    return code, formats.render(fmt, results, owners=owners, exit_code=code, meta=meta), ""
 
 
 class MemoryRepo:

@@ -95,19 +95,19 @@ def test_repo_without_contract_passes_with_notes(tmp_path, capsys):
         (
             'version: 1\nseed:\n  - {paths: ["s/*.json"], format: json-array}\n',
             2,
-            "invalid contract at $: Additional properties are not allowed ('seed' was unexpected)",
+            "invalid contract at $: Additional properties are not allowed ('seed' was unexpected); did you mean 'seeds'?",
         ),
         (
             "version: 1\nbudget: {max_frozen: 3, max_day: 3}\n",
             2,
             "invalid contract at $.budget: Additional properties are not allowed "
-            "('max_day' was unexpected)",
+            "('max_day' was unexpected); did you mean 'max_days'?",
         ),
         (
             "version: 1\nwrite_set:\n  allow: [src/**]\n  denied: [oracle/**]\n",
             4,
             "invalid contract at $.write_set: Additional properties are not allowed "
-            "('denied' was unexpected)",
+            "('denied' was unexpected); did you mean 'deny'?",
         ),
         # wrong types
         (
@@ -201,11 +201,11 @@ def test_repo_without_contract_passes_with_notes(tmp_path, capsys):
         # not YAML, or YAML the strict loader refuses
         ("version: 1\nversion: 1\n", 2, "duplicate key 'version'"),
         ("version: 1\nwrite_set:\n  deny: [a]\n  deny: [b]\n", 4, "duplicate key 'deny'"),
-        ('{"version": 1,,}\n', 1, "expected the node content, but found ','"),
+        ('{"version": 1,,}\n', 1, "the YAML needs a value at line 1, column 15, but has ',' there"),
         (
             "version: 1\nwrite_set:\n\tdeny: [a]\n",
             3,
-            "found character '\\t' that cannot start any token",
+            "a tab at line 3, column 1: YAML indents with spaces, never tabs",
         ),
         ("", 1, "empty document"),
         (
@@ -228,14 +228,15 @@ def test_binary_contract_is_an_error(tmp_path, capsys):
     )
 
 
-def test_more_problems_are_counted(tmp_path, capsys):
+def test_every_problem_is_listed(tmp_path, capsys):
     result = check_staged_contract(tmp_path, capsys, "version: 1\nseed: []\nfreez: []\n")
-    # the line of the first unknown key
+    # the line of the first unknown key, and the closest known key for each
     assert_contract_error(
         result,
         2,
         "invalid contract at $: Additional properties are not "
-        "allowed ('freez', 'seed' were unexpected)",
+        "allowed ('freez', 'seed' were unexpected); did you mean 'freeze' for 'freez', "
+        "'seeds' for 'seed'?",
     )
     result = check_staged_contract(
         tmp_path / "2", capsys, "version: 1\nbudget: {max_frozen: -1}\nwrite_set: {deny: x}\n"
@@ -243,7 +244,8 @@ def test_more_problems_are_counted(tmp_path, capsys):
     assert_contract_error(
         result,
         2,
-        "invalid contract at $.budget.max_frozen: -1 is less than the minimum of 0 (and 1 more)",
+        "invalid contract at $.budget.max_frozen: -1 is less than the minimum of 0; "
+        "line 3: invalid contract at $.write_set.deny: 'x' is not of type 'array'",
     )
 
 
@@ -274,8 +276,8 @@ def test_error_in_the_base_contract_names_the_base(tmp_path, capsys):
     assert (rc, out) == (2, "")
     assert err == (
         "oracle-guard: error: .oracle-guard.yaml:2: invalid contract at $: "
-        "Additional properties are not allowed ('seed' was unexpected) "
-        "(the contract in HEAD)\n"
+        "Additional properties are not allowed ('seed' was unexpected); did you mean "
+        "'seeds'? (the contract in HEAD)\n"
     )
 
 

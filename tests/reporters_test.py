@@ -275,7 +275,7 @@ def test_github_annotations_from_a_real_check(tmp_path, capsys):
     assert [
         (name, props.get("file"), props.get("line"), props["title"]) for name, props, _ in commands
     ] == [
-        ("error", None, None, "oracle-guard oracle-incomplete"),
+        ("error", ".oracle-guard.yaml", None, "oracle-guard oracle-incomplete"),
         ("error", "seeds/a.json", "2", "oracle-guard seed-reordered"),
         ("warning", "oracle/flake_budget.yaml", "3", "oracle-guard budget-expiring"),
         ("error", ODD, None, "oracle-guard write-outside-set"),

@@ -376,7 +376,7 @@ def test_deleting_the_only_file_of_an_entry_also_leaves_it_incomplete(repo):
     repo.remove("seeds.lock")
     assert_fails(
         repo,
-        '.: oracle-incomplete: seeds entry ["seeds.lock"] matches no file in the index',
+        '.oracle-guard.yaml: oracle-incomplete: seeds entry ["seeds.lock"] matches no file in the index',
         "seeds.lock: seed-file-deleted: present in HEAD, missing from the index",
     )
 
@@ -439,7 +439,8 @@ def test_entry_matching_no_file():
     repo = MemoryRepo()
     repo.commit({k: v for k, v in BASE_FILES.items() if not k.startswith("replays/")})
     assert_fails(
-        repo, '.: oracle-incomplete: seeds entry ["replays/*.json"] matches no file in the index'
+        repo,
+        '.oracle-guard.yaml: oracle-incomplete: seeds entry ["replays/*.json"] matches no file in the index',
     )
     repo.stage({"replays/first.json": b"{}"})
     assert_passes(repo)

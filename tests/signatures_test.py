@@ -253,7 +253,12 @@ def test_a_backdated_commit_by_a_key_removed_at_the_base_does_not_count(tmp_path
 
 
 def test_a_signers_file_that_does_not_parse_is_a_contract_error(tmp_path, capsys):
-    r = Repo(tmp_path, lambda r: f"alice valid-before=20300101 {public(r.owner)}")
+    r = Repo(tmp_path)
+    # the server refuses such a push (contract-invalid), so main gets it another way
+    git(r.client, "checkout", "-q", "main")
+    commit(r.client, {SIGNERS: f"alice valid-before=20300101 {public(r.owner)}\n"}, "signers")
+    git(r.client, "update-ref", "refs/remotes/origin/main", "HEAD")
+    git(r.client, "checkout", "-q", "-B", "change")
     owner_appends(r)
     got = scenarios.guard(r.client, env={"CI": "1", "GITHUB_BASE_REF": "main"})
     assert got.verdict == scenarios.ERROR

@@ -1277,7 +1277,7 @@ def test_a_comment_in_the_changed_file_silences_nothing(comment):
             '  paths: ["tests/**"]\n  hermit: ["tests/**"]\n',
             4,
             "invalid contract at $.tamper: Additional properties are not allowed ('hermit' was "
-            "unexpected)",
+            "unexpected); did you mean 'hermetic'?",
         ),
         (
             '  paths: ["tests/**"]\n  allow:\n    - {rule: skip-add, path: "tests/**"}\n',
@@ -1296,7 +1296,7 @@ def test_a_comment_in_the_changed_file_silences_nothing(comment):
             '  paths: ["tests/**"]\n  allow:\n    - {rule: skip-added, path: "tests/**", why: x}\n',
             5,
             "invalid contract at $.tamper.allow[0]: Additional properties are not allowed ('why' "
-            "was unexpected)",
+            "was unexpected); the keys allowed here: path, rule",
         ),
     ],
 )

@@ -46,9 +46,13 @@ class Authority:
             text = loaders.decode_text(source.read(self.path, SIGNERS_MAX_BYTES))
             self.signers = allowed_signers.parse(text)
         except (loaders.LoadError, BlobTooLarge) as exc:
-            raise ContractError(f"{self.path}: {exc}") from None
+            raise ContractError(f"{self.path}: {exc}", path=self.path) from None
         except allowed_signers.AllowedSignersError as exc:
-            raise ContractError(f"{self.path}:{exc.line}: {exc.message}") from None
+            raise ContractError(
+                f"{self.path}:{exc.line}: {exc.message}",
+                ((exc.line, None, exc.message),),
+                path=self.path,
+            ) from None
         self.rules_label = source.label
         self._git = git
         self._format = "sha256" if git.object_id_length() == 64 else "sha1"

@@ -7,7 +7,7 @@ tests/readme_test.py keeps them in step.
 
 from __future__ import annotations
 
-from typing import Dict, NamedTuple
+from typing import Dict, NamedTuple, Optional
 
 from oracle_guard.checks.registry import CHECKS
 
@@ -21,7 +21,8 @@ class Code(NamedTuple):
 
 # Raised outside the checks: by the pre-receive command about refs, and by the
 # write-set rules on each commit of a range (authority/history.py,
-# authority/signatures.py) and on a merge that conflicts (commands/check.py).
+# authority/signatures.py), on a merge that conflicts and on a contract that
+# would not load (commands/check.py).
 NOT_FROM_A_CHECK: Dict[str, Code] = {
     "ref-deleted": Code(
         "pre-receive",
@@ -87,6 +88,17 @@ NOT_FROM_A_CHECK: Dict[str, Code] = {
         "the change edits protected 'seeds/parse_header.json', and an oracle change is made "
         "only of commits an owner signed (a key in .oracle-guard/allowed_signers)",
     ),
+    "contract-invalid": Code(
+        "write-set",
+        "the change edits the contract (or a schema, allow_file or signers file it names) "
+        "and the contract it leaves does not load: every later check would exit 2",
+        "fix the contract at the reported line and column (oracle-guard check names each "
+        "problem), in the owner's change that edits it",
+        ".oracle-guard.yaml:17: contract-invalid: invalid contract at $.budget: Additional "
+        "properties are not allowed ('max_froze' was unexpected); did you mean 'max_frozen'? "
+        "(column 3): the contract in the index would judge every later change, and it does "
+        "not load",
+    ),
     "merge-conflict": Code(
         "write-set",
         "merging the change into its target conflicts at this path: the merge cannot be judged",
@@ -109,3 +121,74 @@ def _every_code() -> Dict[str, Code]:
 
 
 CODES: Dict[str, Code] = _every_code()
+
+
+# Where a hint is given: a commit being made (the index), commits (pre-push,
+# CI), or a push the server judges. A fix that names a git command names the
+# one that fits there; {base} and {path} are the values the run knows.
+CONTEXTS = ("staged", "commits", "server")
+_OWNER_FLOW = (
+    "if the change is intended, an owner makes it: the fixture and its lock "
+    "('oracle-guard lock') in a commit of their own, signed with a key in the "
+    'authority signers file (README: "How owners change the oracle")'
+)
+_FROM_BRANCH = "git checkout {base} -- {path}, or git rm {path} if {base} lacks it, then commit"
+IN_CONTEXT: Dict[str, Dict[str, str]] = {
+    "fixture-mismatch": {
+        "staged": "restore the fixture (git restore --staged --worktree {path}); " + _OWNER_FLOW,
+        "commits": "restore the fixture (git checkout {base} -- {path}, then commit); "
+        + _OWNER_FLOW,
+        "server": "restore the fixture in the pushed branch (git checkout {base} -- {path}, "
+        "then commit); " + _OWNER_FLOW,
+    },
+    "seed-removed": {
+        "staged": "put the seed back: seeds are append-only (git checkout {base} -- {path}, "
+        "then re-append)",
+        "commits": "put the seed back: seeds are append-only (git checkout {base} -- {path}, "
+        "re-append, then commit)",
+        "server": "put the seed back in the pushed branch: seeds are append-only "
+        "(git checkout {base} -- {path}, re-append, then commit)",
+    },
+    "seed-file-deleted": {
+        "staged": "restore the file under its old name (git checkout {base} -- {path})",
+        "commits": "restore the file under its old name (git checkout {base} -- {path}, "
+        "then commit)",
+        "server": "restore the file under its old name in the pushed branch "
+        "(git checkout {base} -- {path}, then commit)",
+    },
+    "write-outside-set": {
+        "staged": "drop the change to that path (git restore --staged {path}), or ask an owner "
+        "to widen the write set in its own change",
+        "commits": "drop the change to that path from the branch (" + _FROM_BRANCH + "), or ask "
+        "an owner to widen the write set in its own change",
+        "server": "drop the change to that path from the pushed branch (" + _FROM_BRANCH + "), "
+        "or ask an owner to widen the write set in its own change",
+    },
+    "write-denied": {
+        "staged": "drop the change (git restore --staged {path}); oracle edits are made by an "
+        "owner in a change of their own",
+        "commits": "drop the change from the branch (" + _FROM_BRANCH + "); oracle edits are "
+        "made by an owner in a change of their own",
+        "server": "drop the change from the pushed branch (" + _FROM_BRANCH + "); oracle edits "
+        "are made by an owner in a change of their own",
+    },
+}
+
+
+def fix_in(code: str, context: str, base: Optional[str] = None, path: Optional[str] = None) -> str:
+    """The fix for ``code`` as a hint in ``context`` gives it: the base commit and
+    the path filled in where known (a placeholder only where they are not)."""
+    template = IN_CONTEXT.get(code, {}).get(context)
+    if template is None:
+        return CODES[code].fix
+    if path is not None:
+        import shlex  # only for a hint that names a path
+
+        from oracle_guard.report.escaping import show_path
+
+        shown = show_path(path)
+        template = template.replace("{path}", shlex.quote(shown))
+    else:
+        template = template.replace("{path}", "PATH")
+    label = base[:12] if base else ("HEAD" if context == "staged" else "the base commit")
+    return template.replace("{base}", label)

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from oracle_guard import clock
 from oracle_guard.checks import freeze_files
 from oracle_guard.contract import CONTRACT_PATH, Contract
-from oracle_guard.findings import Finding
+from oracle_guard.findings import NOT_COUNTED, Finding
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 
@@ -26,7 +26,7 @@ def check(
     budget = contract.section("budget")
     state = freeze_files.load(contract, candidate, HOOK)
     # an unreadable file is never counted as empty: it fails this hook too
-    findings = [f._replace(message=f"not counted: {f.message}") for f in state.findings]
+    findings = [f._replace(message=NOT_COUNTED + f.message) for f in state.findings]
 
     # The smallest cap wins; the finding points at the line that states it.
     caps: List[Tuple[str, Any, Optional[int], str]] = [

@@ -78,6 +78,12 @@ class Check(NamedTuple):  # not a dataclass: every hook run would import inspect
     # protects them, and init proposes them (given the section's value)
     oracle_files: Callable[[Any], List[str]] = _none
     oracle_globs: Callable[[Any], List[str]] = _none
+    # a needs_base check whose module also has complete(contract, candidate): what
+    # the candidate must hold by itself, judged when the change introduces the contract
+    complete_when_introduced: bool = False
+
+    def completeness(self) -> Callable[[Contract, Snapshot], List[Finding]]:
+        return importlib.import_module(self.module_name).complete
 
     @property
     def module_name(self) -> str:
@@ -97,8 +103,11 @@ FIXTURE_LOCK = Check(
         CodeDoc(
             "fixture-mismatch",
             "a fixture's SHA-256 differs from its lock entry",
-            "restore the fixture (git restore --staged --worktree PATH); if the change is "
-            "intended, a human runs 'oracle-guard lock' and commits fixture and lock alone",
+            "restore the fixture (git restore --staged --worktree PATH before a commit, git "
+            "checkout BASE -- PATH and a commit after); if the change is intended, an owner "
+            "makes it: the fixture and its lock ('oracle-guard lock') in a commit of their own, "
+            'signed with a key in the authority signers file (README: "How owners change the '
+            'oracle")',
             "oracle/inputs/prices.json: fixture-mismatch: sha256 57c7463d1e73… does not match "
             "oracle/fixtures.lock.json (1bb382b9c535…)",
         ),
@@ -140,6 +149,7 @@ SEED_APPEND_ONLY = Check(
     oracle_files=_record_files,
     oracle_globs=_paths,
     needs_base=True,
+    complete_when_introduced=True,
     question="were seed corpora only appended to, never rewritten, reordered or deleted?",
     codes=(
         CodeDoc(
@@ -181,8 +191,11 @@ SEED_APPEND_ONLY = Check(
         CodeDoc(
             "oracle-incomplete",
             "a seeds entry matches no file, or a json-array/jsonl seed file holds no seeds",
-            "restore the seed files: missing seeds are never a pass",
-            '.: oracle-incomplete: seeds entry ["seeds/*.json"] matches no file in the index',
+            "give the entry its seeds: restore the seed files a change removed, or, where the "
+            "contract names seed files that do not exist, correct the entry's paths in the "
+            "contract or add the files: missing seeds are never a pass",
+            '.oracle-guard.yaml: oracle-incomplete: seeds entry ["seeds/*.json"] matches no file '
+            "in the index",
         ),
         CodeDoc(
             "record-invalid",

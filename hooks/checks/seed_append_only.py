@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard.checks import records
 from oracle_guard.checks.records import Batch, Record, Rules, locator
-from oracle_guard.contract import LIMITS, Contract
+from oracle_guard.contract import CONTRACT_PATH, LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.parsing import loaders
@@ -479,15 +479,26 @@ def entry_findings(
             )
         )
     if not in_candidate:
-        findings.append(
-            Finding(
-                HOOK,
-                "oracle-incomplete",
-                None,
-                f"seeds entry {_render(entry['paths'])} matches no file in {candidate.label}",
-            )
-        )
+        findings.append(_matches_nothing(entry, candidate))
     return findings
+
+
+def complete(contract: Contract, candidate: Snapshot) -> List[Finding]:
+    """The change that introduces the contract: every seeds entry matches a file."""
+    return [
+        _matches_nothing(entry, candidate)
+        for entry in contract.section("seeds") or []
+        if not candidate.select(PatternSet(entry["paths"]))
+    ]
+
+
+def _matches_nothing(entry: Dict[str, Any], candidate: Snapshot) -> Finding:
+    return Finding(
+        HOOK,
+        "oracle-incomplete",
+        CONTRACT_PATH,  # the entry is what is wrong, or what the change emptied
+        f"seeds entry {_render(entry['paths'])} matches no file in {candidate.label}",
+    )
 
 
 def _deleted(

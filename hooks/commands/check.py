@@ -11,7 +11,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.commands.options import common, judged
-from oracle_guard.findings import HOOKS, HookResult, exit_code
+from oracle_guard.findings import HOOKS, Finding, HookResult, exit_code
 from oracle_guard.judge import judge
 from oracle_guard.report import formats as reporters
 
@@ -53,6 +53,8 @@ def run_checks(
         "candidate": revs.head or revs.candidate.label,
         "contract_from": None if contract is None else contract.source.label,
         "now": now.isoformat(),
+        # where the hints' commands apply: the index, or commits
+        "context": "staged" if revs.candidate.commit is None else "commits",
     }
     if revs.head is not None and revs.candidate.commit != revs.head:
         meta["merge_tree"] = revs.candidate.commit
@@ -77,7 +79,61 @@ def run_checks(
         if per_commit or note:
             result.findings = net + [f for _, f in per_commit]
             result.note = note
+    if contract is not None:
+        _add_to_write_set(results, next_contract_findings(git, contract, revs.candidate, now))
     return results, meta, owners
+
+
+def next_contract_findings(git, contract, candidate, now) -> List[Finding]:
+    """contract-invalid findings when the candidate changes its contract (or a file
+    it names) and that contract would not load: it would judge every later
+    change, so each later check would exit 2. The change itself is still judged
+    by ``contract``, the rules revision's."""
+    from oracle_guard.errors import ContractError
+    from oracle_guard.judge import validate_next_contract
+
+    try:
+        validate_next_contract(contract if contract.from_base else None, candidate, now, git)
+    except ContractError as exc:
+        why = f"the contract in {candidate.label} would judge every later change, and it does not load"
+        path = exc.path or contract_mod.CONTRACT_PATH
+        if not exc.problems:
+            # the message names the revision already
+            plain = "the contract would judge every later change, and it does not load"
+            return [Finding("write-set", "contract-invalid", path, f"{exc}: {plain}")]
+        return [
+            Finding(
+                "write-set",
+                "contract-invalid",
+                path,
+                text
+                + (f" (column {column})" if column and "column" not in text else "")
+                + f": {why}",
+                line,
+            )
+            for line, column, text in exc.problems
+        ]
+    return []
+
+
+def _add_to_write_set(results: List[HookResult], findings: List[Finding]) -> None:
+    """write-set guards the contract, so its findings go there; under --only
+    without write-set, a write-set result holds only them."""
+    if not findings:
+        return
+    for result in results:
+        if result.hook == "write-set":
+            result.findings.extend(findings)
+            if result.note and result.note.startswith("nothing to check: "):
+                result.note = "the candidate's contract was checked; " + result.note[18:]
+            return
+    result = HookResult(
+        "write-set",
+        findings,
+        note="--only: of write-set, only the candidate's contract was checked",
+    )
+    after = [i for i, r in enumerate(results) if HOOKS.index(r.hook) > HOOKS.index("write-set")]
+    results.insert(after[0] if after else len(results), result)
 
 
 def _staged_authority(git, contract, revs, results: List[HookResult]) -> None:
@@ -97,8 +153,6 @@ def _conflicted(revs, hooks: Sequence[str]) -> List[HookResult]:
     """A merge that conflicts is not judged (no check reports a pass): the
     platform cannot record it as is, and a conflicted oracle file is never
     judged as one side."""
-    from oracle_guard.findings import Finding
-
     return [
         HookResult(
             "write-set",

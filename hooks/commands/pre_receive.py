@@ -16,10 +16,11 @@ from typing import List, Mapping, NamedTuple, Optional, TextIO, Tuple
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
-from oracle_guard.checks.codes import CODES
+from oracle_guard.checks.codes import fix_in
+from oracle_guard.commands.check import next_contract_findings
 from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import GitError, ProtocolError, failure
-from oracle_guard.findings import HOOKS, Finding
+from oracle_guard.findings import HOOKS, Finding, unique_findings
 from oracle_guard.git.plumbing import Git
 from oracle_guard.judge import judge
 from oracle_guard.report.escaping import inert, show_path, show_text
@@ -111,6 +112,7 @@ class RefVerdict(NamedTuple):
     update: RefUpdate
     findings: List[Tuple[Optional[str], Finding]]  # (short commit id, finding)
     notes: List[str]
+    base: Optional[str] = None  # the commit the pushed tip was compared with, for the fixes
 
 
 def rules_for_push(git: Git, default_tip: Optional[str]) -> Optional[Snapshot]:
@@ -238,9 +240,8 @@ def judge_update(
     results = judge(contract, base, candidate, now, hooks)
     findings: List[Tuple[Optional[str], Finding]] = [
         (new_commit[:12], f)
-        for result in results
-        for f in result.findings
-        if f.severity == "error" and f.hook != "write-set"
+        for f in unique_findings([r for r in results if r.hook != "write-set"])
+        if f.severity == "error"
     ]
     net = [f for result in results if result.hook == "write-set" for f in result.findings]
     per_commit: List[Tuple[str, Finding]] = []
@@ -258,11 +259,11 @@ def judge_update(
             contract, git, commits, net, linear, undone=not owner
         )
         notes.extend([note] if note else [])
-        assert contract is not None  # pending is set only with a contract
-        _check_next_contract(contract.source, candidate, now)
+    if contract is not None:  # the contract it leaves judges every later push
+        net += next_contract_findings(git, contract, candidate, now)
     findings.extend((new_commit[:12], f) for f in net)
     findings.extend((commit[:12] or None, f) for commit, f in per_commit)
-    return RefVerdict(update, findings, notes)
+    return RefVerdict(update, findings, notes, base.commit)
 
 
 def _at_old_commit(
@@ -349,26 +350,6 @@ def _replace_ref(
     )
 
 
-def _check_next_contract(rules: Snapshot, candidate: Snapshot, now) -> None:
-    """The pushed tip's contract judges every later push to this ref, the one that
-    would fix it included: when the push changes it (or a file it reads rules from),
-    it must load, or the push is rejected (ContractError) before it locks the ref."""
-    data = contract_mod.read(candidate)
-    if data is None:
-        return
-    following = contract_mod.Contract(data, candidate, from_base=True)
-    if all(rules.entry(path) == candidate.entry(path) for path in following.oracle_files()):
-        return
-    # builds the write set (allow_file), the freeze validators (schema files) and
-    # the owners' keys (authority.signers)
-    judge(following, candidate, candidate, now, ("freeze-schema", "write-set"))
-    from oracle_guard.authority.signatures import Authority
-
-    git = candidate.repository
-    assert git is not None  # the pushed tip: a commit in this repository
-    Authority.of(following, git)
-
-
 def _protected_refs(contract) -> Tuple[str, ...]:
     return tuple((contract.section("protected_refs") if contract else None) or DEFAULT_PROTECTED)
 
@@ -398,7 +379,7 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
                 f"oracle-guard: {show_text(verdict.update.ref)}{at}: {where}{f.code}: "
                 f"{show_text(f.message)}"
             )
-            say(f"oracle-guard:   fix: {CODES[f.code].fix}")
+            say(f"oracle-guard:   fix: {fix_in(f.code, 'server', verdict.base, f.path)}")
     if any(commit for v in bad for commit, _ in v.findings):
         # the fixes name what to do before committing; a pushed commit is redone
         say(

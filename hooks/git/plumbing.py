@@ -413,7 +413,11 @@ class Git:
         )
         paths, _, bare = out.rstrip(b"\n").rpartition(b"\n")
         if not paths or bare not in (b"true", b"false"):
-            raise GitError(f"not a git repository: {os.path.abspath(self.directory)}")
+            where = os.path.abspath(self.directory)
+            if not os.path.isdir(where):  # a typo in -C is not a repository question
+                what = "is not a folder" if os.path.exists(where) else "does not exist"
+                raise GitError(f"{where} {what}, so it is not a git repository")
+            raise GitError(f"not a git repository: {where}")
         if paths.count(b"\n") == 1:
             git_dir, common = paths.split(b"\n")
             self._facts_found = (os.fsdecode(common), bare == b"true")

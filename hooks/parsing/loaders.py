@@ -35,6 +35,9 @@ class LoadError(Exception):
         self.message = message
         self.line = line
         self.column = column
+        # the same problem in plain words, placed where the construct it is about
+        # opened (YAML only, where the parser knows it): (line, column, text)
+        self.explained: Optional[Tuple[int, int, str]] = None
 
     def __str__(self) -> str:
         where = f"line {self.line}" + (f", column {self.column}" if self.column else "")
@@ -44,9 +47,21 @@ class LoadError(Exception):
 class Document:
     """A loaded value plus the line each JSON path starts on."""
 
-    def __init__(self, value: Any, lines: Dict[JsonPath, int]) -> None:
+    def __init__(
+        self, value: Any, lines: Dict[JsonPath, int], columns: Optional[Dict[JsonPath, int]] = None
+    ) -> None:
         self.value = value
         self._lines = lines
+        self._columns = columns or {}
+
+    def column_of(self, path: JsonPath) -> Optional[int]:
+        """The column where ``path`` (its key, for a mapping's value) starts, when known."""
+        path = tuple(path)
+        while path not in self._columns:
+            if not path:
+                return None
+            path = path[:-1]
+        return self._columns[path]
 
     def line_of(self, path: JsonPath) -> Optional[int]:
         path = tuple(path)
@@ -579,32 +594,108 @@ def load_yaml(data: bytes) -> Document:
         if node is None:
             raise LoadError("empty document", 1, 1)
         lines: Dict[JsonPath, int] = {}
-        value = _construct(loader, node, (), lines, 0)
+        columns: Dict[JsonPath, int] = {}
+        value = _construct(loader, node, (), lines, 0, columns)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = exc.problem or exc.context or "invalid YAML"
         if "expected a single document" in str(exc):
             message = "more than one YAML document in the file"
         if mark and mark.index > end:  # past the line end added above
-            raise LoadError(message, *_line_col(text, end)) from None
-        raise LoadError(
-            message, mark.line + 1 if mark else None, mark.column + 1 if mark else None
-        ) from None
+            error = LoadError(message, *_line_col(text, end))
+        else:
+            error = LoadError(
+                message, mark.line + 1 if mark else None, mark.column + 1 if mark else None
+            )
+        if error.line and error.column and message == (exc.problem or ""):
+            error.explained = _explained(exc, error.line, error.column)
+        raise error from None
     except yaml.YAMLError as exc:
         raise LoadError(f"invalid YAML: {exc}") from None
     finally:
         loader.dispose()
-    return Document(value, lines)
+    return Document(value, lines, columns)
 
 
-def _construct(loader, node, path: JsonPath, lines: Dict[JsonPath, int], depth: int) -> Any:
+# PyYAML's words for what it was reading, and for the tokens it names
+_OPENED = {
+    "while parsing a flow sequence": "the list opened by '['",
+    "while parsing a flow mapping": "the mapping opened by '{'",
+    "while scanning a quoted scalar": "the quoted string opened",
+    "while parsing a block collection": "the list that starts",
+    "while parsing a block mapping": "the mapping that starts",
+    "while scanning a simple key": "the key that starts",
+}
+_TOKENS = {
+    "'<scalar>'": "a value",
+    "'<stream end>'": "the end of the file",
+    "'?'": "a key",
+    "'<block mapping start>'": "a mapping",
+    "'<block sequence start>'": "a list",
+    "'<block end>'": "the end of the block",
+    "'-'": "a list item '-'",
+}
+
+
+def _explained(exc: Any, line: int, column: int) -> Tuple[int, int, str]:
+    """(line, column, text): the problem in plain words, placed where the
+    construct PyYAML was reading opened, when it says so."""
+    problem = exc.problem or ""
+    here = f"line {line}, column {column}"
+    closer = re.fullmatch(r"expected ',' or '([\]}])', but got (.+)", problem)
+    block_end = re.fullmatch(r"expected <block end>, but found (.+)", problem)
+    content = re.fullmatch(r"expected the node content, but found (.+)", problem)
+    if closer:
+        found = _TOKENS.get(closer.group(2), closer.group(2))
+        what = f"is not closed: a ',' or '{closer.group(1)}' was expected before {found} at {here}"
+    elif problem == "found unexpected end of stream":
+        what = "is not closed before the end of the file"
+    elif block_end:
+        found = _TOKENS.get(block_end.group(1), block_end.group(1))
+        what = f"has {found} at {here} that is indented like none of its entries"
+    elif content:
+        what = f"needs a value at {here}, but has {content.group(1)} there"
+    elif problem == "mapping values are not allowed here":
+        return (
+            line,
+            column,
+            f"a ':' at {here} starts a key inside a plain value: quote the value, "
+            "or put the key on a line of its own",
+        )
+    elif problem == "could not find expected ':'":
+        what = f"has no ':' after it (by {here})"
+    elif "'\\t'" in problem:
+        return line, column, f"a tab at {here}: YAML indents with spaces, never tabs"
+    else:
+        what = f"has a problem at {here}: {problem}"
+    mark = exc.context_mark
+    opened = _OPENED.get(exc.context or "")
+    if mark is None or opened is None:
+        if what.startswith("has a problem"):
+            return line, column, f"{problem} ({here})"
+        return line, column, f"the YAML {what}"
+    at_line, at_column = mark.line + 1, mark.column + 1
+    return at_line, at_column, f"{opened} at line {at_line}, column {at_column} {what}"
+
+
+def _construct(
+    loader,
+    node,
+    path: JsonPath,
+    lines: Dict[JsonPath, int],
+    depth: int,
+    columns: Optional[Dict[JsonPath, int]] = None,
+) -> Any:
     import yaml
 
+    if columns is None:
+        columns = {}
     line = node.start_mark.line + 1
     column = node.start_mark.column + 1
     if depth > MAX_DEPTH:
         raise LoadError(f"nested deeper than {MAX_DEPTH} levels", line, column)
     lines[path] = line
+    columns.setdefault(path, column)
     if isinstance(node, yaml.ScalarNode):
         if node.tag == "tag:yaml.org,2002:merge":
             raise LoadError("merge keys (<<) are not allowed", line, column)
@@ -628,7 +719,7 @@ def _construct(loader, node, path: JsonPath, lines: Dict[JsonPath, int], depth: 
         if node.tag != "tag:yaml.org,2002:seq":
             raise LoadError(f"tag {node.tag} is not allowed", line, column)
         return [
-            _construct(loader, item, path + (i,), lines, depth + 1)
+            _construct(loader, item, path + (i,), lines, depth + 1, columns)
             for i, item in enumerate(node.value)
         ]
     if node.tag != "tag:yaml.org,2002:map":
@@ -646,7 +737,8 @@ def _construct(loader, node, path: JsonPath, lines: Dict[JsonPath, int], depth: 
             )
         if key in result:
             raise LoadError(f"duplicate key {key!r}", key_line, key_column)
-        result[key] = _construct(loader, value_node, path + (key,), lines, depth + 1)
+        columns[path + (key,)] = key_column  # a value is placed at its key
+        result[key] = _construct(loader, value_node, path + (key,), lines, depth + 1, columns)
         lines[path + (key,)] = key_line
     return result
 

@@ -50,7 +50,7 @@ class Format(NamedTuple):
 
 
 def _text(results, meta, owners, exit_code, colour) -> str:
-    return render_text(results, owners=owners, paint=painter(colour))
+    return render_text(results, owners=owners, paint=painter(colour), meta=meta)
 
 
 def _json(results, meta, owners, exit_code, colour) -> str:
@@ -58,7 +58,7 @@ def _json(results, meta, owners, exit_code, colour) -> str:
 
 
 def _github(results, meta, owners, exit_code, colour) -> str:
-    return render_github(results, owners=owners)
+    return render_github(results, owners=owners, meta=meta)
 
 
 def _sarif(results, meta, owners, exit_code, colour) -> str:

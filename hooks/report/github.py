@@ -3,7 +3,7 @@ report's summary lines for the log."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Dict, Optional, Sequence
 
 from oracle_guard.findings import Finding, HookResult, unique_findings
 from oracle_guard.report.escaping import inert, show_text
@@ -36,12 +36,14 @@ def github_command(f: Finding) -> str:
     return f"::{kind} {','.join(props)}::{github_data(f.message)}"
 
 
-def render_github(results: Sequence[HookResult], *, owners: Sequence[str] = ()) -> str:
+def render_github(
+    results: Sequence[HookResult], *, owners: Sequence[str] = (), meta: Optional[Dict] = None
+) -> str:
     """One annotation a finding, then the text format's summary lines for the log.
     A summary line starts with a hook id and the hint with 'hint:', so no line
     but the commands can start with '::'."""
     lines = [github_command(f) for f in unique_findings(results)]
-    lines.extend(inert(line) for line in summary_lines(results, owners=owners))
+    lines.extend(inert(line) for line in summary_lines(results, owners=owners, meta=meta))
     return "\n".join(lines) + "\n"
 
 

@@ -3,9 +3,9 @@ coloured on a terminal."""
 
 from __future__ import annotations
 
-from typing import Callable, List, Sequence
+from typing import Callable, Dict, List, Optional, Sequence
 
-from oracle_guard.checks.codes import CODES
+from oracle_guard.checks.codes import CODES, fix_in
 from oracle_guard.findings import Finding, HookResult, unique_findings
 from oracle_guard.report.escaping import inert, show_path, show_text
 
@@ -38,8 +38,10 @@ def summary_lines(
     *,
     owners: Sequence[str] = (),
     paint: Callable[[str, str], str] = _plain,
+    meta: Optional[Dict] = None,
 ) -> List[str]:
-    """The per-hook summary lines, then one hint line when something failed."""
+    """The per-hook summary lines, then one hint line when something failed: the
+    fix as it applies where the change is (``meta``'s context and base)."""
     lines = []
     for result in results:
         summary = f"{result.hook}: {paint(result.status, result.status)}"
@@ -54,21 +56,29 @@ def summary_lines(
             summary += f" ({show_text(result.note)})"
         lines.append(summary)
     codes = []
+    first_path: Dict[str, Optional[str]] = {}
     for f in unique_findings(results):
         if f.severity == "error" and f.code not in codes:
             codes.append(f.code)
+            first_path[f.code] = f.path
     if codes:
         who = f"an owner ({show_text(', '.join(owners))})" if owners else "the oracle's owners"
         why = (
             ""
-            if codes == ["merge-conflict"]  # not an oracle question
+            if codes in (["merge-conflict"], ["contract-invalid"])  # no owner to ask: fix it
             else f"; to widen the write set, ask {who}"
             if codes == ["write-outside-set"]
             else f"; ask {who}"  # the fix says already that it is the owners' choice
             if all(CODES[code].hook == "test-tamper" for code in codes)
             else f"; the oracle is human-owned: to change it, ask {who}"
         )
-        lines.append(f"hint: {CODES[codes[0]].fix}{why}. See 'oracle-guard explain {codes[0]}'.")
+        context = (meta or {}).get("context")
+        fix = (
+            fix_in(codes[0], context, (meta or {}).get("base"), first_path[codes[0]])
+            if context
+            else CODES[codes[0]].fix
+        )
+        lines.append(f"hint: {fix}{why}. See 'oracle-guard explain {codes[0]}'.")
     return lines
 
 
@@ -84,8 +94,9 @@ def render_text(
     *,
     owners: Sequence[str] = (),
     paint: Callable[[str, str], str] = _plain,
+    meta: Optional[Dict] = None,
 ) -> str:
     """ruff-style lines; ``paint(role, text)`` styles the parts (see painter)."""
     lines = [finding_line(f, paint) for f in unique_findings(results)]
-    lines.extend(summary_lines(results, owners=owners, paint=paint))
+    lines.extend(summary_lines(results, owners=owners, paint=paint, meta=meta))
     return "\n".join(inert(line) for line in lines) + "\n"

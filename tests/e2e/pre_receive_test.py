@@ -568,10 +568,16 @@ def test_a_contract_that_does_not_load_is_rejected_before_it_locks_the_repositor
     commit(repos.client, {".oracle-guard.yaml": CONTRACT + "version: 2\n"}, "broken")
     p = push(repos.client, "main", env=ALICE)
     assert p.rc != 0, p.stderr
+    assert any(
+        line.endswith(
+            ": .oracle-guard.yaml:17: contract-invalid: duplicate key 'version' (column 1): the "
+            "contract in the pushed tip of refs/heads/main would judge every later change, and "
+            "it does not load"
+        )
+        for line in p.guard
+    ), p.stderr
     assert p.guard[-1] == (
-        "oracle-guard: push rejected: .oracle-guard.yaml:17: duplicate key "
-        "'version' (the contract in the pushed tip of "
-        "refs/heads/main)"
+        "oracle-guard: push rejected: 1 problem in 1 of 1 judged ref; no ref was updated"
     ), p.stderr
     assert repos.tip() == old
 
@@ -582,9 +588,16 @@ def test_a_contract_whose_allow_file_is_missing_is_rejected(repos):
     commit(repos.client, {".oracle-guard.yaml": text}, "allow file")
     p = push(repos.client, "main", env=ALICE)
     assert p.rc != 0, p.stderr
+    assert any(
+        line.endswith(
+            ": .oracle-guard.yaml: contract-invalid: write_set.allow_file 'oracle/allowed' is "
+            "missing from the pushed tip of refs/heads/main: the contract would judge every "
+            "later change, and it does not load"
+        )
+        for line in p.guard
+    ), p.stderr
     assert p.guard[-1] == (
-        "oracle-guard: push rejected: write_set.allow_file 'oracle/allowed' "
-        "is missing from the pushed tip of refs/heads/main"
+        "oracle-guard: push rejected: 1 problem in 1 of 1 judged ref; no ref was updated"
     ), p.stderr
     assert repos.tip() == old
     # near miss: the allow file in the same commit

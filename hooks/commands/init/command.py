@@ -26,16 +26,26 @@ def init(settings: Settings, env: Mapping[str, str]) -> int:
         if not settings.force and not settings.dry_run:
             refuse_conflicts(plan)
         report(plan, settings.dry_run, bool(settings.layout))
-        if settings.dry_run:
-            say(f"\n{CONTRACT} as proposed:\n")
-            say(plan.contract_text, end="")
-            return 0
-        write(plan, top)
-        to_add, locks = staging(plan, set(git.unstaged_paths()))
-        findings, plan.unchecked = preflight(plan.data, git, now, plan.now_arg, top, to_add)
+        # a dry run judges what it would write as if it were there
+        planned = (
+            {p.path: p.text.encode("utf-8") for p in plan.files if p.state != "same"}
+            if settings.dry_run
+            else {}
+        )
+        if not settings.dry_run:
+            write(plan, top)
+        to_add, locks = staging(plan, set(git.unstaged_paths()) | set(planned))
+        findings, plan.unchecked = preflight(
+            plan.data, git, now, plan.now_arg, top, to_add, planned
+        )
         uncommitted = not_committed(git, [p.path for p in plan.files])
+        uncommitted += [p for p in planned if p not in uncommitted]
     finally:
         git.close()
+    if settings.dry_run:
+        say(f"\n{CONTRACT} as proposed:\n")
+        say(plan.contract_text, end="")
+        say("\nOnce written (without --dry-run), init goes on:")
     next_steps(plan, to_add, locks, uncommitted, findings)
     return 0
 

@@ -16,17 +16,24 @@ RENEWABLE = ("budget-expired", "budget-too-far", "budget-no-expiry")
 
 
 def preflight(
-    data: Dict[str, Any], git, now, now_arg: Optional[str], top: str, to_add: Sequence[str]
+    data: Dict[str, Any],
+    git,
+    now,
+    now_arg: Optional[str],
+    top: str,
+    to_add: Sequence[str],
+    planned: Optional[Dict[str, bytes]] = None,
 ) -> Tuple[List[Tuple[str, str]], List[str]]:
     """What freeze-schema and flake-budget will report on the index as the printed
     ``git add`` leaves it (the working-tree copies of the files it names, over the
     index): each error line, with the command that fixes it where there is one; and
-    the files it names that could not be judged that way."""
+    the files it names that could not be judged that way. ``planned``: what a
+    --dry-run would write, read in place of the working tree's copies."""
     from oracle_guard.checks import freeze_schema
     from oracle_guard.judge import judge
     from oracle_guard.snapshot import Overlay, Snapshot
 
-    files, unchecked = added_files(data, top, to_add)
+    files, unchecked = added_files(data, top, to_add, planned or {})
     staged = Overlay(Snapshot.of_index(git), files, "the index after the git add step")
     probe = contract_mod.Contract(data, staged, from_base=False)
     results = judge(probe, Snapshot.empty(), staged, now, ("freeze-schema", "flake-budget"))
@@ -44,7 +51,7 @@ def preflight(
 
 
 def added_files(
-    data: Dict[str, Any], top: str, to_add: Sequence[str]
+    data: Dict[str, Any], top: str, to_add: Sequence[str], planned: Dict[str, bytes]
 ) -> Tuple[Dict[str, Optional[bytes]], List[str]]:
     """The working-tree bytes (None: deleted) of the files in ``to_add`` that the two
     hooks read (freeze files, and the files known_ids names), and those that are no
@@ -54,6 +61,9 @@ def added_files(
     files: Dict[str, Optional[bytes]] = {}
     unchecked = []
     for path in PatternSet(patterns).select(to_add) if patterns else []:
+        if path in planned:  # a --dry-run: what init would write there
+            files[path] = planned[path]
+            continue
         full = os.path.join(top, *path.split("/"))
         if os.path.islink(full) or (os.path.lexists(full) and not os.path.isfile(full)):
             unchecked.append(f"{path} (not a regular file)")
