@@ -9,7 +9,7 @@ from oracle_guard.checks import registry
 from oracle_guard.checks.registry import Check
 from oracle_guard.contract import CONTRACT_PATH, Contract
 from oracle_guard.contract import read as read_contract
-from oracle_guard.findings import HookResult
+from oracle_guard.findings import Finding, HookResult
 from oracle_guard.snapshot import Snapshot
 
 
@@ -68,17 +68,19 @@ def run_check(
 
 def validate_next_contract(
     rules: Optional[Contract], candidate: Snapshot, now: datetime.datetime, git
-) -> None:
+) -> List[Finding]:
     """The candidate's contract judges every later change, the one that would fix
     it included: when the candidate changes it (or a file it reads rules from:
     a schema, the allow_file, the signers) from the ``rules`` contract, it must
-    load, or ContractError."""
+    load, or ContractError. Returns what it adds that the candidate already
+    fails, such as a seeds entry that matches no file (every later change would
+    fail on it)."""
     if rules is not None and rules.source.entry(CONTRACT_PATH) == candidate.entry(CONTRACT_PATH):
         if all(rules.source.entry(p) == candidate.entry(p) for p in rules.oracle_files()):
-            return  # the same contract, reading the same files
+            return []  # the same contract, reading the same files
     data = read_contract(candidate)
     if data is None:
-        return
+        return []
     following = Contract(data, candidate, from_base=True)
     # builds the write set (allow_file), the freeze validators (schema files) and
     # the owners' keys (authority.signers)
@@ -88,3 +90,11 @@ def validate_next_contract(
 
     WriteSet.of(following)
     Authority.of(following, git)
+    if rules is None:
+        return []  # the introducing change: run_check judges it alone for completeness
+    added: List[Finding] = []
+    for check in registry.CHECKS:
+        if check.complete_when_introduced:
+            already = check.completeness()(rules, candidate)  # the check reports these
+            added += [f for f in check.completeness()(following, candidate) if f not in already]
+    return added

@@ -215,6 +215,49 @@ def test_a_seeds_entry_matching_no_file_fails_the_introducing_commit(tmp_path, c
     assert rc == 0, out
 
 
+ADDS_AN_EMPTY_ENTRY = CONTRACT.replace(
+    "format: json-array}\n", 'format: json-array}\n  - {paths: ["corpus/*.jsonl"], format: jsonl}\n'
+)
+EMPTY_ENTRY = (
+    '.oracle-guard.yaml: oracle-incomplete: seeds entry ["corpus/*.jsonl"] matches no file in {}'
+)
+
+
+def test_a_contract_edit_adding_an_entry_that_matches_nothing_fails_it(tmp_path, capsys):
+    repo = guarded(tmp_path)
+    stage(repo, {".oracle-guard.yaml": ADDS_AN_EMPTY_ENTRY})
+    rc, out, _ = run_guard(capsys, repo, "check", "--only", OWNER_FLOW, "--now", NOW)
+    assert rc == 1 and EMPTY_ENTRY.format("the index") in out.splitlines(), out
+    assert "seed-append-only: failed (1 error)" in out.splitlines(), out
+    commit(repo, {}, "the empty entry")
+    rc, out, _ = run_guard(capsys, repo, "check", "--head", "HEAD", "--only", OWNER_FLOW)
+    assert rc == 1 and EMPTY_ENTRY.format("HEAD") in out.splitlines(), out
+    git(repo, "update-ref", "refs/remotes/origin/main", "HEAD~1")
+    env = {"CI": "true", "GITHUB_BASE_REF": "main"}
+    rc, out, _ = run_guard(capsys, repo, "check", "--only", "seed-append-only", env=env)
+    assert rc == 1 and "oracle-incomplete" in out, out
+    # near miss: the entry with its file passes the owner flow's checks
+    stage(repo, {"corpus/a.jsonl": "1\n"})
+    rc, out, _ = run_guard(capsys, repo, "check", "--only", OWNER_FLOW, "--now", NOW)
+    assert rc == 0, out
+
+
+def test_a_pushed_entry_that_matches_nothing_is_a_finding_on_the_server(tmp_path):
+    server = make_server(tmp_path / "srv.git")
+    client = make_client(tmp_path / "work", server)
+    commit(client, {".oracle-guard.yaml": CONTRACT, "seeds/a.json": "[1]\n", "src/a.py": ""})
+    assert push(client, "main").rc == 0
+    commit(client, {".oracle-guard.yaml": ADDS_AN_EMPTY_ENTRY}, "an empty entry")
+    p = push(client, "main")
+    assert p.rc != 0
+    wanted = EMPTY_ENTRY.format("the pushed tip of refs/heads/main")
+    assert any(line.endswith(wanted) for line in p.guard), p.guard
+    # near miss: the same edit with its file is not incomplete (only an owner's, though)
+    commit(client, {"corpus/a.jsonl": "1\n"}, "its file")
+    p = push(client, "main")
+    assert not any("oracle-incomplete" in line for line in p.guard), p.guard
+
+
 def test_a_lock_short_of_its_fixtures_fails_the_introducing_commit(tmp_path, capsys):
     repo = init_repo(tmp_path / "r")
     commit(repo, {"src/a.py": ""})

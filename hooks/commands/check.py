@@ -93,7 +93,7 @@ def next_contract_findings(git, contract, candidate, now) -> List[Finding]:
     from oracle_guard.judge import validate_next_contract
 
     try:
-        validate_next_contract(contract if contract.from_base else None, candidate, now, git)
+        return validate_next_contract(contract if contract.from_base else None, candidate, now, git)
     except ContractError as exc:
         why = f"the contract in {candidate.label} would judge every later change, and it does not load"
         path = exc.path or contract_mod.CONTRACT_PATH
@@ -113,12 +113,16 @@ def next_contract_findings(git, contract, candidate, now) -> List[Finding]:
             )
             for line, column, text in exc.problems
         ]
-    return []
 
 
 def _add_to_write_set(results: List[HookResult], findings: List[Finding]) -> None:
-    """write-set guards the contract, so its findings go there; under --only
-    without write-set, a write-set result holds only them."""
+    """write-set guards the contract, so its findings go there (a finding of a
+    check that ran, to that check); under --only without write-set, a write-set
+    result holds only them."""
+    ran = {r.hook: r for r in results if r.hook != "write-set"}
+    for finding in [f for f in findings if f.hook in ran]:
+        ran[finding.hook].findings.append(finding)
+    findings = [f for f in findings if f.hook not in ran]
     if not findings:
         return
     for result in results:
