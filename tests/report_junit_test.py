@@ -48,7 +48,11 @@ def test_junit_of_a_failing_change(tmp_path, capsys):
     got = cases(root)
     assert ("oracle-guard.fixture-lock", "fixture-lock", "passed") in got
     assert ("oracle-guard.freeze-schema", "freeze-schema", "passed") in got
-    assert ("oracle-guard.seed-append-only", "oracle-incomplete: .", "failure") in got
+    assert (
+        "oracle-guard.seed-append-only",
+        "oracle-incomplete: .oracle-guard.yaml",
+        "failure",
+    ) in got
     assert ("oracle-guard.seed-append-only", "seed-reordered: seeds/a.json:2", "failure") in got
     assert ("oracle-guard.write-set", "write-outside-set: docs/raw\\xff.md", "failure") in got
     # a warning passes, the warning in its output; its check passed too

@@ -83,7 +83,7 @@ def test_markdown_of_a_failing_change_is_one_table_of_findings_by_check(tmp_path
     assert findings[0] == ["Check", "Code", "Location", "Message"]
     assert all(len(row) == 4 for row in findings)
     by_check = [(row[0], row[1], row[2]) for row in findings[1:]]
-    assert ("seed-append-only", "oracle-incomplete", ".") in by_check
+    assert ("seed-append-only", "oracle-incomplete", ".oracle-guard.yaml") in by_check
     assert ("seed-append-only", "seed-reordered", "seeds/a.json:2") in by_check
     assert ("flake-budget", "budget-expiring (warning)", "oracle/flake_budget.yaml:3") in by_check
     assert ("write-set", "write-outside-set", "docs/a,b:c%d e.md") in by_check

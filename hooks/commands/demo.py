@@ -98,6 +98,9 @@ GIT_ENV = {
     "GIT_AUTHOR_EMAIL": "demo@example.invalid",
     "GIT_COMMITTER_NAME": "oracle-guard demo",
     "GIT_COMMITTER_EMAIL": "demo@example.invalid",
+    # fixed dates, so the commit ids the hints print are the same every run
+    "GIT_AUTHOR_DATE": f"{NOW}T12:00:00+00:00",
+    "GIT_COMMITTER_DATE": f"{NOW}T12:00:00+00:00",
     "GIT_CONFIG_NOSYSTEM": "1",
 }
 
