@@ -80,7 +80,7 @@ def run_checks(
             result.findings = net + [f for _, f in per_commit]
             result.note = note
     if contract is not None:
-        _add_to_write_set(results, next_contract_findings(git, contract, revs.candidate, now))
+        _add_contract_findings(results, next_contract_findings(git, contract, revs.candidate, now))
     return results, meta, owners
 
 
@@ -115,10 +115,10 @@ def next_contract_findings(git, contract, candidate, now) -> List[Finding]:
         ]
 
 
-def _add_to_write_set(results: List[HookResult], findings: List[Finding]) -> None:
-    """write-set guards the contract, so its findings go there (a finding of a
-    check that ran, to that check); under --only without write-set, a write-set
-    result holds only them."""
+def _add_contract_findings(results: List[HookResult], findings: List[Finding]) -> None:
+    """The findings of the contract the candidate leaves: each to the check it
+    names when that check ran, the rest to write-set, which guards the contract
+    (under --only without write-set, a write-set result holds only them)."""
     ran = {r.hook: r for r in results if r.hook != "write-set"}
     for finding in [f for f in findings if f.hook in ran]:
         ran[finding.hook].findings.append(finding)
