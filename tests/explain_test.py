@@ -201,6 +201,10 @@ def test_the_readme_documents_the_new_commands_and_formats():
         "PRE_COMMIT_COLOR",
     ):
         assert text in command_line, text
+
+
+def test_the_ci_docs_name_every_report_and_the_action():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = readme.split("\n## CI", 1)[1].split("\n## ", 1)[0]
     for text in (
         "--format github",

@@ -1,0 +1,1 @@
+"""MkDocs hook: reference pages written from the code at build time."""
