@@ -1,5 +1,7 @@
-"""README, manifest, CLI and codes stay in step."""
+"""The reference pages, the manifest, the CLI and the codes stay in step (the
+README's Quick start too)."""
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -14,22 +16,28 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
-def test_every_hook_id_is_in_the_readme():
-    for hook in HOOKS + ("oracle-guard",):
-        assert f"`{hook}`" in README, hook
+def page(name: str) -> str:
+    return (ROOT / "docs" / "reference" / name).read_text(encoding="utf-8")
 
 
-def test_every_code_has_a_row_in_the_readme_table():
-    # the row says what `oracle-guard explain` says: meaning and fix word for word
-    for code, info in CODES.items():
-        row = f"| `{code}` | {info.hook} | {info.meaning} | {info.fix} |"
-        assert row in README, f"README.md's findings table needs the row: {row}"
+def test_every_check_has_its_section_linking_its_codes():
+    """docs/reference/checks.md: a section per check that links each of its codes."""
+    checks = page("checks.md")
+    sections = dict(re.findall(r"^## ([a-z-]+)\n(.*?)(?=^## |\Z)", checks, re.M | re.S))
+    assert [hook for hook in sections if hook in HOOKS] == list(HOOKS)
+    for check in CHECKS:
+        for doc in check.codes:
+            assert f"(codes.md#{doc.code})" in sections[check.id], (check.id, doc.code)
+    for code in NOT_FROM_A_CHECK:
+        assert f"(codes.md#{code})" in checks, code
+    assert "`oracle-guard`" in checks  # the single hook id that runs all six
 
 
-def test_every_code_in_the_readme_table_exists():
-    rows = re.findall(r"^\| `([a-z-]+)` \| ([a-z-]+) \|", README, re.M)
-    table = {code for code, hook in rows if hook in HOOKS + ("pre-receive",)}
-    assert table == set(CODES)
+def test_every_code_linked_from_the_reference_exists():
+    linked = set()
+    for name in ("checks.md", "contract.md", "cli.md", "codes.md"):
+        linked |= set(re.findall(r"\(codes\.md#([a-z-]+)\)", page(name)))
+    assert linked - {"exit-codes", "text-output", "names-are-printed-safely"} <= set(CODES)
 
 
 def check_source(check) -> str:
@@ -61,13 +69,12 @@ def test_every_code_is_emitted_by_its_hook_module():
         assert f'"{code}"' in source, (code, info.hook)
 
 
-def test_the_readme_hook_table_is_the_registry():
-    rows = re.findall(r"^\| `([a-z-]+)` \| ([^|]*\?) \|$", README, re.M)
-    for check in CHECKS:
-        assert f"| `{check.id}` | {check.question} |" in README, (
-            f"README.md's hook table needs the row: | `{check.id}` | {check.question} |"
-        )
-    assert [hook for hook, _ in rows] == list(HOOKS)
+def test_the_registry_lists_every_hook_once():
+    # the docs' checks table is generated from CHECKS, so CHECKS must be the hooks, in order
+    assert [check.id for check in CHECKS] == list(HOOKS)
+    assert {code for check in CHECKS for code in (d.code for d in check.codes)} | set(
+        NOT_FROM_A_CHECK
+    ) == set(CODES)
 
 
 def test_manifest_matches_the_hooks_the_cli_knows():
@@ -108,43 +115,58 @@ def test_ci_runs_the_readme_test_command():
     assert "README.md" in extracted  # .ci/run reads the command from the README
 
 
-def test_the_readme_contract_reference_is_a_valid_contract():
+def test_the_contract_reference_example_is_a_valid_contract():
+    """docs/reference/contract.md's complete example loads and names every top-level key."""
     from oracle_guard.contract import parse
 
-    section = README.split("## The contract", 1)[1]
+    page = (ROOT / "docs" / "reference" / "contract.md").read_text(encoding="utf-8")
+    section = page.split("\n## A complete example\n", 1)[1]
     example = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
     data = parse(example.encode())
-    assert set(data) == {
-        "version",
-        "base",
-        "fixtures",
-        "seeds",
-        "freeze",
-        "budget",
-        "write_set",
-        "tamper",
-        "authority",
-        "protected_refs",
-        "deletable_refs",
-        "identity_env",
-        "timeout_s",
-        "limits",
-    }
+    schema = json.loads((ROOT / "schemas" / "contract.schema.json").read_text())
+    # rules_ref stays a comment: set, it would change which contract judges a push
+    assert set(data) == set(schema["properties"]) - {"rules_ref"}
+    assert "\n# rules_ref: " in example
 
 
-def test_every_variable_the_revision_model_lists_is_read_and_tested():
-    """The README's list of variables read is the code's, and each has a test that sets it."""
-    import re
+# How the code reads a variable: env.get("X"), environ.get("X"), env["X"] (not a write:
+# env["X"] = ...), getenv("X"); a name read through a variable (the pusher's) is in hosts.py.
+_READ = re.compile(
+    r"""(?:\benv|\benviron)(?:\.get\(\s*"([A-Z][A-Z0-9_]*)"|\[\s*"([A-Z][A-Z0-9_]*)"\](?!\s*=[^=]))"""
+    r'|getenv\(\s*"([A-Z][A-Z0-9_]*)"'
+)
 
-    readme = (ROOT / "README.md").read_text()
-    sentence = readme[readme.index("The variables read are ") :].split("\n", 1)[0]
-    listed = re.findall(r"`([A-Z][A-Z0-9_]+)`", sentence)
+
+def variables_read(source: str) -> set:
+    return {next(name for name in m.groups() if name) for m in _READ.finditer(source)}
+
+
+def listed_variables() -> list:
+    """The first column of docs/reference/environment.md's "Variables read" table."""
+    page = (ROOT / "docs" / "reference" / "environment.md").read_text(encoding="utf-8")
+    table = page.split("\n## Variables read\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `([A-Z][A-Z0-9_]+)` \|", table, re.M)
+
+
+def test_the_variables_read_pattern_finds_reads_not_writes():
+    source = 'env.get("A") os.environ["B"] environ.get("C", "") os.getenv("D") env["E"] = "1"'
+    assert variables_read(source) == {"A", "B", "C", "D"}
+    assert variables_read('env["F"] == "x"') == {"F"}
+
+
+def test_every_variable_read_is_listed_and_tested():
+    """docs/reference/environment.md lists every variable the code reads, each is
+    read by the code, and each has a test that sets it."""
+    listed = listed_variables()
     assert "CI" in listed and "PRE_COMMIT_REMOTE_NAME" in listed, listed
+    assert len(listed) == len(set(listed)), "a variable listed twice"
     code = "".join(p.read_text() for p in (ROOT / "hooks").rglob("*.py"))
     tests = "".join(
         p.read_text() for p in (ROOT / "tests").rglob("*.py") if p.name != "readme_test.py"
     )
     tests += (ROOT / "testing" / "scenarios.py").read_text()
+    unlisted = variables_read(code) - set(listed)
+    assert not unlisted, f"read by the code, not in docs/reference/environment.md: {unlisted}"
     for name in listed:
         assert f'"{name}"' in code, f"{name} is listed but not read"
         assert re.search(rf'"{name}"|\b{name}=', tests), f"no test sets {name}"
