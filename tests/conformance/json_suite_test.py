@@ -6,8 +6,8 @@ its LICENSE beside them; from https://github.com/nst/JSONTestSuite, commit
 ``loaders.load_json`` both ways the checks call it (the fast path, and with
 positions, as locks and seeds with lines are read):
 
-- ``y_``: accepted, to the value Python's own decoder reads, except where the
-  README's Strict input section rejects on purpose (``Y_REJECTED``);
+- ``y_``: accepted, to the value Python's own decoder reads, except where
+  docs/reference/strict-input.md says it rejects on purpose (``Y_REJECTED``);
 - ``n_``: rejected with a LoadError;
 - ``i_`` (the RFC leaves them to the parser): as ``I_CHOICES`` says, and why.
 
@@ -33,7 +33,7 @@ SUITE = Path(__file__).resolve().parents[1] / "data" / "JSONTestSuite"
 CASES = SUITE / "test_parsing"
 FILES = sorted(os.listdir(CASES))
 
-# y_ cases the README's Strict input section rejects on purpose.
+# y_ cases docs/reference/strict-input.md rejects on purpose.
 Y_REJECTED: Dict[str, str] = {
     "y_object_duplicated_key.json": "duplicate keys are errors: two readers could keep "
     "different values",

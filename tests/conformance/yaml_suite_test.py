@@ -23,7 +23,7 @@ ERRORS = [case for case in CASES if case.get("fail")]
 VALID = [case for case in CASES if not case.get("fail")]
 
 Reason = namedtuple("Reason", "why message")
-# by design (README, Strict input)
+# by design (docs/reference/strict-input.md)
 ANCHORS = Reason(
     "anchors and aliases are refused, so no alias bomb expands (PyYAML "
     "also refuses some anchor names)",
