@@ -95,7 +95,7 @@ def cli() -> str:
     out = ["## `oracle-guard`", "", *usage(parser), *option_table(parser, {})]
     out += ["Options that several commands take, the same way in each:", ""]
     out += ["| argument | what it does | taken by |", "|---|---|---|"]
-    for key, (row, names) in shared.items():
+    for row, names in shared.values():
         taken_by = ", ".join(f"[`{n}`](#oracle-guard-{n.replace(' ', '-')})" for n in names)
         out.append(f"{row} {taken_by} |")
     out.append("")
