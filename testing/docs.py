@@ -132,11 +132,21 @@ def commands(block: Block) -> List[Command]:
     return out
 
 
-def session_environment(home: Path) -> Dict[str, str]:
+# the programs a reader installed, from this environment; a page's front matter may
+# name fewer (console: {programs: [oracle-guard, pre-commit]})
+PROGRAMS = ("oracle-guard", "pre-commit", "prek")
+
+
+def session_environment(home: Path, programs: Tuple[str, ...] = PROGRAMS) -> Dict[str, str]:
     (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
-    bin_dir = str(Path(sys.executable).parent)
+    bin_dir = home.parent / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for program in programs:
+        if program not in PROGRAMS:
+            raise AssertionError(f"console.programs: {program!r} is not one of {PROGRAMS}")
+        (bin_dir / program).symlink_to(Path(sys.executable).parent / program)
     env = {
-        "PATH": os.pathsep.join([bin_dir, "/usr/local/bin", "/usr/bin", "/bin"]),
+        "PATH": os.pathsep.join([str(bin_dir), "/usr/local/bin", "/usr/bin", "/bin"]),
         "HOME": str(home),
         "LANG": "C.UTF-8",
         "TERM": "dumb",
@@ -159,9 +169,10 @@ def run_session(page: Path, home: Path, timeout: float = 600) -> List[Tuple[Comm
     command with the output lines it printed (the home folder shown as ``~``)."""
     cmds = [c for b in blocks(page) if b.language == "console" for c in commands(b)]
     home.mkdir(parents=True, exist_ok=True)
-    env = session_environment(home)
+    settings = front_matter(page).get("console", {})
+    env = session_environment(home, tuple(settings.get("programs", PROGRAMS)))
     (home / "work").mkdir()
-    if front_matter(page).get("console", {}).get("oracle_guard_clone"):
+    if settings.get("oracle_guard_clone"):
         clone_oracle_guard(home / "oracle-guard")
     script = ["exec 2>&1", "cd ~/work"]
     for n, cmd in enumerate(cmds):

@@ -312,7 +312,7 @@ def test_the_quick_start_demo_runs_in_a_clone(tmp_path):
     clone, _ = snapshot_checkout(tmp_path / "oracle-guard")
     home = tmp_path / "home"
     home.mkdir()
-    env = dict(docs.session_environment(home), PATH="/usr/local/bin:/usr/bin:/bin")
+    env = dict(docs.session_environment(home, programs=()), PATH="/usr/local/bin:/usr/bin:/bin")
     proc = subprocess.run(
         ["bash", "-c", demo],
         cwd=clone,
