@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -185,6 +186,20 @@ def test_schema_needs_a_name_or_list(capsys, argv):
     rc, out, err = run(capsys, *argv)
     assert (rc, out) == (2, "")
     assert err == "oracle-guard: error: 'oracle-guard schema' takes a NAME or --list\n"
+
+
+def test_schema_help_names_every_built_in_schema():
+    """The NAME help (on --help and the CLI page) lists what --list lists."""
+    from oracle_guard.cli import build_parser
+    from oracle_guard.commands.schema import schema_names
+
+    parser = build_parser()
+    schema = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[
+        "schema"
+    ]
+    (name,) = [a for a in schema._actions if a.dest == "name"]
+    listed = re.findall(r"[a-z][a-z-]*[a-z]", name.help.replace(" or ", ", "))
+    assert listed == schema_names() == sorted(SCHEMAS)
 
 
 def test_the_cli_reference_documents_the_commands_and_formats():

@@ -41,7 +41,8 @@ def add_parser(sub) -> None:
         "name",
         metavar="NAME",
         nargs="?",
-        help="contract, fixtures-lock, flake-budget, freeze, quarantine-entry or quarantine-list",
+        help="contract, corpus-line, fixtures-lock, flake-budget, freeze, quarantine-entry, "
+        "quarantine-list or replay-case",
     )
     parser.add_argument("--list", action="store_true", help="list the built-in schema names")
     parser.set_defaults(run=run)
