@@ -659,7 +659,8 @@ LFS_POINTER = (
 
 
 def test_lfs_pointer_is_hashed_as_the_pointer_git_stores():
-    # what is committed is the pointer; the lock locks those bytes (README: what is not)
+    # what is committed is the pointer; the lock locks those bytes
+    # (docs/explanation/security.md, What is not)
     repo = make_repo(
         {"oracle/inputs/big.bin": LFS_POINTER, LOCK: json_lock({"big.bin": sha(LFS_POINTER)})}
     )

@@ -22,7 +22,7 @@ def test_a_merge_adds_missing_sections_and_deny_patterns_and_keeps_the_allow():
         "allow": ["src/**"],
         "deny": ["oracle/**", ".pre-commit-config.yaml"],
     }
-    assert list(merged) == ["version", "seeds", "write_set"]  # the README's order
+    assert list(merged) == ["version", "seeds", "write_set"]  # docs/reference/contract.md's order
     assert KEPT["write_set"]["deny"] == ["oracle/**"]  # the kept data is not edited
 
 
