@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict
 
 # the SHA-256 of each schema file this was generated from
 SOURCES = {
-    "contract.schema.json": "e36db9b5038827ef3b11a6179c32bbcb28957abe2b4c049e341ff122a11d70d0",
+    "contract.schema.json": "5d47a5b2cee66291d7cd1326bbb5179df9ad0d79ffad8bf8c939ab56101ecff8",
     "corpus-line.schema.json": "b4b67d90ad6cb59a9454cc1a89c8c91bc48abec45c0e5c5fd5f507356946364b",
     "fixtures-lock.schema.json": "1076beb6ed5a10ac8e8db703c5d7f7eea62aaf49828b645e51338fe23519769f",
     "flake-budget.schema.json": "af053ab39a67fd560cfe6dff1b7b7f68698c59d7ec6e64892359e41d2a98403f",
