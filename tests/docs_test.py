@@ -341,3 +341,34 @@ def test_the_quick_start_demo_runs_in_a_clone(tmp_path):
     last = "Every honest change passed and every move of the goalposts was caught."
     assert proc.stdout.rstrip().endswith(last), proc.stdout[-3000:]
     assert "pytest" in tests and "'.[test]'" in tests
+
+
+# -- the README's claims that the repository can check -----------------------------------
+
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_action_and_component_lines_are_the_shipped_ones():
+    (uses,) = re.findall(r"^ *- uses: .*$", README, re.M)
+    gate = (ROOT / "examples" / "ci" / "github-action-gate.yml").read_text()
+    assert uses in gate.splitlines()
+    (component,) = re.findall(r"^ *- component: .*$", README, re.M)
+    assert component in (ROOT / "templates" / "README.md").read_text().splitlines()
+
+
+def test_every_version_the_readme_names_is_this_one():
+    from oracle_guard import __version__
+
+    named = set(re.findall(r"\bv(\d+\.\d+\.\d+)\b", README))
+    assert named == {__version__}
+
+
+def test_the_docs_extra_the_readme_names_installs_the_site_tools():
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    extra = config["options.extras_require"]["docs"]
+    assert "pip install '.[docs]' && mkdocs serve" in README
+    assert "mkdocs" in extra and "mkdocs-material" in extra
