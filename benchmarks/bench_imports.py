@@ -10,8 +10,9 @@ pip install leaves it) are installed into a throwaway venv made from this
 interpreter's base Python, with pip from the package index; oracle-guard itself
 never imports GitPython. When either cannot be installed the script exits 1 with
 one line. Every job runs that venv's Python. Interleaved runs after one warm-up each;
-medians with the fastest and slowest run. `-X importtime`'s figure is the
-cumulative microseconds of the top-level `git` module, median of the runs.
+medians with the fastest and slowest run. The import figures are `-X importtime`'s
+(a module, the packages above it and all they import) for GitPython and for
+oracle-guard's runtime dependencies, which its code imports only where needed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ from typing import Dict, List, Sequence
 
 FILES = 2_000  # in the repository the git read runs on
 CHANGED = 200  # files the last commit changes
+# GitPython, and oracle-guard's runtime dependencies as its code imports them
+MODULES = ["git", "yaml", "jsonschema", "cryptography.hazmat.primitives.asymmetric.ed25519"]
+if sys.version_info < (3, 11):
+    MODULES.append("tomli")
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Bench",
@@ -103,19 +108,27 @@ def build_repo(path: str) -> None:
     git("commit", "-q", "-a", "-m", "change")
 
 
-def import_time_us(python: str) -> int:
-    """`-X importtime`'s cumulative figure for the top-level `git` module."""
+def import_time_us(python: str, module: str) -> int:
+    """`-X importtime`'s cumulative microseconds for importing `module` and the
+    packages above it: the top-level lines printed after the interpreter's own
+    start-up imports."""
+    code = "import sys; sys.stderr.write('START\\n'); import " + module
     proc = subprocess.run(
-        [python, "-X", "importtime", "-c", "import git"],
+        [python, "-X", "importtime", "-c", code],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         check=True,
     )
-    for line in proc.stderr.decode().splitlines():
-        parts = [part.strip() for part in line.split("|")]
-        if len(parts) == 3 and parts[2] == "git":
-            return int(parts[1])
-    raise fail("python -X importtime printed no line for the module git")
+    lines = proc.stderr.decode().splitlines()
+    if "START" not in lines:
+        raise fail(f"python -X importtime printed nothing for {module}")
+    total = 0
+    for line in lines[lines.index("START") + 1 :]:
+        parts = line.split("|")
+        # a nested import's name is indented below the one that imported it
+        if len(parts) == 3 and parts[2].startswith(" ") and not parts[2].startswith("  "):
+            total += int(parts[1])
+    return total
 
 
 def wall(cmd: Sequence[str]) -> float:
@@ -149,11 +162,12 @@ def main() -> int:
         times: Dict[str, List[float]] = {name: [] for name in jobs}
         for cmd in jobs.values():
             wall(cmd)  # warm-up: bytecode written, files in the page cache
-        imports = [import_time_us(python)]
+        imports: Dict[str, List[int]] = {module: [] for module in MODULES}
         for _ in range(args.runs):
             for name, cmd in jobs.items():
                 times[name].append(wall(cmd))
-            imports.append(import_time_us(python))
+            for module in MODULES:
+                imports[module].append(import_time_us(python, module))
         version = subprocess.run(
             [python, "-c", "import git; print(git.__version__)"],
             stdout=subprocess.PIPE,
@@ -165,7 +179,8 @@ def main() -> int:
         f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}, "
         f"GitPython {version}, {args.runs} interleaved runs; medians (min to max)"
     )
-    print(f"  import git, -X importtime cumulative: {statistics.median(imports) / 1000:.1f} ms")
+    for module, runs in imports.items():
+        print(f"  import {module}: {statistics.median(runs) / 1000:.1f} ms (-X importtime)")
     floor = statistics.median(times["python -c pass"])
     for name, runs in times.items():
         median = statistics.median(runs)
