@@ -10,7 +10,8 @@ pip install leaves it) are installed into a throwaway venv made from this
 interpreter's base Python, with pip from the package index; oracle-guard itself
 never imports GitPython. When either cannot be installed the script exits 1 with
 one line. Every job runs that venv's Python. Interleaved runs after one warm-up each;
-medians with the fastest and slowest run. The import figures are `-X importtime`'s
+medians with the fastest and slowest run, and the median CPU time of each process
+and the git it ran. The import figures are `-X importtime`'s
 (a module, the packages above it and all they import) for GitPython and for
 oracle-guard's runtime dependencies, which its code imports only where needed.
 """
@@ -20,12 +21,13 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 FILES = 2_000  # in the repository the git read runs on
 CHANGED = 200  # files the last commit changes
@@ -81,9 +83,11 @@ def make_venv(folder: str) -> str:
         stderr=subprocess.STDOUT,
     )
     if pip.returncode != 0:
-        last = pip.stdout.decode("utf-8", "replace").strip().splitlines()[-1:]
-        said = last[0] if last else "pip exit %d" % pip.returncode
-        raise fail(f"cannot install GitPython and oracle-guard: {said}")
+        said = [line.strip() for line in pip.stdout.decode("utf-8", "replace").splitlines()]
+        # pip's last verdict, not the hint lines it prints after it
+        errors = [line for line in said if line.startswith("ERROR:")]
+        reason = (errors or [line for line in said if line] or ["pip exit %d" % pip.returncode])[-1]
+        raise fail(f"cannot install GitPython and oracle-guard: {reason}")
     return python
 
 
@@ -131,13 +135,22 @@ def import_time_us(python: str, module: str) -> int:
     return total
 
 
-def wall(cmd: Sequence[str]) -> float:
+def children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def timed(cmd: Sequence[str]) -> Tuple[float, float]:
+    """Wall time, and CPU time (user + system, git's included), which a busy
+    machine moves far less."""
+    cpu = children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - start
+    cpu = children_cpu() - cpu
     if proc.returncode != 0:
         raise fail(f"{' '.join(cmd[:3])} failed: {proc.stderr.decode()[-200:].strip()}")
-    return elapsed
+    return elapsed, cpu
 
 
 def main() -> int:
@@ -160,12 +173,15 @@ def main() -> int:
             "oracle-guard's Git.diff_paths: the same": [python, "-c", OURS_READ, repo],
         }
         times: Dict[str, List[float]] = {name: [] for name in jobs}
+        cpus: Dict[str, List[float]] = {name: [] for name in jobs}
         for cmd in jobs.values():
-            wall(cmd)  # warm-up: bytecode written, files in the page cache
+            timed(cmd)  # warm-up: bytecode written, files in the page cache
         imports: Dict[str, List[int]] = {module: [] for module in MODULES}
         for _ in range(args.runs):
             for name, cmd in jobs.items():
-                times[name].append(wall(cmd))
+                elapsed, cpu = timed(cmd)
+                times[name].append(elapsed)
+                cpus[name].append(cpu)
             for module in MODULES:
                 imports[module].append(import_time_us(python, module))
         version = subprocess.run(
@@ -186,7 +202,8 @@ def main() -> int:
         median = statistics.median(runs)
         print(
             f"  {name}: {median * 1000:.1f} ms ({min(runs) * 1000:.1f} to "
-            f"{max(runs) * 1000:.1f}), {(median - floor) * 1000:+.1f} ms over python -c pass"
+            f"{max(runs) * 1000:.1f}), {(median - floor) * 1000:+.1f} ms over python -c pass; "
+            f"CPU {statistics.median(cpus[name]) * 1000:.1f} ms"
         )
     return 0
 
