@@ -221,14 +221,16 @@ py_modules = throwaway_demo
 """
 
 
-def throwaway(tmp_path: Path, readme: str) -> subprocess.CompletedProcess:
+def throwaway(
+    tmp_path: Path, readme: str, setup: str = PACKAGE_SETUP
+) -> subprocess.CompletedProcess:
     source = tmp_path / "throwaway"
     source.mkdir()
     (source / "pyproject.toml").write_text(
         '[build-system]\nrequires = ["setuptools>=61", "wheel"]\n'
         'build-backend = "setuptools.build_meta"\n'
     )
-    (source / "setup.cfg").write_text(PACKAGE_SETUP)
+    (source / "setup.cfg").write_text(setup)
     (source / "README.rst").write_text(readme)
     (source / "throwaway_demo.py").write_text("")
     out = tmp_path / "dist"
@@ -241,6 +243,17 @@ def test_twine_strict_fails_a_long_description_that_does_not_render(tmp_path):
     proc = throwaway(tmp_path, "Title\n=====\n\nA link to `nowhere <broken_\n")
     assert proc.returncode == 1, proc.stdout
     assert "FAILED" in proc.stdout and "long_description" in proc.stdout, proc.stdout
+
+
+def test_twine_strict_fails_a_long_description_without_its_content_type(tmp_path):
+    # twine renders no markdown (it cannot fail, so relative links pass unseen); what
+    # --strict catches for a markdown README is a missing content type
+    setup = PACKAGE_SETUP.replace("long_description_content_type = text/x-rst\n", "")
+    proc = throwaway(tmp_path, "Title\n=====\n\nFine text.\n", setup)
+    assert proc.returncode == 1, proc.stdout
+    assert (
+        "FAILED due to warnings" in proc.stdout and "long_description_content_type" in proc.stdout
+    )
 
 
 def test_twine_strict_passes_the_same_package_with_a_sound_description(tmp_path):
