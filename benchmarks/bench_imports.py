@@ -1,7 +1,8 @@
-"""What importing GitPython would cost each hook run: `import git`'s own import
-time, and the wall time of a bare Python start, of `import git`, of
-`oracle-guard check --help` and of one git read (the paths a commit changes)
-done by GitPython and by oracle-guard's plumbing, each a whole process.
+"""What importing GitPython would cost each hook run, beside what oracle-guard's
+own runtime dependencies cost: the wall and CPU time of a bare Python start, of
+`import git` (and of importing each dependency), of `oracle-guard check --help`,
+and of one git read (the paths a commit changes) done by GitPython and by
+oracle-guard's plumbing, each a whole process.
 
     python benchmarks/bench_imports.py [--runs N]
 
@@ -167,7 +168,7 @@ def main() -> int:
         build_repo(repo)
         jobs: Dict[str, List[str]] = {
             "python -c pass": [python, "-c", "pass"],
-            "python -c 'import git'": [python, "-c", "import git"],
+            **{f"python -c 'import {m}'": [python, "-c", f"import {m}"] for m in MODULES},
             "oracle-guard check --help": [guard, "check", "--help"],
             "GitPython: the paths HEAD~1..HEAD changes": [python, "-c", GITPYTHON_READ, repo],
             "oracle-guard's Git.diff_paths: the same": [python, "-c", OURS_READ, repo],
