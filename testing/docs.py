@@ -246,7 +246,7 @@ def clone_oracle_guard(dest: Path) -> None:
     from testing.git import git
 
     snapshot_checkout(dest)
-    git(dest, "tag", f"v{__version__}")
+    git(dest, "tag", "-a", "-m", f"oracle-guard {__version__}", f"v{__version__}")
 
 
 def matches(expected: List[str], printed: List[str]) -> bool:
