@@ -326,3 +326,57 @@ def parse(language: str, body: str) -> None:
         tomllib.loads(body)
     elif language == "python":
         compile(body, "<docs>", "exec")
+
+
+# -- python -m testing.docs PAGE [--write] ---------------------------------------------------
+
+
+def rewrite_outputs(page: Path, ran: List[Tuple[Command, List[str]]]) -> int:
+    """Put what each command printed under it in the page, where the page shows
+    something else; the number of commands rewritten. Review the diff: a page must
+    show what is meant, not only what is printed."""
+    lines = page.read_text(encoding="utf-8").split("\n")
+    changed = 0
+    for command, printed in reversed(ran):  # from the end: earlier line numbers hold
+        if matches(command.expected, printed):
+            continue
+        first = command.line - 1 + command.text.count("\n") + 1
+        end = first
+        while end < len(lines) and not lines[end].startswith(("$ ", "```")):
+            end += 1
+        lines[first:end] = printed
+        changed += 1
+    page.write_text("\n".join(lines), encoding="utf-8")
+    return changed
+
+
+def main(argv: List[str]) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m testing.docs",
+        description="Run a docs page's console sessions as tests/docs_test.py does.",
+    )
+    parser.add_argument("page", type=Path)
+    parser.add_argument(
+        "--write", action="store_true", help="put what was printed into the page where it differs"
+    )
+    options = parser.parse_args(argv)
+    page = options.page.resolve()
+    with page_home(page) as home:
+        ran = run_session(page, home)
+    if options.write:
+        print(f"{rewrite_outputs(page, ran)} commands' output rewritten in {options.page}")
+        return 0
+    differ = 0
+    for command, printed in ran:
+        same = matches(command.expected, printed)
+        differ += not same
+        print(f"{options.page}:{command.line}: {'same' if same else 'DIFFERS'}")
+        print("$ " + command.text)
+        print("\n".join(printed))
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -372,3 +372,11 @@ def test_the_docs_extra_the_readme_names_installs_the_site_tools():
     extra = config["options.extras_require"]["docs"]
     assert "pip install '.[docs]' && mkdocs serve" in README
     assert "mkdocs" in extra and "mkdocs-material" in extra
+
+
+def test_a_page_can_be_rewritten_with_what_its_sessions_print(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("text\n\n```console\n$ echo one\ntwo\nthree\n$ echo four\nfour\n```\n")
+    ran = docs.run_session(page, tmp_path / "home")
+    assert docs.rewrite_outputs(page, ran) == 1
+    assert page.read_text() == "text\n\n```console\n$ echo one\none\n$ echo four\nfour\n```\n"
