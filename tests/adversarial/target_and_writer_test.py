@@ -215,9 +215,10 @@ def test_target_branch_cannot_be_shadowed_by_a_tag(tmp_path, capsys):
 
 
 def test_pre_push_without_a_range_exits_2_with_a_target_too(tmp_path, capsys):
-    """README: in a pre-push run where pre-commit passes no range, the run exits 2
-    rather than judge the index. With ORACLE_GUARD_TARGET set, resolve() returns
-    from _from_merge_base before that check and judges the index (exit 0)."""
+    """docs/how-to/when-a-hook-blocks.md: in a pre-push run where pre-commit passes
+    no range, the run exits 2 rather than judge the index. With ORACLE_GUARD_TARGET
+    set, resolve() returns from _from_merge_base before that check and judges the
+    index (exit 0)."""
     repo = example_repo(tmp_path, "harness")
     git(repo, "checkout", "-q", "-b", "topic")
     commit(repo, {"src/more.py": "x = 1\n"})
