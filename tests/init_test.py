@@ -385,7 +385,7 @@ def test_an_existing_simple_config_gets_the_entry_first_and_keeps_the_rest(tmp_p
     repo = stripped_example(tmp_path, "harness")
     stage(repo, {".pre-commit-config.yaml": EXISTING})
     rc, out, err = init(
-        capsys, repo, "--repo", "https://git.example.test/oracle-guard", "--rev", "v0.1.0"
+        capsys, repo, "--repo", "https://git.example.test/oracle-guard", "--rev", "v0.2.0"
     )
     assert rc == 0, err
     assert "added the oracle-guard hooks, first in repos: to .pre-commit-config.yaml" in out
@@ -398,11 +398,11 @@ def test_an_existing_simple_config_gets_the_entry_first_and_keeps_the_rest(tmp_p
         "https://git.example.test/oracle-guard",
         "local",
     ]
-    assert config["repos"][0]["rev"] == "v0.1.0"
+    assert config["repos"][0]["rev"] == "v0.2.0"
     assert validate_config(repo).returncode == 0
     # idempotent: the entry is there now
     rc, out, err = init(
-        capsys, repo, "--repo", "https://git.example.test/oracle-guard", "--rev", "v0.1.0"
+        capsys, repo, "--repo", "https://git.example.test/oracle-guard", "--rev", "v0.2.0"
     )
     assert "unchanged .pre-commit-config.yaml" in out
     assert (repo / ".pre-commit-config.yaml").read_text() == text

@@ -460,7 +460,7 @@ def init_workflow(tmp_path_factory):
     for path in (".oracle-guard.yaml", "fixtures/SHA256SUMS"):
         (repo / path).unlink()
     git(repo, "add", "-A")
-    source = ["--repo", "https://git.example.org/mirrors/oracle-guard", "--rev", "v0.1.0"]
+    source = ["--repo", "https://git.example.org/mirrors/oracle-guard", "--rev", "v0.2.0"]
     done = subprocess.run(
         [sys.executable, "-m", "oracle_guard", "init", "-C", str(repo), "--now", NOW]
         + ["--ci", "github", *source],
@@ -470,7 +470,7 @@ def init_workflow(tmp_path_factory):
     )
     assert done.returncode == 0, done.stdout
     written = repo / ".github/workflows/oracle-guard-gate.yml"
-    assert "git+https://git.example.org/mirrors/oracle-guard@v0.1.0" in written.read_text()
+    assert "git+https://git.example.org/mirrors/oracle-guard@v0.2.0" in written.read_text()
     return written
 
 
