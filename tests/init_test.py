@@ -1138,16 +1138,6 @@ def test_a_budget_over_its_own_cap_names_freeze_remove(tmp_path, capsys):
     ), out
 
 
-def test_the_readme_shows_what_init_prints_for_the_merge_contract_example(tmp_path, capsys):
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Start in an existing repository", 1)[1]
-    shown = re.search(r"```\n(The contract protects.*?\n)```", section, re.S).group(1)
-    repo = stripped_example(tmp_path, "merge-contract")
-    rc, out, err = init(capsys, repo)
-    assert rc == 0, err
-    assert shown in out
-
-
 # -- every file a step asks you to edit is in the git add ------------------------------
 def printed_snippet(out, header):
     """The indented block init printed under the line that ends with ``header``."""

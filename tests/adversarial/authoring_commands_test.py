@@ -1,5 +1,5 @@
 """Attacks on the authoring commands (freeze, seeds append, lock --add) and on the
-reports: each test is a broken promise of README "Editing the oracle" or of the
+reports: each test is a broken promise of docs/how-to/edit-the-oracle.md or of the
 report formats, found by hand in real repositories. They fail until fixed."""
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def test_a_failed_write_leaves_the_file_byte_identical(tmp_path):
 
 
 def test_renew_to_an_expiry_beyond_max_days_is_refused_even_when_unchanged(tmp_path, capsys):
-    """README: an expiry beyond max_days is refused. Renewing to the same too-far date
+    """docs/how-to/edit-the-oracle.md: an expiry beyond max_days is refused. Renewing to the same too-far date
     the entry already has exits 0 ('renewed ... until 2026-12-01') with a note."""
     repo = example_repo(
         tmp_path,
