@@ -76,7 +76,7 @@ def resolve(
     contract_base: Callable[[Snapshot], Optional[str]] = lambda s: None,
     target: Optional[str] = None,
 ) -> Revisions:
-    """Apply the revision model (README: "The revision model")."""
+    """Apply the revision model (docs: explanation/revision-model.md)."""
     from_ref = env.get("PRE_COMMIT_FROM_REF") or None
     to_ref = env.get("PRE_COMMIT_TO_REF") or None
     use_pre_commit = base is None and head is None and bool(from_ref and to_ref)

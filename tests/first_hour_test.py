@@ -341,8 +341,8 @@ def test_the_fixture_mismatch_hint_names_the_signed_owner_flow(tmp_path, capsys)
     assert out.splitlines()[-1] == (
         "hint: restore the fixture (git restore --staged --worktree fx/a.txt); if the change "
         "is intended, an owner makes it: the fixture and its lock ('oracle-guard lock') in a "
-        'commit of their own, signed with a key in the authority signers file (README: "How '
-        "owners change the oracle\"); the oracle is human-owned: to change it, ask the oracle's "
+        "commit of their own, signed with a key in the authority signers file (docs: "
+        "how-to/edit-the-oracle.md); the oracle is human-owned: to change it, ask the oracle's "
         "owners. See 'oracle-guard explain fixture-mismatch'."
     )
 

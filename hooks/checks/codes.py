@@ -1,8 +1,8 @@
 """Every finding code: which hook emits it, what it means, and the fix.
 
 A check's codes are in its registry entry (checks/registry.py); the codes
-raised outside the checks are here. README.md carries the same table;
-tests/readme_test.py keeps them in step.
+raised outside the checks are here. The docs' codes page is
+written from this table (docs/_generate/reference.py).
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def _every_code() -> Dict[str, Code]:
         for check in CHECKS
         for doc in check.codes
     }
-    codes.update(NOT_FROM_A_CHECK)  # after the checks': the README table's order
+    codes.update(NOT_FROM_A_CHECK)  # after the checks': the order the docs list them in
     return codes
 
 
@@ -130,7 +130,7 @@ CONTEXTS = ("staged", "commits", "server")
 _OWNER_FLOW = (
     "if the change is intended, an owner makes it: the fixture and its lock "
     "('oracle-guard lock') in a commit of their own, signed with a key in the "
-    'authority signers file (README: "How owners change the oracle")'
+    "authority signers file (docs: how-to/edit-the-oracle.md)"
 )
 _FROM_BRANCH = "git checkout {base} -- {path}, or git rm {path} if {base} lacks it, then commit"
 IN_CONTEXT: Dict[str, Dict[str, str]] = {

@@ -22,7 +22,7 @@ CheckFunction = Callable[["Contract", "Snapshot", "Snapshot", datetime.datetime]
 
 
 class CodeDoc(NamedTuple):
-    """One finding code as 'oracle-guard explain' and the README table give it."""
+    """One finding code as 'oracle-guard explain' and the codes page of the docs give it."""
 
     code: str
     meaning: str
@@ -68,7 +68,7 @@ def _allow_file(write_set: Dict[str, Any]) -> List[str]:
 class Check(NamedTuple):  # not a dataclass: every hook run would import inspect
     id: str  # the hook id: --only, the manifest, Finding.hook
     section: str  # the contract section it reads
-    question: str  # what it answers: the manifest's description, the README's table
+    question: str  # what it answers: the manifest's description, the docs' checks table
     codes: Tuple[CodeDoc, ...]
     # compares the candidate with the base, so the base must have had the contract
     needs_base: bool = False
@@ -106,8 +106,7 @@ FIXTURE_LOCK = Check(
             "restore the fixture (git restore --staged --worktree PATH before a commit, git "
             "checkout BASE -- PATH and a commit after); if the change is intended, an owner "
             "makes it: the fixture and its lock ('oracle-guard lock') in a commit of their own, "
-            'signed with a key in the authority signers file (README: "How owners change the '
-            'oracle")',
+            "signed with a key in the authority signers file (docs: how-to/edit-the-oracle.md)",
             "oracle/inputs/prices.json: fixture-mismatch: sha256 57c7463d1e73… does not match "
             "oracle/fixtures.lock.json (1bb382b9c535…)",
         ),

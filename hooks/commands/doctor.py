@@ -378,7 +378,7 @@ def _rules(
             Line(
                 True,
                 "no owners: oracle changes are refused to every push; an "
-                "admin changes the rules on the server (README: Bootstrap)",
+                "admin changes the rules on the server (docs: how-to/server-install.md)",
             )
         )
     return lines

@@ -742,12 +742,14 @@ def add_parser(sub) -> None:
     add.add_argument("--owner", required=True, metavar="NAME", help="the owning team or person")
     add.add_argument("--reason", required=True, metavar="TEXT", help="why it is frozen")
     record = add.add_argument_group("quarantine-entry records (one YAML file an entry)")
-    record.add_argument("--seed", metavar="SEED")
-    record.add_argument("--command", metavar="CMD")
-    record.add_argument("--runs", type=_count, metavar="N", help="default: pass count + fail count")
-    record.add_argument("--pass-count", type=_count, metavar="N")
-    record.add_argument("--fail-count", type=_count, metavar="N")
-    record.add_argument("--repro", metavar="TEXT")
+    record.add_argument("--seed", metavar="SEED", help="the seed that reproduces the failure")
+    record.add_argument("--command", metavar="CMD", help="the command that runs the case")
+    record.add_argument(
+        "--runs", type=_count, metavar="N", help="how many runs (default: pass count + fail count)"
+    )
+    record.add_argument("--pass-count", type=_count, metavar="N", help="runs that passed")
+    record.add_argument("--fail-count", type=_count, metavar="N", help="runs that failed")
+    record.add_argument("--repro", metavar="TEXT", help="how to reproduce the failure")
     renew = actions.add_parser(
         "renew", parents=[common(), clocked, when], help="move a frozen entry's expiry"
     )

@@ -121,7 +121,7 @@ def host() -> argparse.ArgumentParser:
         "--host",
         choices=list(HOSTS),
         help="the server that runs the hook; the pusher is read only from the "
-        "variable it sets (README: Per server)",
+        "variable it sets (docs: how-to/server-install.md)",
     )
     parser.add_argument(
         "--identity-env",

@@ -88,7 +88,7 @@ KEY_NOTES = {
     "limits.lock_bytes": "each fixture lock",
     "limits.test_bytes": "each test and pytest configuration file",
 }
-# The contract's keys in the README's order, which a rewritten contract follows.
+# The contract's keys in the order the docs give them, which a rewritten contract follows.
 CONTRACT_KEYS = (
     "version",
     "base",
@@ -139,7 +139,7 @@ def render_contract(data: Dict[str, Any], layout: str) -> str:
         f"# yaml-language-server: $schema={SCHEMA_DIR}/contract.schema.json",
         "# The merge contract: the test oracle that the patches it judges may not touch.",
         f"# Written by 'oracle-guard init' for the {layout} layout. Review it, then commit it in",
-        '# a human-made commit of its own (README: "The contract").',
+        "# a human-made commit of its own (docs: reference/contract.md).",
     ]
     for key, value in data.items():
         if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):

@@ -12,7 +12,7 @@ PRE_COMMIT_YML = ".pre-commit-config.yml"  # prek reads it too, pre-commit does 
 PREK_CONFIG = "prek.toml"  # prek reads it in preference to the YAML configs
 # The hook runners' configs, in the order prek prefers them.
 RUNNER_CONFIGS = (PREK_CONFIG, PRE_COMMIT_CONFIG, PRE_COMMIT_YML)
-# The README's placeholders: there is no public home, so the user fills them in.
+# The docs' placeholders: there is no public home, so the user fills them in.
 REPO_PLACEHOLDER = "https://your.git.server/mirrors/oracle-guard"
 REV_PLACEHOLDER = "0123abc…"
 

@@ -134,7 +134,7 @@ def choose_layout(name: Optional[str], paths: Paths) -> Tuple[str, List[Tuple[st
         raise InitError(
             "no known layout recognised (none of seeds/, fixtures/, freeze.json, oracle/, "
             "replays/, seeds.lock, quarantine/ holds a tracked or new file); pass --layout "
-            f'NAME, one of {", ".join(LAYOUTS)} (README: "Examples"), or write the '
+            f"NAME, one of {', '.join(LAYOUTS)} (docs: reference/examples.md), or write the "
             "contract by hand"
         )
     return recognised, evidence[recognised]

@@ -10,8 +10,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from oracle_guard import contract as contract_mod
 from oracle_guard.parsing.patterns import PatternSet
 
-# What fixes a finding of flake-budget on one entry: the freeze commands (README:
-# "Editing the oracle"), which init names with the entry's id.
+# What fixes a finding of flake-budget on one entry: the freeze commands (docs:
+# how-to/edit-the-oracle.md), which init names with the entry's id.
 RENEWABLE = ("budget-expired", "budget-too-far", "budget-no-expiry")
 
 

@@ -265,10 +265,10 @@ def next_steps(
 
 CI_NEXT = {
     "": "Then add CI and make it a required check: oracle-guard init --ci github|gitlab "
-    'writes the recipe (README, "CI").',
+    "writes the recipe (docs: how-to/ci-github.md, how-to/ci-gitlab.md).",
     "github": "Then, once the workflow is on the default branch, make the oracle-guard-gate "
-    'job a required status check (branch protection or a ruleset): README, "CI".',
+    "job a required status check (branch protection or a ruleset): docs, how-to/ci-github.md.",
     "gitlab": "Then make the oracle-guard job the gate where a merge request cannot change "
     "it (a CI/CD configuration file kept in another project, or a pipeline "
-    'execution policy) and turn on "Pipelines must succeed": README, "CI".',
+    'execution policy) and turn on "Pipelines must succeed": docs, how-to/ci-gitlab.md.',
 }

@@ -1,0 +1,290 @@
+"""The documentation's examples as tests: its fenced blocks, and its console
+sessions run in a fresh folder and compared with what they show."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+# ```lang or ~~~lang, with optional attributes after the language
+FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)$", re.M)
+SNIPPET = re.compile(r'^--8<-- "(?P<path>[^"]+)"$')
+HEREDOC = re.compile(r"<<-?\s*(['\"]?)(?P<word>[A-Za-z_][A-Za-z0-9_]*)\1")
+SHELL_LANGUAGES = {"sh", "bash", "shell", "zsh", "shell-session"}
+# the languages a block may have: console is run, text is output, the rest parse
+LANGUAGES = {"console", "text", "yaml", "toml", "json", "ini", "python", "dockerfile", "diff", "sh"}
+
+# every session's environment: a fixed identity and clock for git, so commit ids
+# are the same every run; nothing of the machine's git config or CI variables
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Alice Owner",
+    "GIT_AUTHOR_EMAIL": "alice@example.com",
+    "GIT_COMMITTER_NAME": "Alice Owner",
+    "GIT_COMMITTER_EMAIL": "alice@example.com",
+    "GIT_AUTHOR_DATE": "2026-09-25T09:00:00+00:00",
+    "GIT_COMMITTER_DATE": "2026-09-25T09:00:00+00:00",
+}
+
+
+class Block(NamedTuple):
+    page: str  # relative to the repository
+    line: int  # of the opening fence, 1-based
+    language: str
+    body: str
+
+
+def quick_start() -> List[str]:
+    """The README's Quick start commands: the demo's, then the tests' (.ci/run's)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Quick start", 1)[1].split("\n## ", 1)[0]
+    return [b.strip() for b in re.findall(r"```sh\n(.*?)```", section, re.S)]
+
+
+def pages() -> List[Path]:
+    return sorted(p for p in DOCS.rglob("*.md") if "_generate" not in p.parts)
+
+
+def blocks(path: Path) -> Iterator[Block]:
+    """The fenced blocks of a Markdown file (nested fences inside a longer one stay text)."""
+    text = path.read_text(encoding="utf-8")
+    relative = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+    opened: Optional[Tuple[re.Match, int]] = None
+    for match in FENCE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        if opened is None:
+            opened = (match, line)
+            continue
+        start, start_line = opened
+        closes = (
+            match.group("fence")[0] == start.group("fence")[0]
+            and len(match.group("fence")) >= len(start.group("fence"))
+            and not match.group("info").strip()
+        )
+        if closes:
+            body = text[start.end() + 1 : match.start()]
+            indent = len(start.group("indent"))
+            body = "".join(ln[indent:] for ln in body.splitlines(keepends=True))
+            language = start.group("info").strip().split(" ", 1)[0].lstrip("{.").rstrip("}")
+            yield Block(relative, start_line, language, body)
+            opened = None
+    if opened is not None:
+        raise AssertionError(f"{relative}:{opened[1]}: a code fence that never closes")
+
+
+def front_matter(path: Path) -> Dict:
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---\n"):
+        return {}
+    data = yaml.safe_load(text[4 : text.index("\n---\n", 4)])
+    return data or {}
+
+
+# -- console sessions -----------------------------------------------------------------------
+
+
+class Command(NamedTuple):
+    line: int  # in the page
+    text: str  # as bash gets it: continuation lines and heredoc bodies included
+    expected: List[str]  # the output lines shown
+
+
+def commands(block: Block) -> List[Command]:
+    """A console block's commands: `$ ` lines, their continuations (a line ending in
+    a backslash, a heredoc's body), and the output lines below each."""
+    out: List[Command] = []
+    lines = block.body.splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not line.startswith("$ "):
+            if not out:
+                raise AssertionError(
+                    f"{block.page}:{block.line + 1 + i}: a console block starts with a "
+                    f"'$ ' command, not {line!r}"
+                )
+            out[-1].expected.append(line)
+            i += 1
+            continue
+        start = i
+        text = [line[2:]]
+        while text[-1].endswith("\\") and i + 1 < len(lines):
+            i += 1
+            text.append(lines[i])
+        for heredoc in HEREDOC.finditer("\n".join(text)):
+            while i + 1 < len(lines):
+                i += 1
+                text.append(lines[i])
+                if lines[i] == heredoc.group("word"):
+                    break
+            else:
+                raise AssertionError(f"{block.page}:{block.line + 1 + start}: an unended heredoc")
+        out.append(Command(block.line + 1 + start, "\n".join(text), []))
+        i += 1
+    return out
+
+
+# the programs a reader installed, from this environment; a page's front matter may
+# name fewer (console: {programs: [oracle-guard, pre-commit]})
+PROGRAMS = ("oracle-guard", "pre-commit", "prek")
+
+
+def session_environment(home: Path, programs: Tuple[str, ...] = PROGRAMS) -> Dict[str, str]:
+    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    bin_dir = home.parent / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for program in programs:
+        if program not in PROGRAMS:
+            raise AssertionError(f"console.programs: {program!r} is not one of {PROGRAMS}")
+        (bin_dir / program).symlink_to(Path(sys.executable).parent / program)
+    env = {
+        "PATH": os.pathsep.join([str(bin_dir), "/usr/local/bin", "/usr/bin", "/bin"]),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "TERM": "dumb",
+        "TMPDIR": str(home.parent / "tmp"),
+        "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "PRE_COMMIT_COLOR": "never",
+        "NO_COLOR": "1",
+        **GIT_IDENTITY,
+    }
+    Path(env["TMPDIR"]).mkdir(exist_ok=True)
+    return env
+
+
+SEPARATOR = "\x1e"  # between two commands' output: a byte no example prints
+
+
+def run_session(page: Path, home: Path, timeout: float = 600) -> List[Tuple[Command, List[str]]]:
+    """Every console block of ``page`` in one bash process, from ``~/work``: each
+    command with the output lines it printed (the home folder shown as ``~``)."""
+    cmds = [c for b in blocks(page) if b.language == "console" for c in commands(b)]
+    home.mkdir(parents=True, exist_ok=True)
+    settings = front_matter(page).get("console", {})
+    env = session_environment(home, tuple(settings.get("programs", PROGRAMS)))
+    (home / "work").mkdir()
+    if settings.get("oracle_guard_clone"):
+        clone_oracle_guard(home / "oracle-guard")
+    script = ["exec 2>&1", "cd ~/work"]
+    for n, cmd in enumerate(cmds):
+        script += [f"printf '{SEPARATOR}%s{SEPARATOR}' {n}", cmd.text]
+    proc = subprocess.run(
+        ["bash", "--noprofile", "--norc"],
+        input="\n".join(script) + "\n",
+        stdout=subprocess.PIPE,
+        cwd=home,
+        env=env,
+        text=True,
+        errors="backslashreplace",
+        timeout=timeout,
+    )
+    printed = proc.stdout.replace(str(home), "~").split(SEPARATOR)
+    # '', '0', output of 0, '1', output of 1, ...
+    outputs = printed[2::2]
+    if len(outputs) < len(cmds):
+        outputs += [f"(the session ended before this command: exit {proc.returncode})"] * (
+            len(cmds) - len(outputs)
+        )
+    return [
+        (cmd, [ln.rstrip() for ln in out.rstrip("\n").splitlines()])
+        for cmd, out in zip(cmds, outputs)
+    ]
+
+
+def clone_oracle_guard(dest: Path) -> None:
+    """What a reader who followed the Quick start has: a clone of this checkout,
+    with this version's tag."""
+    from oracle_guard import __version__
+    from testing.checkout import snapshot_checkout
+    from testing.git import git
+
+    snapshot_checkout(dest)
+    git(dest, "tag", f"v{__version__}")
+
+
+def matches(expected: List[str], printed: List[str]) -> bool:
+    """Line for line, trailing spaces aside; a line that is exactly '...' stands
+    for any number of lines."""
+    expected = [ln.rstrip() for ln in expected]
+    while expected and not expected[-1]:
+        expected.pop()
+    return _match(expected, printed)
+
+
+def _match(expected: List[str], printed: List[str]) -> bool:
+    while expected and expected[0] != "...":
+        if not printed or printed[0] != expected[0]:
+            return False
+        expected, printed = expected[1:], printed[1:]
+    if not expected:
+        return not printed
+    rest = expected[1:]
+    return any(_match(rest, printed[i:]) for i in range(len(printed) + 1))
+
+
+# -- what a block may be ---------------------------------------------------------------------
+
+
+def tested_files() -> str:
+    """The tests' source, where a file a page shows must be named to count as tested."""
+    return "".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests").rglob("*.py"))
+
+
+def block_problems(block: Block, tests_source: str) -> List[str]:
+    """Why a fenced block breaks the documentation's rules (nothing when it keeps them)."""
+    where = f"{block.page}:{block.line}"
+    if block.language not in LANGUAGES:
+        return [
+            f"{where}: a ```{block.language} block: use console (run), text (output) or a "
+            f"file's language ({', '.join(sorted(LANGUAGES - {'console', 'text'}))})"
+        ]
+    body = block.body.strip()
+    snippet = SNIPPET.match(body)
+    if snippet:
+        path = snippet.group("path")
+        if not (ROOT / path).is_file():
+            return [f"{where}: includes {path}, which is not a file of the repository"]
+        if block.language == "sh" and path not in tests_source:
+            return [f"{where}: shows {path}, which no test under tests/ names"]
+        body = (ROOT / path).read_text(encoding="utf-8")
+    elif block.language == "sh":
+        return [
+            f"{where}: a ```sh block runs nowhere: make it a console session (run by "
+            "tests/docs_test.py), or include a file a test runs"
+        ]
+    try:
+        parse(block.language, body)
+    except Exception as error:  # any parser's error is the finding
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return [f"{where}: the {block.language} block does not parse: {first}"]
+    return []
+
+
+def parse(language: str, body: str) -> None:
+    if language == "yaml":
+        data = yaml.safe_load(body)
+        if isinstance(data, dict) and next(iter(data), None) == "version":
+            from oracle_guard.contract import parse as parse_contract
+
+            parse_contract(body.encode())
+    elif language == "json":
+        import json
+
+        json.loads(body)
+    elif language == "toml":
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:
+            import tomli as tomllib
+        tomllib.loads(body)
+    elif language == "python":
+        compile(body, "<docs>", "exec")
