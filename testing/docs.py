@@ -3,10 +3,14 @@ sessions run in a fresh folder and compared with what they show."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
@@ -164,16 +168,41 @@ def session_environment(home: Path, programs: Tuple[str, ...] = PROGRAMS) -> Dic
 SEPARATOR = "\x1e"  # between two commands' output: a byte no example prints
 
 
-def run_session(page: Path, home: Path, timeout: float = 600) -> List[Tuple[Command, List[str]]]:
+@contextlib.contextmanager
+def page_home(page: Path) -> Iterator[Path]:
+    """The same home folder for a page every run, held by one run at a time: what a
+    session writes with its absolute path in it (a local clone as pre-commit's
+    repo:) must hash to the same commit ids every time."""
+    slug = re.sub(r"[^a-z0-9]+", "-", str(page.relative_to(ROOT)).lower()).strip("-")
+    folder = Path(tempfile.gettempdir()) / "oracle-guard-docs" / slug
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for leftover in ("home", "bin", "tmp"):
+            shutil.rmtree(folder / leftover, ignore_errors=True)
+        try:
+            yield folder / "home"
+        finally:
+            for made in ("home", "bin", "tmp"):
+                shutil.rmtree(folder / made, ignore_errors=True)
+
+
+def run_session(
+    page: Path, home: Path, timeout: float = 600, settings: Optional[Dict] = None
+) -> List[Tuple[Command, List[str]]]:
     """Every console block of ``page`` in one bash process, from ``~/work``: each
-    command with the output lines it printed (the home folder shown as ``~``)."""
+    command with the output lines it printed (the home folder shown as ``~``).
+    ``settings`` are the page's front matter ``console`` ones unless given."""
     cmds = [c for b in blocks(page) if b.language == "console" for c in commands(b)]
     home.mkdir(parents=True, exist_ok=True)
-    settings = front_matter(page).get("console", {})
+    if settings is None:
+        settings = front_matter(page).get("console", {})
     env = session_environment(home, tuple(settings.get("programs", PROGRAMS)))
     (home / "work").mkdir()
     if settings.get("oracle_guard_clone"):
         clone_oracle_guard(home / "oracle-guard")
+    if settings.get("work_from_example"):
+        example_repository(home / "work", settings["work_from_example"], env)
     script = ["exec 2>&1", "cd ~/work"]
     for n, cmd in enumerate(cmds):
         script += [f"printf '{SEPARATOR}%s{SEPARATOR}' {n}", cmd.text]
@@ -198,6 +227,15 @@ def run_session(page: Path, home: Path, timeout: float = 600) -> List[Tuple[Comm
         (cmd, [ln.rstrip() for ln in out.rstrip("\n").splitlines()])
         for cmd, out in zip(cmds, outputs)
     ]
+
+
+def example_repository(work: Path, layout: str, env: Dict[str, str]) -> None:
+    """``work`` as a repository of examples/LAYOUT before oracle-guard: its files
+    committed, without the contract."""
+    shutil.copytree(ROOT / "examples" / layout, work, dirs_exist_ok=True)
+    (work / ".oracle-guard.yaml").unlink()
+    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "before oracle-guard"]):
+        subprocess.run(["git", *args], cwd=work, env=env, check=True)
 
 
 def clone_oracle_guard(dest: Path) -> None:

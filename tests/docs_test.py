@@ -281,9 +281,11 @@ SESSIONS = [p for p in docs.pages() if any(b.language == "console" for b in docs
 
 
 @pytest.mark.parametrize("page", SESSIONS, ids=[str(p.relative_to(ROOT)) for p in SESSIONS])
-def test_every_console_session_prints_what_the_page_shows(page, tmp_path):
+def test_every_console_session_prints_what_the_page_shows(page):
     differ = []
-    for command, printed in docs.run_session(page, tmp_path / "home"):
+    with docs.page_home(page) as home:
+        ran = docs.run_session(page, home)
+    for command, printed in ran:
         if not docs.matches(command.expected, printed):
             differ.append(
                 f"{page.relative_to(ROOT)}:{command.line}: $ {command.text}\n"
@@ -293,6 +295,19 @@ def test_every_console_session_prints_what_the_page_shows(page, tmp_path):
                 + "\n".join(printed)
             )
     assert not differ, "\n\n".join(differ)
+
+
+# the README's reader is in a repository of their own: the harness example's files
+README_SESSION = {"work_from_example": "harness", "programs": ["oracle-guard", "pre-commit"]}
+
+
+def test_the_readme_console_blocks_print_what_it_shows():
+    readme = ROOT / "README.md"
+    assert any(b.language == "console" for b in docs.blocks(readme))
+    with docs.page_home(readme) as home:
+        ran = docs.run_session(readme, home, settings=README_SESSION)
+    for command, printed in ran:
+        assert docs.matches(command.expected, printed), (command, printed)
 
 
 def test_a_session_that_prints_something_else_is_caught(tmp_path):
@@ -323,5 +338,37 @@ def test_the_quick_start_demo_runs_in_a_clone(tmp_path):
         timeout=600,
     )
     assert proc.returncode == 0, proc.stdout[-3000:]
-    assert "rejected" in proc.stdout and "passed" in proc.stdout, proc.stdout[-3000:]
+    last = "Every honest change passed and every move of the goalposts was caught."
+    assert proc.stdout.rstrip().endswith(last), proc.stdout[-3000:]
     assert "pytest" in tests and "'.[test]'" in tests
+
+
+# -- the README's claims that the repository can check -----------------------------------
+
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_action_and_component_lines_are_the_shipped_ones():
+    (uses,) = re.findall(r"^ *- uses: .*$", README, re.M)
+    gate = (ROOT / "examples" / "ci" / "github-action-gate.yml").read_text()
+    assert uses in gate.splitlines()
+    (component,) = re.findall(r"^ *- component: .*$", README, re.M)
+    assert component in (ROOT / "templates" / "README.md").read_text().splitlines()
+
+
+def test_every_version_the_readme_names_is_this_one():
+    from oracle_guard import __version__
+
+    named = set(re.findall(r"\bv(\d+\.\d+\.\d+)\b", README))
+    assert named == {__version__}
+
+
+def test_the_docs_extra_the_readme_names_installs_the_site_tools():
+    import configparser
+
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    extra = config["options.extras_require"]["docs"]
+    assert "pip install '.[docs]' && mkdocs serve" in README
+    assert "mkdocs" in extra and "mkdocs-material" in extra

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import posixpath
 import re
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List
@@ -23,7 +24,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         name = match.group(1)
         if name not in GENERATORS:
             raise ValueError(f"{page.file.src_path}: no generator named {name!r}")
-        return GENERATORS[name]()
+        return GENERATORS[name](posixpath.dirname(page.file.src_path))
 
     return MARKER.sub(expand, markdown)
 
@@ -47,17 +48,23 @@ def code_span(text: str) -> str:
 # -- checks and codes --------------------------------------------------------------------
 
 
-def checks() -> str:
+def link(here: str, page: str) -> str:
+    """``page`` (relative to docs/) as a link from a page in the folder ``here``."""
+    return posixpath.relpath(page, here or ".")
+
+
+def checks(here: str) -> str:
     from oracle_guard.checks.registry import CHECKS
 
+    codes_page = link(here, "reference/codes.md")
     rows = ["| check | question | contract section | codes |", "|---|---|---|---|"]
     for check in CHECKS:
-        codes = ", ".join(f"[`{doc.code}`](codes.md#{doc.code})" for doc in check.codes)
+        codes = ", ".join(f"[`{doc.code}`]({codes_page}#{doc.code})" for doc in check.codes)
         rows.append(f"| `{check.id}` | {cell(check.question)} | `{check.section}` | {codes} |")
     return "\n".join(rows) + "\n"
 
 
-def codes() -> str:
+def codes(here: str) -> str:
     from oracle_guard.checks.codes import CODES
     from oracle_guard.checks.registry import HOOKS
 
@@ -86,7 +93,7 @@ def codes() -> str:
 # -- the command line ----------------------------------------------------------------------
 
 
-def cli() -> str:
+def cli(here: str) -> str:
     from oracle_guard.cli import COMMANDS, build_parser
 
     parser = build_parser()
@@ -205,7 +212,7 @@ def schema(name: str) -> Dict[str, Any]:
     return data
 
 
-def contract_schema() -> str:
+def contract_schema(here: str) -> str:
     document = schema("contract")
     required = set(document.get("required", []))
     out = []
@@ -261,7 +268,7 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
-def limits() -> str:
+def limits(here: str) -> str:
     from oracle_guard.contract import LIMITS
 
     described = schema("contract")["properties"]["limits"]["properties"]
@@ -280,7 +287,7 @@ def mib(size: int) -> str:
     return f"{size / (1 << 20):g} MiB"
 
 
-GENERATORS: Dict[str, Callable[[], str]] = {
+GENERATORS: Dict[str, Callable[[str], str]] = {
     "checks": checks,
     "codes": codes,
     "cli": cli,
