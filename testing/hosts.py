@@ -344,7 +344,7 @@ AuthorizedKeysFile .ssh/authorized_keys
 StrictModes yes
 AllowUsers {users}
 # every host's pusher variable is accepted from the client, so spoofing by SetEnv
-# is really attempted; git's and Perl's are not (README: Per server)
+# is really attempted; git's and Perl's are not (docs/how-to/server-ssh.md)
 AcceptEnv {accept_env}
 PermitUserEnvironment REMOTE_USER
 LogLevel VERBOSE
@@ -898,7 +898,7 @@ def last_line(text: str) -> str:
 
 
 class SharedSshHost:
-    """README's plain-ssh recipe on a real sshd: one account, git-shell, a
+    """docs/how-to/server-ssh.md's recipe on a real sshd: one account, git-shell, a
     restricted key per person; repositories in its home, hooks root's."""
 
     def __init__(self, account, server, keys, python):

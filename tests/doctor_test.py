@@ -201,3 +201,17 @@ def test_the_hook_doctor_calls_guarded_rejects_an_oracle_edit(tmp_path, capsys):
     assert p.rc != 0 and "seed-rewritten" in p.stderr, p.stderr
     assert os.access(hook_of(server), os.X_OK)
     assert subprocess.run(["git", "-C", str(server), "fsck", "--no-progress"]).returncode == 0
+
+
+def test_a_relative_repo_path_reads_the_repositorys_own_fsck_setting(tmp_path, capsys, monkeypatch):
+    """The config is read from /, so a relative REPO must be made absolute first."""
+    server = server_with(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run_guard(capsys, tmp_path, "doctor", server.name)
+    assert (rc, err) == (0, ""), out
+    assert "ok: receive.fsckObjects is on" in out.splitlines()
+    assert out.splitlines()[-1] == f"guarded: {server.name}"
+    # near miss: the same relative path with the setting off is still a problem
+    git(server, "config", "receive.fsckObjects", "false")
+    rc, out, _ = run_guard(capsys, tmp_path, "doctor", server.name)
+    assert rc == 1 and "problem: receive.fsckObjects is off" in out, out

@@ -219,9 +219,24 @@ def test_the_cli_reference_documents_the_commands_and_formats():
         assert text in command_line, text
 
 
+CI_PAGES = ("ci-github.md", "ci-gitlab.md", "ci-other.md")
+# a line that is only a snippets include: --8<-- "path" (a repository file, shown in the page)
+INCLUDE = re.compile(r'^--8<-- "([^":]+)(?::[\w-]+)?"$', re.M)
+
+
+def ci_docs() -> str:
+    """The CI how-to pages, each with the repository files it includes."""
+    text = ""
+    for name in CI_PAGES:
+        page = (ROOT / "docs" / "how-to" / name).read_text(encoding="utf-8")
+        text += page + "".join(
+            (ROOT / path).read_text(encoding="utf-8") for path in INCLUDE.findall(page)
+        )
+    return text
+
+
 def test_the_ci_docs_name_every_report_and_the_action():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    ci = readme.split("\n## CI", 1)[1].split("\n## ", 1)[0]
+    ci = ci_docs()
     for text in (
         "--format github",
         "--output sarif=",
@@ -233,6 +248,10 @@ def test_the_ci_docs_name_every_report_and_the_action():
         "component: $CI_SERVER_FQDN/",
     ):
         assert text in ci, text
+    # every format is in the reports table of docs/how-to/ci-other.md, except the
+    # text and json of stdout
+    for name in FORMATS:
+        assert name in ("text", "json", "github") or f"| `{name}` |" in ci, name
 
 
 @pytest.mark.parametrize("hook", [*HOOKS, "pre-receive"])

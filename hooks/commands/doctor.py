@@ -461,8 +461,9 @@ def _as_owner(repo: str) -> dict:
 def _owner_config(repo: str, key: str) -> Optional[str]:
     """A config value as git reads it when it serves a push: as the repository's
     owner, whose global config counts, not root's."""
+    # absolute: git runs from /, where a relative REPO names nothing
     proc = subprocess.run(
-        ["git", "--git-dir", repo, "config", "--type=bool", "--get", key],
+        ["git", "--git-dir", os.path.abspath(repo), "config", "--type=bool", "--get", key],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,

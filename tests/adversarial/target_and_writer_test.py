@@ -199,8 +199,9 @@ def _contract_added_later(tmp_path):
 
 
 def test_target_branch_cannot_be_shadowed_by_a_tag(tmp_path, capsys):
-    """'--target origin/main' (plain.sh, the README's push-build recipe) is resolved
-    with rev-parse, where refs/tags/origin/main wins over refs/remotes/origin/main:
+    """'--target origin/main' (plain.sh, the push-build recipe of
+    docs/how-to/ci-other.md) is resolved with rev-parse, where refs/tags/origin/main
+    wins over refs/remotes/origin/main:
     anyone who can push a tag named 'origin/main' at a commit without the contract
     makes every seed rewrite pass. The CI-named base is resolved as a full ref name
     for exactly this reason."""

@@ -1,4 +1,4 @@
-"""Owners before the first push, and owners added later (README: Bootstrap)."""
+"""Owners before the first push, and owners added later (docs/how-to/server-install.md, "Bootstrap")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The CI recipes in examples/ci/: valid for their CI systems, and they judge a branch
-as the README says when their steps run in a clone laid out as that CI system lays it."""
+as docs/how-to/ci-*.md say when their steps run in a clone laid out as that CI system lays it."""
 
 import json
 import os
@@ -69,7 +69,7 @@ def test_the_schema_check_bites(tmp_path, name, schema):
     assert check_jsonschema(schema, broken).returncode == 1
 
 
-def test_the_github_recipes_follow_the_readme():
+def test_the_github_recipes_follow_the_docs():
     pr = yaml.safe_load((CI / "github-actions.yml").read_text())
     gate = yaml.safe_load((CI / "github-actions-base-branch.yml").read_text())
     # PyYAML reads the key 'on' as True (YAML 1.1); GitHub reads it as "on"
@@ -94,7 +94,7 @@ def test_the_github_recipes_follow_the_readme():
         assert "Trust" in text or "gate" in text
 
 
-def test_the_gitlab_recipe_follows_the_readme():
+def test_the_gitlab_recipe_follows_the_docs():
     job = yaml.safe_load((CI / "gitlab-ci.yml").read_text())["oracle-guard"]
     assert job["stage"] == ".pre"
     assert job["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "merge_request_event"'}]

@@ -29,7 +29,7 @@ from testing.server import Push, file_url
 
 ROOT = Path(__file__).resolve().parents[2]
 GHES = ROOT / "examples" / "ghes"
-SCRIPT = GHES / "oracle-guard.sh"
+SCRIPT = ROOT / "examples/ghes/oracle-guard.sh"  # shown in docs/how-to/server-ghes.md
 DOCKERFILE = GHES / "Dockerfile"
 ENV_PYTHON = GHES_PYTHON  # where the Dockerfile puts it, and install-pre-receive names
 FIXTURE = "fixtures/exchange_example.json"

@@ -88,6 +88,27 @@ def test_the_header_is_the_spec_gitlab_documents_and_validates(tmp_path):
     assert checked.returncode == 0, checked.stdout
 
 
+def readme_inputs(text: str) -> dict:
+    """The inputs table of templates/README.md (docs/how-to/ci-gitlab.md includes it):
+    each input's name and default, `empty` for an empty one."""
+    table = text.split("--8<-- [start:inputs]", 1)[1].split("--8<-- [end:inputs]", 1)[0]
+    rows = [line.split("|")[1:3] for line in table.splitlines() if line.startswith("| `")]
+    return {
+        name.strip().strip("`"): "" if default.strip() == "empty" else default.strip().strip("`")
+        for name, default in rows
+    }
+
+
+def test_the_readme_lists_every_input_with_its_default():
+    header, _ = documents(COMPONENT.read_text())
+    spec = {name: str(rule["default"]) for name, rule in header["spec"]["inputs"].items()}
+    readme = (ROOT / "templates" / "README.md").read_text()
+    assert readme_inputs(readme) == spec
+    # near miss: a default the README gets wrong is caught
+    wrong = readme.replace("| `stage` | `.pre` |", "| `stage` | `test` |")
+    assert readme_inputs(wrong) != spec
+
+
 def test_the_schema_refuses_a_header_gitlab_would_refuse(tmp_path):
     header, _ = documents(COMPONENT.read_text())
     header["spec"]["component"] = ["sha", "path"]  # no such component field

@@ -1,5 +1,5 @@
 """An agent (bob, not an owner) attacks the real hosts of tests/hosts/, each set up
-as README's "Per server" says (and as the other host tests set them up, with
+as docs/how-to/server-*.md say (and as the other host tests set them up, with
 sshd's `AcceptEnv *`): plain ssh with one shared git-shell account, gitolite3,
 and git http-backend behind lighttpd. bob tries to get an oracle change in, to
 become an owner, or to switch the gate off.
@@ -63,7 +63,7 @@ def assert_main_unchanged(site: Site, before: str, pushed: Push) -> None:
 # ======================================================================================
 class SshHost(SharedSshHost):
     def create(self, name):
-        """README "Per server", plain ssh, steps 4 and 5: the repository, then the hook."""
+        """docs/how-to/server-ssh.md, steps 4 and 5: the repository, then the hook."""
         repo = super().create(name)
         installed = self.install(repo)
         assert installed.returncode == 0, installed.stdout + installed.stderr
@@ -78,7 +78,7 @@ def keys(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def ssh_host(hosts_base, hook_python, keys):
-    """README's plain-ssh recipe: git-shell, `restrict,environment="REMOTE_USER=NAME"`
+    """docs/how-to/server-ssh.md's recipe: git-shell, `restrict,environment="REMOTE_USER=NAME"`
     on every key, `PermitUserEnvironment REMOTE_USER`, and an AcceptEnv that takes
     every host's pusher variable but none of git's (testing.hosts.ACCEPT_ENV)."""
     with (
@@ -130,8 +130,8 @@ def ssh_site(ssh_host, ssh_seeded, tmp_path):
 def test_ssh_setenv_git_config_count_cannot_switch_the_hook_off(ssh_site):
     """bob sends GIT_CONFIG_COUNT/KEY/VALUE naming core.hooksPath with SetEnv; under
     `AcceptEnv *` git-shell would hand them to git-receive-pack and no hook would
-    run (test_accept_env_star_is_a_door_doctor_names); under README's AcceptEnv
-    they never arrive."""
+    run (test_accept_env_star_is_a_door_doctor_names); under the AcceptEnv of
+    docs/how-to/server-ssh.md they never arrive."""
     before = ssh_site.rev("refs/heads/main")
     ssh_site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
     pushed = ssh_site.push(
@@ -166,7 +166,7 @@ def test_ssh_setenv_config_gives_the_agent_no_command_on_the_git_account(
     would set command-line config for git-upload-pack, whose
     uploadpack.packObjectsHook runs what he names as the account that owns the
     repository (core.hooksPath in its config: every later push unjudged); under
-    README's AcceptEnv it never arrives."""
+    the AcceptEnv of docs/how-to/server-ssh.md it never arrives."""
     marker = ssh_host.account.home / "pwned"
     evil = "git config core.hooksPath /nonexistent; touch " + str(marker) + "; "
     clone = tmp_path / "fetch"
@@ -337,7 +337,7 @@ def test_tags_pointing_at_trees_blobs_and_tag_chains_are_judged(ssh_site):
 
 
 def test_unprotected_refs_take_anything_and_change_nothing_the_server_shows(ssh_site):
-    """README: refs outside protected_refs are not judged; notes and a blob on a
+    """docs/how-to/server-install.md: refs outside protected_refs are not judged; notes and a blob on a
     scratch namespace do not change main's seeds."""
     git(ssh_site.client, "notes", "add", "-m", "seeds are [9]", "HEAD")
     ssh_site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
@@ -564,7 +564,7 @@ def test_duplicate_commands_and_objects_the_server_lacks_are_refused(ssh_host, s
 
 @pytest.fixture(scope="module")
 def gitolite(hosts_base, hook_python, tmp_path_factory):
-    """README's gitolite recipe: fsckObjects, install-pre-receive --host gitolite as
+    """docs/how-to/server-gitolite.md's recipe: fsckObjects, install-pre-receive --host gitolite as
     the gitolite account, repo-specific-hooks on, a compile after install."""
     with (
         clean_environment(),
@@ -660,8 +660,8 @@ def gl_site(request, gitolite, gl_seeded, hook_python, tmp_path):
 def test_gitolite_setenv_git_config_cannot_switch_every_hook_off(gitolite, gl_site):
     """gitolite-shell passes sshd's AcceptEnv variables on to git-receive-pack: under
     `AcceptEnv *`, GIT_CONFIG_COUNT naming core.hooksPath switches off every hook,
-    gitolite's own update hook too (bob, RW, would force-push main). README's
-    AcceptEnv takes none of git's variables."""
+    gitolite's own update hook too (bob, RW, would force-push main). The AcceptEnv
+    of docs/how-to/server-ssh.md takes none of git's variables."""
     before = gl_site.rev("refs/heads/main")
     gl_site.reset_to_root()
     git(gl_site.client, "reset", "-q", "--soft", "HEAD")
@@ -683,7 +683,7 @@ def test_gitolite_setenv_git_config_cannot_switch_every_hook_off(gitolite, gl_si
 def test_gitolite_setenv_perl_variables_give_the_agent_no_command(gitolite, gl_site):
     """gitolite's forced command is a Perl script; PERL5OPT=-d with PERL5DB, sent
     by SetEnv under `AcceptEnv *`, would run bob's Perl as the gitolite account.
-    README's AcceptEnv takes no PERL* variable."""
+    The AcceptEnv of docs/how-to/server-ssh.md takes no PERL* variable."""
     marker = gitolite.account.home / "pwned-by-perl"
     option = 'SetEnv=PERL5OPT=-d "PERL5DB=BEGIN{open(F,q(>),q(' + str(marker) + '));close(F)}"'
     proc = subprocess.run(
@@ -886,7 +886,7 @@ class WebSite:
 
 @pytest.fixture
 def web_site(web, hook_python, tmp_path, keys):
-    """Makes sites: README's http recipe, alice's first contract in, doctor's
+    """Makes sites: docs/how-to/server-http.md's recipe, alice's first contract in, doctor's
     'guarded' before the attack."""
     made = []
 

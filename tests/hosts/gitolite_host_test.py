@@ -47,7 +47,7 @@ def install(host, python, *args):
 
 
 def doctor(host, python, repo):
-    """As root, as the README says: sshd's configuration is root's to read."""
+    """As root, as docs/how-to/server-gitolite.md says: sshd's configuration is root's to read."""
     return subprocess.run(
         [
             str(python),

@@ -485,7 +485,7 @@ def test_install_warns_when_fsck_objects_is_off_and_doctor_calls_it_a_problem(si
 
 
 def test_a_hook_the_web_account_can_write_is_a_warning_and_a_problem(site, web):
-    """README's old 'install as the account that runs git' leaves the hook the
+    """The old recipe's 'install as the account that runs git' leaves the hook the
     account's own: whatever runs as it can rewrite the gate."""
     s = site(hook=False)
     hooks = s.repo / "hooks"
