@@ -131,6 +131,26 @@ class Links(HTMLParser):
                 self.hrefs.append(value)
 
 
+def broken_link(source: Path, href: str, anchors) -> str:
+    """Why the relative link ``href`` of ``source`` leads nowhere ('' when it
+    resolves). ``anchors(target)`` is the ids a target has, None for a file whose
+    anchors are not checked."""
+    path, _, anchor = href.partition("#")
+    target = (source.parent / path).resolve() if path else source
+    if target.is_dir() and source.suffix == ".html":
+        target = target / "index.html"  # the site's page for that folder
+    if not target.exists():
+        return href
+    known = anchors(target)
+    if anchor and known is not None and anchor not in known:
+        return f"{href} (no such anchor)"
+    return ""
+
+
+def html_ids(target: Path):
+    return ids(target.read_text(encoding="utf-8")) if target.suffix == ".html" else None
+
+
 def test_every_link_of_the_site_resolves_offline(site):
     broken = []
     for page in site.rglob("*.html"):
@@ -142,16 +162,8 @@ def test_every_link_of_the_site_resolves_offline(site):
             if re.match(r"[a-z]+:", href):
                 if not href.startswith(("https://", "mailto:", "data:")):
                     broken.append(f"{page.relative_to(site)}: {href} (not https)")
-                continue
-            path, _, anchor = href.partition("#")
-            target = (page.parent / path).resolve() if path else page
-            if target.is_dir():
-                target = target / "index.html"
-            if not target.exists():
-                broken.append(f"{page.relative_to(site)}: {href}")
-            elif anchor and target.suffix == ".html":
-                if anchor not in ids(target.read_text(encoding="utf-8")):
-                    broken.append(f"{page.relative_to(site)}: {href} (no such anchor)")
+            elif broken_link(page, href, html_ids):
+                broken.append(f"{page.relative_to(site)}: {broken_link(page, href, html_ids)}")
     assert not broken, "\n".join(broken)
 
 
@@ -172,23 +184,30 @@ def markdown_links(markdown: str) -> List[str]:
     return re.findall(r"\]\(([^)\s]+)\)", without_code)
 
 
+def markdown_anchors(target: Path):
+    if target.suffix != ".md":
+        return None
+    return heading_slugs(target.read_text(encoding="utf-8"))
+
+
 def test_every_relative_link_of_the_top_level_documents_resolves():
     broken = []
     for name in ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "templates/README.md"):
         source = ROOT / name
-        if not source.exists():
-            continue
         for href in markdown_links(source.read_text(encoding="utf-8")):
-            if re.match(r"[a-z]+:", href):
-                continue
-            path, _, anchor = href.partition("#")
-            target = (source.parent / path) if path else source
-            if not target.exists():
-                broken.append(f"{name}: {href}")
-            elif anchor and target.suffix == ".md":
-                if anchor not in heading_slugs(target.read_text(encoding="utf-8")):
-                    broken.append(f"{name}: {href} (no such heading)")
+            if not re.match(r"[a-z]+:", href) and broken_link(source, href, markdown_anchors):
+                broken.append(f"{name}: {broken_link(source, href, markdown_anchors)}")
     assert not broken, "\n".join(broken)
+
+
+def test_a_link_to_a_missing_file_or_heading_is_named(tmp_path):
+    source = tmp_path / "a.md"
+    source.write_text("# A\n\n## Some heading\n")
+    assert broken_link(source, "a.md#some-heading", markdown_anchors) == ""
+    assert broken_link(source, "#some-heading", markdown_anchors) == ""
+    assert broken_link(source, "a.md#other", markdown_anchors) == "a.md#other (no such anchor)"
+    assert broken_link(source, "b.md", markdown_anchors) == "b.md"
+    assert broken_link(source, "./", markdown_anchors) == ""  # a folder GitHub lists
 
 
 # -- fenced blocks and console sessions ------------------------------------------------------
