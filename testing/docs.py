@@ -84,12 +84,22 @@ def blocks(path: Path) -> Iterator[Block]:
         raise AssertionError(f"{relative}:{opened[1]}: a code fence that never closes")
 
 
-def front_matter(path: Path) -> Dict:
-    text = path.read_text(encoding="utf-8")
-    if not text.startswith("---\n"):
+SETTINGS = re.compile(r"^<!-- console: (?P<settings>\{.*\}) -->$", re.M)
+
+
+def session_settings(path: Path) -> Dict:
+    """A page's console settings: its first line, when that is an HTML comment
+    ``<!-- console: {oracle_guard_clone: true, programs: [...]} -->`` (a comment,
+    so neither GitHub nor the site shows it)."""
+    first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+    match = SETTINGS.match(first)
+    if not match:
         return {}
-    data = yaml.safe_load(text[4 : text.index("\n---\n", 4)])
-    return data or {}
+    data = yaml.safe_load(match.group("settings"))
+    unknown = set(data) - {"oracle_guard_clone", "programs", "work_from_example"}
+    if unknown:
+        raise AssertionError(f"{path}:1: unknown console settings {sorted(unknown)}")
+    return data
 
 
 # -- console sessions -----------------------------------------------------------------------
@@ -136,8 +146,8 @@ def commands(block: Block) -> List[Command]:
     return out
 
 
-# the programs a reader installed, from this environment; a page's front matter may
-# name fewer (console: {programs: [oracle-guard, pre-commit]})
+# the programs a reader installed, from this environment; a page's settings may
+# name fewer (<!-- console: {programs: [oracle-guard, pre-commit]} -->)
 PROGRAMS = ("oracle-guard", "pre-commit", "prek")
 
 
@@ -192,11 +202,11 @@ def run_session(
 ) -> List[Tuple[Command, List[str]]]:
     """Every console block of ``page`` in one bash process, from ``~/work``: each
     command with the output lines it printed (the home folder shown as ``~``).
-    ``settings`` are the page's front matter ``console`` ones unless given."""
+    ``settings`` are the page's own (session_settings) unless given."""
     cmds = [c for b in blocks(page) if b.language == "console" for c in commands(b)]
     home.mkdir(parents=True, exist_ok=True)
     if settings is None:
-        settings = front_matter(page).get("console", {})
+        settings = session_settings(page)
     env = session_environment(home, tuple(settings.get("programs", PROGRAMS)))
     (home / "work").mkdir()
     if settings.get("oracle_guard_clone"):

@@ -399,3 +399,14 @@ def test_a_page_can_be_rewritten_with_what_its_sessions_print(tmp_path):
     ran = docs.run_session(page, tmp_path / "home")
     assert docs.rewrite_outputs(page, ran) == 1
     assert page.read_text() == "text\n\n```console\n$ echo one\none\n$ echo four\nfour\n```\n"
+
+
+def test_a_page_names_its_session_settings_in_a_comment_on_its_first_line(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("<!-- console: {programs: [oracle-guard]} -->\n# Page\n")
+    assert docs.session_settings(page) == {"programs": ["oracle-guard"]}
+    page.write_text("# Page\n<!-- console: {programs: [oracle-guard]} -->\n")
+    assert docs.session_settings(page) == {}  # only the first line counts
+    page.write_text("<!-- console: {oracle_guard_clones: true} -->\n")
+    with pytest.raises(AssertionError, match=r"page.md:1: unknown console settings"):
+        docs.session_settings(page)
