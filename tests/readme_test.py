@@ -11,6 +11,7 @@ import yaml
 from oracle_guard.checks.codes import CODES, NOT_FROM_A_CHECK
 from oracle_guard.checks.registry import CHECKS, HOOKS
 from oracle_guard.cli import build_parser
+from testing import docs
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -100,10 +101,9 @@ def test_only_accepts_exactly_the_manifest_ids():
 
 
 def test_ci_runs_the_readme_test_command():
-    quick_start = README.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```sh\n(.*?)```", quick_start, re.S)
+    blocks = docs.quick_start()
     assert len(blocks) == 2, "Quick start is exactly two commands"
-    demo, tests = (b.strip() for b in blocks)
+    demo, tests = blocks
     assert demo.endswith("oracle-guard demo") and "venv" in demo
     assert "'.[test]'" in tests and "pytest" in tests and "venv" in tests
     extracted = subprocess.run(
