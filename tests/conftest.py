@@ -1,9 +1,71 @@
+import os
+
 import pytest
 
+from testing import prerequisites
 from testing.git import GIT_ENV, REVISION_ENV, clean_environment
 from testing.hosts import SHARED_HOSTS
 
 _shared_hosts = pytest.StashKey()
+_unmet = pytest.StashKey()
+_not_run = pytest.StashKey()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "needs(*names): the test needs these prerequisites (testing/prerequisites.py); "
+        "without one it is not run, and the summary says why",
+    )
+    unmet = prerequisites.unmet()
+    config.stash[_unmet] = unmet
+    if unmet and os.environ.get(prerequisites.REQUIRE_ALL) == "1":
+        raise pytest.UsageError(
+            f"{prerequisites.REQUIRE_ALL}=1 and tests would not run: " + "; ".join(unmet.values())
+        )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Deselect each test whose prerequisite is missing: it is not run, never a pass."""
+    unmet = config.stash[_unmet]
+    kept, dropped, counts = [], [], {}
+    for item in items:
+        names = [name for mark in item.iter_markers("needs") for name in mark.args]
+        unknown = sorted(set(names) - set(prerequisites.PREREQUISITES))
+        if unknown:
+            raise pytest.UsageError(
+                f"{item.nodeid}: needs({', '.join(unknown)}): no such prerequisite"
+            )
+        missing = [name for name in names if name in unmet]
+        for name in missing:
+            counts[name] = counts.get(name, 0) + 1
+        (dropped if missing else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+    config.stash[_not_run] = counts
+    if hasattr(config, "workeroutput"):  # an xdist worker: the controller collects nothing
+        config.workeroutput["not_run"] = counts
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """xdist's controller takes the counts from a worker (each collects the same tests)."""
+    counts = getattr(node, "workeroutput", {}).get("not_run")
+    if counts is not None:
+        node.config.stash[_not_run] = counts
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """One line per missing prerequisite, with how many tests it kept from running."""
+    counts = config.stash.get(_not_run, None)
+    for name, reason in config.stash[_unmet].items():
+        if counts is None:
+            what = f'the tests marked needs("{name}") need'
+        else:
+            count = counts.get(name, 0)
+            what = f"{count} test needs" if count == 1 else f"{count} tests need"
+        terminalreporter.write_line(f"not run: {what} {reason}", yellow=True)
 
 
 @pytest.fixture(autouse=True)

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # what issue #18 asks the sdist to carry, beside the package
 SDIST_CARRIES = [
     "tests/release_test.py",
-    "tests/data/JSONTestSuite/LICENSE",
+    "testing/conformance.py",
     "testing/git.py",
     "examples/harness/.oracle-guard.yaml",
     "examples/ci/gitlab-ci.yml",

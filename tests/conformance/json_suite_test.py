@@ -1,8 +1,8 @@
 """nst/JSONTestSuite's parsing cases through the strict JSON loader the checks use.
 
-The files are vendored, unchanged, in tests/data/JSONTestSuite/test_parsing/ (MIT,
-its LICENSE beside them; from https://github.com/nst/JSONTestSuite, commit
-1ef36fa01286573e846ac449e8683f8833c5b26a). Each file runs through
+The files are read, unchanged, from the public suites' data (testing/conformance.py):
+JSONTestSuite/test_parsing/ (MIT, its LICENSE beside them; from
+https://github.com/nst/JSONTestSuite, commit 1ef36fa01286573e846ac449e8683f8833c5b26a). Each file runs through
 ``loaders.load_json`` both ways the checks call it (the fast path, and with
 positions, as locks and seeds with lines are read):
 
@@ -20,18 +20,19 @@ from __future__ import annotations
 
 import json
 import math
-import os
-from pathlib import Path
 from typing import Dict, Tuple
 
 import pytest
 
 from oracle_guard.parsing import loaders
+from testing import conformance
 from testing.git import commit, init_repo, run_guard, stage
 
-SUITE = Path(__file__).resolve().parents[1] / "data" / "JSONTestSuite"
+pytestmark = pytest.mark.needs("conformance")
+
+SUITE = conformance.path("JSONTestSuite")
 CASES = SUITE / "test_parsing"
-FILES = sorted(os.listdir(CASES))
+FILES = conformance.names("JSONTestSuite/test_parsing")
 
 # y_ cases docs/reference/strict-input.md rejects on purpose.
 Y_REJECTED: Dict[str, str] = {

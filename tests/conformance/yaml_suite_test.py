@@ -1,4 +1,4 @@
-"""yaml-test-suite (tests/data/yaml-test-suite) through the loader the checks
+"""yaml-test-suite (the public suites' data, testing/conformance.py) through the loader the checks
 use: every error case is rejected with a line and column; every valid case the
 strict loader accepts reads to the suite's value; the valid cases it refuses
 are in one table, with the reason, and stay refused; no case ends in anything
@@ -9,16 +9,23 @@ import json
 import math
 import re
 from collections import namedtuple
-from pathlib import Path
 
 import pytest
 
 from oracle_guard.parsing.loaders import LoadError, load_yaml
+from testing import conformance
 from testing.git import init_repo, run_guard, stage
 from testing.samples import FLAKE_BUDGET_YAML
 
-SUITE = Path(__file__).resolve().parents[1] / "data" / "yaml-test-suite" / "cases.jsonl"
-CASES = [json.loads(line) for line in SUITE.read_text(encoding="utf-8").splitlines()]
+pytestmark = pytest.mark.needs("conformance")
+
+SUITE = conformance.path("yaml-test-suite/cases.jsonl")
+# without the data: one placeholder case, so the module collects and is not run
+CASES = (
+    [json.loads(line) for line in SUITE.read_text(encoding="utf-8").splitlines()]
+    if SUITE.exists()
+    else [{"id": "(data missing)", "name": "", "yaml": "", "fail": True}]
+)
 ERRORS = [case for case in CASES if case.get("fail")]
 VALID = [case for case in CASES if not case.get("fail")]
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-import xmlschema
 import yaml
 
+from testing import conformance
 from testing.checkout import snapshot_checkout
 from testing.git import commit, git, init_repo
 from testing.gitlab import (
@@ -40,8 +40,9 @@ from testing.oracle import NOW
 ROOT = Path(__file__).resolve().parents[2]
 COMPONENT = ROOT / "templates" / "oracle-guard.yml"
 RECIPE = ROOT / "examples" / "ci" / "gitlab-ci.yml"
-JUNIT = xmlschema.XMLSchema(str(ROOT / "tests/data/junit/junit-10.xsd"))
-CODE_QUALITY = json.loads((ROOT / "tests/data/gitlab-codequality/schema.json").read_text("utf-8"))
+# the jobs' reports are validated against the platform schemas, from the public
+# suites' data (testing/conformance.py)
+needs_report_schemas = pytest.mark.needs("conformance")
 FIXTURE = "fixtures/exchange_example.json"
 SHA = "0123456789abcdef0123456789abcdef01234567"  # component.sha where no job runs
 
@@ -291,14 +292,16 @@ def run_job(tmp_path, origin, server, image, branch, platform="main", depth=0, d
 
 def junit_failures(clone: Path) -> list:
     text = (clone / "oracle-guard-junit.xml").read_text("utf-8")
-    JUNIT.validate(text)
+    conformance.junit_schema().validate(text)
     root = ET.fromstring(text.encode("utf-8"))
     return [case.get("name") for case in root.iter("testcase") if case.find("failure") is not None]
 
 
 def code_quality(clone: Path) -> list:
     doc = json.loads((clone / "gl-code-quality-report.json").read_text("utf-8"))
-    jsonschema.Draft7Validator(CODE_QUALITY).validate(doc)
+    jsonschema.Draft7Validator(conformance.json_document(conformance.CODE_QUALITY_SCHEMA)).validate(
+        doc
+    )
     return [(issue["check_name"], issue["location"]["path"]) for issue in doc]
 
 
@@ -308,6 +311,7 @@ def installed_commit(image: Path) -> str:
     return json.loads(record.read_text())["vcs_info"]["commit_id"]
 
 
+@needs_report_schemas
 def test_a_rewritten_fixture_fails_the_job_with_reports_naming_it(tmp_path, origin, server, image):
     done, clone = run_job(tmp_path, origin, server, image, "rewrites-fixture")
     assert done.returncode == 1, done.stdout
@@ -317,6 +321,7 @@ def test_a_rewritten_fixture_fails_the_job_with_reports_naming_it(tmp_path, orig
     assert installed_commit(image) == server[1]  # the component's own commit
 
 
+@needs_report_schemas
 def test_an_honest_merge_request_passes_with_reports_free_of_findings(
     tmp_path, origin, server, image
 ):
@@ -326,6 +331,7 @@ def test_an_honest_merge_request_passes_with_reports_free_of_findings(
     assert code_quality(clone) == []
 
 
+@needs_report_schemas
 def test_a_shallow_clone_is_deepened_to_the_merge_base_and_the_target(
     tmp_path, origin, server, image
 ):
@@ -346,6 +352,7 @@ def test_without_the_unshallow_a_shallow_clone_cannot_be_judged(tmp_path, origin
     assert git(clone, "rev-parse", "--is-shallow-repository").strip() == "true"
 
 
+@needs_report_schemas
 def test_the_target_input_judges_against_the_branch_it_names(tmp_path, origin, server, image):
     done, clone = run_job(
         tmp_path, origin, server, image, "rewrites-fixture", platform="", target="main"

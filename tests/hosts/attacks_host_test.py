@@ -45,6 +45,9 @@ from testing.hosts import (
 )
 from testing.server import Push
 
+# real accounts and servers (testing/prerequisites.py)
+pytestmark = pytest.mark.needs("root", "servers")
+
 numbers = itertools.count()
 
 

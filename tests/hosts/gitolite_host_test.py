@@ -27,6 +27,9 @@ from testing.hosts import (
     spoof_rejected,
 )
 
+# real accounts and servers (testing/prerequisites.py)
+pytestmark = pytest.mark.needs("root", "servers")
+
 ENABLE_REPO_HOOKS = ("# 'repo-specific-hooks',", "'repo-specific-hooks',")
 numbers = itertools.count()
 

@@ -36,6 +36,9 @@ from testing.http_host import (
 from testing.server import Push
 from testing.signatures import SIGNED_CONTRACT, SIGNERS
 
+# real accounts and servers (testing/prerequisites.py)
+pytestmark = pytest.mark.needs("root", "servers")
+
 SEEDS = "seeds/a.json"
 CONTRACT = """\
 version: 1

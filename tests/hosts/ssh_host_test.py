@@ -28,6 +28,9 @@ from testing.hosts import (
     system_account,
 )
 
+# real accounts and servers (testing/prerequisites.py)
+pytestmark = pytest.mark.needs("root", "servers")
+
 numbers = itertools.count()
 
 
