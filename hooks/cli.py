@@ -18,6 +18,7 @@ from oracle_guard import __version__
 # command: module of oracle_guard.commands, in the order `oracle-guard --help` lists them
 COMMANDS = {
     "check": "check",
+    "score": "score",
     "lock": "lock",
     "freeze": "freeze",
     "seeds": "seeds",

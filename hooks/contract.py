@@ -56,13 +56,16 @@ class Contract:
 
     def oracle_files(self) -> List[str]:
         """Files the contract names: itself, what each check's section names (locks,
-        repo schemas, the allow file), the allowed signers."""
+        repo schemas, the allow file), the allowed signers, the score's seeds file."""
         files = [CONTRACT_PATH]
         for check in CHECKS:
             if self.data.get(check.section):
                 files.extend(check.oracle_files(self.data[check.section]))
         if "authority" in self.data:
             files.append(self.data["authority"]["signers"])
+        pin_file = ((self.data.get("score") or {}).get("pin") or {}).get("file")
+        if pin_file:  # the scoring seed: a patch that moves it changes what is scored
+            files.append(pin_file)
         return files
 
     def oracle_globs(self) -> List[str]:

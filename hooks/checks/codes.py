@@ -109,6 +109,78 @@ NOT_FROM_A_CHECK: Dict[str, Code] = {
     ),
 }
 
+# Raised by `oracle-guard score` (scoring/verdict.py), from what its plugin recorded
+# while the target's tests ran against the candidate's code.
+SCORE_CODES: Dict[str, Code] = {
+    "test-failed": Code(
+        "score",
+        "a test of the target failed or errored against the candidate's code, or a test "
+        "module of the target did not collect",
+        "fix the code until the target's test passes; the test itself is the oracle's, and "
+        "editing it in the change does not move the score",
+        "tests/test_pricing.py: test-failed: tests/test_pricing.py::test_discount failed: "
+        "assert 90 == 80",
+    ),
+    "test-vanished": Code(
+        "score",
+        "a test collected from the target's own tree is not collected from the candidate's, "
+        "and is not frozen",
+        "make the candidate's code collect every test the target has (a parameter list the "
+        "code provides, an import a test module needs); to retire a test, an owner freezes "
+        "or removes it in a change of their own",
+        "tests/test_pricing.py: test-vanished: tests/test_pricing.py::test_discount[gold] is "
+        "collected from the target's own tree and not from the candidate's, and it is not "
+        "frozen",
+    ),
+    "frozen-collected": Code(
+        "score",
+        "a test frozen at the target is still collected after every plugin ran, so the "
+        "session was refused before any test ran",
+        "find what puts the test back (a conftest or plugin that adds items after "
+        "deselection) and remove it; a frozen test is out of the score until its owner "
+        "lifts the freeze",
+        "tests/test_retry.py: frozen-collected: tests/test_retry.py::test_budget is frozen at "
+        "the target and still collected after every plugin ran: the session was refused "
+        "before any test ran",
+    ),
+    "run-incomplete": Code(
+        "score",
+        "the pytest session ended without its final record: the process exited during the "
+        "run (os._exit, a signal, a crash)",
+        "remove whatever ends the process early (an exit at import, a killed worker); a run "
+        "that does not reach its end is never a pass",
+        "run-incomplete: pytest exited with status 0 after 0 of 3 tests, before its session "
+        "ended: an exit during the run (os._exit, a signal) is not a pass",
+    ),
+    "outcome-mismatch": Code(
+        "score",
+        "pytest's exit status disagrees with what the plugin recorded, as a hook that "
+        "rewrites the session's exit status makes it",
+        "remove the code that changes the session's exit status (a pytest_sessionfinish "
+        "setting session.exitstatus, an atexit exit)",
+        "outcome-mismatch: pytest exited with status 0, but what ran says 1 (1 failed of "
+        "3): something in the session changed its exit status",
+    ),
+    "skip-at-run": Code(
+        "score",
+        "a scored test was skipped (or xfailed) while it ran, by a file of the candidate's, "
+        "where the target's own test code declares no skip for it",
+        "remove the skip from the code (a helper that calls pytest.skip, an import that "
+        "skips); a test the oracle's owners want out of the score is frozen by them",
+        "tests/test_pricing.py: skip-at-run: tests/test_pricing.py::test_discount was "
+        "skipped at run time by src/pricing.py:12, a file of the candidate's, not the "
+        "target's test code (not ready)",
+    ),
+    "score-timeout": Code(
+        "score",
+        "a score session ran past the contract's score.timeout and was stopped",
+        "make the tests finish within the limit (a hang, a sleep, a loop in the code); an "
+        "owner raises score.timeout in a change of their own if the suite has grown",
+        "score-timeout: the oracle's session ran past its limit of 900 s and was stopped; "
+        "a run that does not end is not a pass",
+    ),
+}
+
 
 def _every_code() -> Dict[str, Code]:
     codes = {
@@ -117,6 +189,7 @@ def _every_code() -> Dict[str, Code]:
         for doc in check.codes
     }
     codes.update(NOT_FROM_A_CHECK)  # after the checks': the order the docs list them in
+    codes.update(SCORE_CODES)
     return codes
 
 

@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict
 
 # the SHA-256 of each schema file this was generated from
 SOURCES = {
-    "contract.schema.json": "5d47a5b2cee66291d7cd1326bbb5179df9ad0d79ffad8bf8c939ab56101ecff8",
+    "contract.schema.json": "68238c457b431f5460a2e029ae2180f0ea716c91faa849340df741f44e6d2c0c",
     "corpus-line.schema.json": "b4b67d90ad6cb59a9454cc1a89c8c91bc48abec45c0e5c5fd5f507356946364b",
     "fixtures-lock.schema.json": "1076beb6ed5a10ac8e8db703c5d7f7eea62aaf49828b645e51338fe23519769f",
     "flake-budget.schema.json": "af053ab39a67fd560cfe6dff1b7b7f68698c59d7ec6e64892359e41d2a98403f",
@@ -283,6 +283,21 @@ def _contract_properties_tamper(x: Any) -> bool:
     return True
 
 
+def _contract_properties_score(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/score
+    if not (isinstance(x, dict)):
+        return False
+    if "tests" not in x:
+        return False
+    for key, value in x.items():
+        check = _PROPERTIES_9.get(key)
+        if check is None:
+            return False
+        if not check(value):
+            return False
+    return True
+
+
 def _contract_properties_protected_refs(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/protected_refs
     if not (isinstance(x, list)):
@@ -312,7 +327,7 @@ def _contract_properties_authority(x: Any) -> bool:
     if "signers" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_9.get(key)
+        check = _PROPERTIES_10.get(key)
         if check is None:
             return False
         if not check(value):
@@ -354,7 +369,7 @@ def _contract_properties_limits(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_10.get(key)
+        check = _PROPERTIES_11.get(key)
         if check is None:
             return False
         if not check(value):
@@ -377,7 +392,7 @@ def _freeze_properties_reason(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_11.get(key)
+        check = _PROPERTIES_12.get(key)
         if check is None:
             check = _freeze_properties_reason_additionalProperties
         if not check(value):
@@ -390,7 +405,7 @@ def _freeze_properties_owner(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_12.get(key)
+        check = _PROPERTIES_13.get(key)
         if check is None:
             check = _freeze_properties_owner_additionalProperties
         if not check(value):
@@ -403,7 +418,7 @@ def _freeze_properties_expires(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_13.get(key)
+        check = _PROPERTIES_14.get(key)
         if check is None:
             check = _freeze_properties_expires_additionalProperties
         if not check(value):
@@ -519,7 +534,7 @@ def _quarantine_list_items(x: Any) -> bool:
     if "test" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_14.get(key)
+        check = _PROPERTIES_15.get(key)
         if check is None:
             return False
         if not check(value):
@@ -647,7 +662,7 @@ def _contract_properties_fixtures_items(x: Any) -> bool:
     if "paths" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_15.get(key)
+        check = _PROPERTIES_16.get(key)
         if check is None:
             return False
         if not check(value):
@@ -664,7 +679,7 @@ def _contract_properties_seeds_items(x: Any) -> bool:
     if "format" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_16.get(key)
+        check = _PROPERTIES_17.get(key)
         if check is None:
             return False
         if not check(value):
@@ -681,7 +696,7 @@ def _contract_properties_freeze_items(x: Any) -> bool:
     if "schema" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_17.get(key)
+        check = _PROPERTIES_18.get(key)
         if check is None:
             return False
         if not check(value):
@@ -777,6 +792,37 @@ def _contract_properties_tamper_properties_allow(x: Any) -> bool:
     for item in x:
         if not _contract_properties_tamper_properties_allow_items(item):
             return False
+    return True
+
+
+def _contract_properties_score_properties_tests(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/score/properties/tests
+    if not _contract_defs_patterns(x):
+        return False
+    return True
+
+
+def _contract_properties_score_properties_pin(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/score/properties/pin
+    if not (isinstance(x, dict)):
+        return False
+    for key, value in x.items():
+        check = _PROPERTIES_19.get(key)
+        if check is None:
+            return False
+        if not check(value):
+            return False
+    return True
+
+
+def _contract_properties_score_properties_timeout(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/score/properties/timeout
+    if not (_is_integer(x)):
+        return False
+    if x < 1:
+        return False
+    if x > 86400:
+        return False
     return True
 
 
@@ -891,7 +937,7 @@ def _flake_budget_properties_frozen_items(x: Any) -> bool:
     if "reason" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_18.get(key)
+        check = _PROPERTIES_20.get(key)
         if check is None:
             return False
         if not check(value):
@@ -989,7 +1035,7 @@ def _contract_properties_seeds_items_properties_digest(x: Any) -> bool:
     if "of" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_19.get(key)
+        check = _PROPERTIES_21.get(key)
         if check is None:
             return False
         if not check(value):
@@ -1085,7 +1131,40 @@ def _contract_properties_tamper_properties_allow_items(x: Any) -> bool:
     if "path" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_20.get(key)
+        check = _PROPERTIES_22.get(key)
+        if check is None:
+            return False
+        if not check(value):
+            return False
+    return True
+
+
+def _contract_properties_score_properties_pin_properties_file(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/score/properties/pin/properties/file
+    if not (isinstance(x, str)):
+        return False
+    if len(x) < 1:
+        return False
+    return True
+
+
+def _contract_properties_score_properties_pin_properties_randomly_seed(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/score/properties/pin/properties/randomly_seed
+    if not (_is_integer(x)):
+        return False
+    if x < 0:
+        return False
+    if x > 4294967295:
+        return False
+    return True
+
+
+def _contract_properties_score_properties_pin_properties_hypothesis(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/score/properties/pin/properties/hypothesis
+    if not (isinstance(x, dict)):
+        return False
+    for key, value in x.items():
+        check = _PROPERTIES_23.get(key)
         if check is None:
             return False
         if not check(value):
@@ -1231,6 +1310,25 @@ def _contract_properties_tamper_properties_allow_items_properties_path(x: Any) -
     return True
 
 
+def _contract_properties_score_properties_pin_properties_hypothesis_properties_deadline(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/score/properties/pin/properties/hypothesis/properties/deadline
+    if not (_is_integer(x) or x is None):
+        return False
+    if _is_number(x):
+        if x < 1:
+            return False
+    return True
+
+
+def _contract_properties_score_properties_pin_properties_hypothesis_properties_max_examples(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/score/properties/pin/properties/hypothesis/properties/max_examples
+    if not (_is_integer(x)):
+        return False
+    if x < 1:
+        return False
+    return True
+
+
 def _contract_properties_seeds_items_properties_records_anyOf_1_allOf_0(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/records/anyOf/1/allOf/0
     if not _contract_defs_file(x):
@@ -1281,6 +1379,7 @@ _PROPERTIES_0: Dict[str, Callable[[Any], bool]] = {
     "budget": _contract_properties_budget,
     "write_set": _contract_properties_write_set,
     "tamper": _contract_properties_tamper,
+    "score": _contract_properties_score,
     "protected_refs": _contract_properties_protected_refs,
     "deletable_refs": _contract_properties_deletable_refs,
     "authority": _contract_properties_authority,
@@ -1356,18 +1455,21 @@ _PROPERTIES_8: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_9: Dict[str, Callable[[Any], bool]] = {
+    "tests": _contract_properties_score_properties_tests,
+    "pin": _contract_properties_score_properties_pin,
+    "timeout": _contract_properties_score_properties_timeout,
+}
+
+_PROPERTIES_10: Dict[str, Callable[[Any], bool]] = {
     "signers": _contract_properties_authority_properties_signers,
     "require_touch": _contract_properties_authority_properties_require_touch,
 }
 
-_PROPERTIES_10: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_11: Dict[str, Callable[[Any], bool]] = {
     "freeze_bytes": _contract_properties_limits_properties_freeze_bytes,
     "seed_bytes": _contract_properties_limits_properties_seed_bytes,
     "lock_bytes": _contract_properties_limits_properties_lock_bytes,
     "test_bytes": _contract_properties_limits_properties_test_bytes,
-}
-
-_PROPERTIES_11: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_12: Dict[str, Callable[[Any], bool]] = {
@@ -1377,19 +1479,22 @@ _PROPERTIES_13: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_14: Dict[str, Callable[[Any], bool]] = {
+}
+
+_PROPERTIES_15: Dict[str, Callable[[Any], bool]] = {
     "test": _quarantine_list_items_properties_test,
     "owner": _quarantine_list_items_properties_owner,
     "expires": _quarantine_list_items_properties_expires,
     "reason": _quarantine_list_items_properties_reason,
 }
 
-_PROPERTIES_15: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_16: Dict[str, Callable[[Any], bool]] = {
     "lock": _contract_properties_fixtures_items_properties_lock,
     "root": _contract_properties_fixtures_items_properties_root,
     "paths": _contract_properties_fixtures_items_properties_paths,
 }
 
-_PROPERTIES_16: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_17: Dict[str, Callable[[Any], bool]] = {
     "paths": _contract_properties_seeds_items_properties_paths,
     "format": _contract_properties_seeds_items_properties_format,
     "records": _contract_properties_seeds_items_properties_records,
@@ -1400,27 +1505,38 @@ _PROPERTIES_16: Dict[str, Callable[[Any], bool]] = {
     "promote": _contract_properties_seeds_items_properties_promote,
 }
 
-_PROPERTIES_17: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_18: Dict[str, Callable[[Any], bool]] = {
     "paths": _contract_properties_freeze_items_properties_paths,
     "schema": _contract_properties_freeze_items_properties_schema,
 }
 
-_PROPERTIES_18: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_19: Dict[str, Callable[[Any], bool]] = {
+    "file": _contract_properties_score_properties_pin_properties_file,
+    "randomly_seed": _contract_properties_score_properties_pin_properties_randomly_seed,
+    "hypothesis": _contract_properties_score_properties_pin_properties_hypothesis,
+}
+
+_PROPERTIES_20: Dict[str, Callable[[Any], bool]] = {
     "id": _flake_budget_properties_frozen_items_properties_id,
     "owner": _flake_budget_properties_frozen_items_properties_owner,
     "expires": _flake_budget_properties_frozen_items_properties_expires,
     "reason": _flake_budget_properties_frozen_items_properties_reason,
 }
 
-_PROPERTIES_19: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_21: Dict[str, Callable[[Any], bool]] = {
     "field": _contract_properties_seeds_items_properties_digest_properties_field,
     "of": _contract_properties_seeds_items_properties_digest_properties_of,
     "form": _contract_properties_seeds_items_properties_digest_properties_form,
 }
 
-_PROPERTIES_20: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_22: Dict[str, Callable[[Any], bool]] = {
     "rule": _contract_properties_tamper_properties_allow_items_properties_rule,
     "path": _contract_properties_tamper_properties_allow_items_properties_path,
+}
+
+_PROPERTIES_23: Dict[str, Callable[[Any], bool]] = {
+    "deadline": _contract_properties_score_properties_pin_properties_hypothesis_properties_deadline,
+    "max_examples": _contract_properties_score_properties_pin_properties_hypothesis_properties_max_examples,
 }
 
 VALID: Dict[str, Callable[[Any], bool]] = {
