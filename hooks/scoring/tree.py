@@ -115,9 +115,9 @@ def build(
             continue
         files[path] = entry
     for path in sorted(oracle):
-        entry = target.entry(path)
-        if entry is not None and entry.mode != "160000":
-            files[path] = entry
+        at_target = target.entry(path)
+        if at_target is not None and at_target.mode != "160000":
+            files[path] = at_target
     # a candidate file where the target has a folder: the folder wins
     shadowing = folders_on_the_way(list(files)) - {""}
     for path in [p for p in files if p in shadowing]:
