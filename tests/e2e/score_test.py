@@ -748,3 +748,37 @@ def test_a_target_whose_configuration_asks_for_xdist_is_scored_in_one_process(ca
     assert record["config"] == "pytest.ini"
     assert [f["code"] for f in record["findings"]] == ["test-failed"]
     assert len(record["tests"]) == 5 and len(set(record["scored"])) == len(record["scored"])
+
+
+def test_with_tests_anywhere_no_conftest_of_the_candidates_is_loaded(capsys, tmp_path):
+    """score.tests without a folder: pytest walks the whole tree, so every conftest
+    in it is the target's, and a test file only the candidate has runs apart."""
+    repo = init_repo(tmp_path / "r")
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nscore:\n  tests: ['**/test_*.py']\n",
+            "src/__init__.py": "",
+            "src/calc.py": SOURCE,
+            "tests/test_calc.py": TESTS,
+        },
+    )
+    deselect = "def pytest_collection_modifyitems(items):\n    items.clear()\n"
+    commit(
+        repo,
+        {
+            "src/calc.py": BROKEN,
+            "src/conftest.py": deselect,
+            "src/sub/conftest.py": deselect,
+            "src/test_mine.py": "def test_mine():\n    pass\n",
+        },
+    )
+    rc, out, _ = score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    record = json.loads(out)
+    assert rc == 1
+    assert record["arguments"] == ["."]
+    assert [f["code"] for f in record["findings"]] == ["test-failed"]
+    assert "src/test_mine.py::test_mine" not in record["scored"]
+    assert record["candidate_tests"] == [
+        {"nodeid": "src/test_mine.py::test_mine", "outcome": "passed"}
+    ]
