@@ -399,27 +399,24 @@ def test_the_near_miss_code_that_registers_a_harmless_plugin_passes(capsys, repo
 # -- score-timeout -----------------------------------------------------------------------
 
 
-def test_a_session_past_its_limit_is_a_timeout(capsys, tmp_path):
+def sleeping(tmp_path: Path, limit: int, seconds: float) -> Path:
+    """A target whose score.timeout is ``limit``, and an agent's code that sleeps ``seconds``."""
     repo = init_repo(tmp_path / "slow")
-    commit(
-        repo,
-        {
-            ".oracle-guard.yaml": CONTRACT % {"timeout": 30},
-            "oracle/quarantine.json": "[]",
-            "src/__init__.py": "",
-            "src/calc.py": SOURCE,
-            "tests/test_calc.py": TESTS,
-        },
-        "target",
-    )
-    agent(
-        repo,
-        {
-            "src/calc.py": SOURCE.replace(
-                "    return a + b", "    import time\n\n    time.sleep(3600)\n    return a + b"
-            )
-        },
-    )
+    files = {
+        ".oracle-guard.yaml": CONTRACT % {"timeout": limit},
+        "oracle/quarantine.json": "[]",
+        "src/__init__.py": "",
+        "src/calc.py": SOURCE,
+        "tests/test_calc.py": TESTS,
+    }
+    commit(repo, files, "target")
+    nap = f"    import time\n\n    time.sleep({seconds})\n    return a + b"
+    agent(repo, {"src/calc.py": SOURCE.replace("    return a + b", nap)})
+    return repo
+
+
+def test_a_session_past_its_limit_is_a_timeout(capsys, tmp_path):
+    repo = sleeping(tmp_path, 30, 3600)
     rc, out, err = local(capsys, repo)
     assert rc == 1, err
     assert "score-timeout" in codes(out)
@@ -427,26 +424,7 @@ def test_a_session_past_its_limit_is_a_timeout(capsys, tmp_path):
 
 
 def test_the_near_miss_a_short_sleep_within_the_limit_passes(capsys, tmp_path):
-    repo = init_repo(tmp_path / "slow")
-    commit(
-        repo,
-        {
-            ".oracle-guard.yaml": CONTRACT % {"timeout": 120},
-            "oracle/quarantine.json": "[]",
-            "src/__init__.py": "",
-            "src/calc.py": SOURCE,
-            "tests/test_calc.py": TESTS,
-        },
-        "target",
-    )
-    agent(
-        repo,
-        {
-            "src/calc.py": SOURCE.replace(
-                "    return a + b", "    import time\n\n    time.sleep(0.01)\n    return a + b"
-            )
-        },
-    )
+    repo = sleeping(tmp_path, 120, 0.01)
     rc, out, _ = local(capsys, repo)
     assert rc == 0, out
 
