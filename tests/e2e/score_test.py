@@ -209,10 +209,11 @@ def test_a_failing_test_stays_failed_whatever_the_patch_does_to_the_tests(capsys
         in out
     )
     if all(path.startswith(("src/", "tests/")) for path in patch):
-        # inside the write set the agent was given, write-set lets it through
-        rc, out, _ = run_guard(
-            capsys, repo, "check", *judged(repo), "--now", NOW, "--only", "write-set"
-        )
+        # inside the write set the agent was given, write-set lets it through; the
+        # edits to the test itself pass every check (test-tamper judges the others)
+        edits_the_test_only = list(patch) == ["tests/test_calc.py"] and "skip" not in str(patch)
+        hooks = [] if edits_the_test_only else ["--only", "write-set"]
+        rc, out, _ = run_guard(capsys, repo, "check", *judged(repo), "--now", NOW, *hooks)
         assert rc == 0, out
 
 
@@ -399,9 +400,10 @@ def test_the_near_miss_code_that_registers_a_harmless_plugin_passes(capsys, repo
 # -- score-timeout -----------------------------------------------------------------------
 
 
-def sleeping(tmp_path: Path, limit: int, seconds: float) -> Path:
+def sleeping(tmp_path: Path, limit: int, seconds: float, context: str) -> Path:
     """A target whose score.timeout is ``limit``, and an agent's code that sleeps ``seconds``."""
     repo = init_repo(tmp_path / "slow")
+    CONTEXT[repo] = context
     files = {
         ".oracle-guard.yaml": CONTRACT % {"timeout": limit},
         "oracle/quarantine.json": "[]",
@@ -415,16 +417,18 @@ def sleeping(tmp_path: Path, limit: int, seconds: float) -> Path:
     return repo
 
 
-def test_a_session_past_its_limit_is_a_timeout(capsys, tmp_path):
-    repo = sleeping(tmp_path, 30, 3600)
+@pytest.mark.parametrize("context", ["local", "ci"])
+def test_a_session_past_its_limit_is_a_timeout(capsys, tmp_path, context):
+    repo = sleeping(tmp_path, 30, 3600, context)
     rc, out, err = local(capsys, repo)
     assert rc == 1, err
     assert "score-timeout" in codes(out)
     assert "score-timeout: the oracle's session ran past its limit of 30 s and was stopped" in out
 
 
-def test_the_near_miss_a_short_sleep_within_the_limit_passes(capsys, tmp_path):
-    repo = sleeping(tmp_path, 120, 0.01)
+@pytest.mark.parametrize("context", ["local", "ci"])
+def test_the_near_miss_a_short_sleep_within_the_limit_passes(capsys, tmp_path, context):
+    repo = sleeping(tmp_path, 120, 0.01, context)
     rc, out, _ = local(capsys, repo)
     assert rc == 0, out
 
