@@ -108,6 +108,12 @@ def score(
             contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"),
             target=target,
         )
+        if env.get("CI") and revs.base_reason == "--head without a base":
+            raise ScoreError(
+                "CI is set but no target is named: set GITHUB_BASE_REF or "
+                "CI_MERGE_REQUEST_TARGET_BRANCH_NAME, or pass --target BRANCH: a gate scores "
+                "the merge with the target's tests, never a commit with its own parent's"
+            )
         if revs.conflicts:
             raise ScoreError(
                 f"{revs.candidate.label} conflicts with its target at "

@@ -764,3 +764,24 @@ def test_with_tests_anywhere_no_conftest_of_the_candidates_is_loaded(capsys, tmp
     assert record["candidate_tests"] == [
         {"nodeid": "src/test_mine.py::test_mine", "outcome": "passed"}
     ]
+
+
+def test_in_ci_without_a_target_the_score_refuses_in_one_line(capsys, tmp_path):
+    repo = init_repo(tmp_path / "r")
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": CONTRACT % {"timeout": 60},
+            "oracle/quarantine.json": "[]",
+            "src/__init__.py": "",
+            "src/calc.py": SOURCE,
+            "tests/test_calc.py": TESTS,
+        },
+    )
+    commit(repo, {"src/calc.py": BROKEN, "tests/test_calc.py": TESTS.replace("== 4", "== 5")})
+    rc, out, err = run_guard(capsys, repo, "score", "--now", NOW, env={"CI": "true"})
+    assert (rc, out) == (2, "")
+    assert err.count("\n") == 1 and "CI is set but no target is named" in err
+    # the near miss: locally, a head alone is scored with its parent's tests
+    rc, out, _ = run_guard(capsys, repo, "score", "--now", NOW)
+    assert rc == 1 and "test-failed: tests/test_calc.py::test_add_small" in out
