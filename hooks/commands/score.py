@@ -96,6 +96,9 @@ def score(
     from oracle_guard.scoring import verdict
 
     when = clock.now_from(now, env)
+    found_python = shutil.which(python)
+    if found_python is None or not os.access(found_python, os.X_OK):
+        raise ScoreError(f"--python {python!r} is not an interpreter this machine can run")
     git = Git(directory)
     scratch = tempfile.mkdtemp(prefix="oracle-guard-score-")
     try:
@@ -161,12 +164,19 @@ def score(
 
         # the target's own collection beside the oracle's session: what may not vanish
         found: Dict[str, Any] = {}
-        collecting = threading.Thread(
-            target=lambda: found.update(baseline=one("target", target_tree, own, True))
-        )
+
+        def collect() -> None:
+            try:
+                found["baseline"] = one("target", target_tree, own, True)
+            except BaseException as exc:  # re-raised below, in the caller's thread
+                found["error"] = exc
+
+        collecting = threading.Thread(target=collect)
         collecting.start()
         oracle = one("oracle", candidate_tree, scored)
         collecting.join()
+        if "error" in found:
+            raise found["error"]
         baseline = found["baseline"]
         if baseline.returncode is None or not baseline.ended:
             said = (baseline.output.strip().splitlines() or ["it printed nothing"])[-1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -31,9 +32,10 @@ class Session(NamedTuple):
 
 
 def private_folder(base: str) -> Dict[str, str]:
-    """The run's own folders beside the scratch tree: the plugin, HOME, TMPDIR,
-    compiled files (never read from the tree), and an empty configuration."""
-    folders = {name: os.path.join(base, name) for name in ("plugin", "home", "tmp", "pycache")}
+    """The run's own folders beside the scratch tree: the plugin, HOME, TMPDIR and an
+    empty configuration. No bytecode is written; none is read from the tree, which
+    holds no compiled file the target does not (tree.py)."""
+    folders = {name: os.path.join(base, name) for name in ("plugin", "home", "tmp")}
     for folder in folders.values():
         os.makedirs(folder, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))
@@ -59,9 +61,8 @@ def environment(
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
         "PYTHONHASHSEED": str((seed or 0) % (1 << 32)),
-        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",  # the installed packages' bytecode is still read
         "PYTHONNOUSERSITE": "1",
-        "PYTHONPYCACHEPREFIX": folders["pycache"],
         "PYTHONPATH": folders["plugin"],
         "ORACLE_GUARD_SCORE": json.dumps(settings, sort_keys=True),
     }
@@ -116,6 +117,8 @@ def run(
         seconds = time.monotonic() - started
         output.seek(0)
         tail = output.read().decode("utf-8", "replace").splitlines()[-OUTPUT_TAIL:]
+    # pytest's closing line, without its clock: the same run prints the same record
+    tail = [re.sub(r" in [0-9.]+s( \([0-9:]+\))?", "", line) for line in tail]
     return Session(returncode, _records(record), seconds, "\n".join(tail))
 
 

@@ -11,7 +11,7 @@ from oracle_guard.findings import Finding
 from oracle_guard.scoring.session import Session
 
 HOOK = "score"
-EXIT_TESTS_FAILED, EXIT_NO_TESTS = 1, 5
+EXIT_TESTS_FAILED, EXIT_INTERRUPTED, EXIT_NO_TESTS = 1, 2, 5  # pytest's ExitCode
 PASSING = ("passed", "xpassed")
 
 
@@ -89,7 +89,13 @@ def judge(
             "(os._exit, a signal) is not a pass",
         )
     elif oracle.ended and oracle.returncode is not None and not oracle.of("frozen-collected"):
-        expected = EXIT_TESTS_FAILED if failed else (EXIT_NO_TESTS if not collected else 0)
+        expected = (
+            EXIT_INTERRUPTED
+            if oracle.of("collect-error")
+            else EXIT_TESTS_FAILED
+            if failed
+            else (EXIT_NO_TESTS if not collected else 0)
+        )
         if oracle.returncode != expected:
             add(
                 "outcome-mismatch",
@@ -104,8 +110,14 @@ def judge(
         for record in oracle.of("deselected"):
             seen.update(record.get("ids", []))
         wanted = [i for r in baseline.of("collected") for i in r.get("ids", [])]
+        # a module that did not collect is test-failed already, once
+        broken = {_path_of(r.get("nodeid") or "") for r in oracle.of("collect-error")}
         for nodeid in wanted:
-            if nodeid not in seen and not _frozen(nodeid, frozen):
+            if (
+                nodeid not in seen
+                and not _frozen(nodeid, frozen)
+                and _path_of(nodeid) not in broken
+            ):
                 add(
                     "test-vanished",
                     _path_of(nodeid),

@@ -785,3 +785,35 @@ def test_in_ci_without_a_target_the_score_refuses_in_one_line(capsys, tmp_path):
     # the near miss: locally, a head alone is scored with its parent's tests
     rc, out, _ = run_guard(capsys, repo, "score", "--now", NOW)
     assert rc == 1 and "test-failed: tests/test_calc.py::test_add_small" in out
+
+
+def test_an_interpreter_that_is_not_there_is_one_line_and_exit_2(capsys, tmp_path):
+    repo = init_repo(tmp_path / "r")
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": CONTRACT % {"timeout": 60},
+            "oracle/quarantine.json": "[]",
+            "tests/test_a.py": "def test_a():\n    pass\n",
+        },
+    )
+    commit(repo, {"src/a.py": ""})
+    rc, out, err = score(
+        capsys, repo, "--base", "HEAD~1", "--head", "HEAD", "--python", str(tmp_path / "nope")
+    )
+    assert (rc, out) == (2, "")
+    assert (
+        err
+        == f"oracle-guard: error: --python {str(tmp_path / 'nope')!r} is not an interpreter this machine can run\n"
+    )
+
+
+def test_code_that_does_not_import_is_one_test_failed_per_module(capsys, repo):
+    agent(repo, {"src/calc.py": "def add(a, b)\n    return a + b\n"})
+    rc, out, _ = local(capsys, repo, "--format", "json")
+    record = json.loads(out)
+    assert rc == 1
+    assert [(f["code"], f["path"]) for f in record["findings"]] == [
+        ("test-failed", "tests/test_calc.py")
+    ]
+    assert "SyntaxError" in record["findings"][0]["message"]
