@@ -68,7 +68,7 @@ def codes(here: str) -> str:
     from oracle_guard.checks.codes import CODES
     from oracle_guard.checks.registry import HOOKS
 
-    order = [*HOOKS, "pre-receive"]
+    order = [*HOOKS, "pre-receive", "score"]
     by_hook: Dict[str, List[str]] = {}
     for code, info in CODES.items():
         by_hook.setdefault(info.hook, []).append(code)
