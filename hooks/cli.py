@@ -1,4 +1,4 @@
-"""Command line: ``oracle-guard check | lock | init | freeze | seeds | signers | explain
+"""Command line: ``oracle-guard check | score | lock | init | freeze | seeds | signers | explain
 | schema | demo | pre-receive | install-pre-receive | doctor``.
 
 Each command is a module of ``oracle_guard.commands`` with ``add_parser(sub)`` and

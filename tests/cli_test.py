@@ -160,7 +160,7 @@ def test_help_lists_every_command_and_a_command_error_reads_as_before(capsys):
     assert err.splitlines()[-1] == "oracle-guard: error: unrecognized arguments: --bogus"
     code, _, err = run_usage(capsys, "chekc")
     assert code == 2
-    assert "invalid choice: 'chekc' (choose from 'check', 'lock', 'freeze'," in err
+    assert "invalid choice: 'chekc' (choose from 'check', 'score', 'lock', 'freeze'," in err
 
 
 def test_bad_now_is_an_error(tmp_path, capsys):

@@ -27,6 +27,7 @@ SCHEMAS = (
     "quarantine-entry",
     "quarantine-list",
     "replay-case",
+    "score-record",
 )
 
 
@@ -99,7 +100,7 @@ def test_explain_all_lists_every_code_with_its_hook_and_meaning(capsys):
     # aligned columns: every hook starts in the same column
     columns = {line.index(info.hook, len(code)) for line, (code, info) in zip(lines, CODES.items())}
     assert len(columns) == 1
-    assert {info.hook for info in CODES.values()} == set(HOOKS) | {"pre-receive"}
+    assert {info.hook for info in CODES.values()} == set(HOOKS) | {"pre-receive", "score"}
 
 
 @pytest.mark.parametrize(
@@ -108,7 +109,7 @@ def test_explain_all_lists_every_code_with_its_hook_and_meaning(capsys):
         (
             "fixture-mismach",
             "unknown code 'fixture-mismach'; did you mean fixture-mismatch, "
-            "fixture-missing? 'oracle-guard explain --all' lists every code",
+            "fixture-missing, outcome-mismatch? 'oracle-guard explain --all' lists every code",
         ),
         (
             "seed-reorder",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from oracle_guard.checks.codes import CODES, NOT_FROM_A_CHECK
+from oracle_guard.checks.codes import CODES, NOT_FROM_A_CHECK, SCORE_CODES
 from oracle_guard.checks.registry import CHECKS, HOOKS
 from oracle_guard.cli import build_parser
 from testing import docs
@@ -68,6 +68,9 @@ def test_every_code_is_emitted_by_its_hook_module():
             source += (ROOT / "hooks" / "authority" / "signatures.py").read_text()
             source += (ROOT / "hooks" / "commands" / "check.py").read_text()  # merge-conflict
         assert f'"{code}"' in source, (code, info.hook)
+    verdict = (ROOT / "hooks" / "scoring" / "verdict.py").read_text()
+    for code, info in SCORE_CODES.items():  # raised by oracle-guard score's verdict
+        assert info.hook == "score" and f'"{code}"' in verdict, code
 
 
 def test_the_registry_lists_every_hook_once():
@@ -75,7 +78,7 @@ def test_the_registry_lists_every_hook_once():
     assert [check.id for check in CHECKS] == list(HOOKS)
     assert {code for check in CHECKS for code in (d.code for d in check.codes)} | set(
         NOT_FROM_A_CHECK
-    ) == set(CODES)
+    ) | set(SCORE_CODES) == set(CODES)
 
 
 def test_manifest_matches_the_hooks_the_cli_knows():

@@ -149,7 +149,7 @@ SCORE_CODES: Dict[str, Code] = {
         "run (os._exit, a signal, a crash)",
         "remove whatever ends the process early (an exit at import, a killed worker); a run "
         "that does not reach its end is never a pass",
-        "run-incomplete: pytest exited with status 0 after 0 of 3 tests, before its session "
+        ".: run-incomplete: pytest exited with status 0 after 0 of 3 tests, before its session "
         "ended: an exit during the run (os._exit, a signal) is not a pass",
     ),
     "outcome-mismatch": Code(
@@ -158,7 +158,7 @@ SCORE_CODES: Dict[str, Code] = {
         "rewrites the session's exit status makes it",
         "remove the code that changes the session's exit status (a pytest_sessionfinish "
         "setting session.exitstatus, an atexit exit)",
-        "outcome-mismatch: pytest exited with status 0, but what ran says 1 (1 failed of "
+        ".: outcome-mismatch: pytest exited with status 0, but what ran says 1 (1 failed of "
         "3): something in the session changed its exit status",
     ),
     "skip-at-run": Code(
@@ -176,7 +176,7 @@ SCORE_CODES: Dict[str, Code] = {
         "a score session ran past the contract's score.timeout and was stopped",
         "make the tests finish within the limit (a hang, a sleep, a loop in the code); an "
         "owner raises score.timeout in a change of their own if the suite has grown",
-        "score-timeout: the oracle's session ran past its limit of 900 s and was stopped; "
+        ".: score-timeout: the oracle's session ran past its limit of 900 s and was stopped; "
         "a run that does not end is not a pass",
     ),
 }

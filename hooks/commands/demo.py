@@ -35,6 +35,9 @@ write_set:
   owners: [alice]
 tamper:
   paths: ["tests/**"]
+score:
+  tests: ["tests/**"]
+  pin: {randomly_seed: 20260925}
 identity_env: GL_USERNAME
 """
 
@@ -226,6 +229,39 @@ SCENARIOS: List[Tuple[str, Callable[[Repo], None], str, int]] = [
 ]
 
 
+def edit_expected_value(repo: Repo) -> None:
+    repo.write("tests/test_pricing.py", TESTS.replace("== 2049", "== 2048"))
+
+
+def round_half_up(repo: Repo) -> None:
+    repo.write(
+        "src/pricing.py",
+        "def price(cents, rate_bps):\n    return cents + (cents * rate_bps + 5000) // 10000\n",
+    )
+
+
+# committed changes, judged by check and scored: (title, edit, show check, expected score exit)
+SCORED: List[Tuple[str, Callable[[Repo], None], bool, int]] = [
+    (
+        "edit the failing test's expected value (tests/ is in the write set: every check passes)",
+        edit_expected_value,
+        True,
+        1,
+    ),
+    ("the honest fix: round half up in src/pricing.py", round_half_up, False, 0),
+]
+
+
+def scored(repo: Repo, base: str) -> Tuple[int, str]:
+    """What `oracle-guard score --base BASE --head HEAD` prints, with its exit code."""
+    import sys
+
+    from oracle_guard.commands import score
+
+    record = score.score(repo.path, base, "HEAD", None, now=NOW, env={}, python=sys.executable)
+    return (0 if record["verdict"] == "passed" else 1), score.render_text(record)
+
+
 def judge(repo: Repo, only: str) -> Tuple[int, str]:
     """What `oracle-guard check` prints for the staged change, with its exit code."""
     from oracle_guard.commands.check import check
@@ -278,6 +314,37 @@ def play(path: str, write: Callable[[str], object]) -> bool:
         command = "oracle-guard check" + (f" --only {only}" if only else "")
         write(
             f"\n── {number}. {title}\n   $ {command}   -> {verdict}"
+            f"{'' if ok else '  <-- NOT AS EXPECTED'}\n"
+        )
+        write("".join(f"   {line}\n" for line in output.splitlines()))
+    base = repo.git("rev-parse", "HEAD").strip()
+    write(
+        f"\nThe score: each change below is committed, and `oracle-guard score` runs the "
+        f"owners' tests,\nas the baseline ({base[:12]}) has them, against the change's code, "
+        "in a pytest subprocess.\n"
+    )
+    for number, (title, edit, show_check, expected) in enumerate(SCORED, len(SCENARIOS)):
+        repo.git("reset", "-q", "--hard", base)
+        repo.git("clean", "-q", "-fdx")
+        edit(repo)
+        repo.git("commit", "-q", "-am", title)
+        write(f"\n── {number}. {title}\n")
+        if show_check:
+            from oracle_guard.commands.check import check
+            from oracle_guard.findings import HOOKS
+
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+                code = check(repo.path, HOOKS, base, "HEAD", now=NOW, env={})
+            all_as_expected &= code == 0
+            verdict = "accepted" if code == 0 else f"rejected (exit {code})"
+            write(f"   $ oracle-guard check --base {base[:12]} --head HEAD   -> {verdict}\n")
+        code, output = scored(repo, base)
+        ok = code == expected
+        all_as_expected &= ok
+        verdict = "accepted" if code == 0 else f"rejected (exit {code})"
+        write(
+            f"   $ oracle-guard score --base {base[:12]} --head HEAD   -> {verdict}"
             f"{'' if ok else '  <-- NOT AS EXPECTED'}\n"
         )
         write("".join(f"   {line}\n" for line in output.splitlines()))

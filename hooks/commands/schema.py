@@ -42,7 +42,7 @@ def add_parser(sub) -> None:
         metavar="NAME",
         nargs="?",
         help="contract, corpus-line, fixtures-lock, flake-budget, freeze, quarantine-entry, "
-        "quarantine-list or replay-case",
+        "quarantine-list, replay-case or score-record",
     )
     parser.add_argument("--list", action="store_true", help="list the built-in schema names")
     parser.set_defaults(run=run)

@@ -42,7 +42,7 @@ def _frozen_ids(contract, target, now: dt.datetime) -> Tuple[List[str], List[Dic
         raise ScoreError(f"the target's freeze files do not load ({what}): nothing is scored")
     ids, entries = [], []
     for entry in state.entries:
-        expired = bool(entry.expires) and _expired(entry.expires, now)
+        expired = entry.expires is not None and _expired(entry.expires, now)
         entries.append(
             {
                 "id": entry.id,
@@ -163,9 +163,12 @@ def score(
         collecting.join()
         baseline = found["baseline"]
         if baseline.returncode is None or not baseline.ended:
+            said = (baseline.output.strip().splitlines() or ["it printed nothing"])[-1]
+            if baseline.returncode is None:
+                said = f"it ran past score.timeout ({timeout:g} s)"
             raise ScoreError(
-                f"collecting the target's own tests did not finish (status "
-                f"{baseline.returncode}): {baseline.output.splitlines()[-1:] or ''}"
+                f"collecting the target's own tests with {python} did not finish "
+                f"(status {baseline.returncode}): {said}"
             )
         judged_run = verdict.judge(oracle, baseline, frozen, scored.oracle, candidate_tree, timeout)
         added = _candidate_tests(git, scored, candidate_tree, one) if scored.added_tests else []
@@ -246,17 +249,21 @@ def render_text(record: Dict[str, Any]) -> str:
     counted = ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items())) or "no tests"
     target = (record["target"] or "")[:12]
     candidate = (record["candidate"] or "")[:12]
+    label = record["target_label"]
+    named = (
+        target
+        if record["target"] and record["target"].startswith(label)
+        else (f"{show_text(label)} ({target})")
+    )
     lines = [
-        f"score: seed {record['seed']} (from {show_text(record['pin'])}); the tests of "
-        f"{show_text(record['target_label'])} ({target}) against {candidate}",
+        f"score: seed {record['seed']} ({show_text(record['pin'])}); the tests of "
+        f"{named} against {candidate}",
     ]
     results = results_of(record)
     lines += [finding_line(f) for f in results[0].findings]
-    frozen = sum(not entry["expired"] for entry in record["frozen"])
     extra = f"; {len(record['deselected'])} frozen, not run" if record["deselected"] else ""
     if record["candidate_tests"]:
         extra += f"; {len(record['candidate_tests'])} new tests of the candidate's, not counted"
-    del frozen
     lines.append(f"score: {record['verdict']} ({counted}{extra})")
     if record["verdict"] == "failed":
         first = record["findings"][0]["code"] if record["findings"] else "test-failed"

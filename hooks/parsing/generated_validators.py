@@ -17,6 +17,7 @@ SOURCES = {
     "quarantine-entry.schema.json": "3ba18edc160ef7e2a0a57115f63692891fb7583ddb042cd6194eeb96943c1311",
     "quarantine-list.schema.json": "6a0cc5cf3021fbb6096fdf8a03244979f56b71dbdd0f54ea4a24e0de0d91be3a",
     "replay-case.schema.json": "232429be2cf3bd6cd62ac9dc179f70ea150417cc5a8df12b8d450873d372aee4",
+    "score-record.schema.json": "3b059b73149ec9bf2e5a809a978678d5081eb45a6ab5cee260e6a7237fcd1c2d",
 }
 
 

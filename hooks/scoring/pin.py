@@ -5,14 +5,14 @@ tables as the oracle layout keeps them)."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, NamedTuple
+from typing import Any, Dict, NamedTuple, Optional, Tuple
 
 from oracle_guard.errors import OracleGuardError
 from oracle_guard.snapshot import Snapshot
 
 DEFAULT_SEED = 0
 # the seeds file's keys: (table, key) -> (the setting, its type)
-FILE_KEYS = {
+FILE_KEYS: Dict[Tuple[str, str], Tuple[Optional[str], type]] = {
     ("random", "pytest_randomly_seed"): ("seed", int),
     ("hypothesis", "deadline_ms"): ("deadline", int),
     ("hypothesis", "max_examples_score"): ("max_examples", int),
@@ -41,7 +41,7 @@ def read_pin(section: Dict[str, Any], target: Snapshot) -> Pin:
         return _from_file(pin["file"], target)
     hypothesis = dict(pin.get("hypothesis") or {})
     seed = pin.get("randomly_seed", DEFAULT_SEED)
-    source = "the contract" if "randomly_seed" in pin else "the default (no score.pin)"
+    source = "from the contract" if "randomly_seed" in pin else "the default: no score.pin"
     return Pin(seed, hypothesis, source)
 
 
@@ -54,9 +54,10 @@ def _from_file(path: str, target: Snapshot) -> Pin:
         document = load_toml(target.read(path, 1 << 20))
     except ValueError as exc:
         raise PinError(f"{path}: not TOML: {exc}") from None
-    seed, hypothesis = DEFAULT_SEED, {}
+    seed: int = DEFAULT_SEED
+    hypothesis: Dict[str, Any] = {}
     for table in ("random", "hypothesis"):
-        values = document.get(table, {})
+        values: Any = document.get(table, {})
         if not isinstance(values, dict):
             raise PinError(f"{path}: [{table}] is not a table")
         for key, value in values.items():
@@ -66,8 +67,8 @@ def _from_file(path: str, target: Snapshot) -> Pin:
             name, kind = FILE_KEYS[(table, key)]
             if type(value) is not kind:
                 raise PinError(f"{path}: [{table}] {key} must be {kind.__name__}, not {value!r}")
-            if name == "seed":
+            if name == "seed" and isinstance(value, int):
                 seed = value
             elif name is not None:
                 hypothesis[name] = value
-    return Pin(seed, hypothesis, path)
+    return Pin(seed, hypothesis, f"from {path}")

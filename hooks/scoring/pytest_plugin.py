@@ -40,6 +40,16 @@ def _frozen(nodeid: str, frozen: List[str]) -> bool:
 
 
 @pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: Any, args: List[str]
+) -> None:
+    """One process: pytest-xdist's workers would collect and run where this plugin
+    cannot see every test (``-n 0`` after the configuration's own ``-n``)."""
+    if early_config.pluginmanager.hasplugin("xdist"):
+        args.extend(["-n", "0"])
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     _write("start", pytest=pytest.__version__, python=sys.version.split()[0])
     seed = _settings.get("seed")
@@ -51,7 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
             from hypothesis import settings
         except ImportError:  # not installed: no property test to pin
             return
-        options = {"derandomize": True, "database": None, "print_blob": True}
+        options: Dict[str, Any] = {"derandomize": True, "database": None, "print_blob": True}
         if "deadline" in hypothesis:
             options["deadline"] = hypothesis["deadline"]
         if "max_examples" in hypothesis:
@@ -65,7 +75,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
     """Before any other plugin: what the test code itself declares, then the
     frozen ids deselected."""
     frozen = _settings.get("frozen") or []
-    kept, dropped = [], []
+    kept: List[Any] = []
+    dropped: List[Any] = []
     for item in items:
         names = {mark.name for mark in item.iter_markers()}
         _declared[item.nodeid] = {

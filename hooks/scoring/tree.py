@@ -98,32 +98,47 @@ def build(
         oracle.add(_join(folder, "conftest.py"))
         for name in CONFIG_FILES:
             oracle.add(_join(folder, name))
+    arguments = arguments_of(tests, target_tests)
+
+    def collected_from(path: str) -> bool:  # pytest walks the argument folders
+        return any(a == "." or path == a or path.startswith(a + "/") for a in arguments)
+
+    # every conftest pytest could load while it walks them is the target's
+    for snapshot in (target, candidate):
+        oracle.update(
+            p
+            for p in snapshot.entries
+            if p.rsplit("/", 1)[-1] == "conftest.py" and collected_from(p)
+        )
     files: Dict[str, Entry] = {}
     added: Dict[str, Entry] = {}
     dropped: List[str] = []
     for path, entry in candidate.entries.items():
         if path in oracle or entry.mode == "160000":
             continue
-        if patterns.matches(path):
-            name = path.rsplit("/", 1)[-1]
-            if name.startswith(PYTHON_TEST_FILE[0]) or name.endswith(PYTHON_TEST_FILE[1]):
-                if name.endswith(".py"):
-                    added[path] = entry
+        name = path.rsplit("/", 1)[-1]
+        test_like = name.endswith(".py") and (
+            name.startswith(PYTHON_TEST_FILE[0]) or name.endswith(PYTHON_TEST_FILE[1])
+        )
+        if patterns.matches(path) or (
+            test_like and collected_from(path) and path not in target.entries
+        ):
+            if test_like:  # a test only the candidate has: a session of its own
+                added[path] = entry
             continue  # the target's folder of tests holds only the target's files
         if _left_out(path) and target.entry(path) != entry:
             dropped.append(path)
             continue
         files[path] = entry
     for path in sorted(oracle):
-        entry = target.entry(path)
-        if entry is not None and entry.mode != "160000":
-            files[path] = entry
+        at_target = target.entry(path)
+        if at_target is not None and at_target.mode != "160000":
+            files[path] = at_target
     # a candidate file where the target has a folder: the folder wins
     shadowing = folders_on_the_way(list(files)) - {""}
     for path in [p for p in files if p in shadowing]:
         del files[path]
         dropped.append(path)
-    arguments = arguments_of(tests, target_tests)
     return ScoredTree(files, oracle, added, sorted(dropped), arguments, None)
 
 

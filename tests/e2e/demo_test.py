@@ -16,8 +16,15 @@ def test_demo_passes_the_honest_change_and_rejects_every_edit(tmp_path):
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
-    assert out.count("-> accepted") == 2
-    assert out.count("-> rejected (exit 1)") == len(demo.SCENARIOS) - 2
+    # the checks' scenarios, then the scored ones: check passes an edited test,
+    # the score does not; the honest fix scores green
+    assert out.count("-> accepted") == 2 + 2
+    assert out.count("-> rejected (exit 1)") == len(demo.SCENARIOS) - 2 + 1
+    assert (
+        "   tests/test_pricing.py: test-failed: tests/test_pricing.py::test_rate_rounds_half_up "
+        "failed: assert 2048 == 2049\n"
+    ) in out
+    assert "   score: passed (2 passed)\n" in out
     for code in (
         "fixture-mismatch",
         "seed-reordered",

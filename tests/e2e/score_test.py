@@ -5,6 +5,7 @@ merge into --target); the patches that pass every check turn the score red."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Dict, Optional
 
@@ -70,9 +71,15 @@ def quarantine(*ids: str) -> str:
     )
 
 
-@pytest.fixture
-def repo(tmp_path) -> Path:
+# each rule is judged locally (--base/--head: the agent's commit on the branch it
+# started from) and in CI (the agent's branch merged into --target main)
+CONTEXT: Dict[Path, str] = {}
+
+
+@pytest.fixture(params=["local", "ci"])
+def repo(request, tmp_path) -> Path:
     repo = init_repo(tmp_path / "repo")
+    CONTEXT[repo] = request.param
     commit(
         repo,
         {
@@ -93,6 +100,8 @@ def score(capsys, repo: Path, *args: str):
 
 
 def agent(repo: Path, files: Dict[str, Optional[str]], message: str = "agent") -> str:
+    if CONTEXT.get(repo) == "ci" and git(repo, "branch", "--show-current").strip() == "main":
+        git(repo, "checkout", "-q", "-b", "agent")
     deleted = [path for path, text in files.items() if text is None]
     if deleted:
         remove(repo, *deleted)
@@ -109,8 +118,15 @@ def codes(out: str):
     )
 
 
-def local(capsys, repo: Path):
-    return score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD")
+def judged(repo: Path):
+    """The arguments that judge the agent's change in the repository's context."""
+    if CONTEXT.get(repo) == "ci":
+        return ["--target", "main", "--head", "agent"]
+    return ["--base", "HEAD~1", "--head", "HEAD"]
+
+
+def local(capsys, repo: Path, *args: str):
+    return score(capsys, repo, *judged(repo), *args)
 
 
 # -- the honest change passes, and is what every near miss below builds on -----------
@@ -121,7 +137,8 @@ def test_an_honest_change_scores_green(capsys, repo):
     rc, out, err = local(capsys, repo)
     assert rc == 0, out + err
     assert out.splitlines()[0].startswith(
-        "score: seed 20260921 (from the contract); the tests of HEAD~1"
+        "score: seed 20260921 (from the contract); the tests of "
+        + ("refs/heads/main (" if CONTEXT[repo] == "ci" else "HEAD~1 (")
     )
     assert out.splitlines()[-1] == "score: passed (4 passed, 1 skipped)"
 
@@ -194,17 +211,7 @@ def test_a_failing_test_stays_failed_whatever_the_patch_does_to_the_tests(capsys
     if all(path.startswith(("src/", "tests/")) for path in patch):
         # inside the write set the agent was given, write-set lets it through
         rc, out, _ = run_guard(
-            capsys,
-            repo,
-            "check",
-            "--base",
-            "HEAD~1",
-            "--head",
-            "HEAD",
-            "--now",
-            NOW,
-            "--only",
-            "write-set",
+            capsys, repo, "check", *judged(repo), "--now", NOW, "--only", "write-set"
         )
         assert rc == 0, out
 
@@ -212,7 +219,7 @@ def test_a_failing_test_stays_failed_whatever_the_patch_does_to_the_tests(capsys
 def test_a_renamed_test_is_reported_as_the_candidates_and_not_counted(capsys, repo):
     renamed = TESTS.replace("def test_add_small", "def test_add_smol")
     agent(repo, {"tests/test_calc.py": None, "tests/test_calc_renamed.py": renamed})
-    rc, out, _ = score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    rc, out, _ = local(capsys, repo, "--format", "json")
     assert rc == 0
     record = json.loads(out)
     assert "tests/test_calc.py::test_add_small" in record["scored"]
@@ -286,7 +293,7 @@ def test_a_skip_raised_from_the_candidates_code_is_skip_at_run(capsys, repo):
 
 def test_the_near_miss_the_owners_own_skip_mark_passes(capsys, repo):
     agent(repo, {"src/calc.py": SOURCE + "\n"})
-    rc, out, _ = score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    rc, out, _ = local(capsys, repo, "--format", "json")
     record = json.loads(out)
     assert rc == 0
     skipped = [t for t in record["tests"] if t["outcome"] == "skipped"]
@@ -325,7 +332,7 @@ def frozen_target(repo: Path) -> None:
 def test_a_frozen_failing_test_is_deselected_at_collection(capsys, repo):
     frozen_target(repo)
     agent(repo, {"src/calc.py": BROKEN})
-    rc, out, _ = score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    rc, out, _ = local(capsys, repo, "--format", "json")
     record = json.loads(out)
     assert rc == 0, record["findings"]
     assert record["deselected"] == ["tests/test_calc.py::test_add_small"]
@@ -336,9 +343,7 @@ def test_a_frozen_failing_test_is_deselected_at_collection(capsys, repo):
 def test_an_expired_freeze_no_longer_excludes(capsys, repo):
     frozen_target(repo)
     agent(repo, {"src/calc.py": BROKEN})
-    rc, out, _ = run_guard(
-        capsys, repo, "score", "--now", "2026-10-06", "--base", "HEAD~1", "--head", "HEAD"
-    )
+    rc, out, _ = run_guard(capsys, repo, "score", "--now", "2026-10-06", *judged(repo))
     assert rc == 1
     assert "test-failed: tests/test_calc.py::test_add_small failed" in out
 
@@ -399,7 +404,7 @@ def test_a_session_past_its_limit_is_a_timeout(capsys, tmp_path):
     commit(
         repo,
         {
-            ".oracle-guard.yaml": CONTRACT % {"timeout": 10},
+            ".oracle-guard.yaml": CONTRACT % {"timeout": 30},
             "oracle/quarantine.json": "[]",
             "src/__init__.py": "",
             "src/calc.py": SOURCE,
@@ -411,14 +416,14 @@ def test_a_session_past_its_limit_is_a_timeout(capsys, tmp_path):
         repo,
         {
             "src/calc.py": SOURCE.replace(
-                "    return a + b", "    import time\n\n    time.sleep(60)\n    return a + b"
+                "    return a + b", "    import time\n\n    time.sleep(3600)\n    return a + b"
             )
         },
     )
     rc, out, err = local(capsys, repo)
     assert rc == 1, err
     assert "score-timeout" in codes(out)
-    assert "score-timeout: the oracle's session ran past its limit of 10 s and was stopped" in out
+    assert "score-timeout: the oracle's session ran past its limit of 30 s and was stopped" in out
 
 
 def test_the_near_miss_a_short_sleep_within_the_limit_passes(capsys, tmp_path):
@@ -487,16 +492,7 @@ def test_in_ci_the_platforms_target_is_read_as_check_reads_it(capsys, repo):
 
 def test_the_record_validates_against_its_schema(capsys, repo, tmp_path):
     agent(repo, {"src/calc.py": BROKEN})
-    rc, _, _ = score(
-        capsys,
-        repo,
-        "--base",
-        "HEAD~1",
-        "--head",
-        "HEAD",
-        "--record",
-        str(tmp_path / "record.json"),
-    )
+    rc, _, _ = local(capsys, repo, "--record", str(tmp_path / "record.json"))
     assert rc == 1
     record = json.loads((tmp_path / "record.json").read_text())
     schema = json.loads((ROOT / "schemas" / "score-record.schema.json").read_text())
@@ -511,7 +507,7 @@ def test_the_same_revisions_and_clock_give_the_same_record_but_for_durations(cap
     agent(repo, {"src/calc.py": BROKEN})
     records = []
     for _ in range(2):
-        rc, out, _ = score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+        rc, out, _ = local(capsys, repo, "--format", "json")
         record = json.loads(out)
         for test in record["tests"]:
             test.pop("duration")
@@ -571,7 +567,218 @@ def test_a_pin_file_the_target_lacks_is_exit_2(capsys, tmp_path):
 
 def test_a_python_that_cannot_run_pytest_fails_closed(capsys, repo, tmp_path):
     agent(repo, {"src/calc.py": SOURCE + "\n"})
-    rc, out, err = score(
-        capsys, repo, "--base", "HEAD~1", "--head", "HEAD", "--python", "/bin/false"
+    rc, out, err = local(capsys, repo, "--python", "/bin/false")
+    assert rc == 2 and out == ""
+    assert (
+        err.count("\n") == 1
+        and "collecting the target's own tests with /bin/false did not finish" in err
     )
-    assert rc != 0
+
+
+# -- the four example layouts, with real pytest ---------------------------------------------
+
+LAYOUTS = {
+    "harness": '  tests: ["tests/**"]\n',
+    "oracle-dir": '  tests: ["tests/**"]\n  pin: {file: oracle/seeds.toml}\n',
+    "merge-contract": '  tests: ["tests/**"]\n  pin: {randomly_seed: 1}\n',
+    "replay-queue": '  tests: ["tests/**"]\n',
+}
+
+
+@pytest.fixture(params=sorted(LAYOUTS))
+def layout(request, tmp_path) -> Path:
+    repo = tmp_path / request.param
+    shutil.copytree(ROOT / "examples" / request.param, repo)
+    contract = repo / ".oracle-guard.yaml"
+    contract.write_text(contract.read_text() + "score:\n" + LAYOUTS[request.param])
+    init_repo(repo)
+    commit(repo, message="the target")
+    return repo
+
+
+def source_of(repo: Path) -> str:
+    return next(p.relative_to(repo).as_posix() for p in sorted((repo / "src").glob("*.py")))
+
+
+def test_each_layout_scores_an_honest_change_green(capsys, layout):
+    path = source_of(layout)
+    agent(layout, {path: (layout / path).read_text() + "\n# a comment\n"})
+    rc, out, err = local(capsys, layout)
+    assert rc == 0, out + err
+    assert out.splitlines()[-1].startswith("score: passed (")
+
+
+def test_each_layout_scores_broken_code_red_though_every_test_is_deleted(capsys, layout):
+    path = source_of(layout)
+    tests = [p.relative_to(layout).as_posix() for p in (layout / "tests").rglob("*.py")]
+    agent(layout, {path: "raise ImportError('broken')\n", **{t: None for t in tests}})
+    rc, out, _ = local(capsys, layout)
+    assert rc == 1, out
+    assert "test-failed: collecting tests/" in out and "ImportError: broken" in out
+
+
+def test_the_oracle_layouts_seeds_file_pins_the_seed(capsys, tmp_path):
+    repo = tmp_path / "oracle-dir"
+    shutil.copytree(ROOT / "examples" / "oracle-dir", repo)
+    contract = repo / ".oracle-guard.yaml"
+    contract.write_text(contract.read_text() + "score:\n" + LAYOUTS["oracle-dir"])
+    init_repo(repo)
+    commit(repo, message="the target")
+    commit(repo, {"src/invoice.py": (repo / "src/invoice.py").read_text() + "\n"})
+    rc, out, _ = local(capsys, repo)
+    assert rc == 0, out
+    assert out.startswith("score: seed 20260921 (from oracle/seeds.toml); ")
+
+
+# -- the reports the platforms read ------------------------------------------------------------
+
+
+@pytest.mark.needs("conformance")
+def test_the_scores_reports_validate_as_the_platforms_read_them(capsys, repo, tmp_path):
+    from testing import conformance
+
+    agent(repo, {"src/calc.py": BROKEN})
+    junit, gitlab = tmp_path / "score.xml", tmp_path / "score.json"
+    rc, out, _ = local(
+        capsys,
+        repo,
+        "--format",
+        "sarif",
+        "--output",
+        f"junit={junit}",
+        "--output",
+        f"gitlab={gitlab}",
+    )
+    assert rc == 1
+    sarif = json.loads(out)
+    schema = conformance.json_document(conformance.SARIF_SCHEMA)
+    jsonschema.validators.validator_for(schema)(schema).validate(sarif)
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["test-failed"]
+    conformance.junit_schema().validate(junit.read_text())
+    issues = json.loads(gitlab.read_text())
+    jsonschema.Draft7Validator(conformance.json_document(conformance.CODE_QUALITY_SCHEMA)).validate(
+        issues
+    )
+    assert [i["check_name"] for i in issues] == ["test-failed"]
+    # github annotations name the test's file
+    rc, out, _ = local(capsys, repo, "--format", "github")
+    assert out.startswith("::error file=tests/test_calc.py,title=oracle-guard test-failed::")
+
+
+# -- the run we control: the environment and the seeds ----------------------------------------
+
+PINNED = """\
+import os
+import sys
+
+from hypothesis import settings
+
+
+def test_the_seeds_are_pinned():
+    assert os.environ["PYTHONHASHSEED"] == "20260921"
+    current = settings()
+    assert current.derandomize is True and current.database is None
+    assert current.deadline is None
+
+
+def test_nothing_of_the_callers_environment_arrives():
+    assert "PYTEST_ADDOPTS" not in os.environ and "PYTHONSTARTUP" not in os.environ
+    assert "ORACLE_GUARD_SCORE" not in os.environ  # the plugin took its settings
+    assert not any(p.endswith("from-the-caller") for p in sys.path)
+"""
+
+
+def test_the_session_runs_pinned_in_an_environment_of_its_own(capsys, repo, monkeypatch):
+    commit(repo, {"tests/test_pinned.py": PINNED}, "the owners pin it")
+    agent(repo, {"src/calc.py": SOURCE + "\n"})
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-k nothing_at_all")
+    monkeypatch.setenv("PYTHONPATH", "/from-the-caller")
+    monkeypatch.setenv("PYTHONSTARTUP", "/from-the-caller/startup.py")
+    rc, out, _ = local(capsys, repo, "--format", "json")
+    record = json.loads(out)
+    assert rc == 0, record["findings"]
+    outcomes = {t["nodeid"]: t["outcome"] for t in record["tests"]}
+    assert outcomes["tests/test_pinned.py::test_the_seeds_are_pinned"] == "passed"
+    assert (
+        outcomes["tests/test_pinned.py::test_nothing_of_the_callers_environment_arrives"]
+        == "passed"
+    )
+
+
+def test_the_near_miss_another_seed_is_what_the_session_gets(capsys, tmp_path):
+    repo = init_repo(tmp_path / "r")
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nscore:\n  tests: ['tests/**']\n  pin: {randomly_seed: 5}\n",
+            "tests/test_pinned.py": PINNED,
+        },
+    )
+    commit(repo, {"src/a.py": ""})
+    rc, out, _ = score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD")
+    assert rc == 1
+    assert "test_the_seeds_are_pinned failed: KeyError" in out or "assert '5' == '20260921'" in out
+
+
+def test_explain_knows_every_score_code(capsys):
+    from oracle_guard.checks.codes import SCORE_CODES
+    from oracle_guard.cli import main
+
+    for code in SCORE_CODES:
+        capsys.readouterr()
+        assert main(["explain", code], env={}) == 0
+        assert code in capsys.readouterr().out
+
+
+def test_a_target_whose_configuration_asks_for_xdist_is_scored_in_one_process(capsys, tmp_path):
+    repo = init_repo(tmp_path / "r")
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nscore:\n  tests: ['tests/**']\n",
+            "pytest.ini": "[pytest]\naddopts = -n 2 --dist loadgroup\n",
+            "src/__init__.py": "",
+            "src/calc.py": SOURCE,
+            "tests/test_calc.py": TESTS,
+        },
+    )
+    commit(repo, {"src/calc.py": BROKEN})
+    rc, out, _ = score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    record = json.loads(out)
+    assert record["config"] == "pytest.ini"
+    assert [f["code"] for f in record["findings"]] == ["test-failed"]
+    assert len(record["tests"]) == 5 and len(set(record["scored"])) == len(record["scored"])
+
+
+def test_with_tests_anywhere_no_conftest_of_the_candidates_is_loaded(capsys, tmp_path):
+    """score.tests without a folder: pytest walks the whole tree, so every conftest
+    in it is the target's, and a test file only the candidate has runs apart."""
+    repo = init_repo(tmp_path / "r")
+    commit(
+        repo,
+        {
+            ".oracle-guard.yaml": "version: 1\nscore:\n  tests: ['**/test_*.py']\n",
+            "src/__init__.py": "",
+            "src/calc.py": SOURCE,
+            "tests/test_calc.py": TESTS,
+        },
+    )
+    deselect = "def pytest_collection_modifyitems(items):\n    items.clear()\n"
+    commit(
+        repo,
+        {
+            "src/calc.py": BROKEN,
+            "src/conftest.py": deselect,
+            "src/sub/conftest.py": deselect,
+            "src/test_mine.py": "def test_mine():\n    pass\n",
+        },
+    )
+    rc, out, _ = score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    record = json.loads(out)
+    assert rc == 1
+    assert record["arguments"] == ["."]
+    assert [f["code"] for f in record["findings"]] == ["test-failed"]
+    assert "src/test_mine.py::test_mine" not in record["scored"]
+    assert record["candidate_tests"] == [
+        {"nodeid": "src/test_mine.py::test_mine", "outcome": "passed"}
+    ]
