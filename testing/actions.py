@@ -107,6 +107,8 @@ class Runner:
         for step in steps:
             scope.env = env
             if "if" in step and not condition(step["if"], scope):
+                if "id" in step:  # a skipped step's outputs read as empty, as on GitHub
+                    scope.steps[step["id"]] = {}
                 continue
             code = self._step(step, env, scope, action)
             if code != 0:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -248,3 +249,107 @@ def test_the_harness_refuses_an_unpinned_checkout(tmp_path, origin, action_path)
     unpinned = {"uses": "actions/checkout@v7", "with": {"fetch-depth": 0}}
     with pytest.raises(HarnessError, match="not pinned"):
         job.run_workflow(workflow(tmp_path, {"checkout": "false"}, [unpinned]))
+
+
+# -- score: the target's tests against the merge's code, after the gate ---------------
+SCORE_SECTION = 'score:\n  tests: ["tests/**"]\n  timeout: 300\n'
+BROKEN_HEADER = (
+    "def parse_header(raw):\n    name, _, value = raw.partition(':')\n    return name, value\n"
+)
+
+
+@pytest.fixture(scope="module")
+def score_origin(tmp_path_factory):
+    """As ``origin``, with a score section in main's contract; pull request 1 keeps
+    the tests passing, pull request 2 breaks the code they test (which every check
+    lets through: src/** is the agent's to edit)."""
+    top = tmp_path_factory.mktemp("score-origin")
+    work = init_repo(top / "work")
+    shutil.copytree(ROOT / "examples" / "harness", work, dirs_exist_ok=True)
+    contract = (work / ".oracle-guard.yaml").read_text() + SCORE_SECTION
+    base = commit(work, {".oracle-guard.yaml": contract}, "guard and score the oracle")
+    heads = {}
+    for number, (name, files) in enumerate(
+        [
+            ("honest", {"src/later.py": "X = 1\n"}),
+            ("breaks-the-code", {"src/harness.py": BROKEN_HEADER}),
+        ],
+        start=1,
+    ):
+        git(work, "checkout", "-q", "-b", name, base)
+        heads[name] = (number, commit(work, files, name))
+    git(work, "checkout", "-q", "main")
+    bare = top / "origin.git"
+    git(top, "clone", "-q", "--bare", "--no-local", str(work), str(bare))
+    for name, (number, sha) in heads.items():
+        git(bare, "update-ref", f"refs/pull/{number}/head", sha)
+        git(bare, "branch", "-D", name)
+    git(bare, "config", "uploadpack.allowReachableSHA1InWant", "true")
+    return bare, base, heads
+
+
+def score_workflow(tmp_path, with_=None) -> Path:
+    """A pull_request workflow of the action, then a step that prints its score output.
+    The tests run on this interpreter, as a job's own with the test dependencies (the
+    harness's offline pip leaves pytest out of the action's venv)."""
+    if with_ and with_.get("score") == "true":
+        with_ = {"score-python": sys.executable, **with_}
+    path = workflow(tmp_path, with_)
+    doc = yaml.safe_load(path.read_text())
+    doc["on"] = "pull_request"
+    doc["jobs"]["gate"]["steps"][0]["id"] = "guard"
+    doc["jobs"]["gate"]["steps"].append(
+        {"run": 'echo "score said [${{ steps.guard.outputs.score-exit-code }}]"'}
+    )
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+def test_the_score_input_scores_the_merge_after_the_gate(tmp_path, score_origin, action_path):
+    job = runner(tmp_path, score_origin, action_path, "breaks-the-code", "pull_request")
+    assert job.run_workflow(score_workflow(tmp_path, {"score": "true"})) == 1, job.log
+    errors = [line for line in "".join(job.log).splitlines() if line.startswith("::error")]
+    # the gate passed; the score failed the job, on the target's test
+    assert errors and all(e.startswith("::error file=tests/test_harness.py") for e in errors)
+    assert all("test-failed" in e for e in errors), errors
+    record = json.loads((job.temp / "oracle-guard-score.json").read_text())
+    assert record["verdict"] == "failed"
+    assert record["target"] == score_origin[1]  # main's tip: its tests, its rules
+    assert record["head"] == score_origin[2]["breaks-the-code"][1]
+    # the gate's summary, then the score's
+    passed, failed = "**Verdict: passed** (exit 0)", "**Verdict: failed** (exit 1)"
+    assert passed in job.summary and failed in job.summary, job.summary
+    assert job.summary.index(passed) < job.summary.index(failed)
+
+
+def test_the_score_input_passes_an_honest_pull_request(tmp_path, score_origin, action_path):
+    job = runner(tmp_path, score_origin, action_path, "honest", "pull_request")
+    record = tmp_path / "score.json"
+    path = score_workflow(tmp_path, {"score": "true", "score-record": str(record)})
+    assert job.run_workflow(path) == 0, job.log
+    assert job.log[-1] == "score said [0]\n"
+    assert json.loads(record.read_text())["verdict"] == "passed"
+
+
+def test_without_the_score_input_no_score_runs(tmp_path, score_origin, action_path):
+    """The near miss: the same pull request, the gate alone, which passes it."""
+    job = runner(tmp_path, score_origin, action_path, "breaks-the-code", "pull_request")
+    assert job.run_workflow(score_workflow(tmp_path)) == 0, job.log
+    assert job.log[-1] == "score said []\n"  # the score step was skipped
+    assert not (job.temp / "oracle-guard-score.json").exists()
+    assert "test-failed" not in "".join(job.log)
+
+
+def test_the_score_is_refused_under_pull_request_target(tmp_path, score_origin, action_path):
+    """It runs the pull request's code: not with the base repository's token in reach."""
+    job = runner(tmp_path, score_origin, action_path, "honest")
+    assert job.run_workflow(workflow(tmp_path, {"score": "true"})) == 2, job.log
+    (line,) = job.log
+    assert line.startswith("::error title=oracle-guard::score runs the pull request's code")
+    assert not (job.temp / "oracle-guard-venv").exists()  # refused before anything ran
+
+
+def test_a_score_input_other_than_true_or_false_exits_2(tmp_path, score_origin, action_path):
+    job = runner(tmp_path, score_origin, action_path, "honest", "pull_request")
+    assert job.run_workflow(workflow(tmp_path, {"score": "yes"})) == 2, job.log
+    assert job.log == ["::error title=oracle-guard::the input score must be true or false\n"]

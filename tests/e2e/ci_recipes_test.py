@@ -216,14 +216,19 @@ def test_the_gitlab_script_fetches_the_target_and_judges_the_merge_request(
         CI_MERGE_REQUEST_DIFF_BASE_SHA=diff_base,
         CI_MERGE_REQUEST_TARGET_BRANCH_NAME="main",
     )
-    script = yaml.safe_load((CI / "gitlab-ci.yml").read_text())["oracle-guard"]["script"]
-    script = [line for line in script if "pip install" not in line]
+    job = yaml.safe_load((CI / "gitlab-ci.yml").read_text())["oracle-guard"]
+    env.update({k: v for k, v in job["variables"].items() if k != "ORACLE_GUARD"})  # as GitLab
+    script = [line for line in job["script"] if "pip install" not in line]
     results = [run(line, clone, env) for line in script]
     assert results[0].returncode == 0, results[0].stdout  # the fetch of the target branch
     assert git(clone, "rev-parse", "refs/remotes/origin/main").strip()
-    assert [r.returncode == 0 for r in results[1:]] == [passes] * (len(results) - 1), [
+    (score,) = [i for i, line in enumerate(script) if "oracle-guard score" in line]
+    judged = [r for i, r in enumerate(results) if i not in (0, score)]
+    assert [r.returncode == 0 for r in judged] == [passes] * len(judged), [
         r.stdout for r in results
     ]
+    # ORACLE_GUARD_RUN_SCORE is "false" in the recipe: no score runs
+    assert (results[score].returncode, results[score].stdout) == (0, "")
     if not passes:
         assert "seeds/header_name.json:2: seed-reordered:" in results[1].stdout
 

@@ -83,6 +83,13 @@ def test_the_header_is_the_spec_gitlab_documents_and_validates(tmp_path):
         "install-from",
         "extra-args",
         "timeout",
+        "score",
+        "score-python",
+    }
+    assert spec["inputs"]["score"] == {
+        "default": "false",
+        "options": ["true", "false"],
+        "description": spec["inputs"]["score"]["description"],
     }
     assert all(rule.get("description") for rule in spec["inputs"].values())
     checked = check_jsonschema(header, tmp_path, "header.json")
@@ -153,8 +160,13 @@ def test_the_job_gates_merge_requests_and_uploads_its_reports_always():
     assert artifacts["when"] == "always"
     reports = artifacts["reports"]
     check = next(line for line in job["script"] if line.startswith("oracle-guard check"))
-    assert f"--output junit={reports['junit']}" in check
-    assert f"--output gitlab={reports['codequality']}" in check
+    assert f"--output junit={reports['junit'][0]}" in check
+    assert f"--output gitlab={reports['codequality'][0]}" in check
+    # the score's reports beside the gate's, its record as an artifact
+    score = next(line for line in job["script"] if "oracle-guard score" in line)
+    assert f"--output junit={reports['junit'][1]}" in score
+    assert f"--output gitlab={reports['codequality'][1]}" in score
+    assert f"--record {artifacts['paths'][0]}" in score
 
 
 def test_the_recipe_is_the_components_job_with_its_install_source_written_in():
@@ -173,6 +185,12 @@ def test_the_recipe_is_the_components_job_with_its_install_source_written_in():
     assert check == (
         "oracle-guard check --output junit=oracle-guard-junit.xml "
         "--output gitlab=gl-code-quality-report.json"
+    )
+    # the score: the component's line but where the target comes from
+    (score,) = [line for line in recipe["script"] if "oracle-guard score" in line]
+    (theirs,) = [line for line in job["script"] if "oracle-guard score" in line]
+    assert score == theirs.replace(
+        '${ORACLE_GUARD_TARGET_BRANCH:+--target "origin/$ORACLE_GUARD_TARGET_BRANCH"} ', ""
     )
     assert recipe["script"][-1] == "pre-commit run --all-files --show-diff-on-failure"
 
@@ -375,3 +393,59 @@ def test_no_target_at_all_fails_the_job_in_one_line(tmp_path, origin, server, im
     assert line.endswith(
         "target: no target branch: run in a merge-request pipeline or set the target input"
     )
+
+
+# -- the score input: the target's tests against the merge, after the gate ------------
+@pytest.fixture
+def score_origin(tmp_path):
+    """main with the harness example and a score section in its contract; one merge
+    request keeps the tests passing, one breaks the code they test (src/** is the
+    agent's to edit, so the gate passes it)."""
+    work = init_repo(tmp_path / "work")
+    shutil.copytree(ROOT / "examples" / "harness", work, dirs_exist_ok=True)
+    contract = (work / ".oracle-guard.yaml").read_text()
+    commit(work, {".oracle-guard.yaml": contract + 'score:\n  tests: ["tests/**"]\n'}, "score")
+    git(work, "branch", "honest")
+    git(work, "branch", "breaks-the-code")
+    git(work, "checkout", "-q", "honest")
+    commit(work, {"src/later.py": "X = 1\n"}, "honest")
+    git(work, "checkout", "-q", "breaks-the-code")
+    broken = (
+        "def parse_header(raw):\n    name, _, value = raw.partition(':')\n    return name, value\n"
+    )
+    commit(work, {"src/harness.py": broken}, "break the code")
+    bare = tmp_path / "app.git"
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(bare))
+    return bare
+
+
+@needs_report_schemas
+def test_the_score_input_fails_a_merge_request_whose_code_fails_the_targets_tests(
+    tmp_path, score_origin, server, image
+):
+    done, clone = run_job(tmp_path, score_origin, server, image, "breaks-the-code", score="true")
+    assert done.returncode == 1, done.stdout
+    assert "tests/test_harness.py: test-failed:" in done.stdout  # the text, in the log
+    assert "write-set: passed" in done.stdout  # the gate passed it first
+    record = json.loads((clone / "oracle-guard-score.json").read_text())
+    assert record["verdict"] == "failed" and record["target_label"] == "refs/remotes/origin/main"
+    assert junit_failures(clone) == []  # the gate's report: no finding
+    text = (clone / "oracle-guard-score-junit.xml").read_text("utf-8")
+    conformance.junit_schema().validate(text)
+    assert "test-failed" in text
+
+
+def test_the_score_input_passes_an_honest_merge_request(tmp_path, score_origin, server, image):
+    done, clone = run_job(tmp_path, score_origin, server, image, "honest", score="true")
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.splitlines()[-1].startswith("score: passed ("), done.stdout
+    assert json.loads((clone / "oracle-guard-score.json").read_text())["verdict"] == "passed"
+
+
+def test_without_the_score_input_no_score_runs(tmp_path, score_origin, server, image):
+    """The near miss: the same merge request, the gate alone, which passes it."""
+    done, clone = run_job(tmp_path, score_origin, server, image, "breaks-the-code")
+    assert done.returncode == 0, done.stdout
+    assert "score:" not in done.stdout
+    assert not (clone / "oracle-guard-score.json").exists()
+    assert not (clone / "oracle-guard-score-junit.xml").exists()
