@@ -16,7 +16,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SYSTEM_PYTHON = "/usr/bin/python3"  # the project's own Python lives under /root (0700)
@@ -665,8 +665,9 @@ class Site:
 
         return commit(self.client, files, message)
 
-    def signed(self, files: Mapping[str, str], signer: str, message: str = "signed") -> str:
-        """A commit signed with ``signer``'s ssh key, as an owner signs one."""
+    def signed(self, files: Mapping[str, str], signer, message: str = "signed") -> str:
+        """A commit signed with ``signer``'s ssh key (a name in ``keys``, or a key
+        file), as an owner signs one."""
         from testing.git import git, write
 
         write(self.client, files)
@@ -676,7 +677,7 @@ class Site:
             "-c",
             "gpg.format=ssh",
             "-c",
-            f"user.signingkey={self.keys[signer]}",
+            f"user.signingkey={self.keys[signer] if isinstance(signer, str) else signer}",
             "commit",
             "-q",
             "-S",
@@ -684,6 +685,18 @@ class Site:
             message,
         )
         return git(self.client, "rev-parse", "HEAD").strip()
+
+    def raw_commit(self, rev: str) -> bytes:
+        return subprocess.run(
+            ["git", "-C", str(self.client), "cat-file", "commit", rev],
+            stdout=subprocess.PIPE,
+            check=True,
+        ).stdout
+
+    def write_commit(self, raw: bytes) -> str:
+        from testing.git import git
+
+        return git(self.client, "hash-object", "-t", "commit", "-w", "--stdin", input=raw).strip()
 
     def reset_to_root(self) -> None:
         from testing.git import git
@@ -789,6 +802,74 @@ def _conftest_fixture(site: Site) -> None:
     site.commit(TAMPER_BY_CODE["collection-changed"].near_miss, "a conftest")
 
 
+def _ecdsa_owner_key(site: Site) -> Path:
+    """alice's second key, an ECDSA one, listed in the signers file by alice's
+    push as an owner by variable."""
+    key = site.client.parent / f"{site.client.name}-alice-ecdsa"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ecdsa", "-N", "", "-C", "alice-ecdsa", "-f", str(key)],
+        check=True,
+    )
+    signers = (site.client / SIGNERS).read_text() + f"alice-ecdsa {public(key)}\n"
+    site.commit({SIGNERS: signers}, "alice's ecdsa key")
+    pushed = site.push("alice", "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr
+    return key
+
+
+def _granted_then_revoked(site: Site) -> Tuple[Path, str]:
+    """The owner's signed grant of an owner key to bob, landed and then revoked by
+    the owner's signed commit; returns alice's ECDSA key and the grant's id."""
+    key = _ecdsa_owner_key(site)
+    before = (site.client / SIGNERS).read_text()
+    grant = site.signed({SIGNERS: before + f"bob {public(site.keys['bob'])}\n"}, key, "grant bob")
+    site.signed({SIGNERS: before}, key, "revoke bob")
+    pushed = site.push("bob", "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr
+    return key, grant
+
+
+def _replayed_grant(site: Site) -> None:
+    """bob mints the revoked grant again (the twin of its ECDSA signature: same
+    signed bytes, new commit id; git verifies it) and merges it into main."""
+    from oracle_guard.authority import sshsig
+    from testing.git import git
+    from testing.signatures import ecdsa_twin, resigned
+
+    _, grant = _granted_then_revoked(site)
+    raw = site.raw_commit(grant)
+    _, armored = sshsig.split_commit(raw)
+    assert armored is not None
+    twin = site.write_commit(resigned(raw, ecdsa_twin(armored)))
+    assert twin != grant
+    git(site.client, "merge", "-q", "--no-ff", "-m", "merge", twin)
+
+
+def _granted_anew(site: Site) -> None:
+    """Near miss: the owner signs the grant anew, on main's tip."""
+    key, _ = _granted_then_revoked(site)
+    text = (site.client / SIGNERS).read_text()
+    site.signed({SIGNERS: text + f"bob {public(site.keys['bob'])}\n"}, key, "grant bob again")
+
+
+def _rewrapped_signed_append(site: Site) -> None:
+    """alice's signed append with its armor wrapped at 64: git verifies it, and it
+    is a new commit id for alice's change."""
+    from oracle_guard.authority import sshsig
+    from testing.git import git
+    from testing.signatures import resigned
+
+    signed = site.signed({SEEDS: "[1, 2, 3]\n"}, "alice")
+    raw = site.raw_commit(signed)
+    _, armored = sshsig.split_commit(raw)
+    assert armored is not None
+    lines = armored.splitlines()
+    body = b"".join(lines[1:-1])
+    wrapped = b"\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+    other = resigned(raw, lines[0] + b"\n" + wrapped + b"\n" + lines[-1] + b"\n")
+    git(site.client, "reset", "-q", "--hard", site.write_commit(other))
+
+
 # an agent's oracle edit: not an owner by variable, not signed by one
 DENIED = frozenset({"write-denied", "oracle-change-unsigned"})
 CATALOGUE = (
@@ -805,6 +886,19 @@ CATALOGUE = (
     Case("owner_seed_append_by_identity_is_accepted", "alice", _seed_append, None),
     Case("owner_signed_seed_append_pushed_by_agent_is_accepted", "bob", _signed_append, None),
     Case("seed_append_signed_by_agent_key_is_rejected", "bob", _agent_signed_append, DENIED),
+    Case(
+        "owner_signed_append_with_rewrapped_armor_is_rejected",
+        "bob",
+        _rewrapped_signed_append,
+        DENIED,
+    ),
+    Case(
+        "replayed_owner_grant_revoked_since_is_rejected",
+        "bob",
+        _replayed_grant,
+        frozenset({"write-denied", "signature-replayed"}),
+    ),
+    Case("owner_grant_signed_anew_after_a_revoke_is_accepted", "bob", _granted_anew, None),
     Case(
         "owner_mixed_oracle_and_code_commit_is_rejected",
         "alice",

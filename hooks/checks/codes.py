@@ -88,6 +88,18 @@ NOT_FROM_A_CHECK: Dict[str, Code] = {
         "the change edits protected 'seeds/parse_header.json', and an oracle change is made "
         "only of commits an owner signed (a key in .oracle-guard/allowed_signers)",
     ),
+    "signature-replayed": Code(
+        "write-set",
+        "an owner-signed commit of the change makes the same change, from the same parents, as "
+        "a commit already in the rules revision's history: a copy of an owner's old signed "
+        "change under a new commit id (a re-encoded signature), reverted since or not",
+        "drop the copied commit (git rebase -i); an owner who wants the change again signs it "
+        "anew on the target's tip",
+        "oracle/fixtures.lock.json: signature-replayed: commit c49654771687 makes the same "
+        "change from the same parents as cc28e4b6f268, already in the history of the default "
+        "branch tip: an owner's signature vouches for a change once, and a copy of it with a "
+        "new commit id (a re-encoded signature) is a replay",
+    ),
     "contract-invalid": Code(
         "write-set",
         "the change edits the contract (or a schema, allow_file or signers file it names) "
