@@ -870,6 +870,19 @@ def _rewrapped_signed_append(site: Site) -> None:
     git(site.client, "reset", "-q", "--hard", site.write_commit(other))
 
 
+def _signers_line_ssh_keygen_skips(site: Site) -> None:
+    """alice lists bob's key under ``bob\\ralice``: ssh-keygen (and git) skip the
+    line; read as written, the key would be an owner's."""
+    text = (site.client / SIGNERS).read_text()
+    site.commit({SIGNERS: text + f"bob\ralice {public(site.keys['bob'])}\n"}, "list bob")
+
+
+def _signers_line_with_crlf(site: Site) -> None:
+    """Near miss: a CRLF line end, which ssh-keygen reads as the line's end."""
+    text = (site.client / SIGNERS).read_text()
+    site.commit({SIGNERS: text + f"bob {public(site.keys['bob'])}\r\n"}, "list bob")
+
+
 # an agent's oracle edit: not an owner by variable, not signed by one
 DENIED = frozenset({"write-denied", "oracle-change-unsigned"})
 CATALOGUE = (
@@ -899,6 +912,13 @@ CATALOGUE = (
         frozenset({"write-denied", "signature-replayed"}),
     ),
     Case("owner_grant_signed_anew_after_a_revoke_is_accepted", "bob", _granted_anew, None),
+    Case(
+        "owner_signers_line_ssh_keygen_skips_is_rejected",
+        "alice",
+        _signers_line_ssh_keygen_skips,
+        frozenset({"contract-invalid"}),
+    ),
+    Case("owner_signers_line_with_crlf_is_accepted", "alice", _signers_line_with_crlf, None),
     Case(
         "owner_mixed_oracle_and_code_commit_is_rejected",
         "alice",
