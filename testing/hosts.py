@@ -883,6 +883,68 @@ def _signers_line_with_crlf(site: Site) -> None:
     site.commit({SIGNERS: text + f"bob {public(site.keys['bob'])}\r\n"}, "list bob")
 
 
+SKIPPED_TESTS = "import pytest\n\n\n@pytest.mark.skip(reason='flaky')\n" + TESTS_TEXT
+
+
+def _skip_added_then_removed(site: Site) -> None:
+    """Net, the push changes no test; its first commit skips the owners' test."""
+    site.commit({TESTS: SKIPPED_TESTS}, "skip the test")
+    site.commit({TESTS: TESTS_TEXT}, "and unskip it")
+
+
+def _test_added_then_removed(site: Site) -> None:
+    """Near miss: a test added, then dropped again: no commit is tampering."""
+    site.commit({TESTS: TESTS_TEXT + "\n\ndef test_more():\n    assert True\n"}, "a test")
+    site.commit({TESTS: TESTS_TEXT}, "not yet")
+
+
+def _owner_pushes_and_undoes(site: Site, files: Mapping[str, str]) -> str:
+    """alice, an owner by variable, pushes ``files`` and then their undoing, in one
+    push: main's history holds a state no push was judged by. Returns its commit."""
+    from testing.git import git
+
+    before = {path: (site.client / path).read_text() for path in files}
+    middle = site.commit(files, "owner: try something")
+    site.commit(before, "owner: and undo it")
+    pushed = site.push("alice", "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr
+    git(site.client, "checkout", "-q", "-B", "work", middle)
+    return middle
+
+
+def _branch_on_a_skip_an_owner_removed(site: Site) -> None:
+    _owner_pushes_and_undoes(site, {TESTS: SKIPPED_TESTS})
+    site.commit({"src/app.py": "v2\n"}, "work on top of the skipping commit")
+
+
+def _tag_at_a_copy_of_rewritten_seeds(site: Site) -> None:
+    """A new commit whose tree is the rewriting commit's, on top of it."""
+    from testing.git import git
+
+    middle = _owner_pushes_and_undoes(site, {SEEDS: "[1, 9]\n"})
+    copy = git(site.client, "commit-tree", f"{middle}^{{tree}}", "-p", middle, "-m", "copy")
+    git(site.client, "reset", "-q", "--hard", copy.strip())
+
+
+def _fast_forward_onto_rewritten_seeds(site: Site) -> None:
+    """refs/heads/scratch/x, at the first commit, moved onto the rewriting commit."""
+    _owner_pushes_and_undoes(site, {SEEDS: "[1, 9]\n"})
+
+
+def _branch_cut_before_owner_changes(site: Site) -> None:
+    """Near miss: bob's branch starts at the first commit; alice then appends a seed
+    and adds a test on main; bob's branch holds the older seeds and tests."""
+    from testing.git import git
+
+    root = git(site.client, "rev-parse", "HEAD").strip()
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "owner: append")
+    site.commit({TESTS: TESTS_TEXT + "\n\ndef test_more():\n    assert True\n"}, "owner: test")
+    pushed = site.push("alice", "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr
+    git(site.client, "checkout", "-q", "-B", "work", root)
+    site.commit({"src/app.py": "v2\n"}, "honest work")
+
+
 # an agent's oracle edit: not an owner by variable, not signed by one
 DENIED = frozenset({"write-denied", "oracle-change-unsigned"})
 CATALOGUE = (
@@ -919,6 +981,46 @@ CATALOGUE = (
         frozenset({"contract-invalid"}),
     ),
     Case("owner_signers_line_with_crlf_is_accepted", "alice", _signers_line_with_crlf, None),
+    Case(
+        "agent_skip_added_then_removed_in_one_push_is_rejected",
+        "bob",
+        _skip_added_then_removed,
+        frozenset({"oracle-edit-undone"}),
+    ),
+    Case(
+        "agent_branch_on_a_skip_an_owner_removed_is_rejected",
+        "bob",
+        _branch_on_a_skip_an_owner_removed,
+        frozenset({"ref-holds-unjudged"}),
+        ("HEAD:refs/heads/topic",),
+    ),
+    Case(
+        "agent_tag_at_a_copy_of_rewritten_seeds_is_rejected",
+        "bob",
+        _tag_at_a_copy_of_rewritten_seeds,
+        frozenset({"ref-holds-unjudged"}),
+        ("HEAD:refs/tags/v9",),
+    ),
+    Case(
+        "agent_fast_forward_onto_rewritten_seeds_is_rejected",
+        "bob",
+        _fast_forward_onto_rewritten_seeds,
+        frozenset({"ref-holds-unjudged"}),
+        ("HEAD:refs/heads/scratch/x",),
+    ),
+    Case(
+        "agent_branch_cut_before_owner_changes_is_accepted",
+        "bob",
+        _branch_cut_before_owner_changes,
+        None,
+        ("HEAD:refs/heads/topic",),
+    ),
+    Case(
+        "agent_test_added_then_removed_in_one_push_is_accepted",
+        "bob",
+        _test_added_then_removed,
+        None,
+    ),
     Case(
         "owner_mixed_oracle_and_code_commit_is_rejected",
         "alice",

@@ -51,6 +51,19 @@ NOT_FROM_A_CHECK: Dict[str, Code] = {
         "oracle-guard: refs/tags/v1 (3782a5f0c1d2): ref-at-old-commit: 3782a5f0c1d2 is an older "
         "commit of refs/heads/main; its tree was never judged on its own",
     ),
+    "ref-holds-unjudged": Code(
+        "pre-receive",
+        "a non-owner's push leaves a ref holding an oracle file as an older commit of the "
+        "repository's history left it (an owner's push, or history from before the hook), "
+        "unlike the default branch's tip, and that commit's change to it fails a check: a tag "
+        "or branch made there, a commit on top, or a fast-forward onto it would bring it back",
+        "base the ref on the default branch's tip (git rebase origin/main), so it holds the "
+        "oracle main holds; an owner makes a ref at an older state",
+        "oracle-guard: refs/heads/topic (5e1f0c2a9b3d): tests/test_app.py:4: "
+        "ref-holds-unjudged: the pushed tip holds 'tests/test_app.py' as commit 5e1f0c2a9b3d "
+        "left it, unlike the default branch's tip, and that change is skip-added "
+        "(@pytest.mark.skip on test_app: a skipped test scores as a pass)",
+    ),
     "replace-ref": Code(
         "pre-receive",
         "a non-owner's push creates, moves or deletes a refs/replace/* ref",

@@ -225,6 +225,7 @@ def judge_update(
         hooks.remove("write-set")
         notes.append(f"{who} is an owner: protected paths may change")
     pending = None
+    new_ids: set = set()
     old_commit: Optional[str] = None  # read only when pending is set, which sets it
     if contract is not None and contract.from_base:
         # git lists the new commits while the hooks judge the tip; commits the
@@ -249,6 +250,7 @@ def judge_update(
         from oracle_guard.authority import history
 
         commits = pending()
+        new_ids = {commit.id for commit in commits}
         # a new commit whose parent is the old tip says it descends: no process to ask
         linear = (
             old_commit is None
@@ -259,11 +261,99 @@ def judge_update(
             contract, git, commits, net, linear, undone=not owner
         )
         notes.extend([note] if note else [])
+        if not owner:
+            standing = [f for _, f in findings] + net + [f for _, f in per_commit]
+            per_commit += history.undone_by_checks(
+                contract,
+                git,
+                commits,
+                new_commit,
+                lambda commit: _base_of(git, update, commit, default_tip, contract),
+                now,
+                standing,
+            )
+    if contract is not None and contract.from_base and not owner and pending is not None:
+        findings.extend(
+            (commit, f)
+            for commit, f in _inherited(git, contract, new_commit, default_tip, new_ids, now)
+        )
     if contract is not None:  # the contract it leaves judges every later push
         net += next_contract_findings(git, contract, candidate, now)
     findings.extend((new_commit[:12], f) for f in net)
     findings.extend((commit[:12] or None, f) for commit, f in per_commit)
     return RefVerdict(update, findings, notes, base.commit)
+
+
+def _oracle_paths(git: Git, contract, default_tip: str, new_commit: str) -> List[str]:
+    """The files that differ between the default branch's tip and the pushed tip
+    and that the contract guards: what the write set protects, the scoring tree
+    test-tamper reads (tamper.paths, conftest.py files and pytest's config)."""
+    from oracle_guard.checks.write_set import WriteSet
+    from oracle_guard.parsing.patterns import PatternSet
+
+    write_set = WriteSet.of(contract)
+    tamper = contract.section("tamper")
+    tree = PatternSet(tamper["paths"] if tamper else [])
+    configs = ("conftest.py", "pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+    return [
+        path
+        for path in git.differing_paths(default_tip, new_commit)
+        if write_set.protects(path)
+        or (tamper is not None and (tree.matches(path) or path.rpartition("/")[2] in configs))
+    ]
+
+
+def _inherited(
+    git: Git, contract, new_commit: str, default_tip: Optional[str], new_ids, now
+) -> List[Tuple[str, Finding]]:
+    """A ref is judged by what it holds. Where its oracle files differ from the
+    default branch's tip and no commit of this push changed them, it holds them
+    as some older commit left them: an owner's push, or history from before the
+    hook, can have left a state no push was judged by (a skip a later commit
+    removed, a seed rewrite later undone), and a tag or branch made there (or a
+    commit on top, or a fast-forward onto it) would bring it back. Each such
+    file is judged as the change its last commit made: from that commit's first
+    parent to the pushed tip, by every check but the write set (that commit was
+    an owner's, or older than the rules). A branch cut before the default branch
+    moved on holds the state main had then, made by honest changes (a seed list
+    before later appends, a fixture before the owner's update), and passes."""
+    if default_tip is None or new_commit == default_tip:
+        return []
+    from oracle_guard.checks.registry import CHECKS
+
+    hooks = [check.id for check in CHECKS if check.id != "write-set"]
+    by_change: dict = {}
+    for path in _oracle_paths(git, contract, default_tip, new_commit):
+        last = git.last_change(new_commit, path)
+        if last is None or last[0] in new_ids:
+            continue  # the push's own change, judged as such; or a file the tip never had
+        by_change.setdefault(last, []).append(path)
+    out: List[Tuple[str, Finding]] = []
+    for (commit, parents), paths in by_change.items():
+        before = (
+            Snapshot.of_commit(git, parents[0], f"the parent of {commit[:12]}")
+            if parents
+            else Snapshot.empty("the empty tree")
+        )
+        held = Snapshot.of_commit(git, new_commit, "the pushed tip")
+        for result in judge(contract, before, held, now, hooks):
+            out.extend(
+                (
+                    commit[:12],
+                    Finding(
+                        HOOK,
+                        "ref-holds-unjudged",
+                        f.path,
+                        f"the pushed tip holds {show_path(f.path or '')!r} as commit "
+                        f"{commit[:12]} left it, unlike the default branch's tip, and that "
+                        f"change is {f.code} ({f.message})",
+                        f.line,
+                    ),
+                )
+                for f in result.findings
+                if f.severity == "error" and f.path in paths
+            )
+    return out
 
 
 def _at_old_commit(

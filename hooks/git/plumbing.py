@@ -1131,6 +1131,20 @@ class Git:
             )
         return self._remerged[merge]
 
+    def last_change(self, tip: str, path: str) -> Optional[Tuple[str, Tuple[str, ...]]]:
+        """(the commit, its parents) of ``tip``'s history that last changed
+        ``path``, as ``git log -1 -- PATH`` finds it; None when none did."""
+        out = self.run(
+            "rev-list",
+            "-1",
+            "--parents",
+            tip,
+            "--",
+            f":(literal,top){path}",
+        )
+        words = out.decode("ascii").split()
+        return (words[0], tuple(words[1:])) if words else None
+
     def same_change_in_history(
         self, tip: str, parents: Tuple[str, ...], tree: str, other_than: str
     ) -> Optional[str]:
