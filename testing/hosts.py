@@ -328,8 +328,11 @@ class Sshd:
         )
 
 
-# LANG LC_* is Debian's default; the rest names every host's pusher variable
-ACCEPT_ENV = "LANG LC_* GL_* REMOTE_USER GITEA_* GITHUB_*"
+# what docs/how-to/server-ssh.md allows: the locale (Debian's default) and git's protocol
+ACCEPT_ENV = "LANG LC_* GIT_PROTOCOL"
+# every host's pusher variable too, so spoofing by SetEnv is really attempted (and
+# doctor calls it a problem)
+SPOOF_ACCEPT_ENV = "LANG LC_* GL_* REMOTE_USER GITEA_* GITHUB_*"
 SSHD_CONFIG = """\
 Port {port}
 ListenAddress 127.0.0.1
@@ -343,17 +346,20 @@ KbdInteractiveAuthentication no
 AuthorizedKeysFile .ssh/authorized_keys
 StrictModes yes
 AllowUsers {users}
-# every host's pusher variable is accepted from the client, so spoofing by SetEnv
-# is really attempted; git's and Perl's are not (docs/how-to/server-ssh.md)
 AcceptEnv {accept_env}
-PermitUserEnvironment REMOTE_USER
+PermitUserEnvironment {permit_user_environment}
 LogLevel VERBOSE
 """
 
 
 @contextlib.contextmanager
 def sshd(
-    folder: Path, users: Sequence[str], *, wait_s: float = 10.0, accept_env: str = ACCEPT_ENV
+    folder: Path,
+    users: Sequence[str],
+    *,
+    wait_s: float = 10.0,
+    accept_env: str = ACCEPT_ENV,
+    permit_user_environment: str = "REMOTE_USER",
 ) -> Iterator[Sshd]:
     """``/usr/sbin/sshd -D -e`` with its own config and host key in ``folder``, on
     127.0.0.1 at a free port, letting in only ``users`` and the client variables
@@ -374,7 +380,11 @@ def sshd(
         config = folder / "sshd_config"
         config.write_text(
             SSHD_CONFIG.format(
-                port=port, folder=folder, users=" ".join(users), accept_env=accept_env
+                port=port,
+                folder=folder,
+                users=" ".join(users),
+                accept_env=accept_env,
+                permit_user_environment=permit_user_environment,
             )
         )
         subprocess.run(["/usr/sbin/sshd", "-t", "-f", str(config)], check=True)
