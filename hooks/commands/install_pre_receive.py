@@ -118,10 +118,30 @@ def _write_hook(
     if not os.path.isdir(folder) and not quiet_folder:
         notes.append(f"created {folder}: make sure your server runs the scripts in it")
     os.makedirs(folder, exist_ok=True)
-    with open(target, "w", encoding="utf-8") as f:
-        f.write(script)
-    os.chmod(target, 0o755)
+    _replace_atomically(target, script)
     return [f"wrote {target} (runs {script.splitlines()[-1][len('exec ') :]})"] + notes
+
+
+def _replace_atomically(target: str, script: str) -> None:
+    """A new file beside ``target``, complete and executable, renamed over it: a
+    push that starts meanwhile runs the old hook or the new one, never an empty
+    or half-written file (git execs whatever is at the path when it starts)."""
+    import tempfile
+
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{os.path.basename(target)}.", suffix=".new", dir=os.path.dirname(target)
+    )
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            f.write(script)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temporary, 0o755)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+        raise
 
 
 def _text(path: str) -> str:
