@@ -597,7 +597,7 @@ IDENTITY_VARIABLES = (
 def host_contract(identity_env: str) -> str:
     """Seeds protected, src/ and tests/ the write set, tests/ the scoring tree
     test-tamper judges, alice an owner by ``identity_env`` and by signature,
-    scratch branches deletable."""
+    scratch branches deletable by anyone, oracle branches by owners."""
     return f"""\
 version: 1
 seeds:
@@ -609,6 +609,8 @@ tamper:
   paths: ["tests/**"]
 identity_env: {identity_env}
 deletable_refs: ["refs/heads/scratch/*"]
+deletable:
+  owners: ["refs/heads/oracle/*"]
 authority:
   signers: {SIGNERS}
 """
@@ -643,7 +645,7 @@ class Site:
             },
             "the oracle",
         )
-        pushed = self.push(push_as, "main", "main:refs/heads/scratch/x")
+        pushed = self.push(push_as, "main", "main:refs/heads/scratch/x", "main:refs/heads/oracle/x")
         assert pushed.rc == 0, pushed.stderr
 
     def rev(self, ref: str) -> Optional[str]:
@@ -955,6 +957,16 @@ def _branch_cut_before_owner_changes(site: Site) -> None:
     site.commit({"src/app.py": "v2\n"}, "honest work")
 
 
+def _signing_as_alice(site: Site) -> None:
+    """The client signs pushes with alice's key; the server gives out nonces."""
+    from testing.git import git
+
+    git(site.client, "config", "gpg.format", "ssh")
+    git(site.client, "config", "user.signingkey", str(site.keys["alice"]))
+    configured = site.server_git("config", "receive.certNonceSeed", "the server's secret")
+    assert configured.returncode == 0, configured.stderr
+
+
 # an agent's oracle edit: not an owner by variable, not signed by one
 DENIED = frozenset({"write-denied", "oracle-change-unsigned"})
 CATALOGUE = (
@@ -1053,6 +1065,20 @@ CATALOGUE = (
         (":refs/heads/scratch/x",),
     ),
     Case(
+        "agent_deleting_an_owners_oracle_branch_is_rejected",
+        "bob",
+        _nothing,
+        frozenset({"ref-deleted"}),
+        (":refs/heads/oracle/x",),
+    ),
+    Case(
+        "owner_signed_push_deleting_an_abandoned_oracle_branch_is_accepted",
+        "bob",
+        _signing_as_alice,
+        None,
+        ("--signed", ":refs/heads/oracle/x"),
+    ),
+    Case(
         "owner_force_push_rewriting_seeds_is_rejected",
         "alice",
         _rewrite_history_of_seeds,
@@ -1073,7 +1099,7 @@ def judge_case(site: Site, case: Case) -> None:
     """Make and push ``case``; assert the verdict, the findings, what the client
     saw, and that the ref moved only when accepted."""
     case.make(site)
-    refs = [spec.split(":")[-1] for spec in case.refspecs]
+    refs = [spec.split(":")[-1] for spec in case.refspecs if not spec.startswith("-")]
     before = {ref: site.rev(ref) for ref in refs}
     pushed = site.push(case.pusher, *case.refspecs)
     if case.codes is None:
@@ -1081,6 +1107,8 @@ def judge_case(site: Site, case: Case) -> None:
         assert any(line.startswith("oracle-guard: push accepted") for line in pushed.guard), (
             pushed.stderr
         )
+        deleted = [spec[1:] for spec in case.refspecs if spec.startswith(":")]
+        assert all(site.rev(ref) is None for ref in deleted), pushed.stderr
         return
     assert pushed.rc != 0, pushed.stderr
     assert "(pre-receive hook declined)" in pushed.stderr, pushed.stderr

@@ -14,7 +14,7 @@ import pytest
 from testing import scenarios
 from testing.git import commit, git, write
 from testing.oracle import NOW
-from testing.server import make_client, make_server, push, push_env
+from testing.server import make_client, make_server, push, push_env, rev, run_pre_receive, updates
 from testing.signatures import SIGNED_CONTRACT, SIGNERS
 
 SEEDS = "seeds/a.json"
@@ -726,3 +726,79 @@ def test_a_reencoded_signature_header_does_not_sign(tmp_path, context, reencode)
     # near miss: the commit as git wrote it
     git(r.client, "reset", "-q", "--hard", change)
     assert r.judge(context) == ("pass", frozenset())
+
+
+# -- deletable: owners clean up an abandoned signed branch ----------------------------
+DELETABLE = CONTRACT + (
+    'deletable:\n  owners: ["refs/heads/oracle/*"]\n  everyone: ["refs/heads/tmp/*"]\n'
+)
+
+
+def signed_push(r: Repo, key: Optional[Path], *args: str):
+    """``git push [--signed] origin ARGS`` as bob (no owner by variable), the push
+    certificate signed with ``key`` when it is given."""
+    from testing.server import Push
+
+    signing = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={key}"] if key else []
+    proc = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(r.client),
+            *signing,
+            "push",
+            *(["--signed"] if key else []),
+            "origin",
+            *args,
+        ],
+        env=push_env(GL_USERNAME="bob"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    return Push(proc.returncode, proc.stderr.decode("utf-8", "replace"))
+
+
+def test_an_owner_deletes_an_abandoned_signed_branch_with_a_signed_push(tmp_path):
+    r = Repo(tmp_path, contract=DELETABLE)
+    git(r.server, "config", "receive.certNonceSeed", "a secret of the server's")
+    r.signed({SEEDS: "[1, 2, 3]\n"}, message="owner: an oracle change, then abandoned")
+    assert push(r.client, "change:refs/heads/oracle/x", env=push_env(GL_USERNAME="bob")).rc == 0
+    gone = ":refs/heads/oracle/x"
+    unsigned = signed_push(r, None, gone)
+    assert unsigned.rc != 0 and "refs/heads/oracle/x: -: ref-deleted" in unsigned.findings()
+    assert "only an owner may (deletable.owners), and the push is not signed" in unsigned.stderr
+    by_agent = signed_push(r, r.agent, gone)
+    assert by_agent.rc != 0 and "signed by a key that is not in" in by_agent.stderr, by_agent.stderr
+    assert rev(r.server, "refs/heads/oracle/x") is not None
+    by_owner = signed_push(r, r.owner, gone)
+    assert by_owner.rc == 0, by_owner.stderr
+    assert "the push is signed by alice, an owner: deletion allowed by deletable.owners" in (
+        by_owner.stderr
+    )
+    assert rev(r.server, "refs/heads/oracle/x") is None
+
+
+def test_a_push_certificate_git_did_not_vouch_for_signs_for_nothing(tmp_path):
+    """Without receive.certNonceSeed git gives no nonce: an owner's signed push of
+    the deletion is not an owner's (a certificate could be replayed)."""
+    r = Repo(tmp_path, contract=DELETABLE)
+    assert push(r.client, "change:refs/heads/oracle/x", env=push_env(GL_USERNAME="bob")).rc == 0
+    tip = rev(r.server, "refs/heads/oracle/x")
+    cert = git(
+        r.server, "hash-object", "-w", "--stdin", input=f"certificate\n\n{tip} {'0' * 40}".encode()
+    ).strip()
+    proc = run_pre_receive(
+        r.server,
+        updates((tip, "0" * 40, "refs/heads/oracle/x")),
+        env=push_env(GIT_PUSH_CERT=cert, GIT_PUSH_CERT_NONCE_STATUS="BAD"),
+    )
+    assert proc.returncode == 1 and b"its certificate's nonce is not the one" in proc.stderr
+
+
+def test_everyone_deletes_what_deletable_everyone_lists_but_never_the_default_branch(tmp_path):
+    r = Repo(tmp_path, contract=DELETABLE.replace('"refs/heads/tmp/*"', '"refs/heads/*"'))
+    assert push(r.client, "change:refs/heads/tmp/x", env=push_env(GL_USERNAME="bob")).rc == 0
+    assert signed_push(r, None, ":refs/heads/tmp/x").rc == 0
+    main = signed_push(r, None, ":refs/heads/main")
+    assert main.rc != 0 and "it is the branch every push takes its rules from" in main.stderr
+    assert rev(r.server, "refs/heads/main") is not None

@@ -27,8 +27,9 @@ NOT_FROM_A_CHECK: Dict[str, Code] = {
     "ref-deleted": Code(
         "pre-receive",
         "a push deletes a protected branch or tag",
-        "keep the ref; an owner lists it in the contract's deletable_refs first if it "
-        "really should go",
+        "keep the ref; an owner lists it in the contract's deletable first if it really "
+        "should go (deletable.owners: then an owner deletes it, by identity_env or with "
+        "git push --signed)",
         "oracle-guard: refs/heads/main: ref-deleted: deleting protected refs/heads/main is "
         "not allowed",
     ),

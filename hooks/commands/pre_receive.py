@@ -189,20 +189,7 @@ def judge_update(
         contract = _contract_for(git, update, default, None)
         if not guarded(contract):
             return None
-        if contract and matches_any(update.ref, contract.section("deletable_refs") or ()):
-            return RefVerdict(update, [], ["deletion allowed by deletable_refs"])
-        return RefVerdict(
-            update,
-            [
-                (
-                    None,
-                    Finding(
-                        HOOK, "ref-deleted", None, f"deleting protected {update.ref} is not allowed"
-                    ),
-                )
-            ],
-            [],
-        )
+        return _deletion(git, update, env, contract, trusted, rules_ref)
     provisional = _contract_for(git, update, default, None)
     if provisional is not None and not guarded(provisional):
         return None  # not judged, whatever it points at
@@ -282,6 +269,96 @@ def judge_update(
     findings.extend((new_commit[:12], f) for f in net)
     findings.extend((commit[:12] or None, f) for commit, f in per_commit)
     return RefVerdict(update, findings, notes, base.commit)
+
+
+def _deletion(
+    git: Git,
+    update: RefUpdate,
+    env: Mapping[str, str],
+    contract: Optional[contract_mod.Contract],
+    trusted: Optional[str],
+    rules_ref: Optional[str],
+) -> RefVerdict:
+    """A protected ref may go when the contract's deletable (or deletable_refs)
+    lists it: for everyone, or for owners, an owner being one by identity_env or
+    the signer of the push's certificate (git push --signed) with an owner's key.
+    The default branch and the rules branch never go: every push is judged by
+    them."""
+    section = (contract.section("deletable") if contract else None) or {}
+    legacy = (contract.section("deletable_refs") if contract else None) or ()
+    owners = section.get("owners", [])
+    kept = update.ref in (rules_ref, git.head_target())
+    why = "" if kept else None
+    for key, patterns in (
+        ("deletable_refs", legacy),
+        ("deletable.everyone", section.get("everyone", [])),
+    ):
+        if not kept and matches_any(update.ref, patterns):
+            return RefVerdict(update, [], [f"deletion allowed by {key}"])
+    if not kept and contract is not None and matches_any(update.ref, owners):
+        who = pusher(env, contract, trusted)
+        if who is not None and who in contract.owners:
+            return RefVerdict(
+                update, [], [f"{who} is an owner: deletion allowed by deletable.owners"]
+            )
+        signer, why = push_certificate_signer(git, env, contract, update)
+        if signer is not None:
+            return RefVerdict(
+                update,
+                [],
+                [f"the push is signed by {signer}, an owner: deletion allowed by deletable.owners"],
+            )
+    message = f"deleting protected {update.ref} is not allowed"
+    if kept:
+        message += ": it is the branch every push takes its rules from"
+    elif why:
+        message += f": only an owner may (deletable.owners), and {why}"
+    return RefVerdict(update, [(None, Finding(HOOK, "ref-deleted", None, message))], [])
+
+
+SIGNATURE_BEGIN = "-----BEGIN SSH SIGNATURE-----"
+
+
+def push_certificate_signer(
+    git: Git, env: Mapping[str, str], contract, update: RefUpdate
+) -> Tuple[Optional[str], str]:
+    """(the owner who signed this push's certificate for ``update``, "") or
+    (None, why not). git hands the certificate to the hook (GIT_PUSH_CERT) and
+    says whether its nonce is the one it gave out for this push
+    (GIT_PUSH_CERT_NONCE_STATUS OK: receive.certNonceSeed is set); the signature
+    is verified here against the signers file at the rules revision, and the
+    certificate must name this very update."""
+    from oracle_guard.authority import allowed_signers, sshsig
+    from oracle_guard.authority.signatures import NAMESPACE, Authority
+
+    blob = env.get("GIT_PUSH_CERT")
+    if not blob:
+        return None, "the push is not signed (git push --signed with an owner's ssh key)"
+    if env.get("GIT_PUSH_CERT_NONCE_STATUS") != "OK":
+        return None, (
+            "its certificate's nonce is not the one this server gave out "
+            f"({env.get('GIT_PUSH_CERT_NONCE_STATUS') or 'no status'}; the server sets "
+            "receive.certNonceSeed)"
+        )
+    authority = Authority.of(contract, git)
+    if authority is None:
+        return None, "the contract has no authority section to verify a signed push by"
+    text = git.run("cat-file", "blob", blob).decode("utf-8", "replace")
+    start = text.find(SIGNATURE_BEGIN)
+    if start < 0 or not text[:start].endswith("\n"):
+        return None, "its certificate is not signed with an ssh key"
+    payload, armored = text[:start].encode(), text[start:].encode()
+    commands = payload.split(b"\n\n", 1)[1].decode().splitlines() if b"\n\n" in payload else []
+    if f"{update.old} {update.new} {update.ref}" not in commands:
+        return None, "its certificate does not name this deletion"
+    try:
+        verified = sshsig.verify(sshsig.parse(armored), payload, NAMESPACE)
+    except sshsig.SignatureError as exc:
+        return None, f"its certificate's signature does not verify ({exc})"
+    signer = allowed_signers.find(authority.signers, verified.public_key, NAMESPACE)
+    if signer is None:
+        return None, f"its certificate is signed by a key that is not in {authority.path}"
+    return signer.principals[0], ""
 
 
 def _oracle_paths(git: Git, contract, default_tip: str, new_commit: str) -> List[str]:

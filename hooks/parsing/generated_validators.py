@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict
 
 # the SHA-256 of each schema file this was generated from
 SOURCES = {
-    "contract.schema.json": "5d47a5b2cee66291d7cd1326bbb5179df9ad0d79ffad8bf8c939ab56101ecff8",
+    "contract.schema.json": "39fd674b6601fbf1edc7f875d1f71a4ba54823b9b093f013ff0dcf61e3aab4fd",
     "corpus-line.schema.json": "b4b67d90ad6cb59a9454cc1a89c8c91bc48abec45c0e5c5fd5f507356946364b",
     "fixtures-lock.schema.json": "1076beb6ed5a10ac8e8db703c5d7f7eea62aaf49828b645e51338fe23519769f",
     "flake-budget.schema.json": "af053ab39a67fd560cfe6dff1b7b7f68698c59d7ec6e64892359e41d2a98403f",
@@ -305,6 +305,19 @@ def _contract_properties_deletable_refs(x: Any) -> bool:
     return True
 
 
+def _contract_properties_deletable(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/deletable
+    if not (isinstance(x, dict)):
+        return False
+    for key, value in x.items():
+        check = _PROPERTIES_9.get(key)
+        if check is None:
+            return False
+        if not check(value):
+            return False
+    return True
+
+
 def _contract_properties_authority(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/authority
     if not (isinstance(x, dict)):
@@ -312,7 +325,7 @@ def _contract_properties_authority(x: Any) -> bool:
     if "signers" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_9.get(key)
+        check = _PROPERTIES_10.get(key)
         if check is None:
             return False
         if not check(value):
@@ -354,7 +367,7 @@ def _contract_properties_limits(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_10.get(key)
+        check = _PROPERTIES_11.get(key)
         if check is None:
             return False
         if not check(value):
@@ -377,7 +390,7 @@ def _freeze_properties_reason(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_11.get(key)
+        check = _PROPERTIES_12.get(key)
         if check is None:
             check = _freeze_properties_reason_additionalProperties
         if not check(value):
@@ -390,7 +403,7 @@ def _freeze_properties_owner(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_12.get(key)
+        check = _PROPERTIES_13.get(key)
         if check is None:
             check = _freeze_properties_owner_additionalProperties
         if not check(value):
@@ -403,7 +416,7 @@ def _freeze_properties_expires(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_13.get(key)
+        check = _PROPERTIES_14.get(key)
         if check is None:
             check = _freeze_properties_expires_additionalProperties
         if not check(value):
@@ -519,7 +532,7 @@ def _quarantine_list_items(x: Any) -> bool:
     if "test" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_14.get(key)
+        check = _PROPERTIES_15.get(key)
         if check is None:
             return False
         if not check(value):
@@ -647,7 +660,7 @@ def _contract_properties_fixtures_items(x: Any) -> bool:
     if "paths" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_15.get(key)
+        check = _PROPERTIES_16.get(key)
         if check is None:
             return False
         if not check(value):
@@ -664,7 +677,7 @@ def _contract_properties_seeds_items(x: Any) -> bool:
     if "format" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_16.get(key)
+        check = _PROPERTIES_17.get(key)
         if check is None:
             return False
         if not check(value):
@@ -681,7 +694,7 @@ def _contract_properties_freeze_items(x: Any) -> bool:
     if "schema" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_17.get(key)
+        check = _PROPERTIES_18.get(key)
         if check is None:
             return False
         if not check(value):
@@ -798,6 +811,26 @@ def _contract_properties_deletable_refs_items(x: Any) -> bool:
     return True
 
 
+def _contract_properties_deletable_properties_owners(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/deletable/properties/owners
+    if not (isinstance(x, list)):
+        return False
+    for item in x:
+        if not _contract_properties_deletable_properties_owners_items(item):
+            return False
+    return True
+
+
+def _contract_properties_deletable_properties_everyone(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/deletable/properties/everyone
+    if not (isinstance(x, list)):
+        return False
+    for item in x:
+        if not _contract_properties_deletable_properties_everyone_items(item):
+            return False
+    return True
+
+
 def _contract_properties_authority_properties_signers(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/authority/properties/signers
     if not _contract_defs_file(x):
@@ -891,7 +924,7 @@ def _flake_budget_properties_frozen_items(x: Any) -> bool:
     if "reason" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_18.get(key)
+        check = _PROPERTIES_19.get(key)
         if check is None:
             return False
         if not check(value):
@@ -989,7 +1022,7 @@ def _contract_properties_seeds_items_properties_digest(x: Any) -> bool:
     if "of" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_19.get(key)
+        check = _PROPERTIES_20.get(key)
         if check is None:
             return False
         if not check(value):
@@ -1085,11 +1118,29 @@ def _contract_properties_tamper_properties_allow_items(x: Any) -> bool:
     if "path" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_20.get(key)
+        check = _PROPERTIES_21.get(key)
         if check is None:
             return False
         if not check(value):
             return False
+    return True
+
+
+def _contract_properties_deletable_properties_owners_items(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/deletable/properties/owners/items
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_5.search(x) is None:
+        return False
+    return True
+
+
+def _contract_properties_deletable_properties_everyone_items(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/deletable/properties/everyone/items
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_5.search(x) is None:
+        return False
     return True
 
 
@@ -1283,6 +1334,7 @@ _PROPERTIES_0: Dict[str, Callable[[Any], bool]] = {
     "tamper": _contract_properties_tamper,
     "protected_refs": _contract_properties_protected_refs,
     "deletable_refs": _contract_properties_deletable_refs,
+    "deletable": _contract_properties_deletable,
     "authority": _contract_properties_authority,
     "rules_ref": _contract_properties_rules_ref,
     "identity_env": _contract_properties_identity_env,
@@ -1356,18 +1408,20 @@ _PROPERTIES_8: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_9: Dict[str, Callable[[Any], bool]] = {
+    "owners": _contract_properties_deletable_properties_owners,
+    "everyone": _contract_properties_deletable_properties_everyone,
+}
+
+_PROPERTIES_10: Dict[str, Callable[[Any], bool]] = {
     "signers": _contract_properties_authority_properties_signers,
     "require_touch": _contract_properties_authority_properties_require_touch,
 }
 
-_PROPERTIES_10: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_11: Dict[str, Callable[[Any], bool]] = {
     "freeze_bytes": _contract_properties_limits_properties_freeze_bytes,
     "seed_bytes": _contract_properties_limits_properties_seed_bytes,
     "lock_bytes": _contract_properties_limits_properties_lock_bytes,
     "test_bytes": _contract_properties_limits_properties_test_bytes,
-}
-
-_PROPERTIES_11: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_12: Dict[str, Callable[[Any], bool]] = {
@@ -1377,19 +1431,22 @@ _PROPERTIES_13: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_14: Dict[str, Callable[[Any], bool]] = {
+}
+
+_PROPERTIES_15: Dict[str, Callable[[Any], bool]] = {
     "test": _quarantine_list_items_properties_test,
     "owner": _quarantine_list_items_properties_owner,
     "expires": _quarantine_list_items_properties_expires,
     "reason": _quarantine_list_items_properties_reason,
 }
 
-_PROPERTIES_15: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_16: Dict[str, Callable[[Any], bool]] = {
     "lock": _contract_properties_fixtures_items_properties_lock,
     "root": _contract_properties_fixtures_items_properties_root,
     "paths": _contract_properties_fixtures_items_properties_paths,
 }
 
-_PROPERTIES_16: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_17: Dict[str, Callable[[Any], bool]] = {
     "paths": _contract_properties_seeds_items_properties_paths,
     "format": _contract_properties_seeds_items_properties_format,
     "records": _contract_properties_seeds_items_properties_records,
@@ -1400,25 +1457,25 @@ _PROPERTIES_16: Dict[str, Callable[[Any], bool]] = {
     "promote": _contract_properties_seeds_items_properties_promote,
 }
 
-_PROPERTIES_17: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_18: Dict[str, Callable[[Any], bool]] = {
     "paths": _contract_properties_freeze_items_properties_paths,
     "schema": _contract_properties_freeze_items_properties_schema,
 }
 
-_PROPERTIES_18: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_19: Dict[str, Callable[[Any], bool]] = {
     "id": _flake_budget_properties_frozen_items_properties_id,
     "owner": _flake_budget_properties_frozen_items_properties_owner,
     "expires": _flake_budget_properties_frozen_items_properties_expires,
     "reason": _flake_budget_properties_frozen_items_properties_reason,
 }
 
-_PROPERTIES_19: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_20: Dict[str, Callable[[Any], bool]] = {
     "field": _contract_properties_seeds_items_properties_digest_properties_field,
     "of": _contract_properties_seeds_items_properties_digest_properties_of,
     "form": _contract_properties_seeds_items_properties_digest_properties_form,
 }
 
-_PROPERTIES_20: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_21: Dict[str, Callable[[Any], bool]] = {
     "rule": _contract_properties_tamper_properties_allow_items_properties_rule,
     "path": _contract_properties_tamper_properties_allow_items_properties_path,
 }
