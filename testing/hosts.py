@@ -1249,11 +1249,13 @@ repo app
 repo t/..*
     C       =   alice
     RW+     =   alice
+    RW+ oracle/ =   bob
     RW      =   bob
 
 repo rs/..*
     C       =   alice
     RW+     =   alice
+    RW+ oracle/ =   bob
     RW      =   bob
     option hook.pre-receive = oracle-guard
 """
