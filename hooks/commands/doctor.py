@@ -238,6 +238,16 @@ def _gitolite_options(repo: str) -> List[Line]:
     listed = gitolite_hook_option(repo)
     if listed is None or "oracle-guard" in listed:
         return []
+    added = os.path.join(repo, "hooks", "pre-receive.a00-oracle-guard")
+    if os.path.islink(added) and MARKER in _text(added):
+        return [
+            Line(
+                True,
+                f"gitolite.conf sets option hook.pre-receive = {' '.join(listed)} for this "
+                "repository, and oracle-guard's trigger (oracle-guard-hooks) adds oracle-guard "
+                "to the hooks gitolite's driver runs",
+            )
+        ]
     return [
         Line(
             False,
