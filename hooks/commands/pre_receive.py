@@ -366,17 +366,21 @@ def _oracle_paths(git: Git, contract, default_tip: str, new_commit: str) -> List
     and that the contract guards: what the write set protects, the scoring tree
     test-tamper reads (tamper.paths, conftest.py files and pytest's config)."""
     from oracle_guard.checks.write_set import WriteSet
-    from oracle_guard.parsing.patterns import PatternSet
 
     write_set = WriteSet.of(contract)
-    tamper = contract.section("tamper")
-    tree = PatternSet(tamper["paths"] if tamper else [])
-    configs = ("conftest.py", "pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+    scope = None
+    if contract.section("tamper") is not None:
+        from oracle_guard.checks.test_tamper import Scope, options
+
+        scope = Scope.of(contract)
     return [
         path
         for path in git.differing_paths(default_tip, new_commit)
         if write_set.protects(path)
-        or (tamper is not None and (tree.matches(path) or path.rpartition("/")[2] in configs))
+        or (
+            scope is not None
+            and (scope.tree(path) or scope.is_python(path) or options.is_config(path))
+        )
     ]
 
 
