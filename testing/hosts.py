@@ -958,13 +958,19 @@ def _branch_cut_before_owner_changes(site: Site) -> None:
 
 
 def _signing_as_alice(site: Site) -> None:
-    """The client signs pushes with alice's key; the server gives out nonces."""
+    """The client signs pushes with alice's key; the server gives out nonces, and
+    over HTTP (two requests, each its own receive-pack) takes one issued up to 60
+    seconds before as its own (receive.certNonceSlop: git then says OK, not SLOP)."""
     from testing.git import git
 
     git(site.client, "config", "gpg.format", "ssh")
     git(site.client, "config", "user.signingkey", str(site.keys["alice"]))
-    configured = site.server_git("config", "receive.certNonceSeed", "the server's secret")
-    assert configured.returncode == 0, configured.stderr
+    for key, value in (
+        ("receive.certNonceSeed", "the server's secret"),
+        ("receive.certNonceSlop", "60"),
+    ):
+        configured = site.server_git("config", key, value)
+        assert configured.returncode == 0, configured.stderr
 
 
 # an agent's oracle edit: not an owner by variable, not signed by one
