@@ -12,7 +12,7 @@ import fnmatch
 import re
 import signal
 import sys
-from typing import List, Mapping, NamedTuple, Optional, TextIO, Tuple
+from typing import Callable, List, Mapping, NamedTuple, Optional, TextIO, Tuple
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
@@ -368,19 +368,19 @@ def _oracle_paths(git: Git, contract, default_tip: str, new_commit: str) -> List
     from oracle_guard.checks.write_set import WriteSet
 
     write_set = WriteSet.of(contract)
-    scope = None
+    scoring: Callable[[str], bool] = lambda path: False  # noqa: E731
     if contract.section("tamper") is not None:
         from oracle_guard.checks.test_tamper import Scope, options
 
         scope = Scope.of(contract)
+
+        def scoring(path: str) -> bool:
+            return scope.tree(path) or scope.is_python(path) or options.is_config(path)
+
     return [
         path
         for path in git.differing_paths(default_tip, new_commit)
-        if write_set.protects(path)
-        or (
-            scope is not None
-            and (scope.tree(path) or scope.is_python(path) or options.is_config(path))
-        )
+        if write_set.protects(path) or scoring(path)
     ]
 
 
