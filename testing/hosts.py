@@ -16,7 +16,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SYSTEM_PYTHON = "/usr/bin/python3"  # the project's own Python lives under /root (0700)
@@ -328,8 +328,11 @@ class Sshd:
         )
 
 
-# LANG LC_* is Debian's default; the rest names every host's pusher variable
-ACCEPT_ENV = "LANG LC_* GL_* REMOTE_USER GITEA_* GITHUB_*"
+# what docs/how-to/server-ssh.md allows: the locale (Debian's default) and git's protocol
+ACCEPT_ENV = "LANG LC_* GIT_PROTOCOL"
+# every host's pusher variable too, so spoofing by SetEnv is really attempted (and
+# doctor calls it a problem)
+SPOOF_ACCEPT_ENV = "LANG LC_* GL_* REMOTE_USER GITEA_* GITHUB_*"
 SSHD_CONFIG = """\
 Port {port}
 ListenAddress 127.0.0.1
@@ -343,17 +346,20 @@ KbdInteractiveAuthentication no
 AuthorizedKeysFile .ssh/authorized_keys
 StrictModes yes
 AllowUsers {users}
-# every host's pusher variable is accepted from the client, so spoofing by SetEnv
-# is really attempted; git's and Perl's are not (docs/how-to/server-ssh.md)
 AcceptEnv {accept_env}
-PermitUserEnvironment REMOTE_USER
+PermitUserEnvironment {permit_user_environment}
 LogLevel VERBOSE
 """
 
 
 @contextlib.contextmanager
 def sshd(
-    folder: Path, users: Sequence[str], *, wait_s: float = 10.0, accept_env: str = ACCEPT_ENV
+    folder: Path,
+    users: Sequence[str],
+    *,
+    wait_s: float = 10.0,
+    accept_env: str = ACCEPT_ENV,
+    permit_user_environment: str = "REMOTE_USER",
 ) -> Iterator[Sshd]:
     """``/usr/sbin/sshd -D -e`` with its own config and host key in ``folder``, on
     127.0.0.1 at a free port, letting in only ``users`` and the client variables
@@ -374,7 +380,11 @@ def sshd(
         config = folder / "sshd_config"
         config.write_text(
             SSHD_CONFIG.format(
-                port=port, folder=folder, users=" ".join(users), accept_env=accept_env
+                port=port,
+                folder=folder,
+                users=" ".join(users),
+                accept_env=accept_env,
+                permit_user_environment=permit_user_environment,
             )
         )
         subprocess.run(["/usr/sbin/sshd", "-t", "-f", str(config)], check=True)
@@ -587,7 +597,7 @@ IDENTITY_VARIABLES = (
 def host_contract(identity_env: str) -> str:
     """Seeds protected, src/ and tests/ the write set, tests/ the scoring tree
     test-tamper judges, alice an owner by ``identity_env`` and by signature,
-    scratch branches deletable."""
+    scratch branches deletable by anyone, oracle branches by owners."""
     return f"""\
 version: 1
 seeds:
@@ -599,6 +609,8 @@ tamper:
   paths: ["tests/**"]
 identity_env: {identity_env}
 deletable_refs: ["refs/heads/scratch/*"]
+deletable:
+  owners: ["refs/heads/oracle/*"]
 authority:
   signers: {SIGNERS}
 """
@@ -633,7 +645,7 @@ class Site:
             },
             "the oracle",
         )
-        pushed = self.push(push_as, "main", "main:refs/heads/scratch/x")
+        pushed = self.push(push_as, "main", "main:refs/heads/scratch/x", "main:refs/heads/oracle/x")
         assert pushed.rc == 0, pushed.stderr
 
     def rev(self, ref: str) -> Optional[str]:
@@ -665,8 +677,9 @@ class Site:
 
         return commit(self.client, files, message)
 
-    def signed(self, files: Mapping[str, str], signer: str, message: str = "signed") -> str:
-        """A commit signed with ``signer``'s ssh key, as an owner signs one."""
+    def signed(self, files: Mapping[str, str], signer, message: str = "signed") -> str:
+        """A commit signed with ``signer``'s ssh key (a name in ``keys``, or a key
+        file), as an owner signs one."""
         from testing.git import git, write
 
         write(self.client, files)
@@ -676,7 +689,7 @@ class Site:
             "-c",
             "gpg.format=ssh",
             "-c",
-            f"user.signingkey={self.keys[signer]}",
+            f"user.signingkey={self.keys[signer] if isinstance(signer, str) else signer}",
             "commit",
             "-q",
             "-S",
@@ -684,6 +697,18 @@ class Site:
             message,
         )
         return git(self.client, "rev-parse", "HEAD").strip()
+
+    def raw_commit(self, rev: str) -> bytes:
+        return subprocess.run(
+            ["git", "-C", str(self.client), "cat-file", "commit", rev],
+            stdout=subprocess.PIPE,
+            check=True,
+        ).stdout
+
+    def write_commit(self, raw: bytes) -> str:
+        from testing.git import git
+
+        return git(self.client, "hash-object", "-t", "commit", "-w", "--stdin", input=raw).strip()
 
     def reset_to_root(self) -> None:
         from testing.git import git
@@ -789,6 +814,165 @@ def _conftest_fixture(site: Site) -> None:
     site.commit(TAMPER_BY_CODE["collection-changed"].near_miss, "a conftest")
 
 
+def _ecdsa_owner_key(site: Site) -> Path:
+    """alice's second key, an ECDSA one, listed in the signers file by alice's
+    push as an owner by variable."""
+    key = site.client.parent / f"{site.client.name}-alice-ecdsa"
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ecdsa", "-N", "", "-C", "alice-ecdsa", "-f", str(key)],
+        check=True,
+    )
+    signers = (site.client / SIGNERS).read_text() + f"alice-ecdsa {public(key)}\n"
+    site.commit({SIGNERS: signers}, "alice's ecdsa key")
+    pushed = site.push("alice", "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr
+    return key
+
+
+def _granted_then_revoked(site: Site) -> Tuple[Path, str]:
+    """The owner's signed grant of an owner key to bob, landed and then revoked by
+    the owner's signed commit; returns alice's ECDSA key and the grant's id."""
+    key = _ecdsa_owner_key(site)
+    before = (site.client / SIGNERS).read_text()
+    grant = site.signed({SIGNERS: before + f"bob {public(site.keys['bob'])}\n"}, key, "grant bob")
+    site.signed({SIGNERS: before}, key, "revoke bob")
+    pushed = site.push("bob", "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr
+    return key, grant
+
+
+def _replayed_grant(site: Site) -> None:
+    """bob mints the revoked grant again (the twin of its ECDSA signature: same
+    signed bytes, new commit id; git verifies it) and merges it into main."""
+    from oracle_guard.authority import sshsig
+    from testing.git import git
+    from testing.signatures import ecdsa_twin, resigned
+
+    _, grant = _granted_then_revoked(site)
+    raw = site.raw_commit(grant)
+    _, armored = sshsig.split_commit(raw)
+    assert armored is not None
+    twin = site.write_commit(resigned(raw, ecdsa_twin(armored)))
+    assert twin != grant
+    git(site.client, "merge", "-q", "--no-ff", "-m", "merge", twin)
+
+
+def _granted_anew(site: Site) -> None:
+    """Near miss: the owner signs the grant anew, on main's tip."""
+    key, _ = _granted_then_revoked(site)
+    text = (site.client / SIGNERS).read_text()
+    site.signed({SIGNERS: text + f"bob {public(site.keys['bob'])}\n"}, key, "grant bob again")
+
+
+def _rewrapped_signed_append(site: Site) -> None:
+    """alice's signed append with its armor wrapped at 64: git verifies it, and it
+    is a new commit id for alice's change."""
+    from oracle_guard.authority import sshsig
+    from testing.git import git
+    from testing.signatures import resigned
+
+    signed = site.signed({SEEDS: "[1, 2, 3]\n"}, "alice")
+    raw = site.raw_commit(signed)
+    _, armored = sshsig.split_commit(raw)
+    assert armored is not None
+    lines = armored.splitlines()
+    body = b"".join(lines[1:-1])
+    wrapped = b"\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+    other = resigned(raw, lines[0] + b"\n" + wrapped + b"\n" + lines[-1] + b"\n")
+    git(site.client, "reset", "-q", "--hard", site.write_commit(other))
+
+
+def _signers_line_ssh_keygen_skips(site: Site) -> None:
+    """alice lists bob's key under ``bob\\ralice``: ssh-keygen (and git) skip the
+    line; read as written, the key would be an owner's."""
+    text = (site.client / SIGNERS).read_text()
+    site.commit({SIGNERS: text + f"bob\ralice {public(site.keys['bob'])}\n"}, "list bob")
+
+
+def _signers_line_with_crlf(site: Site) -> None:
+    """Near miss: a CRLF line end, which ssh-keygen reads as the line's end."""
+    text = (site.client / SIGNERS).read_text()
+    site.commit({SIGNERS: text + f"bob {public(site.keys['bob'])}\r\n"}, "list bob")
+
+
+SKIPPED_TESTS = "import pytest\n\n\n@pytest.mark.skip(reason='flaky')\n" + TESTS_TEXT
+
+
+def _skip_added_then_removed(site: Site) -> None:
+    """Net, the push changes no test; its first commit skips the owners' test."""
+    site.commit({TESTS: SKIPPED_TESTS}, "skip the test")
+    site.commit({TESTS: TESTS_TEXT}, "and unskip it")
+
+
+def _test_added_then_removed(site: Site) -> None:
+    """Near miss: a test added, then dropped again: no commit is tampering."""
+    site.commit({TESTS: TESTS_TEXT + "\n\ndef test_more():\n    assert True\n"}, "a test")
+    site.commit({TESTS: TESTS_TEXT}, "not yet")
+
+
+def _owner_pushes_and_undoes(site: Site, files: Mapping[str, str]) -> str:
+    """alice, an owner by variable, pushes ``files`` and then their undoing, in one
+    push: main's history holds a state no push was judged by. Returns its commit."""
+    from testing.git import git
+
+    before = {path: (site.client / path).read_text() for path in files}
+    middle = site.commit(files, "owner: try something")
+    site.commit(before, "owner: and undo it")
+    pushed = site.push("alice", "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr
+    git(site.client, "checkout", "-q", "-B", "work", middle)
+    return middle
+
+
+def _branch_on_a_skip_an_owner_removed(site: Site) -> None:
+    _owner_pushes_and_undoes(site, {TESTS: SKIPPED_TESTS})
+    site.commit({"src/app.py": "v2\n"}, "work on top of the skipping commit")
+
+
+def _tag_at_a_copy_of_rewritten_seeds(site: Site) -> None:
+    """A new commit whose tree is the rewriting commit's, on top of it."""
+    from testing.git import git
+
+    middle = _owner_pushes_and_undoes(site, {SEEDS: "[1, 9]\n"})
+    copy = git(site.client, "commit-tree", f"{middle}^{{tree}}", "-p", middle, "-m", "copy")
+    git(site.client, "reset", "-q", "--hard", copy.strip())
+
+
+def _fast_forward_onto_rewritten_seeds(site: Site) -> None:
+    """refs/heads/scratch/x, at the first commit, moved onto the rewriting commit."""
+    _owner_pushes_and_undoes(site, {SEEDS: "[1, 9]\n"})
+
+
+def _branch_cut_before_owner_changes(site: Site) -> None:
+    """Near miss: bob's branch starts at the first commit; alice then appends a seed
+    and adds a test on main; bob's branch holds the older seeds and tests."""
+    from testing.git import git
+
+    root = git(site.client, "rev-parse", "HEAD").strip()
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "owner: append")
+    site.commit({TESTS: TESTS_TEXT + "\n\ndef test_more():\n    assert True\n"}, "owner: test")
+    pushed = site.push("alice", "HEAD:refs/heads/main")
+    assert pushed.rc == 0, pushed.stderr
+    git(site.client, "checkout", "-q", "-B", "work", root)
+    site.commit({"src/app.py": "v2\n"}, "honest work")
+
+
+def _signing_as_alice(site: Site) -> None:
+    """The client signs pushes with alice's key; the server gives out nonces, and
+    over HTTP (two requests, each its own receive-pack) takes one issued up to 60
+    seconds before as its own (receive.certNonceSlop: git then says OK, not SLOP)."""
+    from testing.git import git
+
+    git(site.client, "config", "gpg.format", "ssh")
+    git(site.client, "config", "user.signingkey", str(site.keys["alice"]))
+    for key, value in (
+        ("receive.certNonceSeed", "the server's secret"),
+        ("receive.certNonceSlop", "60"),
+    ):
+        configured = site.server_git("config", key, value)
+        assert configured.returncode == 0, configured.stderr
+
+
 # an agent's oracle edit: not an owner by variable, not signed by one
 DENIED = frozenset({"write-denied", "oracle-change-unsigned"})
 CATALOGUE = (
@@ -805,6 +989,66 @@ CATALOGUE = (
     Case("owner_seed_append_by_identity_is_accepted", "alice", _seed_append, None),
     Case("owner_signed_seed_append_pushed_by_agent_is_accepted", "bob", _signed_append, None),
     Case("seed_append_signed_by_agent_key_is_rejected", "bob", _agent_signed_append, DENIED),
+    Case(
+        "owner_signed_append_with_rewrapped_armor_is_rejected",
+        "bob",
+        _rewrapped_signed_append,
+        DENIED,
+    ),
+    Case(
+        "replayed_owner_grant_revoked_since_is_rejected",
+        "bob",
+        _replayed_grant,
+        frozenset({"write-denied", "signature-replayed"}),
+    ),
+    Case("owner_grant_signed_anew_after_a_revoke_is_accepted", "bob", _granted_anew, None),
+    Case(
+        "owner_signers_line_ssh_keygen_skips_is_rejected",
+        "alice",
+        _signers_line_ssh_keygen_skips,
+        frozenset({"contract-invalid"}),
+    ),
+    Case("owner_signers_line_with_crlf_is_accepted", "alice", _signers_line_with_crlf, None),
+    Case(
+        "agent_skip_added_then_removed_in_one_push_is_rejected",
+        "bob",
+        _skip_added_then_removed,
+        frozenset({"oracle-edit-undone"}),
+    ),
+    Case(
+        "agent_branch_on_a_skip_an_owner_removed_is_rejected",
+        "bob",
+        _branch_on_a_skip_an_owner_removed,
+        frozenset({"ref-holds-unjudged"}),
+        ("HEAD:refs/heads/topic",),
+    ),
+    Case(
+        "agent_tag_at_a_copy_of_rewritten_seeds_is_rejected",
+        "bob",
+        _tag_at_a_copy_of_rewritten_seeds,
+        frozenset({"ref-holds-unjudged"}),
+        ("HEAD:refs/tags/v9",),
+    ),
+    Case(
+        "agent_fast_forward_onto_rewritten_seeds_is_rejected",
+        "bob",
+        _fast_forward_onto_rewritten_seeds,
+        frozenset({"ref-holds-unjudged"}),
+        ("HEAD:refs/heads/scratch/x",),
+    ),
+    Case(
+        "agent_branch_cut_before_owner_changes_is_accepted",
+        "bob",
+        _branch_cut_before_owner_changes,
+        None,
+        ("HEAD:refs/heads/topic",),
+    ),
+    Case(
+        "agent_test_added_then_removed_in_one_push_is_accepted",
+        "bob",
+        _test_added_then_removed,
+        None,
+    ),
     Case(
         "owner_mixed_oracle_and_code_commit_is_rejected",
         "alice",
@@ -827,6 +1071,20 @@ CATALOGUE = (
         (":refs/heads/scratch/x",),
     ),
     Case(
+        "agent_deleting_an_owners_oracle_branch_is_rejected",
+        "bob",
+        _nothing,
+        frozenset({"ref-deleted"}),
+        (":refs/heads/oracle/x",),
+    ),
+    Case(
+        "owner_signed_push_deleting_an_abandoned_oracle_branch_is_accepted",
+        "bob",
+        _signing_as_alice,
+        None,
+        ("--signed", ":refs/heads/oracle/x"),
+    ),
+    Case(
         "owner_force_push_rewriting_seeds_is_rejected",
         "alice",
         _rewrite_history_of_seeds,
@@ -847,7 +1105,7 @@ def judge_case(site: Site, case: Case) -> None:
     """Make and push ``case``; assert the verdict, the findings, what the client
     saw, and that the ref moved only when accepted."""
     case.make(site)
-    refs = [spec.split(":")[-1] for spec in case.refspecs]
+    refs = [spec.split(":")[-1] for spec in case.refspecs if not spec.startswith("-")]
     before = {ref: site.rev(ref) for ref in refs}
     pushed = site.push(case.pusher, *case.refspecs)
     if case.codes is None:
@@ -855,6 +1113,8 @@ def judge_case(site: Site, case: Case) -> None:
         assert any(line.startswith("oracle-guard: push accepted") for line in pushed.guard), (
             pushed.stderr
         )
+        deleted = [spec[1:] for spec in case.refspecs if spec.startswith(":")]
+        assert all(site.rev(ref) is None for ref in deleted), pushed.stderr
         return
     assert pushed.rc != 0, pushed.stderr
     assert "(pre-receive hook declined)" in pushed.stderr, pushed.stderr
@@ -995,11 +1255,13 @@ repo app
 repo t/..*
     C       =   alice
     RW+     =   alice
+    RW+ oracle/ =   bob
     RW      =   bob
 
 repo rs/..*
     C       =   alice
     RW+     =   alice
+    RW+ oracle/ =   bob
     RW      =   bob
     option hook.pre-receive = oracle-guard
 """

@@ -31,26 +31,29 @@ def backend() -> str:
     return os.path.join(exec_path, "git-http-backend")
 
 
-CONFIG = """\
-# mod_setenv after mod_auth: it drops Authorization only once auth has checked it
-server.modules = ("mod_alias", "mod_auth", "mod_authn_file", "mod_setenv", "mod_cgi")
-server.bind = "127.0.0.1"
-server.port = {port}
-server.username = "{user}"
-server.groupname = "{group}"
-server.document-root = "{htdocs}"
-server.errorlog = "{logs}/error.log"
-alias.url = ("/git" => "{backend}")
-auth.backend = "htpasswd"
-auth.backend.htpasswd.userfile = "{htpasswd}"
-auth.require = ("/git" => ("method" => "basic", "realm" => "git", "require" => "valid-user"))
-$HTTP["url"] =~ "^/git/" {{
-  cgi.assign = ("" => "")
-  setenv.set-environment = ("GIT_PROJECT_ROOT" => "{projects}", "GIT_HTTP_EXPORT_ALL" => "1")
-  # or the CGI, hence the hook and what it runs, gets the user's password
-  setenv.set-request-header = ("Authorization" => "")
-}}
-"""
+# the configuration docs/how-to/server-http.md shows, with the test's paths and port
+CONFIG_FILE = Path(__file__).resolve().parents[1] / "examples" / "http" / "lighttpd.conf"
+# each value the file holds, as the page shows it -> the name of the test's value
+DOCUMENTED = {
+    "server.port = 8080": "server.port = {port}",
+    'server.username = "www-git"': 'server.username = "{user}"',
+    'server.groupname = "www-git"': 'server.groupname = "{group}"',
+    '"/var/www/git-empty"': '"{htdocs}"',
+    '"/var/log/lighttpd/git-error.log"': '"{logs}/error.log"',
+    '"/usr/lib/git-core/git-http-backend"': '"{backend}"',
+    '"/etc/lighttpd/git.htpasswd"': '"{htpasswd}"',
+    '"/srv/git"': '"{projects}"',
+}
+
+
+def config(**values: object) -> str:
+    """The documented configuration with the test's values: each documented value
+    stands exactly once in it, or the page and the tests would part."""
+    text = CONFIG_FILE.read_text(encoding="utf-8")
+    for documented, template in DOCUMENTED.items():
+        assert text.count(documented) == 1, (documented, CONFIG_FILE)
+        text = text.replace(documented, template.format(**values))
+    return text
 
 
 @dataclass
@@ -110,7 +113,7 @@ def lighttpd(
     for _attempt in range(3):  # another process may take the port first
         port = free_port()
         conf.write_text(
-            CONFIG.format(
+            config(
                 port=port,
                 user=account.name,
                 group=grp.getgrgid(account.gid).gr_name,

@@ -1304,12 +1304,15 @@ ATTACKS: List[Scenario] = [
         "two-step-delete-then-readd",
         True,
         "commit 1 deletes a seed file, commit 2 adds it back reordered. Staged: commit 2 "
-        "is a new file against HEAD, so only the write set sees it",
+        "is a new file against HEAD, so only the write set sees it. A pre-push and a push "
+        "judge commit 1 too: the freeze file it leaves names a test of the deleted seeds",
         (drop(SEED), _seed(3, 2, 1)),
         expect(
             f"{SEED}: seed-reordered",
             *wd(SEED),
             staged=(f"{SEED}: seed-file-deleted", f"{FREEZE}: budget-unknown-id", *wd(SEED)),
+            prepush=(f"{SEED}: seed-reordered", *wd(SEED), f"{FREEZE}: oracle-edit-undone"),
+            push=(f"{SEED}: seed-reordered", *wd(SEED), f"{FREEZE}: oracle-edit-undone"),
         ),
     ),
     Scenario(

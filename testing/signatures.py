@@ -211,3 +211,58 @@ def make_keys(folder: Path) -> Dict[str, Path]:
         )
         made[name] = key
     return made
+
+
+# -- re-encoding an owner's signature: same signed payload, new commit id --------
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def _fields(data: bytes, count: int):
+    """``count`` SSH strings from the front of ``data``, and what follows."""
+    out = []
+    for _ in range(count):
+        size = int.from_bytes(data[:4], "big")
+        out.append(data[4 : 4 + size])
+        data = data[4 + size :]
+    return out, data
+
+
+def ecdsa_twin(armored: bytes) -> bytes:
+    """An ecdsa-sha2-nistp256 SSH signature with s replaced by n - s: ECDSA's
+    other valid signature of the same data, which anyone can compute, in the
+    armor ssh-keygen writes."""
+    blob = dearmor(armored)
+    magic, rest = blob[:6], blob[6:]
+    version, rest = rest[:4], rest[4:]
+    (key, namespace, reserved, hash_algorithm, inner), tail = _fields(rest, 5)
+    assert magic == b"SSHSIG" and not tail
+    (signature_type, pair), _ = _fields(inner, 2)
+    assert signature_type == b"ecdsa-sha2-nistp256", signature_type
+    (r, s), _ = _fields(pair, 2)
+    twin = mpint(int.from_bytes(r, "big")) + mpint(P256_ORDER - int.from_bytes(s, "big"))
+    return armor(
+        magic
+        + version
+        + string(key)
+        + string(namespace)
+        + string(reserved)
+        + string(hash_algorithm)
+        + string(string(signature_type) + string(twin))
+    )
+
+
+def signature_block(armored: bytes, header: bytes = b"gpgsig") -> bytes:
+    """The header lines git writes for ``armored`` in a commit."""
+    lines = armored.splitlines()
+    return header + b" " + lines[0] + b"\n" + b"".join(b" " + line + b"\n" for line in lines[1:])
+
+
+def resigned(raw: bytes, armored: bytes, header: bytes = b"gpgsig") -> bytes:
+    """Commit ``raw`` with its signature header's armor replaced by ``armored``."""
+    from oracle_guard.authority import sshsig
+
+    _, old = sshsig.split_commit(raw)
+    assert old is not None, "the commit is not signed"
+    old_block = signature_block(old, header)
+    assert raw.count(old_block) == 1
+    return raw.replace(old_block, signature_block(armored, header))

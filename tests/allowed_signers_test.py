@@ -321,3 +321,63 @@ def test_ssh_keygen_reads_what_is_accepted(keys, tmp_path):
         stderr=subprocess.PIPE,
     )
     assert proc.returncode != 0 and not signer.allows("git")
+
+
+def keygen_principals(keys, path: Path, name: str = "ed") -> list:
+    """The principals ssh-keygen -Y find-principals names for a signature by
+    ``name``'s key with ``path`` as the allowed signers file ([] for none)."""
+    signed = subprocess.run(
+        ["ssh-keygen", "-q", "-Y", "sign", "-n", "git", "-f", str(keys["folder"] / name)],
+        input=b"data",
+        stdout=subprocess.PIPE,
+        check=True,
+    ).stdout
+    proc = subprocess.run(
+        ["ssh-keygen", "-Y", "find-principals", "-f", str(path), "-s", "/dev/stdin"],
+        input=signed,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    return proc.stdout.decode().split() if proc.returncode == 0 else []
+
+
+@pytest.mark.parametrize(
+    "prefix, message",
+    [
+        ("alice\rbob ", "holds a carriage return at column 6"),
+        ("\0alice@example.com ", "holds a NUL byte at column 1"),
+        ("alice\0 ", "holds a NUL byte at column 6"),
+        ("\ralice ", "holds a carriage return at column 1"),
+        (" \ralice ", "holds a carriage return at column 2"),
+    ],
+    ids=["cr-in-principals", "nul-first", "nul-after", "cr-first", "cr-after-blank"],
+)
+def test_a_line_ssh_keygen_skips_is_refused(keys, tmp_path, prefix, message):
+    """ssh-keygen ends a line at NUL and splits it at CR: it skips these lines,
+    so git calls their key's commits unverified. Here each is an error, never an
+    owner."""
+    text = f"{prefix}{key_of(keys['ed'])}\n"
+    path = tmp_path / "allowed"
+    path.write_bytes(text.encode())
+    assert keygen_principals(keys, path) == []
+    err = error_of(text)
+    assert err.line == 1 and err.message.startswith(message + ": "), err.message
+
+
+def test_the_near_misses_ssh_keygen_reads_are_read(keys, tmp_path):
+    """A CRLF line end and tabs between the fields: ssh-keygen names alice, and so
+    does the file here."""
+    for text in (f"alice {key_of(keys['ed'])}\r\n", f"\talice\t{key_of(keys['ed'])}\n"):
+        path = tmp_path / "allowed"
+        path.write_bytes(text.encode())
+        assert keygen_principals(keys, path) == ["alice"], repr(text)
+        assert allowed_signers.parse(text)[0].principals == ("alice",)
+
+
+@pytest.mark.parametrize("char", ["\x1b", "\x0b", "\x0c", "\x7f", "\x01"])
+def test_every_other_control_character_is_refused(keys, char):
+    """ssh-keygen would read these into a name or a comment: refused all the same,
+    comment lines included."""
+    for text in (f"al{char}ice {key_of(keys['ed'])}\n", f"# a comment {char}\n"):
+        err = error_of(text)
+        assert err.message.startswith(f"holds control character U+{ord(char):04X}"), err.message

@@ -215,3 +215,46 @@ def test_a_relative_repo_path_reads_the_repositorys_own_fsck_setting(tmp_path, c
     git(server, "config", "receive.fsckObjects", "false")
     rc, out, _ = run_guard(capsys, tmp_path, "doctor", server.name)
     assert rc == 1 and "problem: receive.fsckObjects is off" in out, out
+
+
+@pytest.mark.parametrize(
+    "line, program",
+    [
+        ('command="git-shell -c \\"$SSH_ORIGINAL_COMMAND\\"" ssh-ed25519 AAAA', "git-shell"),
+        ('restrict,command="/usr/bin/git-shell -c x" ssh-ed25519 AAAA', "/usr/bin/git-shell"),
+        (
+            'command="/usr/share/gitolite3/gitolite-shell alice",no-pty ssh-ed25519 AAAA',
+            "/usr/share/gitolite3/gitolite-shell",
+        ),
+        ('command="eval \\"$SSH_ORIGINAL_COMMAND\\"" ssh-ed25519 AAAA', None),
+        ('command="sh -c \\"$SSH_ORIGINAL_COMMAND\\"" ssh-ed25519 AAAA', None),
+        ('command="env REMOTE_USER=x git-shell" ssh-ed25519 AAAA', None),
+        ('environment="REMOTE_USER=alice" ssh-ed25519 AAAA', None),
+        ("ssh-ed25519 AAAA", None),
+    ],
+)
+def test_a_forced_command_counts_only_when_it_runs_git_shell_or_gitolite_shell(line, program):
+    from oracle_guard.commands.doctor import _forced_command
+
+    assert _forced_command(line) == program
+
+
+@pytest.mark.parametrize(
+    "pattern, allowed",
+    [
+        ("LANG", True),
+        ("LC_*", True),
+        ("LC_ALL", True),
+        ("GIT_PROTOCOL", True),
+        ("*", False),
+        ("L*", False),
+        ("GIT_*", False),
+        ("GIT_CONFIG_GLOBAL", False),
+        ("REMOTE_USER", False),
+        ("LC_[A]", False),
+    ],
+)
+def test_accept_env_is_read_as_an_allow_list(pattern, allowed):
+    from oracle_guard.commands.doctor import _allowed_client_variable
+
+    assert _allowed_client_variable(pattern) is allowed

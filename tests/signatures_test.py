@@ -14,7 +14,7 @@ import pytest
 from testing import scenarios
 from testing.git import commit, git, write
 from testing.oracle import NOW
-from testing.server import make_client, make_server, push, push_env
+from testing.server import make_client, make_server, push, push_env, rev, run_pre_receive, updates
 from testing.signatures import SIGNED_CONTRACT, SIGNERS
 
 SEEDS = "seeds/a.json"
@@ -43,10 +43,11 @@ class Repo:
         signers_line: Optional[Callable[[Repo], str]] = None,
         contract: str = CONTRACT,
         files: Optional[Dict[str, str]] = None,
+        owner_kind: str = "ed25519",
     ) -> None:
         keys = tmp_path / "keys"
         keys.mkdir()
-        self.owner, self.agent = keygen(keys, "owner"), keygen(keys, "agent")
+        self.owner, self.agent = keygen(keys, "owner", owner_kind), keygen(keys, "agent")
         self.server = make_server(tmp_path / "srv.git")
         self.client = make_client(tmp_path / "work", self.server)
         line = signers_line(self) if signers_line else f"alice {public(self.owner)}"
@@ -449,9 +450,10 @@ def budget(expires: str) -> str:
     )
 
 
-def full_repo(tmp_path: Path) -> Repo:
+def full_repo(tmp_path: Path, owner_kind: str = "ed25519") -> Repo:
     return Repo(
         tmp_path,
+        owner_kind=owner_kind,
         contract=FULL,
         files={
             "oracle/inputs/a.txt": "1\n",
@@ -583,3 +585,220 @@ def test_a_push_that_leaves_a_signers_file_that_does_not_parse_is_rejected(tmp_p
     r.signed({SIGNERS: "\ufeff" + (r.client / SIGNERS).read_text()}, message="a BOM")
     p = push(r.client, "main", env=push_env(GL_USERNAME="bob"))
     assert p.rc != 0 and f"{SIGNERS}:" in p.stderr, p.stderr
+
+
+# -- replayed signatures ------------------------------------------------------------
+FIXTURE, LOCK = "oracle/inputs/a.txt", "oracle/fixtures.lock.json"
+
+
+def write_commit(r: Repo, raw: bytes) -> str:
+    return git(r.client, "hash-object", "-t", "commit", "-w", "--stdin", input=raw).strip()
+
+
+def landed_and_reverted(r: Repo) -> str:
+    """main gets an owner's signed fixture change and then its signed revert;
+    returns the change's commit id. The client's branch 'change' starts at main."""
+    git(r.client, "checkout", "-q", "main")
+    change = r.signed({FIXTURE: "2\n", LOCK: lock_of(b"2\n")}, message="owner: fixture 2")
+    r.signed({FIXTURE: "1\n", LOCK: lock_of(b"1\n")}, message="owner: back to fixture 1")
+    assert push(r.client, "main").rc == 0
+    git(r.client, "fetch", "-q", "origin")
+    git(r.client, "checkout", "-q", "-B", "change", "refs/remotes/origin/main")
+    return change
+
+
+def twin_of(r: Repo, commit_id: str) -> str:
+    """The commit with its ECDSA signature's twin: the same signed payload, a
+    canonical armor, one header, and a new commit id."""
+    from oracle_guard.authority import sshsig
+    from testing.signatures import ecdsa_twin, resigned
+
+    raw = subprocess.run(
+        ["git", "-C", str(r.client), "cat-file", "commit", commit_id],
+        stdout=subprocess.PIPE,
+        check=True,
+    ).stdout
+    _, armored = sshsig.split_commit(raw)
+    assert armored is not None
+    twin = write_commit(r, resigned(raw, ecdsa_twin(armored)))
+    assert twin != commit_id
+    allowed = r.client.parent / "allowed_for_git"
+    allowed.write_text(f"alice {public(r.owner)}\n")
+    verified = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(r.client),
+            "-c",
+            f"gpg.ssh.allowedSignersFile={allowed}",
+            "verify-commit",
+            twin,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert verified.returncode == 0, verified.stderr  # git calls the twin good
+    return twin
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_a_reverted_owner_change_minted_again_is_a_replay(tmp_path, context):
+    """The issue's attack: the owner's signed fixture change, reverted on main,
+    minted again on its old parent with a twin signature and merged."""
+    r = full_repo(tmp_path, owner_kind="ecdsa")
+    twin = twin_of(r, landed_and_reverted(r))
+    git(r.client, "merge", "-q", "--no-ff", "-m", "merge the replay", twin)
+    verdict, got = r.judge(context)
+    assert (verdict, got) == (
+        "reject",
+        {f"{LOCK}: signature-replayed", f"{FIXTURE}: write-denied", f"{LOCK}: write-denied"},
+    ), context
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_a_twin_signature_of_a_change_main_never_had_is_no_replay(tmp_path, context):
+    """Near miss: the twin of an owner's change that is in no history of main is
+    that change, signed by the owner; what makes a replay is main's history."""
+    r = full_repo(tmp_path, owner_kind="ecdsa")
+    change = r.signed({FIXTURE: "2\n", LOCK: lock_of(b"2\n")}, message="owner: fixture 2")
+    git(r.client, "reset", "-q", "--hard", twin_of(r, change))
+    assert r.judge(context) == ("pass", frozenset())
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_the_owner_making_the_reverted_change_again_is_no_replay(tmp_path, context):
+    """Near miss: the owner signs the same fixture change anew, on main's tip."""
+    r = full_repo(tmp_path, owner_kind="ecdsa")
+    landed_and_reverted(r)
+    r.signed({FIXTURE: "2\n", LOCK: lock_of(b"2\n")}, message="owner: fixture 2 again")
+    assert r.judge(context) == ("pass", frozenset())
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_a_tag_at_the_replay_is_a_replay_though_nothing_was_reverted(tmp_path, context):
+    """Reverted or not: the owner's change still on main, its twin pushed alone."""
+    r = full_repo(tmp_path, owner_kind="ecdsa")
+    git(r.client, "checkout", "-q", "main")
+    change = r.signed({FIXTURE: "2\n", LOCK: lock_of(b"2\n")}, message="owner: fixture 2")
+    assert push(r.client, "main").rc == 0
+    git(r.client, "fetch", "-q", "origin")
+    git(r.client, "checkout", "-q", "-B", "change", twin_of(r, change))
+    if context == "push":
+        p = push(r.client, "HEAD:refs/heads/replayed", env=push_env(GL_USERNAME="bob"))
+        assert p.rc != 0 and f"refs/heads/replayed: {LOCK}: signature-replayed" in p.findings()
+        return
+    verdict, got = r.judge(context)
+    # CI merges the twin into main, which has the change: nothing changes
+    assert verdict == "pass" if context == "ci" else f"{LOCK}: signature-replayed" in got
+
+
+def extra_header(raw: bytes) -> bytes:
+    head, _, message = raw.partition(b"\n\n")
+    return head + b"\ngpgsig-x y\n\n" + message
+
+
+def rewrapped_armor(raw: bytes) -> bytes:
+    from oracle_guard.authority import sshsig
+    from testing.signatures import resigned
+
+    _, armored = sshsig.split_commit(raw)
+    assert armored is not None
+    body = b"".join(armored.splitlines()[1:-1])
+    lines = b"\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+    return resigned(raw, armored.splitlines()[0] + b"\n" + lines + b"\n" + armored.splitlines()[-1])
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("reencode", [extra_header, rewrapped_armor])
+def test_a_reencoded_signature_header_does_not_sign(tmp_path, context, reencode):
+    """A second gpgsig* header, or armor wrapped at 64: git verifies both, and
+    each gives the owner's change a new commit id. Neither signs here."""
+    r = full_repo(tmp_path)
+    change = r.signed({FIXTURE: "2\n", LOCK: lock_of(b"2\n")}, message="owner: fixture 2")
+    raw = subprocess.run(
+        ["git", "-C", str(r.client), "cat-file", "commit", change],
+        stdout=subprocess.PIPE,
+        check=True,
+    ).stdout
+    git(r.client, "reset", "-q", "--hard", write_commit(r, reencode(raw)))
+    verdict, got = r.judge(context)
+    assert verdict == "reject" and f"{LOCK}: oracle-change-unsigned" in got, (context, got)
+    # near miss: the commit as git wrote it
+    git(r.client, "reset", "-q", "--hard", change)
+    assert r.judge(context) == ("pass", frozenset())
+
+
+# -- deletable: owners clean up an abandoned signed branch ----------------------------
+DELETABLE = CONTRACT + (
+    'deletable:\n  owners: ["refs/heads/oracle/*"]\n  everyone: ["refs/heads/tmp/*"]\n'
+)
+
+
+def signed_push(r: Repo, key: Optional[Path], *args: str):
+    """``git push [--signed] origin ARGS`` as bob (no owner by variable), the push
+    certificate signed with ``key`` when it is given."""
+    from testing.server import Push
+
+    signing = ["-c", "gpg.format=ssh", "-c", f"user.signingkey={key}"] if key else []
+    proc = subprocess.run(
+        [
+            "git",
+            "-C",
+            str(r.client),
+            *signing,
+            "push",
+            *(["--signed"] if key else []),
+            "origin",
+            *args,
+        ],
+        env=push_env(GL_USERNAME="bob"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    return Push(proc.returncode, proc.stderr.decode("utf-8", "replace"))
+
+
+def test_an_owner_deletes_an_abandoned_signed_branch_with_a_signed_push(tmp_path):
+    r = Repo(tmp_path, contract=DELETABLE)
+    git(r.server, "config", "receive.certNonceSeed", "a secret of the server's")
+    r.signed({SEEDS: "[1, 2, 3]\n"}, message="owner: an oracle change, then abandoned")
+    assert push(r.client, "change:refs/heads/oracle/x", env=push_env(GL_USERNAME="bob")).rc == 0
+    gone = ":refs/heads/oracle/x"
+    unsigned = signed_push(r, None, gone)
+    assert unsigned.rc != 0 and "refs/heads/oracle/x: -: ref-deleted" in unsigned.findings()
+    assert "only an owner may (deletable.owners), and the push is not signed" in unsigned.stderr
+    by_agent = signed_push(r, r.agent, gone)
+    assert by_agent.rc != 0 and "signed by a key that is not in" in by_agent.stderr, by_agent.stderr
+    assert rev(r.server, "refs/heads/oracle/x") is not None
+    by_owner = signed_push(r, r.owner, gone)
+    assert by_owner.rc == 0, by_owner.stderr
+    assert "the push is signed by alice, an owner: deletion allowed by deletable.owners" in (
+        by_owner.stderr
+    )
+    assert rev(r.server, "refs/heads/oracle/x") is None
+
+
+def test_a_push_certificate_git_did_not_vouch_for_signs_for_nothing(tmp_path):
+    """Without receive.certNonceSeed git gives no nonce: an owner's signed push of
+    the deletion is not an owner's (a certificate could be replayed)."""
+    r = Repo(tmp_path, contract=DELETABLE)
+    assert push(r.client, "change:refs/heads/oracle/x", env=push_env(GL_USERNAME="bob")).rc == 0
+    tip = rev(r.server, "refs/heads/oracle/x")
+    cert = git(
+        r.server, "hash-object", "-w", "--stdin", input=f"certificate\n\n{tip} {'0' * 40}".encode()
+    ).strip()
+    proc = run_pre_receive(
+        r.server,
+        updates((tip, "0" * 40, "refs/heads/oracle/x")),
+        env=push_env(GIT_PUSH_CERT=cert, GIT_PUSH_CERT_NONCE_STATUS="BAD"),
+    )
+    assert proc.returncode == 1 and b"its certificate's nonce is not the one" in proc.stderr
+
+
+def test_everyone_deletes_what_deletable_everyone_lists_but_never_the_default_branch(tmp_path):
+    r = Repo(tmp_path, contract=DELETABLE.replace('"refs/heads/tmp/*"', '"refs/heads/*"'))
+    assert push(r.client, "change:refs/heads/tmp/x", env=push_env(GL_USERNAME="bob")).rc == 0
+    assert signed_push(r, None, ":refs/heads/tmp/x").rc == 0
+    main = signed_push(r, None, ":refs/heads/main")
+    assert main.rc != 0 and "it is the branch every push takes its rules from" in main.stderr
+    assert rev(r.server, "refs/heads/main") is not None

@@ -356,14 +356,22 @@ def test_list_prints_each_principal_with_the_fingerprint_ssh_keygen_prints(tmp_p
 
 def test_list_escapes_names(tmp_path, capsys, keys):
     repo = make_repo(
-        tmp_path, f"::warning\x1b[31m {key_of(keys['ed'])}\nx##[error] {key_of(keys['ec'])}\n"
+        tmp_path, f"::warning[31m {key_of(keys['ed'])}\nx##[error] {key_of(keys['ec'])}\n"
     )
     rc, out, _ = signers(capsys, repo, "list")
     assert rc == 0
     first, second = out.splitlines()
-    assert first.startswith("./::warning\\x1b[31m  ssh-ed25519")
+    assert first.startswith("./::warning[31m  ssh-ed25519")
     assert second.startswith("x##\\[error]")
-    assert "\x1b" not in out
+
+
+def test_list_refuses_a_name_with_a_control_character(tmp_path, capsys, keys):
+    """ssh-keygen would read the escape into the name; here it is refused."""
+    repo = make_repo(tmp_path, f"alice\x1b[31m {key_of(keys['ed'])}\n")
+    rc, out, err = signers(capsys, repo, "list")
+    assert rc == 2 and not out
+    assert f"{SIGNERS}:1: holds control character U+001B at column 6" in err, err
+    assert "\x1b" not in err
 
 
 def test_list_of_an_empty_file(tmp_path, capsys):

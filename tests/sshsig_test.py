@@ -588,8 +588,42 @@ def test_bad_armor(good_blob, mutate, message):
     assert parse_error(mutate(good)) == message
 
 
-def test_armor_without_final_newline_passes(good_blob):
-    assert sshsig.parse(armor(good_blob)[:-1]).key_type == "ssh-ed25519"
+NOT_CANONICAL = (
+    "signature armor is not the form ssh-keygen writes (base64 in lines of 70, "
+    "each line and the footer ending in a newline)"
+)
+
+
+def rewrapped(armored: bytes, width: int) -> bytes:
+    body = b"".join(armored.splitlines()[1:-1])
+    lines = [body[i : i + width] for i in range(0, len(body), width)]
+    return BEGIN + b"\n" + b"\n".join(lines) + b"\n" + END + b"\n"
+
+
+def test_the_armor_ssh_keygen_writes_is_the_armor_here(keys):
+    """ssh-keygen's own output, for each kind of key, is what ``armor`` writes."""
+    for name in ("ed25519", "ecdsa256", "rsa"):
+        armored = keygen_sign(keys / name, b"m", "git")
+        assert sshsig.armor(dearmor(armored)) == armored, name
+        assert sshsig.parse(armored).key_type
+
+
+@pytest.mark.parametrize("width", [64, 76, 4])
+def test_rewrapped_armor_that_ssh_keygen_verifies_is_refused(keys, tmp_path, width):
+    """Another line length decodes to the same blob: ssh-keygen verifies it, and
+    in a commit it gives a new commit id for the owner's signed change."""
+    armored = keygen_sign(keys / "ed25519", b"m", "git")
+    key_line = " ".join((keys / "ed25519.pub").read_text().split()[:2])
+    other = rewrapped(armored, width)
+    assert other != armored
+    assert keygen_verifies(tmp_path, other, b"m", key_line)
+    assert parse_error(other) == NOT_CANONICAL
+    # near miss: wrapped at 70, as written, it parses
+    assert sshsig.parse(rewrapped(armored, 70)).key_type == "ssh-ed25519"
+
+
+def test_armor_without_final_newline_is_refused(good_blob):
+    assert parse_error(armor(good_blob)[:-1]) == NOT_CANONICAL
 
 
 def test_empty_armor_body():

@@ -10,6 +10,10 @@ patterns (``*``, ``?``, ``!``), but a signer is looked up here by key and its
 principals are then compared with owner names: a pattern there would be taken
 for a name, so a pattern character is an error.
 
+A control character (NUL, CR other than a CRLF line end, or any other but
+the tab) anywhere on a line is an error, comment lines included: ssh-keygen
+ends a line at NUL and splits it at CR, so it would skip a line read here.
+
 Options (names case-insensitive, as in OpenSSH): ``namespaces="git,file"``
 limits the key to those namespaces, listed by exact name for the same reason.
 Refused, each with an error naming the line:
@@ -143,9 +147,32 @@ def _looks_like_options(field: str, following: str) -> bool:
     )
 
 
+CONTROL_NAMES = {"\0": "a NUL byte", "\r": "a carriage return"}
+
+
+def _control_character(line: str) -> Optional[str]:
+    """Why ``line`` (its LF, and the CR of a CRLF, taken off) is refused for a
+    control character, or None. ssh-keygen reads a line as a C string, so a NUL
+    ends it, and splits it on CR as on a space: ``alice\\rbob`` and
+    ``\\0alice`` are lines it skips, whose key would be an owner here and
+    unverified in git. Every other control character but the tab is refused too,
+    where ssh-keygen would read it as part of a name."""
+    for index, char in enumerate(line):
+        if (char < " " and char != "\t") or char == "\x7f":
+            what = CONTROL_NAMES.get(char, f"control character U+{ord(char):04X}")
+            return (
+                f"holds {what} at column {index + 1}: ssh-keygen ends or splits the line "
+                "there, or reads it into a name (no control characters but tabs)"
+            )
+    return None
+
+
 def parse_line(number: int, line: str) -> Optional[Signer]:
     """The signer on one line, or None for a blank or comment line."""
-    text = line.lstrip(" \t\r\n")
+    refused = _control_character(line)
+    if refused is not None:
+        raise AllowedSignersError(number, refused)
+    text = line.lstrip(" \t")  # what ssh-keygen skips before the principals
     if not text or text.startswith("#"):
         return None
     try:

@@ -12,7 +12,7 @@ every commit, and a ref can later point at the one that edited the oracle.
 from __future__ import annotations
 
 import itertools
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import Commit, Git, decode_path
@@ -131,6 +131,56 @@ def _undone(
                 )
             )
             shown.add(path)
+    return out
+
+
+def undone_by_checks(
+    contract,
+    git: Git,
+    commits: Iterable[Commit],
+    tip: str,
+    base_for: Callable[[str], Any],
+    now,
+    standing: Iterable[Finding],
+) -> List[Attributed]:
+    """Each commit of a push before its tip judged by the other checks as a ref
+    there would be: from ``base_for(commit)`` (for a new branch, its merge-base
+    with the default branch, so a commit made before main's later seed appends
+    is not taken for removing them). A finding the tip no longer has (a skip
+    added, then removed) is ``oracle-edit-undone``, since the server records the
+    commit and a ref can later be made there. Merges are judged too: a ref can
+    point at one as well. The write set's own rules are ``_undone``'s."""
+    from oracle_guard.checks.registry import CHECKS
+    from oracle_guard.judge import judge as judge_checks
+    from oracle_guard.snapshot import Snapshot
+
+    hooks = [check.id for check in CHECKS if check.id != HOOK]
+    # one finding a path, as _undone: a path the push is rejected for already is not repeated
+    shown = {f.path or f.code for f in standing}
+    out: List[Attributed] = []
+    for commit in reversed(list(commits)):  # oldest first
+        if commit.id == tip:
+            continue
+        state = Snapshot.of_commit(git, commit.id, f"commit {commit.id[:12]}")
+        for result in judge_checks(contract, base_for(commit.id), state, now, hooks):
+            for found in result.findings:
+                if found.severity != "error" or (found.path or found.code) in shown:
+                    continue
+                shown.add(found.path or found.code)
+                out.append(
+                    (
+                        commit.id,
+                        Finding(
+                            HOOK,
+                            "oracle-edit-undone",
+                            found.path,
+                            f"commit {commit.id[:12]} is {found.code} ({found.message}) and a "
+                            "later commit undoes it: the push would record it in history, where "
+                            "a tag or branch can point at it",
+                            found.line,
+                        ),
+                    )
+                )
     return out
 
 

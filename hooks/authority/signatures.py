@@ -54,6 +54,8 @@ class Authority:
                 path=self.path,
             ) from None
         self.rules_label = source.label
+        self._source_commit: Optional[str] = source.commit
+        self._rules: Optional[Tuple[Optional[str]]] = None  # resolved once, when asked
         self._git = git
         self._format = "sha256" if git.object_id_length() == 64 else "sha1"
         self._key = f"{entry.oid}:{int(self.require_touch)}"
@@ -97,6 +99,29 @@ class Authority:
             self._verdicts[commit.id] = self._judge(commit)
         return self._verdicts[commit.id]
 
+    def replay_of(self, commit: Commit) -> Optional[str]:
+        """The commit of the rules revision's history that makes the same change
+        from the same state as ``commit`` (its parents and tree), if any. A
+        signature covers the commit without its signature header, so a
+        re-encoded signature (or an ECDSA one, whose (r, s) has a twin (r, n-s))
+        gives an owner's old change a new commit id: what it does says it is
+        a replay, not its id."""
+        rules = self._rules_commit()
+        if rules is None:
+            return None
+        tree = self._git.read_commit(commit.id).split(b"\n", 1)[0]
+        if not tree.startswith(b"tree "):
+            return None
+        return self._git.same_change_in_history(
+            rules, commit.parents, tree[len(b"tree ") :].decode("ascii"), commit.id
+        )
+
+    def _rules_commit(self) -> Optional[str]:
+        if self._rules is None:
+            named = self._source_commit
+            self._rules = (self._git.resolve_commit(named) if named else None,)
+        return self._rules[0]
+
     def _judge(self, commit: Commit) -> Optional[str]:
         from oracle_guard.authority import allowed_signers, sshsig
 
@@ -107,6 +132,13 @@ class Authority:
             return (
                 "lists parents in a way git does not read as the commit's parents "
                 "(a header between them)"
+            )
+        headers = sshsig.signature_headers(raw)
+        if len(headers) > 1:
+            names = ", ".join(sorted({h.decode("ascii", "replace") for h in headers}))
+            return (
+                f"carries {len(headers)} signature headers ({names}); git writes one, and "
+                "another changes the commit's id while the signature still verifies"
             )
         payload, armored = sshsig.split_commit(raw, self._format)
         if armored is None:
@@ -198,6 +230,22 @@ def judge(
             continue  # git's own merge: nothing of its own to sign for
         signed += 1
         reason = authority.why_not(commit)
+        replayed = authority.replay_of(commit) if reason is None else None
+        if replayed is not None:
+            found.append(
+                (
+                    commit.id,
+                    Finding(
+                        HOOK,
+                        "signature-replayed",
+                        protected,
+                        f"commit {commit.id[:12]} makes the same change from the same parents as "
+                        f"{replayed[:12]}, already in the history of {authority.rules_label}: an "
+                        "owner's signature vouches for a change once, and a copy of it with a "
+                        "new commit id (a re-encoded signature) is a replay",
+                    ),
+                )
+            )
         if reason is not None:
             found.append(
                 (

@@ -23,7 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 MAGIC = b"SSHSIG"
 VERSION = 1
@@ -120,6 +120,14 @@ def split_commit(raw: bytes, object_format: str = "sha1") -> Tuple[bytes, Option
             in_signature = False
         pos = after
     return b"".join(payload), (b"".join(signature) if signature else None)
+
+
+def signature_headers(raw: bytes) -> List[bytes]:
+    """The name of each header of a raw commit that starts with "gpgsig": the
+    lines git leaves out of what a signature covers. git writes one; a second
+    (or a ``gpgsig-foo``) changes the commit's id and leaves the signature valid."""
+    head = raw.split(b"\n\n", 1)[0]
+    return [line.split(b" ", 1)[0] for line in head.split(b"\n") if line.startswith(b"gpgsig")]
 
 
 # -- wire format -------------------------------------------------------------
@@ -292,7 +300,31 @@ def decode_base64(text: bytes, what: str) -> bytes:
     return data
 
 
+ARMOR_LINE = 70  # ssh-keygen's base64 line length (sshbuf_dtob64 with wrap)
+
+
+def armor(blob: bytes) -> bytes:
+    """The armor ssh-keygen writes for ``blob``, as git stores it in a commit:
+    the header line, base64 in lines of 70, the footer, each ending in a newline."""
+    encoded = base64.b64encode(blob)
+    lines = [encoded[i : i + ARMOR_LINE] + b"\n" for i in range(0, len(encoded), ARMOR_LINE)]
+    return BEGIN + b"\n" + b"".join(lines) + END + b"\n"
+
+
 def _dearmor(armored: bytes) -> bytes:
+    """The blob of a signature in the one armor ssh-keygen writes: a signature
+    re-wrapped (other line lengths, no final newline) verifies the same and
+    gives the commit a new id, so it is refused."""
+    blob = _dearmor_lenient(armored)
+    if armor(blob) != armored:
+        raise SignatureError(
+            "signature armor is not the form ssh-keygen writes (base64 in lines of 70, "
+            "each line and the footer ending in a newline)"
+        )
+    return blob
+
+
+def _dearmor_lenient(armored: bytes) -> bytes:
     if not armored.startswith(BEGIN + b"\n"):
         raise SignatureError(f"signature does not start with {BEGIN.decode()} and a newline")
     body = armored[len(BEGIN) + 1 :]

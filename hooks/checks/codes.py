@@ -27,8 +27,9 @@ NOT_FROM_A_CHECK: Dict[str, Code] = {
     "ref-deleted": Code(
         "pre-receive",
         "a push deletes a protected branch or tag",
-        "keep the ref; an owner lists it in the contract's deletable_refs first if it "
-        "really should go",
+        "keep the ref; an owner lists it in the contract's deletable first if it really "
+        "should go (deletable.owners: then an owner deletes it, by identity_env or with "
+        "git push --signed)",
         "oracle-guard: refs/heads/main: ref-deleted: deleting protected refs/heads/main is "
         "not allowed",
     ),
@@ -50,6 +51,19 @@ NOT_FROM_A_CHECK: Dict[str, Code] = {
         "owner creates a ref at an older commit",
         "oracle-guard: refs/tags/v1 (3782a5f0c1d2): ref-at-old-commit: 3782a5f0c1d2 is an older "
         "commit of refs/heads/main; its tree was never judged on its own",
+    ),
+    "ref-holds-unjudged": Code(
+        "pre-receive",
+        "a non-owner's push leaves a ref holding an oracle file as an older commit of the "
+        "repository's history left it (an owner's push, or history from before the hook), "
+        "unlike the default branch's tip, and that commit's change to it fails a check: a tag "
+        "or branch made there, a commit on top, or a fast-forward onto it would bring it back",
+        "base the ref on the default branch's tip (git rebase origin/main), so it holds the "
+        "oracle main holds; an owner makes a ref at an older state",
+        "oracle-guard: refs/heads/topic (5e1f0c2a9b3d): tests/test_app.py:4: "
+        "ref-holds-unjudged: the pushed tip holds 'tests/test_app.py' as commit 5e1f0c2a9b3d "
+        "left it, unlike the default branch's tip, and that change is skip-added "
+        "(@pytest.mark.skip on test_app: a skipped test scores as a pass)",
     ),
     "replace-ref": Code(
         "pre-receive",
@@ -87,6 +101,18 @@ NOT_FROM_A_CHECK: Dict[str, Code] = {
         "seeds/parse_header.json: oracle-change-unsigned: commit 3f1c0e9a7b2d is not signed; "
         "the change edits protected 'seeds/parse_header.json', and an oracle change is made "
         "only of commits an owner signed (a key in .oracle-guard/allowed_signers)",
+    ),
+    "signature-replayed": Code(
+        "write-set",
+        "an owner-signed commit of the change makes the same change, from the same parents, as "
+        "a commit already in the rules revision's history: a copy of an owner's old signed "
+        "change under a new commit id (a re-encoded signature), reverted since or not",
+        "drop the copied commit (git rebase -i); an owner who wants the change again signs it "
+        "anew on the target's tip",
+        "oracle/fixtures.lock.json: signature-replayed: commit c49654771687 makes the same "
+        "change from the same parents as cc28e4b6f268, already in the history of the default "
+        "branch tip: an owner's signature vouches for a change once, and a copy of it with a "
+        "new commit id (a re-encoded signature) is a replay",
     ),
     "contract-invalid": Code(
         "write-set",

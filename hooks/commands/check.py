@@ -73,15 +73,40 @@ def run_checks(
         from oracle_guard.authority import history
 
         result = next(r for r in results if r.hook == "write-set")
+        commits = pending()
         net, per_commit, note = history.judge_with_authority(
-            contract, git, pending(), result.findings, revs.linear, undone=revs.pushed
+            contract, git, commits, result.findings, revs.linear, undone=revs.pushed
         )
+        if revs.pushed and revs.candidate.commit is not None:
+            standing = [f for r in results for f in r.findings] + [f for _, f in per_commit]
+            per_commit += history.undone_by_checks(
+                contract,
+                git,
+                commits,
+                revs.candidate.commit,
+                lambda commit: _base_for(git, revs.base, commit),
+                now,
+                standing,
+            )
         if per_commit or note:
             result.findings = net + [f for _, f in per_commit]
             result.note = note
     if contract is not None:
         _add_contract_findings(results, next_contract_findings(git, contract, revs.candidate, now))
     return results, meta, owners
+
+
+def _base_for(git, base, commit: str):
+    """What a commit of a pre-push range is judged from, as the server would judge
+    a ref there: its merge-base with the range's base (the base itself when that
+    is no single commit)."""
+    from oracle_guard.snapshot import Snapshot
+
+    if base.commit is not None and git.resolve_commit(base.commit) is not None:
+        bases = git.merge_bases(base.commit, commit)
+        if len(bases) == 1 and bases[0] != base.commit:
+            return Snapshot.of_commit(git, bases[0], f"the merge-base of {commit[:12]}")
+    return base
 
 
 def next_contract_findings(git, contract, candidate, now) -> List[Finding]:

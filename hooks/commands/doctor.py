@@ -31,6 +31,9 @@ _UNSAFE_VARIABLES = (
     "GIT_CONFIG_COUNT",
     "GIT_CONFIG_KEY_0",
     "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_NOSYSTEM",
     "GIT_DIR",
     "GIT_EXEC_PATH",
     "GIT_OBJECT_DIRECTORY",
@@ -47,6 +50,10 @@ _UNSAFE_VARIABLES = (
     "ENV",
     "ORACLE_GUARD_NOW",
 )
+# what sshd's AcceptEnv may take from a client: the locale and git's protocol version
+ACCEPT_ENV_ALLOWED = ("LANG", "LC_*", "GIT_PROTOCOL")
+# the programs a forced command may run: they run only git's own commands
+FORCED_COMMANDS = ("git-shell", "gitolite-shell")
 # hosts where the repositories' account has no shell of its own by design
 SERVICE_HOSTS = ("gitolite", "gitlab", "gitea", "ghes")
 
@@ -90,6 +97,7 @@ def inspect(
     git: Git, repo: str, directory: Optional[str] = None, sshd_config: str = SSHD_CONFIG
 ) -> List[Line]:
     hook, lines = _hook(git, repo, directory)
+    lines += _hooks_path(repo)
     lines += _gitolite_options(repo)
     host = hook.host if hook else None
     identity_env = hook.identity_env if hook else None
@@ -98,7 +106,7 @@ def inspect(
     lines += _fsck(git, repo)
     lines += _shallow(git, repo)
     lines += _account(repo, host, hook)
-    lines += _sshd(repo, host, sshd_config)
+    lines += _sshd(repo, host, sshd_config, pusher_variable(host, identity_env))
     return lines
 
 
@@ -113,11 +121,12 @@ def setup_problems(
     """What the installer warns about once the hook is in place."""
     hook = Hook(hook_path, host=host, identity_env=identity_env)
     lines = (
-        _head(git, repo)
+        _hooks_path(repo)
+        + _head(git, repo)
         + _identity(git, host, identity_env)
         + _fsck(git, repo)
         + _account(repo, host, hook)
-        + _sshd(repo, host, sshd_config)
+        + _sshd(repo, host, sshd_config, pusher_variable(host, identity_env))
     )
     return [line.text for line in lines if not line.ok]
 
@@ -229,6 +238,16 @@ def _gitolite_options(repo: str) -> List[Line]:
     listed = gitolite_hook_option(repo)
     if listed is None or "oracle-guard" in listed:
         return []
+    added = os.path.join(repo, "hooks", "pre-receive.a00-oracle-guard")
+    if os.path.islink(added) and MARKER in _text(added):
+        return [
+            Line(
+                True,
+                f"gitolite.conf sets option hook.pre-receive = {' '.join(listed)} for this "
+                "repository, and oracle-guard's trigger (oracle-guard-hooks) adds oracle-guard "
+                "to the hooks gitolite's driver runs",
+            )
+        ]
     return [
         Line(
             False,
@@ -458,6 +477,57 @@ def _as_owner(repo: str) -> dict:
     )
 
 
+def _hooks_path(repo: str) -> List[Line]:
+    """core.hooksPath as git reads it when it serves a push: as the repository's
+    owner, from the system, global and repository config. Set anywhere, git runs
+    the hooks of that folder instead of the repository's, where oracle-guard is."""
+    proc = subprocess.run(
+        [
+            "git",
+            "--git-dir",
+            os.path.abspath(repo),
+            "config",
+            "--show-origin",
+            "--get-all",
+            "core.hooksPath",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        cwd="/",
+        timeout=60,
+        **_as_owner(repo),
+    )
+    if proc.returncode not in (0, 1):
+        return [
+            Line(
+                False,
+                f"cannot read core.hooksPath as {_account_name(os.stat(repo).st_uid)} "
+                f"(git config exit {proc.returncode}): which hooks git runs is unknown",
+            )
+        ]
+    found = [
+        line.split("\t", 1)
+        for line in proc.stdout.decode("utf-8", "replace").splitlines()
+        if "\t" in line
+    ]
+    if not found:
+        return []
+    own = os.path.realpath(os.path.join(repo, "hooks"))
+    where = "; ".join(f"{value} ({origin})" for origin, value in found)
+    if all(os.path.realpath(os.path.join(repo, value)) == own for _, value in found):
+        return [Line(True, f"core.hooksPath names the repository's own hooks: {where}")]
+    return [
+        Line(
+            False,
+            f"core.hooksPath is set for {_account_name(os.stat(repo).st_uid)}, the account "
+            f"git serves pushes as: {where}; git runs that folder's hooks, not the "
+            "repository's, so a push is judged by nothing oracle-guard installed: unset it "
+            "(git config --global --unset core.hooksPath as that account, or in the file named)",
+        )
+    ]
+
+
 def _owner_config(repo: str, key: str) -> Optional[str]:
     """A config value as git reads it when it serves a push: as the repository's
     owner, whose global config counts, not root's."""
@@ -495,7 +565,9 @@ def sshd_problems(repo: str, host: Optional[str], config: str) -> List[str]:
     return [line.text for line in _sshd(repo, host, config) if not line.ok]
 
 
-def _sshd(repo: str, host: Optional[str], config: Optional[str]) -> List[Line]:
+def _sshd(
+    repo: str, host: Optional[str], config: Optional[str], variable: Optional[str] = None
+) -> List[Line]:
     """sshd hands a client's SetEnv to git-shell and gitolite-shell, hence to
     git-receive-pack, for every name AcceptEnv takes: GIT_CONFIG_* there switches
     every hook off, and no hook can see that happen."""
@@ -530,29 +602,74 @@ def _sshd(repo: str, host: Optional[str], config: Optional[str]) -> List[Line]:
         if line.startswith("acceptenv ")
         for word in line.split()[1:]
     ]
-    unsafe = sorted(
-        {
-            pattern
-            for pattern in accepted
-            for name in _UNSAFE_VARIABLES
-            if fnmatch.fnmatchcase(name, pattern)
-        }
-    )
-    if unsafe:
-        return [
+    lines = _permit_user_environment(said, config, account, host, variable)
+    extra = [pattern for pattern in accepted if not _allowed_client_variable(pattern)]
+    if extra:
+        reached = sorted(
+            {
+                name
+                for pattern in extra
+                for name in _UNSAFE_VARIABLES + ((variable,) if variable else ())
+                if fnmatch.fnmatchcase(name, pattern)
+            }
+        )
+        return lines + [
             Line(
                 False,
-                f"sshd ({config}) accepts the client's variables "
-                f"{' '.join(unsafe)} (AcceptEnv) for {account}: a pusher's SetEnv "
-                "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath switches every "
-                "hook off; accept at most LANG LC_* (Debian's default)",
+                f"sshd ({config}) accepts the client's variables {' '.join(extra)} "
+                f"(AcceptEnv) for {account}"
+                + (f", which let a pusher's SetEnv set {' '.join(reached)}" if reached else "")
+                + ": GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath switches every hook "
+                "off, GIT_CONFIG_GLOBAL drops receive.fsckObjects, and a pusher variable names "
+                f"any owner; accept at most {' '.join(ACCEPT_ENV_ALLOWED)}",
             )
         ]
-    return [
+    return lines + [
         Line(
             True,
             f"sshd ({config}) accepts only {' '.join(accepted) or 'no'} client "
             f"variables for {account}",
+        )
+    ]
+
+
+def _allowed_client_variable(pattern: str) -> bool:
+    """An AcceptEnv pattern every name of which is in ACCEPT_ENV_ALLOWED."""
+    return pattern in ("LANG", "GIT_PROTOCOL") or (
+        pattern.startswith("LC_") and not any(c in pattern[3:] for c in "[]")
+    )
+
+
+def _permit_user_environment(
+    said: str, config: str, account: str, host: Optional[str], variable: Optional[str]
+) -> List[Line]:
+    """On a plain ssh host the pusher is the key's environment="VARIABLE=NAME",
+    which sshd applies only where PermitUserEnvironment allows that variable;
+    otherwise the variable is unset, or the client's own (AcceptEnv)."""
+    if host != "ssh" or variable is None:
+        return []
+    values = [
+        line.split(None, 1)[1].strip() if " " in line else ""
+        for line in said.splitlines()
+        if line.startswith("permituserenvironment ")
+    ]
+    value = values[0] if values else "no"
+    patterns = [p for p in value.split(",") if p]
+    if value == "yes" or any(
+        fnmatch.fnmatchcase(variable, p) for p in patterns if p not in ("yes", "no")
+    ):
+        return [
+            Line(
+                True,
+                f"sshd ({config}) applies the keys' environment= {variable} (PermitUserEnvironment {value})",
+            )
+        ]
+    return [
+        Line(
+            False,
+            f"sshd ({config}) has PermitUserEnvironment {value} for {account}: the keys' "
+            f'environment="{variable}=NAME" is ignored, so {variable} is unset or the '
+            f"client's own; set PermitUserEnvironment {variable}",
         )
     ]
 
@@ -612,19 +729,38 @@ def _shell(uid: int) -> List[Line]:
     if os.path.basename(entry.pw_shell) == "git-shell":
         return [Line(True, f"{entry.pw_name} logs in with git-shell")]
     keys, lines = _key_lines(uid)
-    loose = [n for n, line in lines if "command=" not in _key_options(line)]
+    loose = [n for n, line in lines if _forced_command(line) is None]
     if not loose:
-        return [Line(True, f"every key in {keys} has a forced command")]
+        return [
+            Line(True, f"every key in {keys} has git-shell or gitolite-shell as its forced command")
+        ]
     return [
         Line(
             False,
             f"{entry.pw_name} logs in with {entry.pw_shell}, and "
             f"{len(loose)} key{'s' if len(loose) != 1 else ''} in {keys} "
-            f"(line {', '.join(map(str, loose))}) have no forced command: a "
-            "pusher can run any command, set any variable and rewrite the hook: "
-            f'chsh -s "$(command -v git-shell)" {entry.pw_name}',
+            f"(line {', '.join(map(str, loose))}) have no forced command that runs "
+            f"{' or '.join(FORCED_COMMANDS)}: a pusher can run any command "
+            '(a forced command that runs the client\'s, as eval "$SSH_ORIGINAL_COMMAND" does, '
+            "passes --receive-pack='REMOTE_USER=alice git-receive-pack' through), set any "
+            f'variable and rewrite the hook: chsh -s "$(command -v git-shell)" {entry.pw_name}',
         )
     ]
+
+
+def _forced_command(line: str) -> Optional[str]:
+    """The program a key's command="..." runs, when it is git-shell or
+    gitolite-shell; None for no forced command, or any other."""
+    found = re.search(r'(?:^|,)command="((?:[^"\\]|\\.)*)"', _key_options(line))
+    if not found:
+        return None
+    try:
+        words = shlex.split(found.group(1).replace('\\"', '"'))
+    except ValueError:
+        return None
+    if not words or os.path.basename(words[0]) not in FORCED_COMMANDS:
+        return None
+    return words[0]
 
 
 def _key_lines(uid: int) -> Tuple[str, List[Tuple[int, str]]]:

@@ -118,10 +118,32 @@ def _write_hook(
     if not os.path.isdir(folder) and not quiet_folder:
         notes.append(f"created {folder}: make sure your server runs the scripts in it")
     os.makedirs(folder, exist_ok=True)
-    with open(target, "w", encoding="utf-8") as f:
-        f.write(script)
-    os.chmod(target, 0o755)
-    return [f"wrote {target} (runs {script.splitlines()[-1][len('exec ') :]})"] + notes
+    _replace_atomically(target, script)
+    last = script.splitlines()[-1]
+    runs = f" (runs {last[len('exec ') :]})" if last.startswith("exec ") else ""
+    return [f"wrote {target}{runs}"] + notes
+
+
+def _replace_atomically(target: str, script: str) -> None:
+    """A new file beside ``target``, complete and executable, renamed over it: a
+    push that starts meanwhile runs the old hook or the new one, never an empty
+    or half-written file (git execs whatever is at the path when it starts)."""
+    import tempfile
+
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{os.path.basename(target)}.", suffix=".new", dir=os.path.dirname(target)
+    )
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            f.write(script)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(temporary, 0o755)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+        raise
 
 
 def _text(path: str) -> str:
@@ -192,15 +214,22 @@ class Gitolite:
         return feature in self.query("query-rc", "ENABLE")
 
     def setup(self) -> None:
+        self._run("setup")
+
+    def trigger(self, name: str) -> None:
+        self._run("trigger", name)
+
+    def _run(self, *args: str) -> None:
         proc = subprocess.run(
-            ["gitolite", "setup"],
+            ["gitolite", *args],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env={**os.environ, "HOME": self.home},
         )
         if proc.returncode != 0:
             raise InstallError(
-                "gitolite setup failed: " + proc.stdout.decode("utf-8", "replace").strip()
+                f"gitolite {' '.join(args)} failed: "
+                + proc.stdout.decode("utf-8", "replace").strip()
             )
 
 
@@ -240,23 +269,110 @@ def _activate_local_code(gitolite: Gitolite) -> Tuple[str, List[str]]:
     ]
 
 
+GITOLITE_TRIGGER = "oracle-guard-hooks"  # the trigger's name in the rc's ENABLE and NON_CORE
+
+
+def gitolite_trigger(specific: str, driver: str) -> str:
+    """A gitolite POST_COMPILE and POST_CREATE trigger, run after gitolite's own
+    repo-specific-hooks: wherever a repository's 'option hook.pre-receive' put
+    gitolite's multi-hook driver in place of the common hook and the option does
+    not list oracle-guard, it links oracle-guard among the hooks the driver runs,
+    first in its order (the driver runs hooks/pre-receive.* sorted by name)."""
+    return f"""#!/bin/sh
+{MARKER}: a gitolite trigger that keeps
+# oracle-guard in every repository's pre-receive hook list.
+set -eu
+ours={shlex.quote(specific)}
+driver={shlex.quote(driver)}
+cd "$GL_REPO_BASE"
+if [ "$1" = POST_CREATE ]; then repos="$2"; else repos=$(gitolite list-phy-repos); fi
+for repo in $repos; do
+    hooks="$repo.git/hooks"
+    [ -L "$hooks/pre-receive" ] && [ "$(readlink "$hooks/pre-receive")" = "$driver" ] || continue
+    listed=no
+    for hook in "$hooks"/pre-receive.*; do
+        if [ -L "$hook" ] && [ "$(readlink "$hook")" = "$ours" ]; then listed=yes; fi
+    done
+    [ "$listed" = yes ] || ln -sf "$ours" "$hooks/pre-receive.a00-{GITOLITE_HOOK_NAME}"
+done
+"""
+
+
+def _enable_gitolite_trigger(gitolite: Gitolite) -> List[str]:
+    """Turn the trigger on with gitolite's own mechanism: its name in ENABLE, and
+    a NON_CORE line for each trigger list, which gitolite appends after its own
+    (so it runs after repo-specific-hooks)."""
+    if GITOLITE_TRIGGER in gitolite.query("query-rc", "ENABLE"):
+        return []
+    with open(gitolite.rc, encoding="utf-8") as f:
+        text = f.read()
+    enable = re.compile(r"^(\s*)ENABLE\s*=>\s*\[\s*$", re.M)
+    found = enable.search(text)
+    if found is None or re.search(r"^\s*NON_CORE\s*=>", text, re.M):
+        raise InstallError(
+            f"{gitolite.rc} has no plain 'ENABLE => [' line, or has a NON_CORE entry: add "
+            f"'{GITOLITE_TRIGGER}' to ENABLE and NON_CORE => \"{GITOLITE_TRIGGER} POST_COMPILE "
+            f'.\\n{GITOLITE_TRIGGER} POST_CREATE .\\n" to its %RC block, then rerun'
+        )
+    indent = found.group(1)
+    block = (
+        f"{indent}# oracle-guard: its trigger runs after repo-specific-hooks\n"
+        f'{indent}NON_CORE => "{GITOLITE_TRIGGER} POST_COMPILE .\\n'
+        f'{GITOLITE_TRIGGER} POST_CREATE .\\n",\n'
+    )
+    changed = (
+        text[: found.start()]
+        + block
+        + found.group(0)
+        + f"\n{indent}    '{GITOLITE_TRIGGER}',"
+        + text[found.end() :]
+    )
+    with open(gitolite.rc + BACKUP_SUFFIX, "w", encoding="utf-8") as f:
+        f.write(text)
+    with open(gitolite.rc, "w", encoding="utf-8") as f:
+        f.write(changed)
+    if GITOLITE_TRIGGER not in gitolite.query("query-rc", "ENABLE"):
+        raise InstallError(
+            f"enabled {GITOLITE_TRIGGER} in {gitolite.rc}, but gitolite does not read it back"
+        )
+    return [
+        f"enabled the trigger {GITOLITE_TRIGGER} in {gitolite.rc} (ENABLE and NON_CORE; the "
+        f"file before is {gitolite.rc + BACKUP_SUFFIX})"
+    ]
+
+
 def _install_gitolite(repo: str, force: bool, sshd_config: str) -> Tuple[List[str], int]:
     gitolite = Gitolite(os.environ.get("HOME") or os.path.expanduser("~"))
     local, said = _activate_local_code(gitolite)
     script = hook_script("gitolite", None)
     common = os.path.join(local, "hooks", "common", "pre-receive")
     said += _write_hook(common, script, force=True, quiet_folder=True)
-    if gitolite.enables("repo-specific-hooks"):
+    specific_hooks = gitolite.enables("repo-specific-hooks")
+    if specific_hooks:
         specific = os.path.join(local, "hooks", "repo-specific", GITOLITE_HOOK_NAME)
         said += _write_hook(specific, script, force=True, quiet_folder=True)
+        driver = gitolite.rc_value("MULTI_HOOK_DRIVER") or os.path.join(
+            local, "hooks", "multi-hook-driver"
+        )
+        trigger = os.path.join(local, "triggers", GITOLITE_TRIGGER)
+        said += _write_hook(
+            trigger, gitolite_trigger(specific, driver), force=True, quiet_folder=True
+        )
+        said += _enable_gitolite_trigger(gitolite)
         said.append(
-            f"repositories with their own 'option hook.pre-receive' run gitolite's "
-            f"driver instead of the common hook: list {GITOLITE_HOOK_NAME} in it"
+            f"repositories with their own 'option hook.pre-receive' run gitolite's driver "
+            f"instead of the common hook: the trigger {GITOLITE_TRIGGER} adds "
+            f"{GITOLITE_HOOK_NAME} to the hooks it runs"
         )
     for path in gitolite.repositories():
         said += _back_up_repository_hook(path, common)
     gitolite.setup()
     said.append("ran gitolite setup: every repository's hooks now come from LOCAL_CODE")
+    if specific_hooks:
+        # setup links the common hooks last, over the driver of repositories with their
+        # own hooks: the POST_COMPILE triggers put the driver (and the admin's hooks) back
+        gitolite.trigger("POST_COMPILE")
+        said.append("ran gitolite trigger POST_COMPILE: repositories' own hooks run again")
     code = 0
     for path in gitolite.repositories():
         unguarded = doctor.hook_problems(path)

@@ -12,7 +12,7 @@ import fnmatch
 import re
 import signal
 import sys
-from typing import List, Mapping, NamedTuple, Optional, TextIO, Tuple
+from typing import Callable, List, Mapping, NamedTuple, Optional, TextIO, Tuple
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
@@ -189,20 +189,7 @@ def judge_update(
         contract = _contract_for(git, update, default, None)
         if not guarded(contract):
             return None
-        if contract and matches_any(update.ref, contract.section("deletable_refs") or ()):
-            return RefVerdict(update, [], ["deletion allowed by deletable_refs"])
-        return RefVerdict(
-            update,
-            [
-                (
-                    None,
-                    Finding(
-                        HOOK, "ref-deleted", None, f"deleting protected {update.ref} is not allowed"
-                    ),
-                )
-            ],
-            [],
-        )
+        return _deletion(git, update, env, contract, trusted, rules_ref)
     provisional = _contract_for(git, update, default, None)
     if provisional is not None and not guarded(provisional):
         return None  # not judged, whatever it points at
@@ -225,6 +212,7 @@ def judge_update(
         hooks.remove("write-set")
         notes.append(f"{who} is an owner: protected paths may change")
     pending = None
+    new_ids: set = set()
     old_commit: Optional[str] = None  # read only when pending is set, which sets it
     if contract is not None and contract.from_base:
         # git lists the new commits while the hooks judge the tip; commits the
@@ -249,6 +237,7 @@ def judge_update(
         from oracle_guard.authority import history
 
         commits = pending()
+        new_ids = {commit.id for commit in commits}
         # a new commit whose parent is the old tip says it descends: no process to ask
         linear = (
             old_commit is None
@@ -259,11 +248,193 @@ def judge_update(
             contract, git, commits, net, linear, undone=not owner
         )
         notes.extend([note] if note else [])
+        if not owner:
+            standing = [f for _, f in findings] + net + [f for _, f in per_commit]
+            per_commit += history.undone_by_checks(
+                contract,
+                git,
+                commits,
+                new_commit,
+                lambda commit: _base_of(git, update, commit, default_tip, contract),
+                now,
+                standing,
+            )
+    if contract is not None and contract.from_base and not owner and pending is not None:
+        findings.extend(
+            (commit, f)
+            for commit, f in _inherited(git, contract, new_commit, default_tip, new_ids, now)
+        )
     if contract is not None:  # the contract it leaves judges every later push
         net += next_contract_findings(git, contract, candidate, now)
     findings.extend((new_commit[:12], f) for f in net)
     findings.extend((commit[:12] or None, f) for commit, f in per_commit)
     return RefVerdict(update, findings, notes, base.commit)
+
+
+def _deletion(
+    git: Git,
+    update: RefUpdate,
+    env: Mapping[str, str],
+    contract: Optional[contract_mod.Contract],
+    trusted: Optional[str],
+    rules_ref: Optional[str],
+) -> RefVerdict:
+    """A protected ref may go when the contract's deletable (or deletable_refs)
+    lists it: for everyone, or for owners, an owner being one by identity_env or
+    the signer of the push's certificate (git push --signed) with an owner's key.
+    The default branch and the rules branch never go: every push is judged by
+    them."""
+    section = (contract.section("deletable") if contract else None) or {}
+    legacy = (contract.section("deletable_refs") if contract else None) or ()
+    owners = section.get("owners", [])
+    kept = update.ref in (rules_ref, git.head_target())
+    why = "" if kept else None
+    for key, patterns in (
+        ("deletable_refs", legacy),
+        ("deletable.everyone", section.get("everyone", [])),
+    ):
+        if not kept and matches_any(update.ref, patterns):
+            return RefVerdict(update, [], [f"deletion allowed by {key}"])
+    if not kept and contract is not None and matches_any(update.ref, owners):
+        who = pusher(env, contract, trusted)
+        if who is not None and who in contract.owners:
+            return RefVerdict(
+                update, [], [f"{who} is an owner: deletion allowed by deletable.owners"]
+            )
+        signer, why = push_certificate_signer(git, env, contract, update)
+        if signer is not None:
+            return RefVerdict(
+                update,
+                [],
+                [f"the push is signed by {signer}, an owner: deletion allowed by deletable.owners"],
+            )
+    message = f"deleting protected {update.ref} is not allowed"
+    if kept:
+        message += ": it is the branch every push takes its rules from"
+    elif why:
+        message += f": only an owner may (deletable.owners), and {why}"
+    return RefVerdict(update, [(None, Finding(HOOK, "ref-deleted", None, message))], [])
+
+
+SIGNATURE_BEGIN = "-----BEGIN SSH SIGNATURE-----"
+
+
+def push_certificate_signer(
+    git: Git, env: Mapping[str, str], contract, update: RefUpdate
+) -> Tuple[Optional[str], str]:
+    """(the owner who signed this push's certificate for ``update``, "") or
+    (None, why not). git hands the certificate to the hook (GIT_PUSH_CERT) and
+    says whether its nonce is the one it gave out for this push
+    (GIT_PUSH_CERT_NONCE_STATUS OK: receive.certNonceSeed is set); the signature
+    is verified here against the signers file at the rules revision, and the
+    certificate must name this very update."""
+    from oracle_guard.authority import allowed_signers, sshsig
+    from oracle_guard.authority.signatures import NAMESPACE, Authority
+
+    blob = env.get("GIT_PUSH_CERT")
+    if not blob:
+        return None, "the push is not signed (git push --signed with an owner's ssh key)"
+    if env.get("GIT_PUSH_CERT_NONCE_STATUS") != "OK":
+        return None, (
+            "its certificate's nonce is not the one this server gave out "
+            f"({env.get('GIT_PUSH_CERT_NONCE_STATUS') or 'no status'}; the server sets "
+            "receive.certNonceSeed)"
+        )
+    authority = Authority.of(contract, git)
+    if authority is None:
+        return None, "the contract has no authority section to verify a signed push by"
+    text = git.run("cat-file", "blob", blob).decode("utf-8", "replace")
+    start = text.find(SIGNATURE_BEGIN)
+    if start < 0 or not text[:start].endswith("\n"):
+        return None, "its certificate is not signed with an ssh key"
+    payload, armored = text[:start].encode(), text[start:].encode()
+    commands = payload.split(b"\n\n", 1)[1].decode().splitlines() if b"\n\n" in payload else []
+    if f"{update.old} {update.new} {update.ref}" not in commands:
+        return None, "its certificate does not name this deletion"
+    try:
+        verified = sshsig.verify(sshsig.parse(armored), payload, NAMESPACE)
+    except sshsig.SignatureError as exc:
+        return None, f"its certificate's signature does not verify ({exc})"
+    signer = allowed_signers.find(authority.signers, verified.public_key, NAMESPACE)
+    if signer is None:
+        return None, f"its certificate is signed by a key that is not in {authority.path}"
+    return signer.principals[0], ""
+
+
+def _oracle_paths(git: Git, contract, default_tip: str, new_commit: str) -> List[str]:
+    """The files that differ between the default branch's tip and the pushed tip
+    and that the contract guards: what the write set protects, the scoring tree
+    test-tamper reads (tamper.paths, conftest.py files and pytest's config)."""
+    from oracle_guard.checks.write_set import WriteSet
+
+    write_set = WriteSet.of(contract)
+    scoring: Callable[[str], bool] = lambda path: False  # noqa: E731
+    if contract.section("tamper") is not None:
+        from oracle_guard.checks.test_tamper import Scope, options
+
+        scope = Scope.of(contract)
+
+        def scoring(path: str) -> bool:
+            return scope.tree(path) or scope.is_python(path) or options.is_config(path)
+
+    return [
+        path
+        for path in git.differing_paths(default_tip, new_commit)
+        if write_set.protects(path) or scoring(path)
+    ]
+
+
+def _inherited(
+    git: Git, contract, new_commit: str, default_tip: Optional[str], new_ids, now
+) -> List[Tuple[str, Finding]]:
+    """A ref is judged by what it holds. Where its oracle files differ from the
+    default branch's tip and no commit of this push changed them, it holds them
+    as some older commit left them: an owner's push, or history from before the
+    hook, can have left a state no push was judged by (a skip a later commit
+    removed, a seed rewrite later undone), and a tag or branch made there (or a
+    commit on top, or a fast-forward onto it) would bring it back. Each such
+    file is judged as the change its last commit made: from that commit's first
+    parent to the pushed tip, by every check but the write set (that commit was
+    an owner's, or older than the rules). A branch cut before the default branch
+    moved on holds the state main had then, made by honest changes (a seed list
+    before later appends, a fixture before the owner's update), and passes."""
+    if default_tip is None or new_commit == default_tip:
+        return []
+    from oracle_guard.checks.registry import CHECKS
+
+    hooks = [check.id for check in CHECKS if check.id != "write-set"]
+    by_change: dict = {}
+    for path in _oracle_paths(git, contract, default_tip, new_commit):
+        last = git.last_change(new_commit, path)
+        if last is None or last[0] in new_ids:
+            continue  # the push's own change, judged as such; or a file the tip never had
+        by_change.setdefault(last, []).append(path)
+    out: List[Tuple[str, Finding]] = []
+    for (commit, parents), paths in by_change.items():
+        before = (
+            Snapshot.of_commit(git, parents[0], f"the parent of {commit[:12]}")
+            if parents
+            else Snapshot.empty("the empty tree")
+        )
+        held = Snapshot.of_commit(git, new_commit, "the pushed tip")
+        for result in judge(contract, before, held, now, hooks):
+            out.extend(
+                (
+                    commit[:12],
+                    Finding(
+                        HOOK,
+                        "ref-holds-unjudged",
+                        f.path,
+                        f"the pushed tip holds {show_path(f.path or '')!r} as commit "
+                        f"{commit[:12]} left it, unlike the default branch's tip, and that "
+                        f"change is {f.code} ({f.message})",
+                        f.line,
+                    ),
+                )
+                for f in result.findings
+                if f.severity == "error" and f.path in paths
+            )
+    return out
 
 
 def _at_old_commit(

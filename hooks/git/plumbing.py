@@ -1131,6 +1131,40 @@ class Git:
             )
         return self._remerged[merge]
 
+    def last_change(self, tip: str, path: str) -> Optional[Tuple[str, Tuple[str, ...]]]:
+        """(the commit, its parents) of ``tip``'s history that last changed
+        ``path``, as ``git log -1 -- PATH`` finds it; None when none did."""
+        out = self.run(
+            "rev-list",
+            "-1",
+            "--parents",
+            tip,
+            "--",
+            f":(literal,top){path}",
+        )
+        words = out.decode("ascii").split()
+        return (words[0], tuple(words[1:])) if words else None
+
+    def same_change_in_history(
+        self, tip: str, parents: Tuple[str, ...], tree: str, other_than: str
+    ) -> Optional[str]:
+        """A commit reachable from ``tip``, other than ``other_than``, with these
+        parents and this tree: the same change from the same state. Only the
+        commits that descend from the first parent are listed, so the cost is
+        the history since it."""
+        if parents:
+            if not self.is_ancestor(parents[0], tip):
+                return None
+            scope = ["--ancestry-path", f"{parents[0]}..{tip}"]
+        else:
+            scope = ["--max-parents=0", tip]
+        out = self.run("rev-list", "--no-commit-header", "--format=%H %T %P", *scope, "--")
+        for line in out.decode("ascii").splitlines():
+            oid, commit_tree, *commit_parents = line.split()
+            if commit_tree == tree and tuple(commit_parents) == parents and oid != other_than:
+                return oid
+        return None
+
     def read_commit(self, oid: str) -> bytes:
         """A commit object's raw bytes, as ``git cat-file commit`` prints them."""
         return self._read_object(oid, "commit")

@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict
 
 # the SHA-256 of each schema file this was generated from
 SOURCES = {
-    "contract.schema.json": "68238c457b431f5460a2e029ae2180f0ea716c91faa849340df741f44e6d2c0c",
+    "contract.schema.json": "8a76ff2ed2a7adfc84219f4dbaa242027854272e22a36a43a3246516642ff2c3",
     "corpus-line.schema.json": "b4b67d90ad6cb59a9454cc1a89c8c91bc48abec45c0e5c5fd5f507356946364b",
     "fixtures-lock.schema.json": "1076beb6ed5a10ac8e8db703c5d7f7eea62aaf49828b645e51338fe23519769f",
     "flake-budget.schema.json": "af053ab39a67fd560cfe6dff1b7b7f68698c59d7ec6e64892359e41d2a98403f",
@@ -321,6 +321,19 @@ def _contract_properties_deletable_refs(x: Any) -> bool:
     return True
 
 
+def _contract_properties_deletable(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/deletable
+    if not (isinstance(x, dict)):
+        return False
+    for key, value in x.items():
+        check = _PROPERTIES_10.get(key)
+        if check is None:
+            return False
+        if not check(value):
+            return False
+    return True
+
+
 def _contract_properties_authority(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/authority
     if not (isinstance(x, dict)):
@@ -328,7 +341,7 @@ def _contract_properties_authority(x: Any) -> bool:
     if "signers" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_10.get(key)
+        check = _PROPERTIES_11.get(key)
         if check is None:
             return False
         if not check(value):
@@ -370,7 +383,7 @@ def _contract_properties_limits(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_11.get(key)
+        check = _PROPERTIES_12.get(key)
         if check is None:
             return False
         if not check(value):
@@ -393,7 +406,7 @@ def _freeze_properties_reason(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_12.get(key)
+        check = _PROPERTIES_13.get(key)
         if check is None:
             check = _freeze_properties_reason_additionalProperties
         if not check(value):
@@ -406,7 +419,7 @@ def _freeze_properties_owner(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_13.get(key)
+        check = _PROPERTIES_14.get(key)
         if check is None:
             check = _freeze_properties_owner_additionalProperties
         if not check(value):
@@ -419,7 +432,7 @@ def _freeze_properties_expires(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_14.get(key)
+        check = _PROPERTIES_15.get(key)
         if check is None:
             check = _freeze_properties_expires_additionalProperties
         if not check(value):
@@ -535,7 +548,7 @@ def _quarantine_list_items(x: Any) -> bool:
     if "test" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_15.get(key)
+        check = _PROPERTIES_16.get(key)
         if check is None:
             return False
         if not check(value):
@@ -663,7 +676,7 @@ def _contract_properties_fixtures_items(x: Any) -> bool:
     if "paths" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_16.get(key)
+        check = _PROPERTIES_17.get(key)
         if check is None:
             return False
         if not check(value):
@@ -680,7 +693,7 @@ def _contract_properties_seeds_items(x: Any) -> bool:
     if "format" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_17.get(key)
+        check = _PROPERTIES_18.get(key)
         if check is None:
             return False
         if not check(value):
@@ -697,7 +710,7 @@ def _contract_properties_freeze_items(x: Any) -> bool:
     if "schema" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_18.get(key)
+        check = _PROPERTIES_19.get(key)
         if check is None:
             return False
         if not check(value):
@@ -808,7 +821,7 @@ def _contract_properties_score_properties_pin(x: Any) -> bool:
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_19.get(key)
+        check = _PROPERTIES_20.get(key)
         if check is None:
             return False
         if not check(value):
@@ -842,6 +855,26 @@ def _contract_properties_deletable_refs_items(x: Any) -> bool:
         return False
     if _PATTERN_5.search(x) is None:
         return False
+    return True
+
+
+def _contract_properties_deletable_properties_owners(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/deletable/properties/owners
+    if not (isinstance(x, list)):
+        return False
+    for item in x:
+        if not _contract_properties_deletable_properties_owners_items(item):
+            return False
+    return True
+
+
+def _contract_properties_deletable_properties_everyone(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/deletable/properties/everyone
+    if not (isinstance(x, list)):
+        return False
+    for item in x:
+        if not _contract_properties_deletable_properties_everyone_items(item):
+            return False
     return True
 
 
@@ -938,7 +971,7 @@ def _flake_budget_properties_frozen_items(x: Any) -> bool:
     if "reason" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_20.get(key)
+        check = _PROPERTIES_21.get(key)
         if check is None:
             return False
         if not check(value):
@@ -1036,7 +1069,7 @@ def _contract_properties_seeds_items_properties_digest(x: Any) -> bool:
     if "of" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_21.get(key)
+        check = _PROPERTIES_22.get(key)
         if check is None:
             return False
         if not check(value):
@@ -1132,7 +1165,7 @@ def _contract_properties_tamper_properties_allow_items(x: Any) -> bool:
     if "path" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_22.get(key)
+        check = _PROPERTIES_23.get(key)
         if check is None:
             return False
         if not check(value):
@@ -1165,11 +1198,29 @@ def _contract_properties_score_properties_pin_properties_hypothesis(x: Any) -> b
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_23.get(key)
+        check = _PROPERTIES_24.get(key)
         if check is None:
             return False
         if not check(value):
             return False
+    return True
+
+
+def _contract_properties_deletable_properties_owners_items(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/deletable/properties/owners/items
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_5.search(x) is None:
+        return False
+    return True
+
+
+def _contract_properties_deletable_properties_everyone_items(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/deletable/properties/everyone/items
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_5.search(x) is None:
+        return False
     return True
 
 
@@ -1383,6 +1434,7 @@ _PROPERTIES_0: Dict[str, Callable[[Any], bool]] = {
     "score": _contract_properties_score,
     "protected_refs": _contract_properties_protected_refs,
     "deletable_refs": _contract_properties_deletable_refs,
+    "deletable": _contract_properties_deletable,
     "authority": _contract_properties_authority,
     "rules_ref": _contract_properties_rules_ref,
     "identity_env": _contract_properties_identity_env,
@@ -1462,18 +1514,20 @@ _PROPERTIES_9: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_10: Dict[str, Callable[[Any], bool]] = {
+    "owners": _contract_properties_deletable_properties_owners,
+    "everyone": _contract_properties_deletable_properties_everyone,
+}
+
+_PROPERTIES_11: Dict[str, Callable[[Any], bool]] = {
     "signers": _contract_properties_authority_properties_signers,
     "require_touch": _contract_properties_authority_properties_require_touch,
 }
 
-_PROPERTIES_11: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_12: Dict[str, Callable[[Any], bool]] = {
     "freeze_bytes": _contract_properties_limits_properties_freeze_bytes,
     "seed_bytes": _contract_properties_limits_properties_seed_bytes,
     "lock_bytes": _contract_properties_limits_properties_lock_bytes,
     "test_bytes": _contract_properties_limits_properties_test_bytes,
-}
-
-_PROPERTIES_12: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_13: Dict[str, Callable[[Any], bool]] = {
@@ -1483,19 +1537,22 @@ _PROPERTIES_14: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_15: Dict[str, Callable[[Any], bool]] = {
+}
+
+_PROPERTIES_16: Dict[str, Callable[[Any], bool]] = {
     "test": _quarantine_list_items_properties_test,
     "owner": _quarantine_list_items_properties_owner,
     "expires": _quarantine_list_items_properties_expires,
     "reason": _quarantine_list_items_properties_reason,
 }
 
-_PROPERTIES_16: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_17: Dict[str, Callable[[Any], bool]] = {
     "lock": _contract_properties_fixtures_items_properties_lock,
     "root": _contract_properties_fixtures_items_properties_root,
     "paths": _contract_properties_fixtures_items_properties_paths,
 }
 
-_PROPERTIES_17: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_18: Dict[str, Callable[[Any], bool]] = {
     "paths": _contract_properties_seeds_items_properties_paths,
     "format": _contract_properties_seeds_items_properties_format,
     "records": _contract_properties_seeds_items_properties_records,
@@ -1506,36 +1563,36 @@ _PROPERTIES_17: Dict[str, Callable[[Any], bool]] = {
     "promote": _contract_properties_seeds_items_properties_promote,
 }
 
-_PROPERTIES_18: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_19: Dict[str, Callable[[Any], bool]] = {
     "paths": _contract_properties_freeze_items_properties_paths,
     "schema": _contract_properties_freeze_items_properties_schema,
 }
 
-_PROPERTIES_19: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_20: Dict[str, Callable[[Any], bool]] = {
     "file": _contract_properties_score_properties_pin_properties_file,
     "randomly_seed": _contract_properties_score_properties_pin_properties_randomly_seed,
     "hypothesis": _contract_properties_score_properties_pin_properties_hypothesis,
 }
 
-_PROPERTIES_20: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_21: Dict[str, Callable[[Any], bool]] = {
     "id": _flake_budget_properties_frozen_items_properties_id,
     "owner": _flake_budget_properties_frozen_items_properties_owner,
     "expires": _flake_budget_properties_frozen_items_properties_expires,
     "reason": _flake_budget_properties_frozen_items_properties_reason,
 }
 
-_PROPERTIES_21: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_22: Dict[str, Callable[[Any], bool]] = {
     "field": _contract_properties_seeds_items_properties_digest_properties_field,
     "of": _contract_properties_seeds_items_properties_digest_properties_of,
     "form": _contract_properties_seeds_items_properties_digest_properties_form,
 }
 
-_PROPERTIES_22: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_23: Dict[str, Callable[[Any], bool]] = {
     "rule": _contract_properties_tamper_properties_allow_items_properties_rule,
     "path": _contract_properties_tamper_properties_allow_items_properties_path,
 }
 
-_PROPERTIES_23: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_24: Dict[str, Callable[[Any], bool]] = {
     "deadline": _contract_properties_score_properties_pin_properties_hypothesis_properties_deadline,
     "max_examples": _contract_properties_score_properties_pin_properties_hypothesis_properties_max_examples,
 }

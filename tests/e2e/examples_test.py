@@ -73,10 +73,13 @@ def test_example_is_red_on_a_characteristic_edit(tmp_path, capsys, name, edit, e
 
 def test_every_example_is_tested():
     # examples/ci holds CI recipes (tests/e2e/ci_recipes_test.py runs them),
-    # examples/ghes a hook environment (tests/e2e/ghes_hook_test.py), and
+    # examples/ghes a hook environment (tests/e2e/ghes_hook_test.py), examples/http
+    # the web server's configuration (tests/hosts/http_host_test.py), and
     # examples/tamper tampering patches (below), not layouts
     layouts = sorted(
-        p.name for p in EXAMPLES.iterdir() if p.is_dir() and p.name not in ("ci", "ghes", "tamper")
+        p.name
+        for p in EXAMPLES.iterdir()
+        if p.is_dir() and p.name not in ("ci", "ghes", "http", "tamper")
     )
     assert layouts == sorted(c[0] for c in CASES)
 

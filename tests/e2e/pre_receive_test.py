@@ -1498,3 +1498,70 @@ def test_a_new_ref_at_mains_tip_or_on_new_commits_is_judged_as_usual(repos):
     accepted(push(repos.client, "main:refs/tags/v2", env=BOB))  # the tip: its tree was judged
     commit(repos.client, {"src/app.py": "print('v3')\n"}, "new work")
     accepted(push(repos.client, "HEAD:refs/heads/topic", env=BOB))  # new commits: judged
+
+
+# -- every check's finding undone later in the same push -----------------------------
+TESTS_FILE = "tests/test_app.py"
+TESTS_TEXT = "def test_app():\n    assert True\n"
+SKIPPED = "import pytest\n\n\n@pytest.mark.skip(reason='flaky')\n" + TESTS_TEXT
+
+
+def _with_tamper(repos) -> str:
+    set_contract(
+        repos,
+        contract(tamper={"paths": ["tests/**"]}).replace(
+            '"src/**", "docs/**"', '"src/**", "docs/**", "tests/**"'
+        ),
+    )
+    commit(repos.client, {TESTS_FILE: TESTS_TEXT}, "the owners' test")
+    accepted(push(repos.client, "main", env=ALICE))
+    return repos.tip()
+
+
+def _pre_push(repos, old: str):
+    from testing.scenarios import guard
+
+    return guard(
+        repos.client,
+        env={
+            "PRE_COMMIT_FROM_REF": old,
+            "PRE_COMMIT_TO_REF": "HEAD",
+            "PRE_COMMIT_REMOTE_NAME": "origin",
+            "PRE_COMMIT_REMOTE_BRANCH": MAIN,
+        },
+    )
+
+
+def test_a_skip_a_later_pushed_commit_removes_is_rejected(repos):
+    """A test-tamper finding, not an oracle file: the push's first commit skips the
+    owners' test and the second unskips it. Pre-push and the server both judge
+    each commit of the push as a change from where it starts."""
+    old = _with_tamper(repos)
+    skipping = commit(repos.client, {TESTS_FILE: SKIPPED}, "skip")
+    commit(repos.client, {TESTS_FILE: TESTS_TEXT}, "unskip")
+    assert f"{TESTS_FILE}: oracle-edit-undone" in _pre_push(repos, old).codes
+    p = push(repos.client, "main", env=BOB)
+    rejected(p, f"{MAIN}: {TESTS_FILE}: oracle-edit-undone")
+    assert any(
+        line.startswith(
+            f"oracle-guard: {MAIN} ({skipping[:12]}): {TESTS_FILE}:4: oracle-edit-undone: "
+            f"commit {skipping[:12]} is skip-added ("
+        )
+        for line in p.guard
+    ), p.stderr
+    assert repos.tip() == old
+    # near miss: a test added and dropped again tampers with nothing
+    git(repos.client, "reset", "-q", "--hard", old)
+    commit(repos.client, {TESTS_FILE: TESTS_TEXT + "\n\ndef test_more():\n    pass\n"}, "more")
+    commit(repos.client, {TESTS_FILE: TESTS_TEXT}, "less")
+    assert _pre_push(repos, old).verdict == "pass"
+    accepted(push(repos.client, "main", env=BOB))
+
+
+def test_an_owners_push_of_a_skip_and_its_removal_is_accepted(repos):
+    """An owner by variable: the rules of the push are the owner's, as for oracle files."""
+    old = _with_tamper(repos)
+    commit(repos.client, {TESTS_FILE: SKIPPED}, "skip")
+    commit(repos.client, {TESTS_FILE: TESTS_TEXT}, "unskip")
+    accepted(push(repos.client, "main", env=ALICE))
+    assert repos.tip() != old

@@ -83,7 +83,8 @@ def keys(tmp_path_factory):
 def ssh_host(hosts_base, hook_python, keys):
     """docs/how-to/server-ssh.md's recipe: git-shell, `restrict,environment="REMOTE_USER=NAME"`
     on every key, `PermitUserEnvironment REMOTE_USER`, and an AcceptEnv that takes
-    every host's pusher variable but none of git's (testing.hosts.ACCEPT_ENV)."""
+    the locale and git's protocol only (testing.hosts.ACCEPT_ENV): a setup doctor calls
+    guarded. What a wider AcceptEnv lets through is star_host's."""
     with (
         clean_environment(),
         system_account("oga", shell="/usr/bin/git-shell", base=hosts_base) as account,

@@ -301,24 +301,28 @@ def test_contract_naming_gl_username_makes_nobody_an_owner_by_variable(
 
 
 # -- gaps of the gitolite routes ----------------------------------------------------
-def test_other_repo_specific_hook_drops_oracle_guard_installer_and_doctor_say_so(
+def test_a_repo_specific_hook_option_without_oracle_guard_keeps_it_and_the_admins_hook(
     fresh_gitolite, hook_python, tmp_path
 ):
-    # gap (a): with 'option hook.pre-receive = notify' gitolite links its driver
-    # over the common hook, and oracle-guard no longer runs for that repository
+    """With 'option hook.pre-receive = notify', gitolite links its driver over the
+    common hook and runs only the hooks the option lists. The installer's trigger
+    (gitolite's own mechanism: ENABLE and NON_CORE, run after repo-specific-hooks)
+    adds oracle-guard to that list at every compile; and after the installer's own
+    'gitolite setup', which links the common hooks over the driver, it runs the
+    POST_COMPILE triggers again so the admin's hook keeps running."""
     host = fresh_gitolite
     host.edit_rc(*ENABLE_REPO_HOOKS)
     installed = install(host, hook_python)
     assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert "enabled the trigger oracle-guard-hooks" in installed.stdout, installed.stdout
+    ran = host.account.home / "notify-ran"
     notify = host.account.home / "local" / "hooks" / "repo-specific" / "notify"
-    notify.write_text("#!/bin/sh\ncat >/dev/null\n")
+    notify.write_text(f"#!/bin/sh\ncat >/dev/null\necho ran >> {ran}\n")
     notify.chmod(0o755)
     os.chown(notify, host.account.uid, host.account.gid)
     host.run("git", "--git-dir", host.repo("app"), "symbolic-ref", "HEAD", "refs/heads/main")
     site = site_for(host, "app", tmp_path)
     site.seed("GL_USER")
-    assert_guarded(host, hook_python, host.repo("app"))
-
     host.configure(
         GITOLITE_CONF.replace(
             "    RW      =   bob\n\nrepo t/",
@@ -326,29 +330,37 @@ def test_other_repo_specific_hook_drops_oracle_guard_installer_and_doctor_say_so
             1,
         )
     )
+    hooks = host.repo("app") / "hooks"
+    assert os.readlink(hooks / "pre-receive").endswith("multi-hook-driver")
     site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
     pushed = site.push("bob", "HEAD:refs/heads/main")
-    assert pushed.rc == 0, pushed.stderr  # the gap itself: nothing judged this push
-    assert not pushed.guard, pushed.stderr
+    assert set(pushed.findings()) == {
+        f"refs/heads/main: {SEEDS}: {code}" for code in DENIED | {"seed-rewritten"}
+    }, pushed.stderr  # judged, though the option names only notify
+    git(site.client, "reset", "-q", "--hard", "HEAD~1")
 
-    again = install(host, hook_python)
-    assert again.returncode == 1, again.stdout + again.stderr
-    assert any(
-        "app" in line and line.startswith("not guarded") for line in again.stdout.splitlines()
-    ), again.stdout
-    assert_not_guarded(host, hook_python, host.repo("app"))
-
-    # listing oracle-guard beside it guards the repository again
-    host.configure(
-        GITOLITE_CONF.replace(
-            "    RW      =   bob\n\nrepo t/",
-            "    RW      =   bob\n    option hook.pre-receive = oracle-guard notify\n\nrepo t/",
-            1,
+    def honest_push_runs_both(number: int) -> None:
+        site.commit({"src/app.py": f"v{number}\n"}, "src")
+        pushed = site.push("bob", "HEAD:refs/heads/main")
+        assert pushed.rc == 0 and any("push accepted" in line for line in pushed.guard), (
+            pushed.stderr
         )
-    )
-    site.commit({SEEDS: "[1, 8]\n"}, "rewrite it again")
-    assert site.push("bob", "HEAD:refs/heads/main").rc != 0
+        assert ran.read_text().count("ran") == number, pushed.stderr  # the admin's hook ran
+
+    honest_push_runs_both(1)
+    again = install(host, hook_python)  # runs gitolite setup
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "ran gitolite trigger POST_COMPILE" in again.stdout, again.stdout
+    assert os.readlink(hooks / "pre-receive").endswith("multi-hook-driver")
+    honest_push_runs_both(2)
     assert_guarded(host, hook_python, host.repo("app"))
+
+    # the near miss: without the trigger's link, the driver runs notify alone
+    os.unlink(hooks / "pre-receive.a00-oracle-guard")
+    assert_not_guarded(host, hook_python, host.repo("app"), "without oracle-guard")
+    site.commit({SEEDS: "[1, 8]\n"}, "rewrite a seed")
+    pushed = site.push("bob", "HEAD:refs/heads/main")
+    assert pushed.rc == 0 and not pushed.guard, pushed.stderr  # nothing judged it
 
 
 def test_existing_repository_hook_is_backed_up_not_replaced(fresh_gitolite, hook_python):

@@ -524,3 +524,29 @@ def test_install_warns_when_an_empty_repositorys_head_names_another_branch(web, 
 def test_a_repository_without_the_hook_is_not_guarded(site):
     s = site(hook=False)
     assert not_guarded(s.repo, s.python)
+
+
+def test_the_pages_configuration_is_the_one_lighttpd_runs(web):
+    """docs/how-to/server-http.md shows examples/http/lighttpd.conf, and the web
+    server of this module runs that file with only its paths and port changed:
+    lighttpd starts on it and answers on its port."""
+    from testing.http_host import CONFIG_FILE, DOCUMENTED
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "server-http.md").read_text()
+    assert '--8<-- "examples/http/lighttpd.conf"' in page
+    running = (web.folder / "lighttpd.conf").read_text()
+    shown = CONFIG_FILE.read_text()
+    assert "server.document-root" in shown and "server.port = 8080" in shown
+    changed = [(a, b) for a, b in zip(shown.splitlines(), running.splitlines()) if a != b]
+    assert len(shown.splitlines()) == len(running.splitlines())
+    assert len(changed) == len(DOCUMENTED) - 1  # username and groupname are one value each
+    assert all(any(d in a for d in DOCUMENTED) for a, _ in changed), changed
+    assert f"server.port = {web.port}" in running
+    import urllib.error
+    import urllib.request
+
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{web.port}/git/app.git/info/refs", timeout=30)
+        raise AssertionError("the git path answered without authentication")
+    except urllib.error.HTTPError as answer:
+        assert answer.code == 401, answer  # lighttpd, on the port, with the auth rule

@@ -15,6 +15,7 @@ from testing.hosts import (
     CATALOGUE,
     IDENTITY_VARIABLES,
     SEEDS,
+    SPOOF_ACCEPT_ENV,
     SharedSshHost,
     Templates,
     authorize,
@@ -23,6 +24,7 @@ from testing.hosts import (
     judge_case,
     keygen,
     public,
+    run_as,
     spoof_rejected,
     sshd,
     system_account,
@@ -209,7 +211,9 @@ def probe(hosts_base, keys):
             account,
             [f'environment="REMOTE_USER=alice" {public(keys["alice"])}', public(keys["bob"])],
         )
-        with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
+        with sshd(
+            hosts_base / f"sshd-{account.name}", [account.name], accept_env=SPOOF_ACCEPT_ENV
+        ) as server:
             yield account, server
             pid = server.process.pid
     assert gone(pid)
@@ -309,7 +313,9 @@ def unnamed_key(hosts_base, hook_python, keys):
                 f"restrict {public(keys['bob'])}",
             ],
         )
-        with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
+        with sshd(
+            hosts_base / f"sshd-{account.name}", [account.name], accept_env=SPOOF_ACCEPT_ENV
+        ) as server:
             yield SharedSshHost(account, server, keys, hook_python)
             pid = server.process.pid
     assert gone(pid)
@@ -328,3 +334,136 @@ def test_a_key_without_environment_lets_setenv_name_an_owner_and_doctor_says_so(
     assert p.rc == 0 and "alice is an owner" in p.stderr, p.stderr
     said = assert_not_guarded(unnamed_key, repo, "set no REMOTE_USER")
     assert any("(line 2) set no REMOTE_USER" in line for line in said), said
+
+
+# -- what doctor must not call guarded (issue 32) -------------------------------------
+def test_core_hooks_path_in_the_accounts_global_config_is_a_problem(host, tmp_path):
+    """git serves the push as the account, whose ~/.gitconfig core.hooksPath points
+    git at another folder: the hook never runs. doctor reads it as that account."""
+    repo = host.create(f"r{next(numbers)}")
+    assert host.install(repo).returncode == 0
+    site = host.site(repo.stem, tmp_path)
+    site.seed("REMOTE_USER")
+    site.commit({SEEDS: "[1, 9]\n"}, "rewrite a seed")
+    assert site.push("bob", "HEAD:refs/heads/main").rc != 0  # the near miss: judged
+    assert_guarded(host, repo)
+    config = ["git", "config", "--global", "core.hooksPath", "/nonexistent"]
+    run_as(host.account, config, check=True)
+    try:
+        said = assert_not_guarded(host, repo, "core.hooksPath is set for")
+        assert any("/nonexistent (file:" in line for line in said), said
+        pushed = site.push("bob", "HEAD:refs/heads/main")
+        assert pushed.rc == 0 and not pushed.guard, pushed.stderr  # what it names is real
+    finally:
+        (host.account.home / ".gitconfig").unlink()
+    assert_guarded(host, repo)
+
+
+@pytest.fixture
+def no_user_environment(hosts_base, hook_python, keys):
+    """Keys that name their person, but sshd without PermitUserEnvironment, and an
+    AcceptEnv that takes REMOTE_USER: the keys' environment= is ignored."""
+    with system_account("ogn", shell="/usr/bin/git-shell", base=hosts_base) as account:
+        authorize(account, key_lines(keys))
+        with sshd(
+            hosts_base / f"sshd-{account.name}",
+            [account.name],
+            accept_env=SPOOF_ACCEPT_ENV,
+            permit_user_environment="no",
+        ) as server:
+            yield SharedSshHost(account, server, keys, hook_python)
+            pid = server.process.pid
+    assert gone(pid)
+
+
+def test_setenv_names_an_owner_without_permit_user_environment_and_doctor_says_so(
+    no_user_environment, tmp_path
+):
+    host = no_user_environment
+    repo = host.create("app")
+    assert host.install(repo).returncode == 0
+    site = host.site("app", tmp_path)
+    site.seed("REMOTE_USER", push_as="alice")
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append a seed")
+    spoof_rejected(site, site.push("alice", "HEAD:refs/heads/main"))  # her key names nobody
+    pushed = site.push("bob", "HEAD:refs/heads/main", ssh_options=("SetEnv=REMOTE_USER=alice",))
+    assert pushed.rc == 0, pushed.stderr  # the door: bob's own REMOTE_USER
+    assert_not_guarded(
+        host,
+        repo,
+        "has PermitUserEnvironment no",
+        "accepts the client's variables GL_* REMOTE_USER GITEA_* GITHUB_* (AcceptEnv)",
+    )
+
+
+@pytest.fixture
+def forced(hosts_base, hook_python, keys, request):
+    """/bin/sh as the login shell, and a forced command on every key: ``request.param``."""
+    with system_account("ogf", shell="/bin/sh", base=hosts_base) as account:
+        authorize(account, key_lines(keys, options=f"restrict,command={request.param},"))
+        with sshd(hosts_base / f"sshd-{account.name}", [account.name]) as server:
+            yield SharedSshHost(account, server, keys, hook_python)
+            pid = server.process.pid
+    assert gone(pid)
+
+
+EVAL = '"eval \\"$SSH_ORIGINAL_COMMAND\\""'
+GIT_SHELL = '"git-shell -c \\"$SSH_ORIGINAL_COMMAND\\""'
+
+
+@pytest.mark.parametrize("forced", [EVAL], indirect=True)
+def test_a_forced_command_that_runs_the_clients_is_no_forced_command(forced, tmp_path):
+    repo = forced.create("app")
+    assert forced.install(repo).returncode == 0
+    site = forced.site("app", tmp_path)
+    site.seed("REMOTE_USER")
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    spoof_rejected(site, site.push("bob", "HEAD:refs/heads/main"))
+    pushed = site.push(
+        "bob", "--receive-pack=REMOTE_USER=alice git-receive-pack", "HEAD:refs/heads/main"
+    )
+    assert pushed.rc == 0, pushed.stderr  # eval ran the assignment: bob is alice
+    assert_not_guarded(forced, repo, "no forced command that runs git-shell or gitolite-shell")
+
+
+@pytest.mark.parametrize("forced", [GIT_SHELL], indirect=True)
+def test_git_shell_as_the_forced_command_counts(forced, tmp_path):
+    """The near miss: git-shell refuses the command with the assignment."""
+    repo = forced.create("app")
+    assert forced.install(repo).returncode == 0
+    site = forced.site("app", tmp_path)
+    site.seed("REMOTE_USER")
+    site.commit({SEEDS: "[1, 2, 3]\n"}, "append")
+    pushed = site.push(
+        "bob", "--receive-pack=REMOTE_USER=alice git-receive-pack", "HEAD:refs/heads/main"
+    )
+    assert (
+        pushed.rc != 0
+        and site.rev("refs/heads/main") != git(site.client, "rev-parse", "HEAD").strip()
+    ), pushed.stderr
+    said = forced.doctor(repo).stdout
+    assert "has git-shell or gitolite-shell as its forced command" in said, said
+    assert_guarded(forced, repo)
+
+
+@pytest.fixture
+def git_config_variables(hosts_base, hook_python, keys):
+    with system_account("ogc", shell="/usr/bin/git-shell", base=hosts_base) as account:
+        authorize(account, key_lines(keys))
+        with sshd(
+            hosts_base / f"sshd-{account.name}",
+            [account.name],
+            accept_env="LANG LC_* GIT_PROTOCOL GIT_CONFIG_GLOBAL GIT_CONFIG_NOSYSTEM",
+        ) as server:
+            yield SharedSshHost(account, server, keys, hook_python)
+            pid = server.process.pid
+    assert gone(pid)
+
+
+def test_accept_env_naming_git_config_global_is_a_problem(git_config_variables):
+    repo = git_config_variables.create("app")
+    assert git_config_variables.install(repo).returncode == 0
+    said = assert_not_guarded(git_config_variables, repo, "GIT_CONFIG_GLOBAL GIT_CONFIG_NOSYSTEM")
+    assert any(
+        "let a pusher's SetEnv set GIT_CONFIG_GLOBAL GIT_CONFIG_NOSYSTEM" in line for line in said
+    ), said
