@@ -1953,7 +1953,7 @@ def test_the_prefilter_never_changes_what_a_full_reading_finds(source):
         )
 
     data = source.encode()
-    reader = python._Reader("tests", False, oracle_of)
+    reader = python.Reader("tests", False, oracle_of)
     reader.read(__import__("ast").parse(data))
     assert python.marks(data, "tests", False, oracle_of) == reader.marks
 
