@@ -1,7 +1,7 @@
 """The byte prefilter: can a file's bytes hold a mark at all?
 
 A file it lets through unread is only compiled; it must never change what a
-full reading finds (tests/test_tamper_test.py holds that on its examples)."""
+full reading finds (tests/adversarial/prefilter_test.py holds that)."""
 
 from __future__ import annotations
 
@@ -54,8 +54,32 @@ _EMPTY = {  # parametrize(NAMES, []), params=[], argvalues=(): one literal start
 }
 
 
+# A string's value is its bytes unless an escape spells a character in others
+# ("_\x65xit") or literals side by side join ("_ex" "it", across lines and
+# comments in parentheses). An escape, or a comment holding a quote right after
+# a string, sends the file to the parser; joins are undone (every quote, gap,
+# prefix and quote run removed) and the joined bytes are looked at too. Each
+# pattern starts at a quote and scans no quote in its gap: linear in the file.
+_ESCAPE = re.compile(rb"\\[xuUN0-7]")
+_QUOTED_COMMENT = re.compile(rb"""['"][ \t\f]*#[^\r\n]*['"]""")
+_JOIN = re.compile(
+    rb"""['"][ \t\f]*(?:(?:#[^\r\n'"]*)?\\?(?:\r\n?|\n)[ \t\f]*)*[rRbBuUfF]{0,2}['"]"""
+)
+
+
 def triggered(data: bytes, oracle_of: OracleOf) -> bool:
     """Could the file hold a mark? A file that cannot is only compiled."""
+    if b"'" not in data and b'"' not in data:
+        return _triggered(data, oracle_of)
+    if _ESCAPE.search(data) or _QUOTED_COMMENT.search(data):
+        return True
+    if _triggered(data, oracle_of):
+        return True
+    joined = _JOIN.sub(b"", data)
+    return joined != data and _triggered(joined, oracle_of)
+
+
+def _triggered(data: bytes, oracle_of: OracleOf) -> bool:
     if any(word in data for word in _INSIDE):
         return True
     words = set(data.translate(_TO_SPACE).split())
