@@ -38,10 +38,21 @@ HOOKS = sorted(
     {*names.COLLECTION_HOOKS, *names.OUTCOME_HOOKS, *names.OPTION_HOOKS, "pytest_configure"}
 )
 ATTRIBUTES = sorted(
-    {*names.OUTCOME_ATTRIBUTES, *names.SKIP_ATTRIBUTES, "runtest", "outcome", "items", "value"}
+    {*names.OUTCOME_ATTRIBUTES, *names.SKIP_ATTRIBUTES, *names.TEST_FUNCTION_ATTRIBUTES}
+    | {"runtest", "outcome", "items", "value"}
 )
 MODULES = ["sys", "os", "pytest", "unittest", "builtins", "oracle.scoring", "json", "helpers"]
 NAMES = ["x", "result", "obj", "request.node", "config", "session", "item"]
+PARAMETER_SETS = [
+    "[]",
+    "()",
+    "range(0)",
+    "range(2)",
+    "list()",
+    "[x for x in ()]",
+    "[1] * 0",
+    "[1, 2]",
+]
 
 
 @st.composite
@@ -103,9 +114,46 @@ def statement(draw) -> List[str]:
     """One or more lines: a use of a known name, a hook, a patch, a mark."""
     kind = draw(
         st.sampled_from(
-            ["call", "refer", "decorate", "hook", "setattr", "assign", "modules", "add_marker"]
+            [
+                *("call", "refer", "decorate", "hook", "setattr", "assign", "modules"),
+                *("add_marker", "parameters", "methodcaller", "unload", "shared", "doctest"),
+            ]
         )
     )
+    if kind == "parameters":
+        values = draw(st.sampled_from(PARAMETER_SETS))
+        if draw(st.booleans()):
+            return [
+                "import pytest",
+                f"@pytest.mark.parametrize('n', {values})",
+                "def test_n(n):",
+                "    pass",
+            ]
+        return [
+            "import pytest",
+            f"@pytest.fixture(params={values})",
+            "def each(request):",
+            "    pass",
+        ]
+    if kind == "methodcaller":
+        method = draw(string_literal(draw(st.sampled_from(["_exit", "exit", "strip", "skip"]))))
+        owner = draw(st.sampled_from(["os", "sys", "pytest", "text"]))
+        return ["import operator, os, sys, pytest", f"operator.methodcaller({method}, 0)({owner})"]
+    if kind == "unload":
+        method = draw(st.sampled_from(["set_blocked", "unregister", "is_blocked", "get_plugin"]))
+        return [f"config.pluginmanager.{method}({draw(string_literal('unittest'))})"]
+    if kind == "shared":
+        module = draw(st.sampled_from(["time", "random", "json", "os"]))
+        attribute = draw(st.sampled_from(["time", "random", "perf_counter", "loads"]))
+        how = draw(st.sampled_from(["assign", "setattr", "string"]))
+        if how == "assign":
+            return [f"import {module}", f"{module}.{attribute} = print"]
+        if how == "setattr":
+            return [f"import {module}", f"monkeypatch.setattr({module}, {attribute!r}, print)"]
+        return [f"monkeypatch.setattr({draw(string_literal(f'{module}.{attribute}'))}, print)"]
+    if kind == "doctest":
+        flag = draw(st.sampled_from(["+SKIP", "+ELLIPSIS", "+ELLIPSIS, +SKIP", "-SKIP"]))
+        return ['"""', f">>> run()  # doctest: {flag}", "1", '"""']
     if kind in ("call", "refer", "decorate"):
         imported, used = draw(reference())
         lines = [imported] if imported else []
@@ -116,7 +164,13 @@ def statement(draw) -> List[str]:
         return lines + [f"@{used}", "def test_it():", "    pass"]
     if kind == "hook":
         name = draw(st.sampled_from(HOOKS))
-        how = draw(st.sampled_from(["def", "assign", "globals"]))
+        how = draw(st.sampled_from(["def", "assign", "globals", "for", "with", "walrus"]))
+        if how == "for":
+            return [f"for {name} in [print]:", "    pass"]
+        if how == "with":
+            return [f"with open(__file__) as {name}:", "    pass"]
+        if how == "walrus":
+            return [f"({name} := print)"]
         if how == "def":
             return [f"def {name}(*args):", "    return None"]
         if how == "assign":

@@ -1921,14 +1921,145 @@ def test_a_new_module_that_shadows_the_code_under_test_fires():
     assert found(src, {**src, "tests/helpers/__init__.py": ""}) == []  # near miss
 
 
+# issue 31: what the third attack pass let through; each line is a test file's or a
+# conftest's source (added at tests/conftest.py: what a conftest may not do is the point)
+THIRD_PASS = [
+    # the function a collected test runs, replaced
+    (
+        "@pytest.fixture(autouse=True)\ndef f(request):\n    request.node.obj = lambda **kw: None\n",
+        ["outcome-changed"],
+    ),
+    (
+        "def pytest_itemcollected(item):\n    setattr(item, 'obj', print)\n",
+        ["collection-changed", "outcome-changed"],
+    ),
+    # an exit through operator.methodcaller
+    ("operator.methodcaller('_exit', 0)(os)\n", ["process-exit"]),
+    # pytest's own plugins unloaded or blocked
+    (
+        "def pytest_configure(config):\n    config.pluginmanager.set_blocked('unittest')\n",
+        ["collection-changed"],
+    ),
+    (
+        "def pytest_configure(config):\n    config.pluginmanager.unregister(name='skipping')\n",
+        ["collection-changed"],
+    ),
+    # adjacent literals join into a name
+    (
+        "def pytest_configure(config):\n    setattr(config, 'tests' 'failed', 0)\n",
+        ["outcome-changed"],
+    ),
+    # a skipped doctest example
+    (
+        'def f():\n    """\n    >>> f()  # doctest: +ELLIPSIS, +SKIP\n    3\n    """\n',
+        ["skip-added"],
+    ),
+    # empty parameter sets that are no literal
+    ("@pytest.mark.parametrize('n', range(0))\ndef test_y(n):\n    pass\n", ["skip-added"]),
+    ("@pytest.mark.parametrize('n', list())\ndef test_y(n):\n    pass\n", ["skip-added"]),
+    ("@pytest.mark.parametrize('n', [x for x in ()])\ndef test_y(n):\n    pass\n", ["skip-added"]),
+    ("@pytest.mark.parametrize('n', [1] * 0)\ndef test_y(n):\n    pass\n", ["skip-added"]),
+    ("@pytest.fixture(params=range(5, 5))\ndef each(request):\n    pass\n", ["skip-added"]),
+    # hooks bound by for, with ... as, :=, and global
+    ("for pytest_collection_modifyitems in [print]:\n    pass\n", ["collection-changed"]),
+    ("with open('x') as pytest_runtest_call:\n    pass\n", ["outcome-changed"]),
+    ("(pytest_runtest_call := print)\n", ["outcome-changed"]),
+    (
+        "def setup():\n    global pytest_runtest_call\n    pytest_runtest_call = print\n",
+        ["outcome-changed"],
+    ),
+    # reruns until a pass
+    ("@pytest.mark.flaky(reruns=5)\ndef test_y():\n    pass\n", ["skip-added"]),
+    ("def test_y(request):\n    request.node.add_marker('flaky')\n", ["skip-added"]),
+    # the clock and random draws replaced for every module
+    ("import time\ntime.perf_counter = lambda: 0.0\n", ["oracle-patched"]),
+    ("import random\nrandom.random = lambda: 0.5\n", ["oracle-patched"]),
+    (
+        "@pytest.fixture(autouse=True)\ndef frozen(monkeypatch):\n"
+        "    monkeypatch.setattr('time.time', lambda: 0)\n",
+        ["oracle-patched"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "codes"), THIRD_PASS)
+def test_what_the_third_attack_pass_found_fires(source, codes):
+    findings = found({}, {"tests/conftest.py": IMPORTS + source})
+    assert sorted(f.split(": ")[1] for f in findings) == sorted(codes), findings
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def test_y(request):\n    assert request.node.obj is not None\n",
+        "def test_y(thing):\n    thing.obj = 1\n",
+        "operator.methodcaller('strip')(' x ')\n",
+        "def pytest_configure(config):\n    config.pluginmanager.is_blocked('unittest')\n",
+        "message = ('tests' 'passed')\n",
+        'def f():\n    """\n    >>> f()  # doctest: +ELLIPSIS\n    3\n    """\n',
+        "@pytest.mark.parametrize('n', range(3))\ndef test_y(n):\n    pass\n",
+        "@pytest.mark.parametrize('n', [x for x in (1, 2)])\ndef test_y(n):\n    pass\n",
+        "@pytest.fixture(params=[1] * 2)\ndef each(request):\n    pass\n",
+        "for name in [print]:\n    pass\n",
+        "with open('x') as handle:\n    pass\n",
+        "(limit := 3)\n",
+        "def setup():\n    global LIMIT\n    LIMIT = 3\n",
+        "@pytest.mark.slow\ndef test_y():\n    pass\n",
+        "import time\nSTARTED = time.perf_counter\n",
+        "import random\nrng = random.Random(1729)\n",
+    ],
+)
+def test_near_misses_of_the_third_attack_pass_pass(source):
+    assert found({}, {"tests/conftest.py": IMPORTS + source}) == []
+
+
+def test_replacing_the_clock_in_a_test_module_is_the_test_s_own_business():
+    """A test module's monkeypatch of time.time lasts one test, and is how tests
+    freeze the clock; a conftest's reaches every module, the oracle's too."""
+    source = IMPORTS + "def test_y(monkeypatch):\n    monkeypatch.setattr('time.time', lambda: 0)\n"
+    assert added(source) == []
+    assert [f.split(": ")[1] for f in found({}, {"tests/conftest.py": source})] == [
+        "oracle-patched"
+    ]
+
+
+def test_a_skipped_doctest_example_in_a_doctest_file_fires():
+    skipped = ">>> 1 + 1  # doctest: +SKIP\n3\n"
+    assert found({}, {"tests/test_notes.txt": skipped}) == [
+        "tests/test_notes.txt:1: skip-added: doctest directive +SKIP on '1 + 1': a skipped "
+        "example scores as a pass"
+    ]
+    assert found({}, {"tests/test_notes.txt": ">>> 1 + 1  # doctest: +ELLIPSIS\n2\n"}) == []
+    assert found({"tests/test_notes.txt": skipped}, {"tests/test_notes.txt": "\n" + skipped}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("time.clock_gettime(time.CLOCK_REALTIME)", "time.clock_gettime reads the wall clock"),
+        (
+            "asyncio.open_connection('h', 1)",
+            "calls asyncio.open_connection in test_y, which reaches",
+        ),
+        ("open('/dev/urandom', 'rb').read(8)", "reads /dev/urandom in test_y"),
+    ],
+)
+def test_the_third_pass_hermetic_holes_fire(source, expected):
+    text = f"import asyncio, time\n\n\ndef test_y():\n    {source}\n"
+    (finding,) = added(text, P)
+    assert f"non-hermetic: {expected}" in finding
+    assert added(text, X) == []  # near miss: outside the hermetic paths
+
+
 def _every_source():
     """Each source the tables above judge, and those of the honest near misses."""
     sources = [source for source, _ in RULES + NON_HERMETIC]
-    sources += [IMPORTS + source for source, _ in SECOND_PASS]
+    sources += [IMPORTS + source for source, _ in SECOND_PASS + THIRD_PASS]
     honest = (
         test_honest_test_code_passes,
         test_near_misses_of_what_the_attack_pass_found_pass,
         test_near_misses_of_the_second_attack_pass_pass,
+        test_near_misses_of_the_third_attack_pass_pass,
     )
     for test in honest:
         (values,) = [m.args[1] for m in test.pytestmark if m.name == "parametrize"]
@@ -1955,7 +2086,8 @@ def test_the_prefilter_never_changes_what_a_full_reading_finds(source):
     data = source.encode()
     reader = python.Reader("tests", False, oracle_of)
     reader.read(__import__("ast").parse(data))
-    assert python.marks(data, "tests", False, oracle_of) == reader.marks
+    full = reader.marks + python.doctest_skips(data)
+    assert python.marks(data, "tests", False, oracle_of) == full
 
 
 def test_system_exit_in_a_test_modules_function_is_a_failure_not_an_exit():

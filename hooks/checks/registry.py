@@ -349,8 +349,9 @@ TEST_TAMPER = Check(
     codes=(
         CodeDoc(
             "skip-added",
-            "the change adds a skip or xfail to test code: a pytest or unittest skip marker, a "
-            "skip, xfail or importorskip call, raise SkipTest, or __test__ = False",
+            "the change adds a skip, xfail or rerun to test code: a pytest or unittest skip "
+            "marker, a flaky/rerun marker, a skip, xfail or importorskip call, raise SkipTest, "
+            "__test__ = False, an empty parameter set, or a doctest +SKIP directive",
             "make the test pass, or leave it failing; excluding a test is the owners' decision, "
             "recorded in the freeze file the scoring harness reads, never a skip in the test",
             "tests/test_pricing.py:12: skip-added: @pytest.mark.skip on test_discount: a "
@@ -359,7 +360,8 @@ TEST_TAMPER = Check(
         CodeDoc(
             "collection-changed",
             "the change adds a collection hook (pytest_collection_modifyitems, "
-            "pytest_ignore_collect, ...), collect_ignore, or a pytest_plugins entry",
+            "pytest_ignore_collect, ...), collect_ignore, a pytest_plugins entry, or loads, "
+            "unregisters or blocks a plugin through the plugin manager",
             "drop it: which tests run is the owners' choice; test-tamper judges owners too, so "
             "one who wants the hook first lists its file in tamper.allow (rule "
             "collection-changed), in a contract change of its own",
@@ -370,7 +372,8 @@ TEST_TAMPER = Check(
             "outcome-changed",
             "the change adds a hook that can change a test's outcome or the run's "
             "(pytest_runtest_*, pytest_report_teststatus, pytest_sessionfinish, ...), or "
-            "assigns session.exitstatus or testsfailed",
+            "assigns session.exitstatus or testsfailed, or replaces the function a collected "
+            "test runs (item.obj)",
             "drop it; a reporting plugin an owner wants is first listed in tamper.allow (rule "
             "outcome-changed), in a contract change of its own",
             "tests/conftest.py:8: outcome-changed: defines pytest_runtest_makereport: it can "
@@ -390,7 +393,8 @@ TEST_TAMPER = Check(
             "oracle-patched",
             "test code the change adds patches the oracle: assigns to or setattr()s a name "
             "imported from the oracle's paths, monkeypatches or mocks it, rebinds a name "
-            "imported from it, or overrides builtins",
+            "imported from it, overrides builtins, or (in a conftest) replaces what time, "
+            "random, datetime, uuid or secrets give every module",
             "patch the code under test, never the oracle that judges it",
             "tests/test_pricing.py:9: oracle-patched: monkeypatch.setattr on "
             "oracle.invariants.check in test_total, which the contract protects ('oracle/**')",
@@ -418,7 +422,7 @@ TEST_TAMPER = Check(
         CodeDoc(
             "non-hermetic",
             "test code the change adds in a hermetic path reads the wall clock, unseeded "
-            "entropy or the network",
+            "entropy (/dev/urandom among it) or the network (asyncio's connections among it)",
             "use the seam the finding names: a fake clock fixture, committed seeds "
             "(random.Random(SEED)), or a recorded transport",
             "properties/test_retry.py:7: non-hermetic: datetime.datetime.now reads the wall "

@@ -305,7 +305,8 @@ class _Reader:
 
         source = python.doctest_source(data)
         hermetic = self.scope.hermetic.matches(path)
-        return python.marks(source, package_of(path), hermetic, self.oracle_of)
+        found = python.marks(source, package_of(path), hermetic, self.oracle_of)
+        return found + python.doctest_skips(data)
 
     def module_file(self, snapshot: Snapshot, module: str) -> Optional[str]:
         """The file the snapshot holds for a module (or its package's __init__)."""

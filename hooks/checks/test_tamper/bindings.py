@@ -28,7 +28,7 @@ class Bindings(Settings):
         (a name bound in a function is a local; a plugin made there is registered,
         which is a finding of its own). ``anywhere``: bound as a module global
         from wherever it is written (globals()["pytest_..."] = f)."""
-        if "function" in self.kinds and not anywhere:
+        if "function" in self.kinds and not anywhere and name not in self.declared_global:
             return
         if name == "pytest_generate_tests":
             self.add(

@@ -17,10 +17,14 @@ from oracle_guard.checks.test_tamper.names import (
     MAPPING_WRITES,
     OUTCOME_ATTRIBUTES,
     PLUGIN_LOADS,
+    PLUGIN_UNLOADS,
     REFERENCED,
+    SHARED_READERS,
     SKIP_ATTRIBUTES,
     SKIP_CALLS,
     SKIP_MARKERS,
+    TEST_FUNCTION_ATTRIBUTES,
+    TEST_ITEMS,
     WARNING_FILTERS,
 )
 from oracle_guard.checks.test_tamper.resolve import namespace_of, round_trip
@@ -45,6 +49,8 @@ class Calls(Bindings):
         for child in nodes:
             if isinstance(child, ast.Call):
                 self._call(child, id(child) in called)
+            elif isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name):
+                self._hook_name(child.target.id, child)  # (pytest_runtest_call := f)
             elif (
                 isinstance(child, ast.Attribute)
                 and child.attr in REFERENCED
@@ -89,7 +95,7 @@ class Calls(Bindings):
 
     def _call(self, node: ast.Call, called: bool = False) -> None:
         """``called``: the call's result is called in turn (getattr(os, "_exit")(0))."""
-        func = self.dotted(node.func)
+        func = self._method_called(node) or self.dotted(node.func)
         name = node.func.attr if isinstance(node.func, ast.Attribute) else func
         resolved = self.dotted(node)  # getattr(pytest.mark, "xfail") is the marker
         if resolved in SKIP_MARKERS or func in SKIP_MARKERS:
@@ -197,6 +203,15 @@ class Calls(Bindings):
             listed = node.func.value
             if isinstance(listed, ast.Name) and listed.id in LISTS and node.args:
                 self._named_value(listed.id, node.args[-1], node)
+        elif name in PLUGIN_UNLOADS and func is not None and ".pluginmanager." in f".{func}":
+            self.add(
+                "collection-changed",
+                node,
+                f"pluginmanager.{name}",
+                f"calls pluginmanager.{name}{self._in()}: it unloads or blocks a plugin, and "
+                "pytest's own (unittest, skipping, python) decide which tests run and how they "
+                "score",
+            )
         elif name in PLUGIN_LOADS and func is not None and ".pluginmanager." in f".{func}":
             self.add(
                 "collection-changed",
@@ -234,6 +249,32 @@ class Calls(Bindings):
         if self.hermetic:
             self._hermetic(node, func)
 
+    def _method_called(self, node: ast.Call) -> Optional[str]:
+        """operator.methodcaller("_exit", 0)(os) calls os._exit."""
+        maker = node.func
+        if not (isinstance(maker, ast.Call) and maker.args and len(node.args) == 1):
+            return None
+        method = maker.args[0]
+        if self.dotted(maker.func) != "operator.methodcaller" or not constant_str(method):
+            return None
+        owner = self.dotted(node.args[0])
+        return f"{owner}.{method.value}" if owner is not None else None  # type: ignore[attr-defined]
+
+    def _shared_reader(self, node: ast.AST, target: str, how: str) -> bool:
+        """A conftest that replaces time.*, random.* (...) replaces them for every
+        module: the code under test's clock and draws, and the oracle's."""
+        module = target.partition(".")[0]
+        if not self.conftest or module not in SHARED_READERS or "." not in target:
+            return False
+        self.add(
+            "oracle-patched",
+            node,
+            f"replaces {target}",
+            f"{how} {target}{self._in()}: a conftest's stand-in is every module's {target}, "
+            "the oracle's too",
+        )
+        return True
+
     def _patch_call(self, node: ast.Call, func: Optional[str], name: str) -> None:
         if name in ("object", "dict") and (func is None or ".patch." not in f".{func}"):
             return
@@ -258,6 +299,8 @@ class Calls(Bindings):
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
             target = first.value
             found = self.oracle(target)
+            if name != "delattr" and self._shared_reader(node, target, f"{how} on"):
+                return
         else:
             owner = self.dotted(first)
             target = owner or show(first)
@@ -265,6 +308,13 @@ class Calls(Bindings):
             attribute = node.args[1] if len(node.args) >= 2 else None
             if attribute is not None and constant_str(attribute):
                 target = f"{target}.{attribute.value}"  # type: ignore[attr-defined]
+                if owner is not None and name in ("setattr", "object"):
+                    if self._shared_reader(node, target, f"{how} on"):
+                        return
+                item = (owner or "").rpartition(".")[2] in TEST_ITEMS
+                if name == "setattr" and item and attribute.value in TEST_FUNCTION_ATTRIBUTES:  # type: ignore[attr-defined]
+                    self._test_function_replaced(node, f"{how} of {target}")
+                    return
                 if name in ("setattr", "delattr") and attribute.value in SKIP_ATTRIBUTES:  # type: ignore[attr-defined]
                     self.add(
                         "skip-added",
@@ -309,6 +359,15 @@ class Calls(Bindings):
                 f"{name} {target}",
                 f"{how} on {target}{self._in()}, which the contract protects ({found!r})",
             )
+
+    def _test_function_replaced(self, node: ast.AST, how: str) -> None:
+        self.add(
+            "outcome-changed",
+            node,
+            "replaces the test function",
+            f"{how}{self._in()}: it replaces the function a collected test runs, so the "
+            "test's own code never runs",
+        )
 
     def _namespace_patched(self, node: ast.AST, written: str, how: str, shown: ast.AST) -> bool:
         """vars(X) or X.__dict__ written, for X the oracle, builtins or pytest itself."""

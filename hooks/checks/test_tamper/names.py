@@ -19,7 +19,12 @@ SKIP_MARKERS = {
     "unittest.skipUnless": "a skipped test scores as a pass",
     "unittest.expectedFailure": "a failing test scores as expected",
     "unittest.case.skip": "a skipped test scores as a pass",
+    # pytest-rerunfailures' and pytest-retry's marker, and the flaky package's decorator
+    "pytest.mark.flaky": "a failing test is run again until it passes",
+    "flaky.flaky": "a failing test is run again until it passes",
 }
+# marker names add_marker takes as strings
+SKIP_MARKER_NAMES = ("skip", "skipif", "xfail", "flaky")
 # attributes that take a test out of collection, or make unittest skip or xfail it
 SKIP_ATTRIBUTES = {
     "__test__": "it hides the test from collection: it never runs",
@@ -104,6 +109,12 @@ PLUGIN_LOADS = {
     "load_setuptools_entrypoints",
 }
 MAPPING_WRITES = {"update", "setdefault", "__setitem__"}
+# what a plugin manager unloads or blocks plugins with: pytest's own (unittest,
+# skipping, python) decide which tests run and how they score
+PLUGIN_UNLOADS = {"set_blocked", "unregister"}
+# a collected test's attributes that hold the function it runs
+TEST_FUNCTION_ATTRIBUTES = {"obj", "function", "_obj"}
+TEST_ITEMS = {"node", "item", "_pyfuncitem", "pyfuncitem"}
 OUTCOME_ATTRIBUTES = {"exitstatus", "testsfailed", "testscollected", "shouldstop", "shouldfail"}
 
 EXITS = {
@@ -195,8 +206,19 @@ CLOCK = {
     "time.gmtime",
     "time.ctime",
     "time.asctime",
+    "time.clock_gettime",
+    "time.clock_gettime_ns",
+    "time.process_time",
+    "time.process_time_ns",
+    "time.thread_time",
+    "time.thread_time_ns",
 }
 ENTROPY = {"uuid.uuid1", "uuid.uuid4", "os.urandom", "os.getrandom", "random.SystemRandom"}
+# files whose reading draws entropy or the time
+ENTROPY_FILES = {"/dev/urandom", "/dev/random", "/proc/uptime", "/proc/driver/rtc"}
+# modules a conftest may not replace attributes of: every module's clock and
+# random draws (the oracle's too) would read the stand-in
+SHARED_READERS = {"time", "random", "datetime", "uuid", "secrets"}
 SEEDED = {
     "random.Random",
     "random.seed",
@@ -215,6 +237,9 @@ NETWORK = {
     "urllib.request",
     "http.client",
     "socket",
+    "asyncio.open_connection",
+    "asyncio.open_unix_connection",
+    "asyncio.start_server",
     "ftplib",
     "smtplib",
     "websocket",

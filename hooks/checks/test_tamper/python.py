@@ -25,7 +25,16 @@ from oracle_guard.checks.test_tamper.names import OracleOf
 from oracle_guard.checks.test_tamper.scan import plain, triggered
 from oracle_guard.checks.test_tamper.statements import Reader
 
-__all__ = ["Mark", "OracleOf", "Reader", "doctest_source", "marks", "package_of", "triggered"]
+__all__ = [
+    "Mark",
+    "OracleOf",
+    "Reader",
+    "doctest_skips",
+    "doctest_source",
+    "marks",
+    "package_of",
+    "triggered",
+]
 
 
 def marks(
@@ -34,12 +43,12 @@ def marks(
     """Every mark in one file's bytes. ``package`` is the dotted package the
     file is in (for relative imports); ``hermetic`` says whether the file lies
     in a hermetic path."""
-    if not hermetic and plain(data) and not triggered(data, oracle_of):
+    if not hermetic and plain(data) and not triggered(data, oracle_of, conftest):
         try:  # only whether it parses: compiling makes no Python objects, a tree does
             compile(data, "<test>", "exec", dont_inherit=True)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             return [_unparsable(exc)]
-        return []
+        return doctest_skips(data) if b"doctest" in data else []
     collecting = gc.isenabled()
     gc.disable()  # a tree holds no cycles: the collector would only walk it, over and over
     try:
@@ -51,7 +60,7 @@ def marks(
     finally:
         if collecting:
             gc.enable()
-    return reader.marks
+    return reader.marks + (doctest_skips(data) if b"doctest" in data else [])
 
 
 def _unparsable(exc: BaseException) -> Mark:
@@ -81,3 +90,32 @@ def doctest_source(data: bytes) -> bytes:
         match = _PROMPT.match(line.rstrip(b"\r"))
         lines.append(match.group(2) if match else b"")
     return b"\n".join(lines) + b"\n"
+
+
+# doctest's own directive syntax (doctest.DocTestParser._OPTION_DIRECTIVE_RE)
+_DIRECTIVE = re.compile(rb"#\s*doctest:\s*([^\n'\"]*)$")
+
+
+def doctest_skips(data: bytes) -> List[Mark]:
+    """``# doctest: +SKIP`` on an example, in a doctest file or a docstring: the
+    example never runs, and a failing one scores as a pass."""
+    found = []
+    for number, line in enumerate(data.split(b"\n"), 1):
+        prompt = _PROMPT.match(line.rstrip(b"\r"))
+        directive = _DIRECTIVE.search(prompt.group(2)) if prompt else None
+        if directive is None:
+            continue
+        options = directive.group(1).replace(b",", b" ").split()
+        if b"+SKIP" not in options:
+            continue
+        example = prompt.group(2)[: directive.start()].strip().decode("utf-8", "replace")  # type: ignore[union-attr]
+        found.append(
+            Mark(
+                "skip-added",
+                number,
+                f"doctest +SKIP {example}",
+                "",
+                f"doctest directive +SKIP on {example[:40]!r}: a skipped example scores as a pass",
+            )
+        )
+    return found

@@ -33,7 +33,10 @@ class Resolver:
         self.assigned: Set[str] = set()  # names the file binds itself (variables, arguments)
         self.bindings: Counter = Counter()  # how often the file binds each of them
         self.dumped: Set[str] = set()  # names bound to pickle.dumps(...)
-        self.clean_profiles: Set[str] = set()  # Hypothesis profiles registered with no mark
+        self.clean_profiles: Set[str] = set()
+        self.declared_global: Set[str] = (
+            set()
+        )  # names a function declares global  # Hypothesis profiles registered with no mark
 
     # -- names -----------------------------------------------------------------------
 
@@ -55,6 +58,8 @@ class Resolver:
                     if alias.name != "*":
                         bound = alias.asname or alias.name
                         self.imports[bound] = f"{module}.{alias.name}" if module else alias.name
+            elif isinstance(node, ast.Global):
+                self.declared_global.update(node.names)
             else:
                 names = list(bound_by(node))
                 self.assigned.update(names)

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import re
 
-from oracle_guard.checks.test_tamper.names import OracleOf
+from oracle_guard.checks.test_tamper.names import (
+    SHARED_READERS,
+    TEST_FUNCTION_ATTRIBUTES,
+    TEST_ITEMS,
+    OracleOf,
+)
 
 # A file none of these can be in holds no mark but its imports'; those are
 # looked at separately (the oracle's modules, the network's). Words found
@@ -27,8 +32,11 @@ _WORDS = frozenset(
     load_setuptools_entrypoints ctypes runpy SourceFileLoader SourcelessFileLoader
     spec_from_file_location spec_from_loader pickle marshal meta_path path_hooks __path__
     filterwarnings simplefilter resetwarnings _pytest pluggy _inicache inicfg
-    expectedFailure collect_ignore collect_ignore_glob""".split()
+    expectedFailure collect_ignore collect_ignore_glob flaky methodcaller parametrize""".split()
 )
+_ITEMS = frozenset(name.encode() for name in TEST_ITEMS)
+_TEST_FUNCTIONS = frozenset(name.encode() for name in TEST_FUNCTION_ATTRIBUTES)
+_SHARED_READERS = frozenset(name.encode() for name in SHARED_READERS)
 _NOT_WORD = bytes(c for c in range(256) if not (chr(c).isalnum() or c == ord("_")))
 _TO_SPACE = bytes.maketrans(_NOT_WORD, b" " * len(_NOT_WORD))
 # Words too common in honest tests to read every file that holds them
@@ -39,19 +47,14 @@ _ARGS = re.compile(rb"config\w*\s*\.\s*args\b")  # config.args
 _PATCHES = (b"setattr", b"delattr", b"patch", b"setitem", b"delitem")  # need an oracle name
 _DOTTED_STRING = re.compile(rb"""["']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)["']""")
 # pytest's or unittest's own names assigned (pytest.approx = ...), session.items
-# written, a star import, an empty parameter set
+# written, a star import
 _FRAMEWORK_WRITE = re.compile(rb"pytest\.[\w.]*[ \t]*=(?!=)")
 _UNITTEST_WRITE = re.compile(rb"unittest\.[\w.]*[ \t]*=(?!=)")
 _SESSION_ITEMS = re.compile(rb"session\s*\.\s*items")
 _STAR = re.compile(rb"import[ \t(]+\*")
-_EMPTY = {  # parametrize(NAMES, []), params=[], argvalues=(): one literal start each, fast
-    b"parametrize": re.compile(
-        rb"parametrize\(\s*(?:\"[^\"]*\"|'[^']*'|\[[^\]]*\]|\([^)]*\)|[\w.]+)\s*,\s*"
-        rb"(?:\[\s*\]|\(\s*\))"
-    ),
-    b"params": re.compile(rb"params\s*=\s*(?:\[\s*\]|\(\s*\))"),
-    b"argvalues": re.compile(rb"argvalues\s*=\s*(?:\[\s*\]|\(\s*\))"),
-}
+# a parameter set: whether it is empty ([], range(0), list(), a comprehension over
+# nothing) takes the parser to tell
+_PARAMETERS = re.compile(rb"(?:params|argvalues)\s*=")
 
 
 # A string's value is its bytes unless an escape spells a character in others
@@ -67,19 +70,19 @@ _JOIN = re.compile(
 )
 
 
-def triggered(data: bytes, oracle_of: OracleOf) -> bool:
+def triggered(data: bytes, oracle_of: OracleOf, conftest: bool = True) -> bool:
     """Could the file hold a mark? A file that cannot is only compiled."""
     if b"'" not in data and b'"' not in data:
-        return _triggered(data, oracle_of)
+        return _triggered(data, oracle_of, conftest)
     if _ESCAPE.search(data) or _QUOTED_COMMENT.search(data):
         return True
-    if _triggered(data, oracle_of):
+    if _triggered(data, oracle_of, conftest):
         return True
     joined = _JOIN.sub(b"", data)
-    return joined != data and _triggered(joined, oracle_of)
+    return joined != data and _triggered(joined, oracle_of, conftest)
 
 
-def _triggered(data: bytes, oracle_of: OracleOf) -> bool:
+def _triggered(data: bytes, oracle_of: OracleOf, conftest: bool) -> bool:
     if any(word in data for word in _INSIDE):
         return True
     words = set(data.translate(_TO_SPACE).split())
@@ -97,8 +100,12 @@ def _triggered(data: bytes, oracle_of: OracleOf) -> bool:
         return True
     if b"*" in data and _STAR.search(data):
         return True
-    if any(word in words and empty.search(data) for word, empty in _EMPTY.items()):
+    if (b"params" in words or b"argvalues" in words) and _PARAMETERS.search(data):
         return True
+    if not _ITEMS.isdisjoint(words) and not _TEST_FUNCTIONS.isdisjoint(words):
+        return True  # request.node.obj = ...: the function a test runs, replaced
+    if conftest and not _SHARED_READERS.isdisjoint(words):
+        return True  # a conftest that replaces time.* or random.* for every module
     if _imports_oracle(data, oracle_of):
         return True
     # a patch reaches the oracle through an import (above) or a name in a string

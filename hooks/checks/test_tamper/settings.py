@@ -8,9 +8,12 @@ from typing import Optional
 from oracle_guard.checks.test_tamper.names import (
     CLOCK,
     ENTROPY,
+    ENTROPY_FILES,
     HYPOTHESIS_DEFAULT_EXAMPLES,
+    NETWORK,
     SEAM_CLOCK,
     SEAM_ENTROPY,
+    SEAM_NETWORK,
     SEEDED,
 )
 from oracle_guard.checks.test_tamper.resolve import Resolver
@@ -86,9 +89,29 @@ class Settings(Resolver):
                 )
 
     def _hermetic(self, node: ast.Call, func: Optional[str]) -> None:
+        device = next(
+            (a.value for a in node.args if constant_str(a) and a.value in ENTROPY_FILES),  # type: ignore[attr-defined]
+            None,
+        )
+        if device is not None:  # open("/dev/urandom"), Path("/dev/random")
+            self.add(
+                "non-hermetic",
+                node,
+                f"reads {device}",
+                f"reads {device}{self._in()}: it draws unseeded entropy or the time: "
+                f"{SEAM_ENTROPY}",
+            )
+            return
         if func is None:
             return
-        if func in CLOCK:
+        if func in NETWORK:  # asyncio.open_connection(...): a call, not an import
+            self.add(
+                "non-hermetic",
+                node,
+                f"calls {func}",
+                f"calls {func}{self._in()}, which reaches the network: {SEAM_NETWORK}",
+            )
+        elif func in CLOCK:
             self.add(
                 "non-hermetic",
                 node,

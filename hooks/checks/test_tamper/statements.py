@@ -15,6 +15,8 @@ from oracle_guard.checks.test_tamper.names import (
     SEAM_NETWORK,
     SKIP_ATTRIBUTES,
     SKIP_MARKERS,
+    TEST_FUNCTION_ATTRIBUTES,
+    TEST_ITEMS,
     TESTCASE_RUNNERS,
 )
 from oracle_guard.checks.test_tamper.resolve import namespace_of
@@ -59,6 +61,16 @@ class Reader(Calls):
                 self._target(target, node, deleting=True)
         elif isinstance(node, ast.Raise) and node.exc is not None:
             self._raise(node)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            # for NAME in ..., with ... as NAME: a binding pytest reads like any other
+            bound = [node.target] if isinstance(node, (ast.For, ast.AsyncFor)) else []
+            bound += [
+                item.optional_vars for item in getattr(node, "items", ()) if item.optional_vars
+            ]
+            for target in bound:
+                for each in unpacked(target):
+                    if isinstance(each, ast.Name):
+                        self._hook_name(each.id, node)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.stmt):
                 self._statement(child)
@@ -228,6 +240,13 @@ class Reader(Calls):
                     f"{verb} {show(target)}: {SKIP_ATTRIBUTES[target.attr]}",
                 )
                 return
+            item = (owner or "").rpartition(".")[2] in TEST_ITEMS
+            if item and target.attr in TEST_FUNCTION_ATTRIBUTES:
+                self._test_function_replaced(node, f"{verb} {show(target)}")
+                return
+            if owner is not None and not deleting:
+                if self._shared_reader(node, f"{owner}.{target.attr}", "assigns"):
+                    return
             if target.attr == "items" and (owner or "").rpartition(".")[2] == "session":
                 self.add(
                     "collection-changed",

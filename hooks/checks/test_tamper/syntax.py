@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
 
-from oracle_guard.checks.test_tamper.names import FRAMEWORKS, OPTION_HOLDERS
+from oracle_guard.checks.test_tamper.names import FRAMEWORKS, OPTION_HOLDERS, SKIP_MARKER_NAMES
 
 
 def statements(tree: ast.AST) -> Iterator[ast.AST]:
@@ -79,8 +79,8 @@ def is_false(value: ast.expr) -> bool:
 
 
 def marker_named(node: ast.expr) -> bool:
-    """add_marker("xfail"): a skip or xfail named by a string."""
-    return constant_str(node) and node.value.partition("(")[0] in ("skip", "skipif", "xfail")  # type: ignore[attr-defined]
+    """add_marker("xfail"): a skip, xfail or rerun named by a string."""
+    return constant_str(node) and node.value.partition("(")[0] in SKIP_MARKER_NAMES  # type: ignore[attr-defined]
 
 
 def no_parameters(call: ast.Call) -> bool:
@@ -89,7 +89,42 @@ def no_parameters(call: ast.Call) -> bool:
     for keyword in call.keywords:
         if keyword.arg in ("argvalues", "params"):
             values = keyword.value
-    return isinstance(values, (ast.List, ast.Tuple)) and not values.elts
+    return values is not None and is_empty(values)
+
+
+# builtins that make a collection of what they are given: empty when it is
+_COLLECTORS = {"list", "tuple", "set", "frozenset", "sorted", "reversed", "iter", "dict"}
+
+
+def is_empty(node: ast.expr) -> bool:
+    """An expression whose value is an empty collection, as its syntax alone says:
+    [], (), list(), range(0), range(3, 3), [x for x in []], [1] * 0, [] + []."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(isinstance(e, ast.Starred) and is_empty(e.value) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return not node.keys
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+        return any(
+            is_empty(each.iter) or any(is_false(test) for test in each.ifs)
+            for each in node.generators
+        )
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.Add):
+            return is_empty(node.left) and is_empty(node.right)
+        if isinstance(node.op, ast.Mult):
+            left, right = node.left, node.right
+            zero = any(isinstance(s, ast.Constant) and s.value == 0 for s in (left, right))
+            return zero or is_empty(left) or is_empty(right)
+        return False
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        name, given = node.func.id, node.args
+        if name in _COLLECTORS:
+            return not given or (len(given) == 1 and is_empty(given[0]))
+        if name == "range" and 1 <= len(given) <= 3:
+            bounds = [g.value for g in given if isinstance(g, ast.Constant)]
+            if len(bounds) == len(given) and all(type(b) is int for b in bounds):
+                return len(range(*bounds)) == 0 if bounds[-1] != 0 or len(bounds) < 3 else False
+    return False
 
 
 def errors_only(call: ast.Call) -> bool:
