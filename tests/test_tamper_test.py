@@ -1712,6 +1712,31 @@ def test_a_new_module_that_shadows_an_oracle_module_fires():
     assert found({}, fake) == []  # no oracle/ module in the tree: nothing is shadowed
 
 
+def test_a_new_module_named_as_a_standard_library_module_fires():
+    """issue 31, change 9: tests/fractions.py is fractions for every module once
+    tests/ is on sys.path (pytest's default import mode puts it first)."""
+    assert found({}, {"tests/fractions.py": "X = 1\n"}) == [
+        "tests/fractions.py:1: module-shadowed: shadows fractions, a standard-library module: "
+        "with tests/ on sys.path, importing fractions gets this file, in the code under test "
+        "and the oracle too"
+    ]
+    # near misses: a name no library has; a submodule of a package folder; a module in place
+    assert found({}, {"tests/fraction_cases.py": "X = 1\n"}) == []
+    assert found({}, {"tests/helpers/__init__.py": "", "tests/helpers/json.py": "X = 1\n"}) == []
+    assert found({"tests/fractions.py": "X = 1\n"}, {"tests/fractions.py": "X = 2\n"}) == []
+
+
+def test_a_new_module_named_as_an_installed_module_the_oracle_imports_fires():
+    oracle_files = {"oracle/__init__.py": "", "oracle/load.py": "import yaml.constructor\n"}
+    assert found(oracle_files, {**oracle_files, "tests/yaml.py": "load = dict\n"}) == [
+        "tests/yaml.py:1: module-shadowed: shadows yaml, an installed module the oracle's code "
+        "imports: with tests/ on sys.path, importing yaml gets this file, in the code under "
+        "test and the oracle too"
+    ]
+    # near miss: a module the oracle does not import
+    assert found(oracle_files, {**oracle_files, "tests/toml.py": "load = dict\n"}) == []
+
+
 @pytest.mark.parametrize(
     ("path", "expected"),
     [

@@ -13,10 +13,11 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from oracle_guard.checks.test_tamper import options
 from oracle_guard.checks.test_tamper.marks import Mark, new_marks, package_of
+from oracle_guard.checks.test_tamper.stdlib import STDLIB_MODULES
 from oracle_guard.contract import Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry
@@ -172,6 +173,10 @@ def _shadowing(path: str, candidate: Snapshot, reader: _Reader) -> List[Mark]:
         if names[-1] == "conftest":
             continue  # pytest imports each conftest.py by its own path
         real = reader.module_file(candidate, module)
+        if real is None and len(names) == 1:
+            installed = _installed_shadowed(module, folder, candidate, reader)
+            if installed is not None:
+                return [installed]
         if real is None or real == path or reader.scope.tree(real):
             continue
         pattern = reader.oracle_of(module)
@@ -191,6 +196,28 @@ def _shadowing(path: str, candidate: Snapshot, reader: _Reader) -> List[Mark]:
             )
         ]
     return []
+
+
+def _installed_shadowed(
+    module: str, folder: str, candidate: Snapshot, reader: _Reader
+) -> Optional[Mark]:
+    """A new top-level module named as a standard-library module, or as one the
+    oracle's Python files import that the tree does not hold (an installed one):
+    with the folder first on sys.path, every module that imports it gets this file."""
+    if module in STDLIB_MODULES:
+        whose = "a standard-library module"
+    elif module in reader.oracle_imports(candidate):
+        whose = "an installed module the oracle's code imports"
+    else:
+        return None
+    return Mark(
+        "module-shadowed",
+        1,
+        f"shadows {module}",
+        "",
+        f"shadows {module}, {whose}: with {folder}/ on sys.path, importing {module} gets this "
+        "file, in the code under test and the oracle too",
+    )
 
 
 def _severity(rule: str) -> str:
@@ -286,6 +313,7 @@ class _Reader:
         self.scope = scope
         self._oracle: Dict[str, Optional[str]] = {}
         self._texts: Dict[str, Optional[bytes]] = {}
+        self._oracle_imports: Optional[FrozenSet[str]] = None
 
     def oracle_of(self, module: str) -> Optional[str]:
         if module not in self._oracle:
@@ -307,6 +335,27 @@ class _Reader:
         hermetic = self.scope.hermetic.matches(path)
         found = python.marks(source, package_of(path), hermetic, self.oracle_of)
         return found + python.doctest_skips(data)
+
+    def oracle_imports(self, snapshot: Snapshot) -> FrozenSet[str]:
+        """The top-level modules the oracle's Python files import by absolute name."""
+        if self._oracle_imports is None:
+            import ast  # cold work: only for a new top-level module in the tree
+
+            names: Set[str] = set()
+            for path in snapshot.select(self.scope.oracle):
+                if not path.endswith(".py"):
+                    continue
+                try:
+                    tree = ast.parse(snapshot.read(path, self.scope.limit))
+                except (BlobTooLarge, SyntaxError, ValueError, RecursionError, MemoryError):
+                    continue  # an oracle file that cannot be read imports nothing seen here
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.Import):
+                        names.update(alias.name.split(".")[0] for alias in node.names)
+                    elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                        names.add(node.module.split(".")[0])
+            self._oracle_imports = frozenset(names)
+        return self._oracle_imports
 
     def module_file(self, snapshot: Snapshot, module: str) -> Optional[str]:
         """The file the snapshot holds for a module (or its package's __init__)."""
