@@ -1791,6 +1791,37 @@ def test_a_first_configuration_is_judged_by_what_it_sets():
     ]
 
 
+ROOTDIR = (
+    "runner-options: a new {} makes tests/ pytest's rootdir for the runs under it: conftest.py "
+    "above it stop loading, and whatever they set up for the tests with them"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("pytest.ini", ""), ("pytest.ini", "[pytest]\n"), ("pyproject.toml", "[tool.black]\n")],
+)
+def test_a_new_configuration_that_cuts_the_root_conftest_off_fires(name, text):
+    """issue 31, change 10: with nothing above to replace, a new configuration in
+    tests/ still moves the confcutdir there, and the root conftest stops loading."""
+    root = {"conftest.py": "import pytest\n", "setup.py": "setup()\n"}
+    assert found(root, {**root, f"tests/{name}": text}) == [
+        f"tests/{name}:1: " + ROOTDIR.format(name)
+    ]
+
+
+def test_a_new_configuration_that_cuts_nothing_off_passes():
+    conftests = {"conftest.py": "import pytest\n"}
+    counting = {**conftests, "pyproject.toml": "[tool.pytest.ini_options]\nxfail_strict = true\n"}
+    # no conftest above; a pyproject.toml a file above outranks; a tox.ini with no
+    # [pytest] section; a conftest below the new file
+    assert found({}, {"tests/pytest.ini": ""}) == []
+    assert found(counting, {**counting, "tests/pyproject.toml": "[tool.black]\n"}) == []
+    assert found(conftests, {**conftests, "tests/tox.ini": "[tox]\nenvlist = py\n"}) == []
+    below = {"tests/sub/conftest.py": "import pytest\n"}
+    assert found(below, {**below, "tests/pytest.ini": ""}) == []
+
+
 # -- the second attack pass: each form turned the real pytest green -------------------
 
 IMPORTS = "import os, sys, types, unittest, warnings, functools, operator, atexit\nimport pytest\n"

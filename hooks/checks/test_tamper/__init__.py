@@ -280,9 +280,15 @@ def _config_marks(
             old = base.read(path, scope.limit)
         except BlobTooLarge:
             old = None  # judged as new: every option it sets counts
-    return options.changed_options(
+    marks = options.changed_options(
         path, old, data, replaces=lambda: _replaces_a_configuration(path, base, scope)
     )
+    replacing = any(mark.subject.startswith("configuration file") for mark in marks)
+    if candidate is not None and before is None and not replacing:
+        from oracle_guard.checks.test_tamper import rootdir  # cold: a new configuration file
+
+        marks += rootdir.moved(path, data, base, candidate, scope.limit)
+    return marks
 
 
 def _replaces_a_configuration(path: str, base: Snapshot, scope: Scope) -> bool:
