@@ -180,7 +180,12 @@ def statement(draw) -> List[str]:
         owner = draw(st.sampled_from(NAMES + MODULES))
         attribute = draw(string_literal(draw(st.sampled_from(ATTRIBUTES))))
         imported = [f"import {owner}"] if owner in MODULES else []
-        return imported + [f"setattr({owner}, {attribute}, 0)"]
+        if owner in MODULES and draw(st.booleans()):  # under another name
+            imported, owner = [f"import json, {owner} as alias"], "alias"
+        elif owner == "unittest" and draw(st.booleans()):
+            imported, owner = ["from unittest import mock"], "mock"
+        call = draw(st.sampled_from(["setattr", "monkeypatch.setattr", "mock.patch.object"]))
+        return imported + [f"{call}(  # patched\n    {owner}, {attribute}, 0)"]
     if kind == "assign":
         owner = draw(st.sampled_from(NAMES + MODULES))
         attribute = draw(st.sampled_from(ATTRIBUTES))

@@ -109,7 +109,41 @@ def _triggered(data: bytes, oracle_of: OracleOf, conftest: bool) -> bool:
     if _imports_oracle(data, oracle_of):
         return True
     # a patch reaches the oracle through an import (above) or a name in a string
-    return any(word in data for word in _PATCHES) and _names_oracle_in_strings(data, oracle_of)
+    if not any(word in data for word in _PATCHES):
+        return False
+    return _patches_framework(data) or _names_oracle_in_strings(data, oracle_of)
+
+
+# what a patch call patches: the first name of its first argument (a comment or a
+# quote before it allowed), and the names a file binds to pytest, unittest or pluggy
+_PATCHED = re.compile(
+    rb"""(?:setattr|delattr|setitem|delitem|object|patch|dict)\s*\((?:\s|#[^\n]*)*['"]?([A-Za-z_]\w*)"""
+)
+_FRAMEWORKS = frozenset((b"pytest", b"_pytest", b"unittest", b"pluggy"))
+_ANY_IMPORT = re.compile(
+    rb"(?:^|[;\s])(?:from[ \t]+(?P<module>[\w.]+)[ \t]+)?import[ \t]+(?P<names>[^#;\n]*)"
+)
+
+
+def _patches_framework(data: bytes) -> bool:
+    """Could a patch call patch pytest, unittest or pluggy themselves (pytest.approx,
+    unittest.TestCase.run), under their names or names bound to them?"""
+    targets = {match.group(1) for match in _PATCHED.finditer(data)}
+    if not targets:
+        return False
+    if not _FRAMEWORKS.isdisjoint(targets):
+        return True
+    for match in _ANY_IMPORT.finditer(data):
+        module, names = match["module"], match["names"]
+        words = names.replace(b",", b" ").split()
+        tops = [module] if module is not None else words
+        if _FRAMEWORKS.isdisjoint(top.split(b".")[0] for top in tops):
+            continue
+        if b"(" in names or b"\\" in names:
+            return True  # a list over several lines: read the file properly
+        if not targets.isdisjoint(words):
+            return True
+    return False
 
 
 def _names_oracle_in_strings(data: bytes, oracle_of: OracleOf) -> bool:
