@@ -1822,6 +1822,58 @@ def test_a_new_configuration_that_cuts_nothing_off_passes():
     assert found(below, {**below, "tests/pytest.ini": ""}) == []
 
 
+@pytest.mark.parametrize(
+    ("path", "text", "effect"),
+    [
+        (
+            "src/sitecustomize.py",
+            "import os\nos.environ['PYTEST_ADDOPTS'] = '-k not discount'\n",
+            "sitecustomize.py runs at every interpreter start with its folder on sys.path: it "
+            "can set PYTEST_ADDOPTS, patch modules or exit before a test runs",
+        ),
+        (
+            "lib/usercustomize.py",
+            "X = 1\n",
+            "usercustomize.py runs at every interpreter start with its folder on sys.path: it "
+            "can set PYTEST_ADDOPTS, patch modules or exit before a test runs",
+        ),
+        (
+            "src/hook.pth",
+            "import os; os.environ['PYTEST_ADDOPTS'] = '-x'\n",
+            "hook.pth is read at interpreter start in a site folder: its import lines run "
+            "before a test does",
+        ),
+        (
+            "src/X.dist-info/entry_points.txt",
+            "[pytest11]\nx = tests.plug\n",
+            "declares pytest11 entry points: pytest loads them as plugins at start-up, from "
+            "X.dist-info on sys.path",
+        ),
+        (
+            "src/x.egg-info/entry_points.txt",
+            "[console_scripts]\nx = x:main\n",
+            "its entry points load from the folder on sys.path at start-up, from x.egg-info on "
+            "sys.path",
+        ),
+    ],
+)
+def test_a_start_up_file_anywhere_fires(path, text, effect):
+    """issue 31, changes 5 and 12: files that run or load before any test does."""
+    assert found({}, {path: text}) == [f"{path}:1: startup-file: {effect}"]
+    assert found({path: "X = 0\n"}, {path: text}) == [f"{path}:1: startup-file: {effect}"]
+
+
+def test_files_that_only_look_like_start_up_files_pass():
+    honest = {
+        "src/site_custom.py": "X = 1\n",
+        "docs/entry_points.txt": "[pytest11]\nx = y\n",
+        "src/X.dist-info/METADATA": "Name: x\n",
+        "src/paths.pth.txt": "x\n",
+    }
+    assert found({}, honest) == []
+    assert found({"src/sitecustomize.py": "X = 1\n"}, {}) == []  # deleted
+
+
 # -- the second attack pass: each form turned the real pytest green -------------------
 
 IMPORTS = "import os, sys, types, unittest, warnings, functools, operator, atexit\nimport pytest\n"

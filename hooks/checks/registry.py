@@ -448,6 +448,19 @@ TEST_TAMPER = Check(
             "tests/test_io.py:4: test-unparsable: does not parse: invalid syntax (column 12)",
         ),
         CodeDoc(
+            "startup-file",
+            "the change adds or modifies, anywhere in the tree, a file the interpreter or pytest "
+            "runs or loads at start-up from any folder on sys.path: sitecustomize.py, "
+            "usercustomize.py, a .pth file, or a .dist-info or .egg-info folder's "
+            "entry_points.txt (pytest11 plugins load from it)",
+            "remove it: code under test never needs one; an installed package's metadata is "
+            "built by the installer, never committed. An owner who does lists the path in "
+            "tamper.allow (rule startup-file), in a contract change of its own",
+            "src/sitecustomize.py:1: startup-file: sitecustomize.py runs at every interpreter "
+            "start with its folder on sys.path: it can set PYTEST_ADDOPTS, patch modules or "
+            "exit before a test runs",
+        ),
+        CodeDoc(
             "frozen-skipped",
             "warning: a test the freeze files exclude is still collected, with a skip marker",
             "remove the marker: the freeze file is the record, and the scoring harness leaves "

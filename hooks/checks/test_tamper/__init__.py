@@ -93,6 +93,10 @@ def check(
                 # a deleted configuration drops every option it set
                 found += [(path, m) for m in _config_marks(path, before, None, base, scope)]
             continue
+        startup = _startup_file(path, after, candidate, scope)
+        if startup is not None:
+            found.append((path, startup))
+            continue
         is_config = options.is_config(path)
         compiled = path.lower().endswith(COMPILED)  # runs from anywhere a module is found
         doctest = scope.is_doctest(path)
@@ -218,6 +222,43 @@ def _installed_shadowed(
         f"shadows {module}, {whose}: with {folder}/ on sys.path, importing {module} gets this "
         "file, in the code under test and the oracle too",
     )
+
+
+# Files run or loaded at start-up from any folder on sys.path: site.py runs
+# sitecustomize and usercustomize and the .pth files of site folders, and
+# importlib.metadata reads entry points from every .dist-info or .egg-info folder
+# on sys.path, where pytest finds its pytest11 plugins.
+_STARTUP_MODULES = ("sitecustomize.py", "usercustomize.py")
+_METADATA_FOLDERS = (".dist-info", ".egg-info")
+
+
+def _startup_file(path: str, entry: Entry, candidate: Snapshot, scope: Scope) -> Optional[Mark]:
+    folder, _, name = path.rpartition("/")
+    name = name.lower()
+    if name in _STARTUP_MODULES:
+        effect = (
+            f"{name} runs at every interpreter start with its folder on sys.path: it can set "
+            "PYTEST_ADDOPTS, patch modules or exit before a test runs"
+        )
+    elif name.endswith(".pth"):
+        effect = (
+            f"{name} is read at interpreter start in a site folder: its import lines run "
+            "before a test does"
+        )
+    elif name == "entry_points.txt" and folder.lower().endswith(_METADATA_FOLDERS):
+        try:
+            text = candidate.read(path, scope.limit) if entry.is_regular else b""
+        except BlobTooLarge:
+            text = b"[pytest11]"  # not read: taken to declare plugins
+        plugins = b"pytest11" in text
+        effect = (
+            "declares pytest11 entry points: pytest loads them as plugins"
+            if plugins
+            else "its entry points load from the folder on sys.path"
+        ) + f" at start-up, from {folder.rpartition('/')[2]} on sys.path"
+    else:
+        return None
+    return Mark("startup-file", 1, f"startup {name}", "", effect)
 
 
 def _severity(rule: str) -> str:
