@@ -25,16 +25,13 @@ So the nearest of these files decides for the runs under its folder: a new one
 in ``tests/`` replaces the root's configuration for ``pytest tests/``, which is a
 mark of its own ("replaces the project's pytest configuration").
 
-INI files are read with :mod:`configparser` set up as pytest's iniconfig reads
-them: no interpolation, case-sensitive keys, ``=`` or ``:`` after a key, ``#``
-and ``;`` start comment lines (never inline comments: ``addopts = -v # x`` holds
-``#`` and ``x``, as pytest reads it), indented lines continue a value (blank and
-comment lines between do not end it), lines split as str.splitlines splits
-them, a leading byte-order mark dropped, duplicate sections and keys an error,
-and ``[DEFAULT]`` a section like any other. Divergences, all on files pytest
-rejects: configparser takes an indented key or section header as one where
-iniconfig calls it a continuation of nothing (an error), and an empty ``[]`` is
-an unexpected line to configparser and an empty section name to iniconfig.
+INI files are read with iniconfig, the library pytest reads them with, called as
+pytest calls it (``IniConfig(path)``: no inline comments stripped from values, so
+``addopts = -v # x`` holds ``#`` and ``x``; a section header cut at its first
+``#`` or ``;``, so ``[pytest] ;]`` is ``[pytest]``). Duplicate sections and keys,
+a line before any header and a continuation of nothing are its errors, and so
+ours.
+
 TOML is read with tomllib (tomli before 3.11), as pytest reads it; both parsers
 are imported only when a file is judged.
 """
@@ -307,84 +304,24 @@ def _settings(
 
 
 def _load_ini(name: str, data: bytes) -> Config:
-    import configparser
-
-    class Parser(configparser.ConfigParser):
-        def optionxform(self, optionstr: str) -> str:
-            return optionstr  # pytest's keys are case-sensitive
+    import iniconfig  # pytest's own INI reader, as _pytest/config/findpaths.py calls it
 
     text = _decode(data, "INI")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.splitlines(True)
-    parser = Parser(
-        interpolation=None,
-        strict=True,
-        empty_lines_in_values=True,
-        default_section="\x00",  # [DEFAULT] is a plain section to iniconfig
-        comment_prefixes=("#", ";"),
-        inline_comment_prefixes=None,
-        delimiters=("=", ":"),
-    )
     try:
-        parser.read_file(lines, source=name)
-    except configparser.Error as exc:
-        raise _ini_error(exc, lines) from None
+        parsed = iniconfig.IniConfig(name, data=text)
+    except iniconfig.ParseError as exc:
+        line = exc.lineno + 1
+        raise Unloadable(f"does not load as INI: {exc.msg} (line {line})", line) from None
     section = "tool:pytest" if name == "setup.cfg" else "pytest"
     scope = f"[{section}]"
-    where = _ini_lines(lines)
-    header = where.get((section, None), 0)
-    if not parser.has_section(section):
+    if section not in parsed:
         return Config(scope, 0, {}, counts=name in _DEDICATED)
+    header = parsed.lineof(section) or 0
     items = [
-        (key, value, where.get((section, key), header or 1))
-        for key, value in parser.items(section, raw=True)
+        (key, value, parsed.lineof(section, key) or header or 1)
+        for key, value in parsed[section].items()
     ]
     return Config(scope, header, _settings(items, False, scope), counts=True)
-
-
-def _ini_error(exc: Exception, lines: List[str]) -> Unloadable:
-    import configparser
-
-    line: Optional[int] = getattr(exc, "lineno", None)
-    if isinstance(exc, configparser.DuplicateOptionError):
-        detail = f"{exc.option} appears twice in [{exc.section}]"
-    elif isinstance(exc, configparser.DuplicateSectionError):
-        detail = f"section [{exc.section}] appears twice"
-    elif isinstance(exc, configparser.MissingSectionHeaderError):
-        detail = f"a line before any [section] header: {exc.line.strip()!r}"
-    elif isinstance(exc, configparser.ParsingError) and exc.errors:
-        line = exc.errors[0][0]
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        detail = f"unexpected line {text.strip()!r}"
-    else:  # pragma: no cover - every error read_file raises is one of the above
-        detail = str(exc).splitlines()[0]
-    where = f" (line {line})" if line else ""
-    return Unloadable(f"does not load as INI: {detail}{where}", line)
-
-
-_SECTION = re.compile(r"\[(?P<header>.+)\]")
-_OPTION = re.compile(r"(?P<option>.*?)\s*[=:]")
-
-
-def _ini_lines(lines: List[str]) -> Dict[Tuple[str, Optional[str]], int]:
-    """The line of each section header (section, None) and each key (section,
-    key), in a file configparser has read: a header or key starts a line."""
-    out: Dict[Tuple[str, Optional[str]], int] = {}
-    section: Optional[str] = None
-    for number, line in enumerate(lines, 1):
-        stripped = line.strip()
-        if not stripped or stripped[0] in "#;" or line[0].isspace():
-            continue
-        header = _SECTION.match(stripped)
-        if header:
-            section = header.group("header")
-            out.setdefault((section, None), number)
-            continue
-        option = _OPTION.match(stripped)
-        if option and section is not None:
-            out.setdefault((section, option.group("option").rstrip()), number)
-    return out
 
 
 def _toml_module() -> Any:
