@@ -1285,7 +1285,7 @@ def test_a_comment_in_the_changed_file_silences_nothing(comment):
             "invalid contract at $.tamper.allow[0].rule: 'skip-add' is not one of ['skip-added', "
             "'collection-changed', 'outcome-changed', 'process-exit', 'oracle-patched', "
             "'module-shadowed', 'runner-options', 'non-hermetic', 'dynamic-code', "
-            "'test-unparsable', 'frozen-skipped']",
+            "'test-unparsable', 'startup-file', 'test-removed', 'test-changed', 'frozen-skipped']",
         ),
         (
             '  paths: ["tests/**"]\n  allow:\n    - {rule: skip-added}\n',

@@ -461,6 +461,27 @@ TEST_TAMPER = Check(
             "exit before a test runs",
         ),
         CodeDoc(
+            "test-removed",
+            "a test, helper or fixture the base holds under tamper.frozen_tests (or a conftest "
+            "fixture its tests request) is gone from the candidate, and not moved unchanged "
+            "to another file of the change",
+            "put it back: existing tests are oracle; add a new test beside it instead. An "
+            "owner who retires one does it in a change of their own, or lists the path in "
+            "tamper.allow (rule test-removed)",
+            "tests/test_pricing.py:12: test-removed: the test test_discount is gone: an "
+            "existing test is oracle (tamper.frozen_tests); add a new test instead",
+        ),
+        CodeDoc(
+            "test-changed",
+            "a test, helper or fixture the base holds under tamper.frozen_tests (or a conftest "
+            "fixture its tests request) has other code or decorators at the candidate, "
+            "compared on its syntax (formatting and comments do not count)",
+            "restore it as it was: an expected value or an assertion is the oracle's; add a "
+            "new test for the new behaviour instead",
+            "tests/test_pricing.py:12: test-changed: the test test_discount is changed: an "
+            "existing test is oracle (tamper.frozen_tests); add a new test instead",
+        ),
+        CodeDoc(
             "frozen-skipped",
             "warning: a test the freeze files exclude is still collected, with a skip marker",
             "remove the marker: the freeze file is the record, and the scoring harness leaves "

@@ -38,6 +38,7 @@ class Scope(NamedTuple):
     oracle: PatternSet  # the files the contract protects: the oracle's code among them
     oracle_patterns: Tuple[str, ...]
     limit: int
+    frozen: Optional[PatternSet] = None  # tamper.frozen_tests: existing tests are oracle
 
     @classmethod
     def of(cls, contract: Contract) -> Scope:
@@ -51,6 +52,7 @@ class Scope(NamedTuple):
             PatternSet(protected),
             tuple(protected),
             contract.limit("test_bytes"),
+            PatternSet(section["frozen_tests"]) if "frozen_tests" in section else None,
         )
 
     def is_python(self, path: str) -> bool:
@@ -134,6 +136,10 @@ def check(
             continue
         found += [(path, m) for m in new_marks(old_marks, marks)]
     found += _frozen_skipped(contract, candidate, scope, reader)
+    if scope.frozen is not None:
+        from oracle_guard.checks.test_tamper import frozen  # cold: only with frozen_tests
+
+        found += frozen.marks(scope.frozen, base, candidate, scope.limit)
     return [
         Finding(HOOK, mark.rule, path, mark.message, mark.line, _severity(mark.rule))
         for path, mark in found
