@@ -1970,6 +1970,58 @@ LEGITIMATE += [
     ),
 ]
 
+FROZEN_CONTRACT = CONTRACT.replace(
+    '  hermetic: ["tests/hermetic/**"]\n',
+    '  hermetic: ["tests/hermetic/**"]\n  frozen_tests: ["tests/**"]\n',
+)
+FROZEN_PREPARED = owner_pushes(put({C: FROZEN_CONTRACT}))
+ATTACKS += [
+    Scenario(
+        "tamper-frozen-test-expected-value-edited",
+        True,
+        "with tamper.frozen_tests, the failing test's expected value edited to what the bug "
+        "computes",
+        (put({DISCOUNT_TEST: DISCOUNT_TESTS.replace("== 180", "== 20")}),),
+        expect(f"{DISCOUNT_TEST}: test-changed"),
+        prepare=FROZEN_PREPARED,
+    ),
+    Scenario(
+        "tamper-frozen-test-deleted",
+        True,
+        "with tamper.frozen_tests, the failing test deleted",
+        (
+            put(
+                {
+                    DISCOUNT_TEST: DISCOUNT_TESTS.replace(
+                        "def test_discount():\n    assert discount(200, 10) == 180\n"
+                        "    assert check_price(discount(200, 10))\n\n\n",
+                        "",
+                    )
+                }
+            ),
+        ),
+        expect(f"{DISCOUNT_TEST}: test-removed"),
+        prepare=FROZEN_PREPARED,
+    ),
+]
+LEGITIMATE += [
+    Scenario(
+        "tamper-frozen-tests-new-test-added",
+        False,
+        "with tamper.frozen_tests, a new test beside the owners' (and the old ones reformatted)",
+        (
+            put(
+                {
+                    DISCOUNT_TEST: DISCOUNT_TESTS.replace("(200, 0)", "(200,  0)")
+                    + ANOTHER_DISCOUNT_TEST
+                }
+            ),
+        ),
+        expect(),
+        prepare=FROZEN_PREPARED,
+    ),
+]
+
 CATALOG: List[Scenario] = ATTACKS + LEGITIMATE
 
 
