@@ -35,6 +35,7 @@ X = "tests/test_x.py"  # where the tables' code is added
 P = "tests/props/test_p.py"  # the same, in the hermetic path
 
 EXITS = "the run would end with its status, not the tests'"
+DESELECTS = "it can deselect tests before they run"
 PROTECTED = "which the contract protects ('oracle/**')"
 CLOCK = "take the time from a fake clock fixture"
 SEEDS = "use committed seeds (random.Random(SEED))"
@@ -1132,14 +1133,16 @@ def test_deleted_files_produce_no_finding():
 
 
 def test_a_file_outside_the_paths_is_read_only_when_it_is_a_conftest():
-    exits = code("import sys", "sys.exit(0)")
-    assert found({}, {"src/helpers.py": exits, "scripts/run_tests.py": exits}) == []
-    assert found({}, {"src/conftest.py": exits, "conftest.py": exits}) == [
-        f"conftest.py:2: process-exit: calls sys.exit at module level: {EXITS}",
-        f"src/conftest.py:2: process-exit: calls sys.exit at module level: {EXITS}",
+    """As test code, that is; the code under test gets the source-side rules
+    (tests/tamper_source_test.py), which have no rule for a hook."""
+    hook = code("def pytest_collection_modifyitems(items):", "    items[:] = []")
+    assert found({}, {"src/helpers.py": hook, "scripts/run_tests.py": hook}) == []
+    assert found({}, {"src/conftest.py": hook, "conftest.py": hook}) == [
+        f"conftest.py:1: collection-changed: defines pytest_collection_modifyitems: {DESELECTS}",
+        f"src/conftest.py:1: collection-changed: defines pytest_collection_modifyitems: {DESELECTS}",
     ]
     # nor is a file whose name only holds conftest
-    assert found({}, {"src/my_conftest.py": exits, "src/conftest.py.orig": exits}) == []
+    assert found({}, {"src/my_conftest.py": hook, "src/conftest.py.orig": hook}) == []
 
 
 def test_a_file_copied_beside_its_original_is_new():
@@ -1285,7 +1288,7 @@ def test_a_comment_in_the_changed_file_silences_nothing(comment):
             "invalid contract at $.tamper.allow[0].rule: 'skip-add' is not one of ['skip-added', "
             "'collection-changed', 'outcome-changed', 'process-exit', 'oracle-patched', "
             "'module-shadowed', 'runner-options', 'non-hermetic', 'dynamic-code', "
-            "'test-unparsable', 'startup-file', 'test-removed', 'test-changed', 'frozen-skipped']",
+            "'test-unparsable', 'startup-file', 'source-reaches-runner', 'oracle-read', 'constant-equality', 'test-removed', 'test-changed', 'frozen-skipped']",
         ),
         (
             '  paths: ["tests/**"]\n  allow:\n    - {rule: skip-added}\n',
@@ -2015,7 +2018,11 @@ def test_a_test_module_outside_the_paths_is_read_and_compiled_code_anywhere_fire
     assert found({}, {"src/test_zz_sanity.py": exits}) == [
         f"src/test_zz_sanity.py:3: process-exit: calls os._exit at module level: {EXITS}"
     ]
-    assert found({}, {"src/sanity.py": exits}) == []  # near miss: not collected by name
+    # near miss: not collected by name, so judged as the code under test is
+    assert found({}, {"src/sanity.py": exits}) == [
+        "src/sanity.py:3: process-exit: calls os._exit at import: importing the code under test "
+        "ends the run with its status, not the tests'"
+    ]
     compiled = found({}, {"src/__pycache__/discount.cpython-311.pyc": b"\x00"})
     assert [f.split(": ")[1] for f in compiled] == ["test-unparsable"]
 

@@ -461,6 +461,35 @@ TEST_TAMPER = Check(
             "exit before a test runs",
         ),
         CodeDoc(
+            "source-reaches-runner",
+            "a Python file the change adds or modifies outside the scoring tree (the code under "
+            "test) imports pytest, _pytest, pluggy or unittest's internals, walks the call "
+            "stack (sys._getframe, inspect.stack, ...) or names PYTEST_CURRENT_TEST",
+            "the code under test computes its answer without knowing it is tested; a pytest "
+            "plugin the project ships is listed in tamper.allow (rule source-reaches-runner) "
+            "by an owner, in a contract change of its own",
+            "src/pricing.py:3: source-reaches-runner: imports _pytest.runner: code under test "
+            "that reaches the test runner can change how its tests run or score",
+        ),
+        CodeDoc(
+            "oracle-read",
+            "a Python file the change adds or modifies outside the scoring tree names a path "
+            "the contract protects, or one in the scoring tree, as a string",
+            "compute the answer; never read the oracle's files or the tests from the code under "
+            "test",
+            "src/pricing.py:8: oracle-read: names 'tests/expected.json', which lies in the "
+            "scoring tree (tamper.paths): code under test that reads the oracle or the tests "
+            "can answer them instead of computing",
+        ),
+        CodeDoc(
+            "constant-equality",
+            "a class in a Python file the change adds or modifies outside the scoring tree has "
+            "an __eq__ or __ne__ that returns a constant True or False",
+            "compare the values: an object equal to everything passes every assertEqual",
+            "src/pricing.py:12: constant-equality: Price.__eq__ returns True whatever it is "
+            "compared with: an assertion of equality on it passes without checking anything",
+        ),
+        CodeDoc(
             "test-removed",
             "a test, helper or fixture the base holds under tamper.frozen_tests (or a conftest "
             "fixture its tests request) is gone from the candidate, and not moved unchanged "

@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict
 
 # the SHA-256 of each schema file this was generated from
 SOURCES = {
-    "contract.schema.json": "f144bbef815bf68b02b32ffa9acef8d9eca0fa5a4640aaef1b30588f05cf9ec4",
+    "contract.schema.json": "3c0fa48d4df567ed40de1df842cb5b6d9e09496f16d8065fcbd6ffcf58c08715",
     "corpus-line.schema.json": "b4b67d90ad6cb59a9454cc1a89c8c91bc48abec45c0e5c5fd5f507356946364b",
     "fixtures-lock.schema.json": "1076beb6ed5a10ac8e8db703c5d7f7eea62aaf49828b645e51338fe23519769f",
     "flake-budget.schema.json": "af053ab39a67fd560cfe6dff1b7b7f68698c59d7ec6e64892359e41d2a98403f",
@@ -1226,7 +1226,7 @@ def _contract_defs_patterns_items(x: Any) -> bool:
 
 def _contract_properties_tamper_properties_allow_items_properties_rule(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/tamper/properties/allow/items/properties/rule
-    if not (isinstance(x, str) and x in ("collection-changed", "dynamic-code", "frozen-skipped", "module-shadowed", "non-hermetic", "oracle-patched", "outcome-changed", "process-exit", "runner-options", "skip-added", "startup-file", "test-changed", "test-removed", "test-unparsable",)):
+    if not (isinstance(x, str) and x in ("collection-changed", "constant-equality", "dynamic-code", "frozen-skipped", "module-shadowed", "non-hermetic", "oracle-patched", "oracle-read", "outcome-changed", "process-exit", "runner-options", "skip-added", "source-reaches-runner", "startup-file", "test-changed", "test-removed", "test-unparsable",)):
         return False
     return True
 

@@ -99,6 +99,11 @@ def check(
         if startup is not None:
             found.append((path, startup))
             continue
+        if _is_source(path, after, scope):
+            found += [
+                (path, m) for m in _source_marks(path, before, after, base, candidate, reader)
+            ]
+            continue
         is_config = options.is_config(path)
         compiled = path.lower().endswith(COMPILED)  # runs from anywhere a module is found
         doctest = scope.is_doctest(path)
@@ -265,6 +270,50 @@ def _startup_file(path: str, entry: Entry, candidate: Snapshot, scope: Scope) ->
     else:
         return None
     return Mark("startup-file", 1, f"startup {name}", "", effect)
+
+
+def _is_source(path: str, entry: Entry, scope: Scope) -> bool:
+    """Python the code under test is written in: outside the scoring tree, and no
+    test module or conftest (those get the test reading)."""
+    return (
+        path.lower().endswith(".py")
+        and entry.is_regular
+        and not scope.is_python(path)
+        and not options.is_config(path)
+    )
+
+
+def _source_marks(
+    path: str,
+    before: Optional[Entry],
+    after: Entry,
+    base: Snapshot,
+    candidate: Snapshot,
+    reader: _Reader,
+) -> List[Mark]:
+    """The source-side marks (source.py) the candidate's file holds beyond the base's."""
+    from oracle_guard.checks.test_tamper import source  # cold: a changed source file
+
+    scope = reader.scope
+
+    def protected(text: str) -> Optional[str]:
+        pattern = scope.oracle.first_match(text)
+        if pattern is not None:
+            return f"the contract protects ({pattern!r})"
+        return "lies in the scoring tree (tamper.paths)" if scope.tree(text) else None
+
+    def read(snapshot: Snapshot, entry: Entry) -> List[Mark]:
+        try:
+            data = snapshot.read(path, scope.limit)
+        except BlobTooLarge as exc:
+            return [_too_large(exc, scope)]
+        return source.marks(data, package_of(path), reader.oracle_of, protected)
+
+    new = read(candidate, after)
+    if not new:
+        return []
+    old = read(base, before) if before is not None and before.is_regular else []
+    return new_marks(old, new)
 
 
 def _severity(rule: str) -> str:
