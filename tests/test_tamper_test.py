@@ -2166,6 +2166,45 @@ def test_the_third_pass_hermetic_holes_fire(source, expected):
     assert added(text, X) == []  # near miss: outside the hermetic paths
 
 
+@pytest.mark.parametrize(
+    ("source", "codes"),
+    [
+        # a filter outside any scope, and one after the scope ends, still count
+        ("def test_y():\n    warnings.simplefilter('ignore')\n", ["runner-options"]),
+        (
+            "def test_y():\n    with warnings.catch_warnings():\n        pass\n"
+            "    warnings.simplefilter('ignore')\n",
+            ["runner-options"],
+        ),
+        # a report's outcome written
+        (
+            "def pytest_runtest_logreport(report):\n    report.outcome = 'passed'\n",
+            ["outcome-changed"] * 2,
+        ),
+        ("def f(rep):\n    setattr(rep, 'outcome', 'passed')\n", ["outcome-changed"]),
+    ],
+)
+def test_precision_near_misses_have_their_attacks(source, codes):
+    findings = added(IMPORTS + source)
+    assert sorted(f.split(": ")[1] for f in findings) == sorted(codes), findings
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # issue 31's precision: a filter inside catch_warnings(record=True) is undone when it ends
+        "def test_y():\n    with warnings.catch_warnings(record=True) as seen:\n"
+        "        warnings.simplefilter('always')\n        run()\n    assert seen\n",
+        "def test_y():\n    with pytest.warns(UserWarning):\n        warnings.simplefilter('always')\n",
+        # a project's own attribute called outcome
+        "class Game:\n    def end(self):\n        self.outcome = 'won'\n",
+        "def test_y(game):\n    game.outcome = 'lost'\n    setattr(game, 'outcome', 'won')\n",
+    ],
+)
+def test_precision_near_misses_pass(source):
+    assert added(IMPORTS + source) == []
+
+
 def _every_source():
     """Each source the tables above judge, and those of the honest near misses."""
     sources = [source for source, _ in RULES + NON_HERMETIC]

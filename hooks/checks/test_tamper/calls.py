@@ -35,6 +35,7 @@ from oracle_guard.checks.test_tamper.syntax import (
     is_option,
     marker_named,
     no_parameters,
+    report_like,
     show,
     walk_expression,
 )
@@ -152,7 +153,7 @@ class Calls(Bindings):
                 func or "",
                 f"calls {func}{self._in()}: {HOOKED_DYNAMIC.get(func or '', CTYPES)}",
             )
-        elif func in WARNING_FILTERS and not errors_only(node):
+        elif func in WARNING_FILTERS and not errors_only(node) and not self.warnings_scoped:
             self.add(
                 "runner-options",
                 node,
@@ -324,7 +325,10 @@ class Calls(Bindings):
                         f"{SKIP_ATTRIBUTES[attribute.value]}",  # type: ignore[attr-defined]
                     )
                     return
-                outcome = attribute.value in OUTCOME_ATTRIBUTES | {"runtest", "outcome"}  # type: ignore[attr-defined]
+                named = attribute.value  # type: ignore[attr-defined]
+                outcome = named in OUTCOME_ATTRIBUTES | {"runtest"} or (
+                    named == "outcome" and report_like(owner)
+                )
                 if name in ("setattr", "delattr") and outcome:
                     self.add(
                         "outcome-changed",

@@ -182,6 +182,8 @@ HOOKED_DYNAMIC = {
     "sys.path_hooks.append": "it changes how imports are found",
 }
 CTYPES = "ctypes reaches the interpreter and the process directly"
+# context managers that restore the warning filters when they end
+WARNING_SCOPES = {"warnings.catch_warnings", "pytest.warns", "pytest.deprecated_call"}
 WARNING_FILTERS = {
     "pytest.mark.filterwarnings",
     "warnings.simplefilter",

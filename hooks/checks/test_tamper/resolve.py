@@ -33,12 +33,9 @@ class Resolver:
         self.assigned: Set[str] = set()  # names the file binds itself (variables, arguments)
         self.bindings: Counter = Counter()  # how often the file binds each of them
         self.dumped: Set[str] = set()  # names bound to pickle.dumps(...)
-        self.clean_profiles: Set[str] = set()
-        self.declared_global: Set[str] = (
-            set()
-        )  # names a function declares global  # Hypothesis profiles registered with no mark
-
-    # -- names -----------------------------------------------------------------------
+        self.clean_profiles: Set[str] = set()  # Hypothesis profiles registered with no mark
+        self.declared_global: Set[str] = set()  # names a function declares global
+        self.warnings_scoped = 0  # how many `with warnings.catch_warnings():` hold the walk
 
     # -- names ----------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from oracle_guard.checks.test_tamper.names import (
     TEST_FUNCTION_ATTRIBUTES,
     TEST_ITEMS,
     TESTCASE_RUNNERS,
+    WARNING_SCOPES,
 )
 from oracle_guard.checks.test_tamper.resolve import namespace_of
 from oracle_guard.checks.test_tamper.syntax import (
@@ -27,6 +28,7 @@ from oracle_guard.checks.test_tamper.syntax import (
     is_main_guard,
     is_option,
     option_name,
+    report_like,
     show,
     unpacked,
 )
@@ -71,6 +73,13 @@ class Reader(Calls):
                 for each in unpacked(target):
                     if isinstance(each, ast.Name):
                         self._hook_name(each.id, node)
+        # a filter set inside `with warnings.catch_warnings():` is undone when it ends
+        scoped = isinstance(node, (ast.With, ast.AsyncWith)) and any(
+            isinstance(item.context_expr, ast.Call)
+            and self.dotted(item.context_expr.func) in WARNING_SCOPES
+            for item in node.items
+        )
+        self.warnings_scoped += scoped
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.stmt):
                 self._statement(child)
@@ -84,6 +93,7 @@ class Reader(Calls):
                         self._expression(grandchild)
             elif isinstance(child, ast.withitem):
                 self._expression(child.context_expr)
+        self.warnings_scoped -= scoped
 
     def _definition(self, node) -> None:
         name = node.name
@@ -272,7 +282,7 @@ class Reader(Calls):
                     f"{verb} {show(target)}: it changes what the run reports",
                 )
                 return
-            if target.attr == "outcome":
+            if target.attr == "outcome" and report_like(owner):
                 self.add(
                     "outcome-changed",
                     node,

@@ -220,3 +220,11 @@ def option_name(target: ast.Attribute) -> str:
 def show(node: ast.AST) -> str:
     text = ast.unparse(node)
     return text if len(text) <= 60 else text[:59] + "…"
+
+
+def report_like(owner: Optional[str]) -> bool:
+    """Is the object whose .outcome is written a test report (rep, report,
+    call_report)? A project's own objects (self.outcome, game.outcome) are not."""
+    if owner is None:
+        return True
+    return "rep" in owner.rpartition(".")[2].lower()
