@@ -1194,25 +1194,37 @@ def test_a_move_is_matched_with_the_most_similar_deleted_file():
 
 
 @pytest.mark.parametrize(
-    ("extra", "expected"),
+    "extra",
     [
-        # the deleted file's 5 lines among 15 new ones: 2 x 5 of 25 alike, under half
-        (
-            15,
-            [
-                "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_other: a failing "
-                "xfail test scores as expected"
-            ],
-        ),
-        (5, []),  # among 5 new ones: 2 x 5 of 15 alike, a move
+        15,  # the deleted file's 5 lines among 15 new ones: 2 x 5 of 25 alike, no file move
+        5,  # among 5 new ones: 2 x 5 of 15 alike, a file move
     ],
 )
-def test_a_new_file_is_a_move_only_when_half_its_lines_are_alike(extra, expected):
+def test_a_skip_that_moves_with_its_test_to_another_file_is_not_new(extra):
+    """issue 31: skip-added follows a test between files of the change by its name,
+    marker and condition, whether or not the files count as a move."""
     repo = moved_repo()
     repo.remove("tests/test_other.py")
     helpers = "".join(f"def helper_{n}(): pass\n" for n in range(extra))
     repo.stage({"tests/test_new.py": OTHER + helpers})
-    assert report(repo.check("test-tamper", now=NOW)) == expected
+    assert report(repo.check("test-tamper", now=NOW)) == []
+
+
+def test_a_skip_that_moves_to_another_test_in_another_file_fires():
+    repo = moved_repo()
+    repo.remove("tests/test_other.py")
+    repo.stage({"tests/test_new.py": OTHER.replace("test_other", "test_renamed")})
+    assert report(repo.check("test-tamper", now=NOW)) == [
+        "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_renamed: a failing xfail "
+        "test scores as expected"
+    ]
+    # a skip that stays in its file while a copy lands elsewhere is new there
+    repo = moved_repo()
+    repo.stage({"tests/test_new.py": OTHER})
+    assert report(repo.check("test-tamper", now=NOW)) == [
+        "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_other: a failing xfail "
+        "test scores as expected"
+    ]
 
 
 # -- tamper.allow ----------------------------------------------------------------------
@@ -1995,6 +2007,29 @@ def test_a_marker_whose_arguments_change_fires():
     after = before.replace("(3, 8)", "(3, 80)")
     assert [f.split(": ")[1] for f in found({X: before}, {X: after})] == ["skip-added"]
     assert found({X: before}, {X: before + "\n# a comment\n"}) == []  # near miss
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            "@pytest.mark.skipif(sys.platform == 'win32', reason='posix')",
+            "@pytest.mark.skipif(sys.platform == 'win32', reason='posix paths only')",
+        ),
+        ("@pytest.mark.skip('later')", "@pytest.mark.skip(reason='upstream bug 12')"),
+        ("@unittest.skip('slow')", "@unittest.skip('slow on CI')"),
+    ],
+)
+def test_a_skip_whose_reason_alone_is_edited_is_not_new(before, after):
+    """issue 31: markers compare by meaning (mark, condition, scope), not text."""
+    text = "import sys, unittest, pytest\n{}\ndef test_y():\n    pass\n"
+    assert found({X: text.format(before)}, {X: text.format(after)}) == []
+    # the attack beside it: the condition changed
+    if "skipif" in before:
+        changed = after.replace("'win32'", "'linux'")
+        assert [
+            f.split(": ")[1] for f in found({X: text.format(before)}, {X: text.format(changed)})
+        ] == ["skip-added"]
 
 
 def test_an_exit_moved_out_of_the_main_guard_fires():

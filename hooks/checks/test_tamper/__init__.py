@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+from collections import Counter
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from oracle_guard.checks.test_tamper import options
@@ -89,6 +90,7 @@ def check(
         for path, before, after in changed
         if after is None and before is not None and before.is_regular and scope.is_python(path)
     }
+    tests: List[Tuple[str, Mark]] = []  # test code's new marks
     for path, before, after in changed:
         if after is None:
             if before is not None and before.is_regular and options.is_config(path):
@@ -139,17 +141,65 @@ def check(
             # whatever the change wrote cannot be read, though the base's could not either
             found += [(path, m) for m in unjudged]
             continue
-        found += [(path, m) for m in new_marks(old_marks, marks)]
+        for mark in new_marks(old_marks, marks):
+            tests.append((path, mark))
+    found += _moved_skips_dropped(tests, changed, base, candidate, scope, reader)
     found += _frozen_skipped(contract, candidate, scope, reader)
     if scope.frozen is not None:
         from oracle_guard.checks.test_tamper import frozen  # cold: only with frozen_tests
 
         found += frozen.marks(scope.frozen, base, candidate, scope.limit)
     return [
-        Finding(HOOK, mark.rule, path, mark.message, mark.line, _severity(mark.rule))
+        Finding(
+            HOOK,
+            mark.rule,
+            path,
+            mark.message,
+            mark.line,
+            _severity(mark.rule),
+        )
         for path, mark in found
         if not scope.allowed(mark.rule, path)
     ]
+
+
+def _moved_skips_dropped(
+    tests: List[Tuple[str, Mark]],
+    changed: List[Tuple[str, Optional[Entry], Optional[Entry]]],
+    base: Snapshot,
+    candidate: Snapshot,
+    scope: Scope,
+    reader: _Reader,
+) -> List[Tuple[str, Mark]]:
+    """The test code's new marks, skip-added following tests moved between files:
+    a skip that left another file of the change with its test (the same test
+    name, marker and condition) moved with it, and is no finding."""
+    if not any(mark.rule == "skip-added" for _, mark in tests):
+        return tests
+    left: Counter = Counter()  # skip keys that left a file of the change
+    for path, before, after in changed:
+        if before is None or not before.is_regular or not scope.is_python(path):
+            continue
+        had = Counter(m.key for m in reader.marks(base, path, before) if m.rule == "skip-added")
+        if not had:
+            continue
+        now = after is not None and after.is_regular
+        kept = Counter(
+            m.key
+            for m in (reader.marks(candidate, path, after) if now else [])  # type: ignore[arg-type]
+            if m.rule == "skip-added"
+        )
+        left.update(had - kept)
+    out: List[Tuple[str, Mark]] = []
+    for path, mark in tests:
+        if mark.rule != "skip-added":
+            out.append((path, mark))
+            continue
+        if left[mark.key] > 0:
+            left[mark.key] -= 1
+            continue  # moved with its test from another file of the change
+        out.append((path, mark))
+    return out
 
 
 def _doctest_marks(

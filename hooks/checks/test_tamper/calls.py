@@ -101,7 +101,8 @@ class Calls(Bindings):
         resolved = self.dotted(node)  # getattr(pytest.mark, "xfail") is the marker
         if resolved in SKIP_MARKERS or func in SKIP_MARKERS:
             marker = resolved if resolved in SKIP_MARKERS else func
-            given = self._arguments(node) if func == marker else ""  # skipif(py < (3, 8))
+            # skipif(py < (3, 8)): the condition is in the key, the reason is not
+            given = self._marker_arguments(node, marker) if func == marker else ""  # type: ignore[arg-type]
             self.add(
                 "skip-added",
                 node,

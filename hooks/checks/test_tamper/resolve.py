@@ -138,6 +138,16 @@ class Resolver:
         given += [f"{k.arg}={self.shape(k.value)}" for k in call.keywords]
         return f"({', '.join(given)})"
 
+    def _marker_arguments(self, call: ast.Call, marker: str) -> str:
+        """A skip marker's arguments by meaning: its condition and options, not the
+        reason it gives (reason=, or skip's one string), which edits freely."""
+        args = call.args
+        if marker in ("pytest.mark.skip", "unittest.skip") and all(map(constant_str, args)):
+            args = []
+        given = [self.shape(arg) for arg in args]
+        given += [f"{k.arg}={self.shape(k.value)}" for k in call.keywords if k.arg != "reason"]
+        return f"({', '.join(given)})"
+
     def shape(self, node: ast.AST) -> str:
         """An expression as a mark's subject holds it: written out, with each name
         no import binds as ``_``, so that renaming a variable changes no key."""

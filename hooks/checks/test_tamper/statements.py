@@ -151,7 +151,7 @@ class Reader(Calls):
             dotted = self.dotted(target)
         if dotted in SKIP_MARKERS:
             # its arguments are in its key: skipif(py < (3, 8)) is not skipif(py < (3, 80))
-            given = self._arguments(node) if isinstance(node, ast.Call) else ""
+            given = self._marker_arguments(node, dotted) if isinstance(node, ast.Call) else ""
             self.add(
                 "skip-added",
                 node,
