@@ -13,11 +13,11 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-from collections import Counter
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
-from oracle_guard.checks.test_tamper import options
+from oracle_guard.checks.test_tamper import moves, options
 from oracle_guard.checks.test_tamper.marks import Mark, new_marks, package_of
+from oracle_guard.checks.test_tamper.startup import start_up_file
 from oracle_guard.checks.test_tamper.stdlib import STDLIB_MODULES
 from oracle_guard.contract import Contract
 from oracle_guard.findings import Finding
@@ -97,7 +97,7 @@ def check(
                 # a deleted configuration drops every option it set
                 found += [(path, m) for m in _config_marks(path, before, None, base, scope)]
             continue
-        startup = _startup_file(path, after, candidate, scope)
+        startup = start_up_file(path, after, candidate, scope.limit)
         if startup is not None:
             found.append((path, startup))
             continue
@@ -143,7 +143,9 @@ def check(
             continue
         for mark in new_marks(old_marks, marks):
             tests.append((path, mark))
-    found += _moved_skips_dropped(tests, changed, base, candidate, scope, reader)
+    found += moves.skips_moved_dropped(
+        tests, changed, base, candidate, scope.is_python, reader.marks
+    )
     found += _frozen_skipped(contract, candidate, scope, reader)
     if scope.frozen is not None:
         from oracle_guard.checks.test_tamper import frozen  # cold: only with frozen_tests
@@ -161,45 +163,6 @@ def check(
         for path, mark in found
         if not scope.allowed(mark.rule, path)
     ]
-
-
-def _moved_skips_dropped(
-    tests: List[Tuple[str, Mark]],
-    changed: List[Tuple[str, Optional[Entry], Optional[Entry]]],
-    base: Snapshot,
-    candidate: Snapshot,
-    scope: Scope,
-    reader: _Reader,
-) -> List[Tuple[str, Mark]]:
-    """The test code's new marks, skip-added following tests moved between files:
-    a skip that left another file of the change with its test (the same test
-    name, marker and condition) moved with it, and is no finding."""
-    if not any(mark.rule == "skip-added" for _, mark in tests):
-        return tests
-    left: Counter = Counter()  # skip keys that left a file of the change
-    for path, before, after in changed:
-        if before is None or not before.is_regular or not scope.is_python(path):
-            continue
-        had = Counter(m.key for m in reader.marks(base, path, before) if m.rule == "skip-added")
-        if not had:
-            continue
-        now = after is not None and after.is_regular
-        kept = Counter(
-            m.key
-            for m in (reader.marks(candidate, path, after) if now else [])  # type: ignore[arg-type]
-            if m.rule == "skip-added"
-        )
-        left.update(had - kept)
-    out: List[Tuple[str, Mark]] = []
-    for path, mark in tests:
-        if mark.rule != "skip-added":
-            out.append((path, mark))
-            continue
-        if left[mark.key] > 0:
-            left[mark.key] -= 1
-            continue  # moved with its test from another file of the change
-        out.append((path, mark))
-    return out
 
 
 def _doctest_marks(
@@ -283,43 +246,6 @@ def _installed_shadowed(
         f"shadows {module}, {whose}: with {folder}/ on sys.path, importing {module} gets this "
         "file, in the code under test and the oracle too",
     )
-
-
-# Files run or loaded at start-up from any folder on sys.path: site.py runs
-# sitecustomize and usercustomize and the .pth files of site folders, and
-# importlib.metadata reads entry points from every .dist-info or .egg-info folder
-# on sys.path, where pytest finds its pytest11 plugins.
-_STARTUP_MODULES = ("sitecustomize.py", "usercustomize.py")
-_METADATA_FOLDERS = (".dist-info", ".egg-info")
-
-
-def _startup_file(path: str, entry: Entry, candidate: Snapshot, scope: Scope) -> Optional[Mark]:
-    folder, _, name = path.rpartition("/")
-    name = name.lower()
-    if name in _STARTUP_MODULES:
-        effect = (
-            f"{name} runs at every interpreter start with its folder on sys.path: it can set "
-            "PYTEST_ADDOPTS, patch modules or exit before a test runs"
-        )
-    elif name.endswith(".pth"):
-        effect = (
-            f"{name} is read at interpreter start in a site folder: its import lines run "
-            "before a test does"
-        )
-    elif name == "entry_points.txt" and folder.lower().endswith(_METADATA_FOLDERS):
-        try:
-            text = candidate.read(path, scope.limit) if entry.is_regular else b""
-        except BlobTooLarge:
-            text = b"[pytest11]"  # not read: taken to declare plugins
-        plugins = b"pytest11" in text
-        effect = (
-            "declares pytest11 entry points: pytest loads them as plugins"
-            if plugins
-            else "its entry points load from the folder on sys.path"
-        ) + f" at start-up, from {folder.rpartition('/')[2]} on sys.path"
-    else:
-        return None
-    return Mark("startup-file", 1, f"startup {name}", "", effect)
 
 
 def _is_source(path: str, entry: Entry, scope: Scope) -> bool:

@@ -120,7 +120,8 @@ def _named(node: ast.stmt) -> Iterator[Tuple[str, str, ast.AST]]:
     elif isinstance(node, (ast.Import, ast.ImportFrom)):
         for alias in node.names:
             bound = alias.asname or alias.name.split(".")[0]
-            single = type(node)(names=[alias], **_import_fields(node))
+            single = copy.copy(node)  # one bound name a unit
+            single.names = [alias]
             yield bound, "import", single
     elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -128,12 +129,6 @@ def _named(node: ast.stmt) -> Iterator[Tuple[str, str, ast.AST]]:
             for name in ast.walk(target):
                 if isinstance(name, ast.Name):
                     yield name.id, "helper", node
-
-
-def _import_fields(node: ast.stmt) -> Dict[str, object]:
-    if isinstance(node, ast.ImportFrom):
-        return {"module": node.module, "level": node.level}
-    return {}
 
 
 def _function_kind(node: ast.AST) -> str:
@@ -179,8 +174,8 @@ def _requested(
                 names.update(a.arg for a in arguments.posonlyargs + arguments.args)
                 names.update(a.arg for a in arguments.kwonlyargs)
             elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith("usefixtures"):
-                names.update(a.value for a in node.args if isinstance(a, ast.Constant))
-    return {name for name in names if isinstance(name, str)}
+                names.update(str(a.value) for a in node.args if isinstance(a, ast.Constant))
+    return names
 
 
 def _units_by_code(changed: List[str], candidate: Snapshot, limit: int) -> Set[Tuple[str, str]]:

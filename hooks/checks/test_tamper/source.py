@@ -68,9 +68,9 @@ def marks(
     def add(rule: str, node: ast.AST, subject: str, message: str) -> None:
         found.append(Mark(rule, getattr(node, "lineno", 1), subject, "", message))
 
-    for node in _module_level(tree.body):
-        for call in (n for n in ast.walk(node) if isinstance(n, ast.Call)):
-            if _in_function(call, node):
+    for top in _module_level(tree.body):
+        for call in (n for n in ast.walk(top) if isinstance(n, ast.Call)):
+            if _in_function(call, top):
                 continue
             func = reader.dotted(call.func)
             if func in EXITS:
@@ -86,7 +86,7 @@ def marks(
             func = reader.dotted(node.func)
             if func == "atexit.register" and node.args:
                 handler = node.args[0]
-                exits = [reader.dotted(n) for n in ast.walk(handler) if isinstance(n, ast.AST)]
+                exits = [reader.dotted(n) for n in ast.walk(handler)]
                 if any(name in EXITS for name in exits if name):
                     add(
                         "process-exit",
@@ -122,8 +122,8 @@ def marks(
                 else []
             )
             for module in modules:
-                top, _, rest = module.partition(".")
-                runner = top in RUNNERS or (top == "unittest" and rest and rest != "mock")
+                first, _, rest = module.partition(".")
+                runner = first in RUNNERS or (first == "unittest" and rest not in ("", "mock"))
                 if runner:
                     add(
                         "source-reaches-runner",
@@ -180,15 +180,15 @@ def marks(
     return found
 
 
-def _module_level(body: List[ast.stmt]) -> List[ast.stmt]:
+def _module_level(body: List[ast.stmt]) -> List[ast.AST]:
     """The statements that run at import: module level, through if/try/with
     blocks, but not under ``if __name__ == "__main__":``."""
-    out: List[ast.stmt] = []
+    out: List[ast.AST] = []
     for node in body:
         if isinstance(node, ast.If) and is_main_guard(node.test):
             out += _module_level(node.orelse)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            out += [*node.decorator_list, *node.args.defaults]  # type: ignore[list-item]
+            out += [*node.decorator_list, *node.args.defaults]
         elif isinstance(node, ast.ClassDef):
             out += _module_level(node.body)  # a class body runs at import
         else:

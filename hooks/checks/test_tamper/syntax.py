@@ -121,9 +121,11 @@ def is_empty(node: ast.expr) -> bool:
         if name in _COLLECTORS:
             return not given or (len(given) == 1 and is_empty(given[0]))
         if name == "range" and 1 <= len(given) <= 3:
-            bounds = [g.value for g in given if isinstance(g, ast.Constant)]
-            if len(bounds) == len(given) and all(type(b) is int for b in bounds):
-                return len(range(*bounds)) == 0 if bounds[-1] != 0 or len(bounds) < 3 else False
+            bounds = [
+                g.value for g in given if isinstance(g, ast.Constant) and type(g.value) is int
+            ]
+            if len(bounds) == len(given) and (len(bounds) < 3 or bounds[2] != 0):
+                return len(range(*bounds)) == 0
     return False
 
 
