@@ -118,6 +118,8 @@ def test_each_source_rule_fires(source, expected):
         "import logging\nlog = logging.getLogger(__name__)\n",
         "class A:\n    def f(self):\n        self.loads = 1\n",
         "import json\nDATA = json.loads('{}')\n",
+        "import sys\nsys.stdout.fileno_hint = 1\n",  # an object's attribute, not the module's
+        "import pdb\npdb.Pdb.prompt = '> '\n",
         "CONTENT_TYPE = 'application/json'\nURL = 'https://example.com/tests/x'\n",
         "class Price:\n    def __eq__(self, other):\n        return self.cents == other.cents\n",
         "class Price:\n    def __eq__(self, other):\n        return NotImplemented\n",

@@ -2240,6 +2240,35 @@ def test_precision_near_misses_pass(source):
     assert added(IMPORTS + source) == []
 
 
+def test_a_framework_s_own_tests_of_itself_are_no_finding():
+    """issue 31: in pluggy's repository, pluggy is the code under test; a change
+    that adds the package is no way to make it so (the base decides)."""
+    own = {"src/pluggy/__init__.py": "", "src/pluggy/_result.py": "X = 1\n"}
+    test = code(
+        "import pluggy",
+        "def test_wrapper(monkeypatch):",
+        "    monkeypatch.setattr(pluggy, 'HookimplMarker', object)",
+        "    def wrapper(outcome):",
+        "        outcome.force_result(3)",
+    )
+    assert found(own, {**own, X: test}) == []
+    assert sorted(f.split(": ")[1] for f in found({}, {**own, X: test})) == [
+        "outcome-changed",
+        "outcome-changed",
+    ]
+
+
+def test_dropping_strict_flags_a_strict_setting_keeps_is_no_finding():
+    """issue 31: pytest 9's strict = true in place of --strict-markers and --strict-config."""
+    before = {
+        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = ["--strict-markers", "--strict-config"]\n'
+    }
+    after = {"pyproject.toml": "[tool.pytest]\nstrict = true\n"}
+    assert found(before, after) == []
+    dropped = {"pyproject.toml": "[tool.pytest]\naddopts = []\n"}
+    assert [f.split(": ")[1] for f in found(before, dropped)] == ["runner-options"] * 2
+
+
 def _every_source():
     """Each source the tables above judge, and those of the honest near misses."""
     sources = [source for source, _ in RULES + NON_HERMETIC]

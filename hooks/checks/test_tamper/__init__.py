@@ -17,6 +17,7 @@ from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from oracle_guard.checks.test_tamper import moves, options
 from oracle_guard.checks.test_tamper.marks import Mark, new_marks, package_of
+from oracle_guard.checks.test_tamper.names import FRAMEWORKS
 from oracle_guard.checks.test_tamper.startup import start_up_file
 from oracle_guard.checks.test_tamper.stdlib import STDLIB_MODULES
 from oracle_guard.contract import Contract
@@ -83,6 +84,13 @@ def check(
 ) -> List[Finding]:
     scope = Scope.of(contract)
     reader = _Reader(scope)
+    # the frameworks the repository is itself, as the base holds them: a change
+    # cannot make one its own
+    reader.own = frozenset(
+        name
+        for name in FRAMEWORKS
+        if any(base.entry(f"{top}{name}/__init__.py") for top in ("", "src/"))
+    )
     found: List[Tuple[str, Mark]] = []
     changed = changes(base, candidate)
     gone = {
@@ -392,6 +400,7 @@ class _Reader:
         self._oracle: Dict[str, Optional[str]] = {}
         self._texts: Dict[str, Optional[bytes]] = {}
         self._oracle_imports: Optional[FrozenSet[str]] = None
+        self.own: FrozenSet[str] = frozenset()  # the frameworks the repository is itself
 
     def oracle_of(self, module: str) -> Optional[str]:
         if module not in self._oracle:
@@ -457,6 +466,7 @@ class _Reader:
         conftest = path.rpartition("/")[2].lower() == "conftest.py"
         made_of = json.dumps(
             [package, hermetic, conftest, self.scope.oracle_patterns, self.scope.limit]
+            + sorted(self.own)
         )
         key = f"{entry.oid}:{hashlib.sha256(made_of.encode()).hexdigest()}"
         cache = snapshot.cache
@@ -471,7 +481,7 @@ class _Reader:
             from oracle_guard.checks.test_tamper import python  # the ast reader: cold work only
 
             self._texts[entry.oid] = data
-            found = python.marks(data, package, hermetic, self.oracle_of, conftest)
+            found = python.marks(data, package, hermetic, self.oracle_of, conftest, self.own)
         cache.put("tamper", key, [list(mark) for mark in found])
         return found
 

@@ -31,7 +31,6 @@ from oracle_guard.checks.test_tamper.resolve import namespace_of, round_trip
 from oracle_guard.checks.test_tamper.syntax import (
     constant_str,
     errors_only,
-    is_framework,
     is_option,
     marker_named,
     no_parameters,
@@ -232,7 +231,7 @@ class Calls(Bindings):
                     f"adds to the ini option {show(key) if key is not None else '?'}"
                     f"{self._in()}: it changes how the suite runs",
                 )
-        elif name == "force_result" or name == "force_exception":
+        elif name in ("force_result", "force_exception") and "pluggy" not in self.own:
             self.add(
                 "outcome-changed",
                 node,
@@ -339,7 +338,7 @@ class Calls(Bindings):
                         "reports",
                     )
                     return
-            if is_framework(owner):
+            if self._framework(owner):
                 self.add(
                     "outcome-changed",
                     node,
@@ -392,7 +391,7 @@ class Calls(Bindings):
                 f"{how} {show(shown)}{self._in()}: it writes {written}, which the contract "
                 f"protects ({found!r})",
             )
-        elif is_framework(written):
+        elif self._framework(written):
             self.add(
                 "outcome-changed",
                 node,

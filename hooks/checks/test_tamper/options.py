@@ -425,7 +425,7 @@ def _compare(old: Dict[str, Setting], new: Config) -> List[Mark]:
             continue
         line = after.line if after is not None else removed_line
         if key == "addopts":
-            _compare_addopts(before, after, line, mark)
+            _compare_addopts(before, after, line, mark, new.settings)
         elif key == "filterwarnings":
             _compare_filters(before, after, line, mark)
         elif key == "required_plugins":
@@ -540,8 +540,21 @@ def _override_effect(value: str) -> Optional[str]:
     return f"it overrides {written}"
 
 
+# the command-line flags the strictness settings stand for: dropping one the new
+# configuration sets as a setting (pytest 9's strict = true among them) drops nothing
+_STRICT_FLAGS = {
+    "--strict-markers": "strict_markers",
+    "--strict": "strict_markers",
+    "--strict-config": "strict_config",
+}
+
+
 def _compare_addopts(
-    before: Optional[Setting], after: Optional[Setting], line: int, mark: MarkAt
+    before: Optional[Setting],
+    after: Optional[Setting],
+    line: int,
+    mark: MarkAt,
+    settings: Optional[Dict[str, Setting]] = None,
 ) -> None:
     old_args = arguments.parse(before.value if before is not None else ())
     new_args = arguments.parse(after.value if after is not None else ())
@@ -566,6 +579,8 @@ def _compare_addopts(
         dropped[unit] -= 1
         if arg.name == "-o":
             matters = _overridden(arg.value or "")[0] not in _HARMLESS
+        elif arg.name in _STRICT_FLAGS and _strict_value(settings or {}, _STRICT_FLAGS[arg.name]):
+            matters = False  # the configuration keeps it as a setting
         else:
             matters = arguments.drop_matters(arg)
         if matters:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import gc
 import re
-from typing import List
+from typing import FrozenSet, List
 
 from oracle_guard.checks.test_tamper.marks import Mark, package_of
 from oracle_guard.checks.test_tamper.names import OracleOf
@@ -38,7 +38,12 @@ __all__ = [
 
 
 def marks(
-    data: bytes, package: str, hermetic: bool, oracle_of: OracleOf, conftest: bool = True
+    data: bytes,
+    package: str,
+    hermetic: bool,
+    oracle_of: OracleOf,
+    conftest: bool = True,
+    own: FrozenSet[str] = frozenset(),
 ) -> List[Mark]:
     """Every mark in one file's bytes. ``package`` is the dotted package the
     file is in (for relative imports); ``hermetic`` says whether the file lies
@@ -54,6 +59,7 @@ def marks(
     try:
         tree = ast.parse(data)
         reader = Reader(package, hermetic, oracle_of, conftest)
+        reader.own = own
         reader.read(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         return [_unparsable(exc)]

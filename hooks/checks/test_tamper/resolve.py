@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import copy
 from collections import Counter
-from typing import Dict, List, Optional, Set
+from typing import Dict, FrozenSet, List, Optional, Set
 
 from oracle_guard.checks.test_tamper.marks import Mark
 from oracle_guard.checks.test_tamper.names import SYSTEM_EXITS, OracleOf
@@ -13,6 +13,7 @@ from oracle_guard.checks.test_tamper.syntax import (
     bound_by,
     canonical,
     constant_str,
+    is_framework,
     show,
     statements,
 )
@@ -36,6 +37,10 @@ class Resolver:
         self.clean_profiles: Set[str] = set()  # Hypothesis profiles registered with no mark
         self.declared_global: Set[str] = set()  # names a function declares global
         self.warnings_scoped = 0  # how many `with warnings.catch_warnings():` hold the walk
+        self.modules: Set[str] = set()  # the modules `import X` statements name
+        # the frameworks the repository is itself (pluggy's tests of pluggy): their
+        # names are the code under test there, not the runner
+        self.own: FrozenSet[str] = frozenset()
 
     # -- names ----------------------------------------------------------------------
 
@@ -43,6 +48,7 @@ class Resolver:
         """Every name the file imports or binds, wherever it is bound."""
         for node in statements(tree):  # imports are statements: no expression holds one
             if isinstance(node, ast.Import):
+                self.modules.update(alias.name for alias in node.names)
                 for alias in node.names:
                     if alias.asname:
                         self.imports[alias.asname] = alias.name
@@ -120,6 +126,9 @@ class Resolver:
         return (
             isinstance(node, ast.Name) and node.id in self.assigned and node.id not in self.imports
         )
+
+    def _framework(self, dotted: Optional[str]) -> bool:
+        return is_framework(dotted) and (dotted or "").split(".")[0] not in self.own
 
     def oracle(self, dotted: Optional[str]) -> Optional[str]:
         """The oracle file a dotted name lies in, trying each module prefix."""

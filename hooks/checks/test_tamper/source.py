@@ -206,12 +206,12 @@ def _in_function(call: ast.AST, top: ast.AST) -> bool:
 
 
 def _stdlib_module(owner: Optional[str], reader: Resolver) -> bool:
-    """Is ``owner`` a standard-library module the file imported (json, os.path)?"""
-    if owner is None:
+    """Is ``owner`` a standard-library module itself (json, os.path, builtins),
+    which the file imported? Its objects' attributes (sys.stdout.x, a class's
+    methods) are not the module's readers."""
+    if owner is None or owner.split(".")[0] not in STDLIB_MODULES | {"builtins"}:
         return False
-    top = owner.split(".")[0]
-    imported = owner in reader.imports.values() or top in reader.imports.values()
-    return top in STDLIB_MODULES | {"builtins"} and (imported or top == "builtins")
+    return owner == "builtins" or owner in reader.modules
 
 
 def _path_like(text: str) -> bool:

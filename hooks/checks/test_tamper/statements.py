@@ -24,7 +24,6 @@ from oracle_guard.checks.test_tamper.resolve import namespace_of
 from oracle_guard.checks.test_tamper.syntax import (
     constant_str,
     global_key,
-    is_framework,
     is_main_guard,
     is_option,
     option_name,
@@ -265,7 +264,7 @@ class Reader(Calls):
                     f"{verb} {show(target)}: it changes which collected tests run",
                 )
                 return
-            if target.attr == "runtest" or is_framework(owner):
+            if target.attr == "runtest" or self._framework(owner):
                 self.add(
                     "outcome-changed",
                     node,
