@@ -32,7 +32,7 @@ _WORDS = frozenset(
     load_setuptools_entrypoints ctypes runpy SourceFileLoader SourcelessFileLoader
     spec_from_file_location spec_from_loader pickle marshal meta_path path_hooks __path__
     filterwarnings simplefilter resetwarnings _pytest pluggy _inicache inicfg
-    expectedFailure collect_ignore collect_ignore_glob flaky methodcaller parametrize""".split()
+    expectedFailure collect_ignore collect_ignore_glob flaky methodcaller""".split()
 )
 _ITEMS = frozenset(name.encode() for name in TEST_ITEMS)
 _TEST_FUNCTIONS = frozenset(name.encode() for name in TEST_FUNCTION_ATTRIBUTES)
@@ -52,9 +52,17 @@ _FRAMEWORK_WRITE = re.compile(rb"pytest\.[\w.]*[ \t]*=(?!=)")
 _UNITTEST_WRITE = re.compile(rb"unittest\.[\w.]*[ \t]*=(?!=)")
 _SESSION_ITEMS = re.compile(rb"session\s*\.\s*items")
 _STAR = re.compile(rb"import[ \t(]+\*")
-# a parameter set: whether it is empty ([], range(0), list(), a comprehension over
-# nothing) takes the parser to tell
+# a parameter set: what syntax.is_empty takes for empty has one of these in its
+# bytes (an empty literal as a value, [1] * 0, list(), range(0), a comprehension
+# over nothing or under a constant false if); a file that has none holds no empty set
 _PARAMETERS = re.compile(rb"(?:params|argvalues)\s*=")
+_GAP = rb"(?:\s|#[^\n]*)*"
+_EMPTY_SET = re.compile(
+    rb"(?:[,=(\[*+]|\bin)" + _GAP + rb"(?:\[" + _GAP + rb"\]|\(" + _GAP + rb"\)|\{" + _GAP + rb"\})"
+    rb"|\*\s*0\b|\b0\s*\*"
+    rb"|\b(?:list|tuple|set|frozenset|sorted|reversed|iter|dict)\(" + _GAP + rb"\)"
+    rb"|\bif\s+(?:False|None|0|''|\"\")"
+)
 
 
 # A string's value is its bytes unless an escape spells a character in others
@@ -100,7 +108,10 @@ def _triggered(data: bytes, oracle_of: OracleOf, conftest: bool) -> bool:
         return True
     if b"*" in data and _STAR.search(data):
         return True
-    if (b"params" in words or b"argvalues" in words) and _PARAMETERS.search(data):
+    parameters = b"parametrize" in words or (
+        (b"params" in words or b"argvalues" in words) and _PARAMETERS.search(data)
+    )
+    if parameters and (_EMPTY_SET.search(data) or _empty_range(data)):
         return True
     if not _ITEMS.isdisjoint(words) and not _TEST_FUNCTIONS.isdisjoint(words):
         return True  # request.node.obj = ...: the function a test runs, replaced
@@ -142,6 +153,41 @@ def _patches_framework(data: bytes) -> bool:
         if b"(" in names or b"\\" in names:
             return True  # a list over several lines: read the file properly
         if not targets.isdisjoint(words):
+            return True
+    return False
+
+
+_INT = rb"(\d\w*)"
+_RANGE = re.compile(
+    rb"\brange\("
+    + _GAP
+    + _INT
+    + _GAP
+    + rb"(?:,"
+    + _GAP
+    + _INT
+    + _GAP
+    + rb"(?:,"
+    + _GAP
+    + _INT
+    + _GAP
+    + rb")?)?,?"
+    + _GAP
+    + rb"\)"
+)
+
+
+def _empty_range(data: bytes) -> bool:
+    """range(...) of integer literals that is empty (range(0), range(3, 3)); one
+    whose literals this cannot read counts as empty."""
+    for match in _RANGE.finditer(data):
+        try:
+            bounds = [int(g.decode("ascii"), 0) for g in match.groups() if g is not None]
+            if len(bounds) == 3 and bounds[2] == 0:
+                continue  # a ValueError where it runs: no parameter set
+            if len(range(*bounds)) == 0:
+                return True
+        except ValueError:
             return True
     return False
 
