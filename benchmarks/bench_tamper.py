@@ -15,7 +15,7 @@ work tree. Goal: --no-cache at most 1.5x py_compile.
 
 --profile also runs the --no-cache check of each repository in a fresh process
 twice: once with wall-clock timers on its parts (git reads, the regex prefilter,
-ast.parse, the walk in test_tamper/python.py and its import scan), once under
+ast.parse, the walk in test_tamper's ast reader and its import scan), once under
 cProfile (own time summed by what it is spent on); and times Python's start-up
 and the imports the check needs.
 """
@@ -357,7 +357,7 @@ def phases(repo: str) -> List[Tuple[str, float, int]]:
 
     from oracle_guard import cli
     from oracle_guard.checks import test_tamper
-    from oracle_guard.checks.test_tamper import python
+    from oracle_guard.checks.test_tamper import python, scan, statements
     from oracle_guard.git import plumbing
 
     spent: Dict[str, float] = {}
@@ -394,12 +394,16 @@ def phases(repo: str) -> List[Tuple[str, float, int]]:
         ),
         (ast, "parse", timer("ast.parse (files the prefilter lets through)", ast.parse)),
         (python, "compile", timer("compile() (files it skips)", compile)),
-        (python, "_triggered", timer("byte prefilter (_triggered)", python._triggered)),
-        (python._Reader, "read", timer("_Reader.read (the walk, all of it)", python._Reader.read)),
+        (python, "triggered", timer("byte prefilter (scan.triggered)", scan.triggered)),
         (
-            python._Reader,
+            statements.Reader,
+            "read",
+            timer("Reader.read (the walk, all of it)", statements.Reader.read),
+        ),
+        (
+            statements.Reader,
             "_body",
-            timer("  of which the statement walk (_body)", python._Reader._body),
+            timer("  of which the statement walk (_body)", statements.Reader._body),
         ),
     ]
     saved = [(owner, name, owner.__dict__.get(name)) for owner, name, _ in patched]
@@ -420,20 +424,20 @@ def phases(repo: str) -> List[Tuple[str, float, int]]:
                 setattr(owner, name, value)
     if code != 0:
         raise SystemExit(f"the timed check exited {code}: {out.getvalue()[-600:]}")
-    walk, statements = "_Reader.read (the walk, all of it)", "  of which the statement walk (_body)"
+    walk, body = "Reader.read (the walk, all of it)", "  of which the statement walk (_body)"
     imports = "  of which the import scan (the statements)"
     if walk in spent:
-        spent[imports], calls[imports] = spent[walk] - spent[statements], calls[walk]
+        spent[imports], calls[imports] = spent[walk] - spent[body], calls[walk]
     order = [
         "the whole check (cli.main)",
         "test-tamper's check()",
         "git: other commands (diff, ls-files, rev-parse)",
         "git: blob reads (cat-file --batch)",
-        "byte prefilter (_triggered)",
+        "byte prefilter (scan.triggered)",
         "compile() (files it skips)",
         "ast.parse (files the prefilter lets through)",
         walk,
-        statements,
+        body,
         imports,
     ]
     return [(label, spent[label], calls[label]) for label in order if label in spent]
@@ -463,10 +467,10 @@ def _group(filename: str, name: str) -> str:
         return "regex compiling (modules' patterns, at import)"
     if "re.Pattern" in name:
         return "regex matching (prefilter, import scan, others)"
-    if filename.endswith(os.path.join("test_tamper", "python.py")):
+    if os.path.join("test_tamper", "") in filename and base not in ("options.py", "arguments.py"):
         if name in ("_imports_oracle",):
             return "regex matching (prefilter, import scan, others)"
-        return "the walk (test_tamper/python.py)"
+        return "the walk (test_tamper's ast reader)"
     if base == "ast.py":
         return "the walk: ast.walk/iter_child_nodes (ast.py)"
     if "isinstance" in name or "getattr" in name or "hasattr" in name:

@@ -1751,6 +1751,307 @@ LEGITIMATE += [
     ),
 ]
 
+
+# -- issue 31: the twelve changes the third attack pass let through, each beside its
+# near miss; kept out of TAMPER so that TAMPER_BY_CODE keeps naming the first families
+def _conftest(body: str) -> Dict[str, str]:
+    return {CONFTEST: CONFTEST_FIXTURE + "\n\n" + body}
+
+
+NOTES_TEST = "tests/test_notes.txt"
+THIRD_PASS: List[TamperFamily] = [
+    TamperFamily(
+        "ini-header-cut-at-a-comment",
+        "runner-options",
+        "tests/tox.ini",
+        "a tests/tox.ini whose [pytest] ;] header pytest's iniconfig cuts at the ;: its "
+        "addopts deselects the failing test (a configparser reading saw another section)",
+        {"tests/tox.ini": "[pytest] ;]\naddopts = -k 'not discount'\n"},
+        {"tests/tox.ini": "[testenv] ;]\ncommands = pytest\n"},
+    ),
+    TamperFamily(
+        "test-function-replaced",
+        "outcome-changed",
+        CONFTEST,
+        "an autouse fixture that replaces the function each collected test runs",
+        _conftest(
+            "@pytest.fixture(autouse=True)\ndef hollow(request):\n"
+            "    request.node.obj = lambda **kw: None\n"
+        ),
+        _conftest(
+            "@pytest.fixture(autouse=True)\ndef named(request):\n"
+            "    assert request.node.obj is not None\n"
+        ),
+    ),
+    TamperFamily(
+        "exit-through-methodcaller",
+        "process-exit",
+        CONFTEST,
+        "operator.methodcaller('_exit', 0)(os) in a conftest: the run ends green",
+        _conftest("import operator\nimport os\n\noperator.methodcaller('_exit', 0)(os)\n"),
+        _conftest("import operator\n\nstrip = operator.methodcaller('strip')\n"),
+    ),
+    TamperFamily(
+        "plugin-blocked",
+        "collection-changed",
+        CONFTEST,
+        "pytest_configure blocks pytest's unittest plugin: the TestCase tests are not collected",
+        _conftest(
+            "def pytest_configure(config):\n    config.pluginmanager.set_blocked('unittest')\n"
+        ),
+        _conftest(
+            "def pytest_configure(config):\n    config.pluginmanager.is_blocked('unittest')\n"
+        ),
+    ),
+    TamperFamily(
+        "dist-info-plugin",
+        "startup-file",
+        "src/shop_helpers.dist-info/entry_points.txt",
+        "a .dist-info folder in src/ whose entry_points.txt declares a pytest11 plugin",
+        {"src/shop_helpers.dist-info/entry_points.txt": "[pytest11]\nhelpers = tests.plug\n"},
+        {"src/shop_helpers/entry_points.txt": "[pytest11]\nhelpers = tests.plug\n"},
+    ),
+    TamperFamily(
+        "adjacent-literals",
+        "outcome-changed",
+        CONFTEST,
+        "setattr(session, 'tests' 'failed', 0): the literals join into testsfailed",
+        _conftest("def reset(session):\n    setattr(session, 'tests' 'failed', 0)\n"),
+        _conftest("def reset(session):\n    return ('tests' 'passed', session)\n"),
+    ),
+    TamperFamily(
+        "doctest-skip",
+        "skip-added",
+        NOTES_TEST,
+        "a doctest file whose failing example carries # doctest: +SKIP",
+        {
+            NOTES_TEST: ">>> from discount import discount\n>>> discount(200, 10)  # doctest: +SKIP\n180\n"
+        },
+        {
+            NOTES_TEST: ">>> from discount import discount\n>>> discount(200, 0)  # doctest: +ELLIPSIS\n200\n"
+        },
+    ),
+    TamperFamily(
+        "empty-range-parameters",
+        "skip-added",
+        DISCOUNT_TEST,
+        "parametrize over range(0): pytest skips the test it parametrizes",
+        {
+            DISCOUNT_TEST: "import pytest\n" + DISCOUNT_TESTS + "\n\n"
+            "@pytest.mark.parametrize('n', range(0))\ndef test_rounding(n):\n"
+            "    assert discount(n, 10) == n\n"
+        },
+        {
+            DISCOUNT_TEST: "import pytest\n" + DISCOUNT_TESTS + "\n\n"
+            "@pytest.mark.parametrize('n', range(2))\ndef test_rounding(n):\n"
+            "    assert discount(n, 0) == n\n"
+        },
+    ),
+    TamperFamily(
+        "stdlib-module-shadowed",
+        "module-shadowed",
+        "tests/fractions.py",
+        "a tests/fractions.py, which every module importing fractions gets with tests/ on sys.path",
+        {"tests/fractions.py": "Fraction = float\n"},
+        {"tests/fraction_cases.py": "CASES = [(1, 2)]\n"},
+    ),
+    TamperFamily(
+        "hook-bound-by-for",
+        "collection-changed",
+        CONFTEST,
+        "a collection hook bound as a for loop's target",
+        _conftest(
+            "def _drop(config, items):\n    items[:] = []\n\n\n"
+            "for pytest_collection_modifyitems in [_drop]:\n    pass\n"
+        ),
+        _conftest("for name in ['a', 'b']:\n    pass\n"),
+    ),
+    TamperFamily(
+        "sitecustomize",
+        "startup-file",
+        "src/sitecustomize.py",
+        "a src/sitecustomize.py that sets PYTEST_ADDOPTS at interpreter start",
+        {"src/sitecustomize.py": "import os\n\nos.environ['PYTEST_ADDOPTS'] = '-k not discount'\n"},
+        {"src/site_settings.py": "import os\n\nTIMEOUT = int(os.environ.get('T', '5'))\n"},
+    ),
+    TamperFamily(
+        "flaky-rerun",
+        "skip-added",
+        DISCOUNT_TEST,
+        "@pytest.mark.flaky(reruns=5) on the failing test",
+        {
+            DISCOUNT_TEST: "import pytest\n"
+            + DISCOUNT_TESTS.replace(
+                "\ndef test_discount():", "\n@pytest.mark.flaky(reruns=5)\ndef test_discount():"
+            )
+        },
+        {
+            DISCOUNT_TEST: "import pytest\n"
+            + DISCOUNT_TESTS.replace(
+                "\ndef test_discount():", "\n@pytest.mark.slow\ndef test_discount():"
+            )
+        },
+    ),
+    TamperFamily(
+        "conftest-clock-replaced",
+        "oracle-patched",
+        CONFTEST,
+        "time.perf_counter replaced in a conftest: every module's clock, the oracle's too",
+        _conftest("import time\n\ntime.perf_counter = lambda: 0.0\n"),
+        _conftest("import time\n\nSTARTED = time.perf_counter()\n"),
+    ),
+    TamperFamily(
+        "hermetic-holes",
+        "non-hermetic",
+        "tests/hermetic/test_sources.py",
+        "clock_gettime, asyncio.open_connection and /dev/urandom in a hermetic test",
+        {
+            "tests/hermetic/test_sources.py": "import asyncio\nimport time\n\n\n"
+            "def test_sources():\n    time.clock_gettime(time.CLOCK_REALTIME)\n"
+            "    asyncio.open_connection('shop.example', 443)\n"
+            "    open('/dev/urandom', 'rb').read(8)\n"
+        },
+        {
+            "tests/hermetic/test_sources.py": "import random\n\n\n"
+            "def test_sources():\n    random.Random(1729).random()\n"
+            "    open('tests/hermetic/data.txt').read()\n"
+        },
+    ),
+]
+# the code under test, outside the scoring tree: the source-side rules
+SOURCE_PASS: List[TamperFamily] = [
+    TamperFamily(
+        "source-exit-at-import",
+        "process-exit",
+        DISCOUNT,
+        "src/discount.py ends the process as it is imported: the run exits 0 before a test fails",
+        {DISCOUNT: DISCOUNT_CODE + "\n\nimport os\n\nos._exit(0)\n"},
+        {DISCOUNT: DISCOUNT_CODE + "\n\nif __name__ == '__main__':\n    raise SystemExit(0)\n"},
+    ),
+    TamperFamily(
+        "source-always-equal",
+        "constant-equality",
+        DISCOUNT,
+        "discount() returns an object whose __eq__ is True: assert discount(...) == 180 passes",
+        {
+            DISCOUNT: "class Price(int):\n    def __eq__(self, other):\n        return True\n\n\n"
+            "def discount(price, percent):\n    return Price(price * percent // 100)\n"
+        },
+        {
+            DISCOUNT: "class Price(int):\n    def __eq__(self, other):\n"
+            "        return int(self) == other\n\n\n"
+            "def discount(price, percent):\n    return Price(price - price * percent // 100)\n"
+        },
+    ),
+]
+THIRD_PASS += SOURCE_PASS
+ROOT_CONFTEST = "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef oracle_setup():\n    yield\n"
+ROOTDIR_ALLOW_CONTRACT = CONTRACT.replace(
+    '  hermetic: ["tests/hermetic/**"]\n',
+    '  hermetic: ["tests/hermetic/**"]\n'
+    '  allow:\n    - {rule: runner-options, path: "/pyproject.toml"}\n',
+)
+
+
+def _rootdir_prepared(w: Work) -> None:
+    """The owners' way to a root conftest.py and no pytest configuration: the allow
+    entry first, in a contract change of its own, then each change in its own push."""
+    owner_pushes(put({C: ROOTDIR_ALLOW_CONTRACT}))(w)
+    owner_pushes(put({PYPROJECT: '[project]\nname = "shop"\nversion = "0.1"\n'}))(w)
+    owner_pushes(put({C: CONTRACT}))(w)
+    owner_pushes(put({"conftest.py": ROOT_CONFTEST}))(w)
+
+
+ROOTDIR_PREPARED = _rootdir_prepared
+ATTACKS += [
+    Scenario(f"tamper-{f.name}", True, f.why, (put(f.attack),), expect(f"{f.path}: {f.code}"))
+    for f in THIRD_PASS
+]
+ATTACKS += [
+    Scenario(
+        "tamper-rootdir-moved",
+        True,
+        "with no pytest configuration at the root, an option-less tests/pytest.ini makes "
+        "tests/ the rootdir: the oracle's root conftest.py stops loading",
+        (put({"tests/pytest.ini": ""}),),
+        expect("tests/pytest.ini: runner-options"),
+        prepare=ROOTDIR_PREPARED,
+    ),
+]
+LEGITIMATE += [
+    Scenario(
+        f"tamper-{f.name}-near-miss",
+        False,
+        f"{f.why}: without the tampering part",
+        (put(f.near_miss),),
+        expect(),
+    )
+    for f in THIRD_PASS
+]
+LEGITIMATE += [
+    Scenario(
+        "tamper-rootdir-moved-near-miss",
+        False,
+        "with no pytest configuration at the root, a tests/tox.ini with no [pytest] section "
+        "is no configuration: the root conftest.py keeps loading",
+        (put({"tests/tox.ini": "[tox]\nenvlist = py\n"}),),
+        expect(),
+        prepare=ROOTDIR_PREPARED,
+    ),
+]
+
+FROZEN_CONTRACT = CONTRACT.replace(
+    '  hermetic: ["tests/hermetic/**"]\n',
+    '  hermetic: ["tests/hermetic/**"]\n  frozen_tests: ["tests/**"]\n',
+)
+FROZEN_PREPARED = owner_pushes(put({C: FROZEN_CONTRACT}))
+ATTACKS += [
+    Scenario(
+        "tamper-frozen-test-expected-value-edited",
+        True,
+        "with tamper.frozen_tests, the failing test's expected value edited to what the bug "
+        "computes",
+        (put({DISCOUNT_TEST: DISCOUNT_TESTS.replace("== 180", "== 20")}),),
+        expect(f"{DISCOUNT_TEST}: test-changed"),
+        prepare=FROZEN_PREPARED,
+    ),
+    Scenario(
+        "tamper-frozen-test-deleted",
+        True,
+        "with tamper.frozen_tests, the failing test deleted",
+        (
+            put(
+                {
+                    DISCOUNT_TEST: DISCOUNT_TESTS.replace(
+                        "def test_discount():\n    assert discount(200, 10) == 180\n"
+                        "    assert check_price(discount(200, 10))\n\n\n",
+                        "",
+                    )
+                }
+            ),
+        ),
+        expect(f"{DISCOUNT_TEST}: test-removed"),
+        prepare=FROZEN_PREPARED,
+    ),
+]
+LEGITIMATE += [
+    Scenario(
+        "tamper-frozen-tests-new-test-added",
+        False,
+        "with tamper.frozen_tests, a new test beside the owners' (and the old ones reformatted)",
+        (
+            put(
+                {
+                    DISCOUNT_TEST: DISCOUNT_TESTS.replace("(200, 0)", "(200,  0)")
+                    + ANOTHER_DISCOUNT_TEST
+                }
+            ),
+        ),
+        expect(),
+        prepare=FROZEN_PREPARED,
+    ),
+]
+
 CATALOG: List[Scenario] = ATTACKS + LEGITIMATE
 
 

@@ -86,7 +86,7 @@ def test_the_dependencies_page_names_every_package(name):
     text = (ROOT / "docs/explanation/dependencies.md").read_text()
     if name == "install_requires":
         packages = requirement_names(setup_cfg()["options"]["install_requires"])
-        assert len(packages) == 5
+        assert len(packages) == 6
     else:
         packages = extra(name)
         assert f"| `{name}` |" in text

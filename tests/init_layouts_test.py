@@ -61,7 +61,7 @@ def test_given_allow_patterns_are_kept_once_each_in_order():
 def test_a_tests_folder_is_the_tamper_section_of_every_layout(layout):
     paths = Paths(["seeds/a.json", "oracle/quarantine.json", "tests/unit/test_a.py"])
     data = propose(layout, paths)
-    assert data["tamper"] == {"paths": ["tests/**"]}
+    assert data["tamper"] == {"paths": ["tests/**"], "frozen_tests": ["tests/**"]}
     assert list(data)[-2:] == ["write_set", "tamper"]  # the schema's order
     assert missing_tests_note(paths) == []
 
@@ -73,6 +73,7 @@ def test_every_test_tree_that_holds_a_file_is_judged_and_properties_are_hermetic
     assert propose("harness", paths)["tamper"] == {
         "paths": ["tests/**", "test/**", "properties/**", "/conftest.py"],
         "hermetic": ["properties/**"],
+        "frozen_tests": ["tests/**", "test/**", "properties/**"],
     }
 
 

@@ -1330,7 +1330,10 @@ def test_init_proposes_the_tests_folder_as_tamper_paths_and_a_rerun_keeps_it(tmp
     stage(repo, {"oracle/quarantine.json": [], "tests/test_app.py": "def test(): pass\n"})
     out = follow_init(capsys, repo, "--repo", URL, "--rev", "v1")
     text = (repo / ".oracle-guard.yaml").read_text()
-    assert contract_mod.parse(text.encode("utf-8"))["tamper"] == {"paths": ["tests/**"]}
+    assert contract_mod.parse(text.encode("utf-8"))["tamper"] == {
+        "paths": ["tests/**"],
+        "frozen_tests": ["tests/**"],  # the test folder found: its tests are oracle
+    }
     assert re.search(r'^  paths: \["tests/\*\*"\] +# the tests judged \(every conftest', text, re.M)
     assert TAMPER_LINE.format("tests/**") + "\n" in out
     assert "tamper.paths is" not in out
@@ -1365,6 +1368,7 @@ def test_property_tests_are_hermetic_and_the_root_conftest_judged(tmp_path, caps
     assert contract_of(repo)["tamper"] == {
         "paths": ["properties/**", "/conftest.py"],
         "hermetic": ["properties/**"],
+        "frozen_tests": ["properties/**"],
     }
     assert (
         TAMPER_LINE.format("properties/**, /conftest.py")
@@ -1387,7 +1391,8 @@ def test_a_contract_without_tamper_gets_it_only_with_force_and_keeps_the_rest(tm
     assert rc == 0, err
     assert "the contract, adding tamper; the rest kept" in out
     data = contract_of(repo)
-    assert data["tamper"] == {"paths": ["tests/**"]} and data["write_set"]["allow"] == ["docs/**"]
+    assert data["tamper"] == {"paths": ["tests/**"], "frozen_tests": ["tests/**"]}
+    assert data["write_set"]["allow"] == ["docs/**"]
     rc, out, err = init(capsys, repo)
     assert rc == 0 and "unchanged .oracle-guard.yaml" in out
     # near miss: a tamper section of the owners' own is theirs
@@ -1395,7 +1400,7 @@ def test_a_contract_without_tamper_gets_it_only_with_force_and_keeps_the_rest(tm
     rc, out, err = init(capsys, repo)
     assert rc == 0, err
     assert "unchanged .oracle-guard.yaml" in out
-    assert contract_of(repo)["tamper"] == {"paths": ["spec/**"]}
+    assert contract_of(repo)["tamper"] == {"paths": ["spec/**"], "frozen_tests": ["spec/**"]}
 
 
 # -- freeze add copies the neighbours' schema line -------------------------------------

@@ -150,3 +150,14 @@ def test_a_core_module_importing_a_command_is_named(tmp_path):
         "oracle_guard.hosts imports oracle_guard.commands.lock",
         "oracle_guard.judge imports oracle_guard.commands.lock",
     ]
+
+
+def test_no_module_of_test_tamper_is_over_600_lines():
+    """Issue 31: the check is split by concern, each module short enough to read."""
+    folder = HOOKS / "checks" / "test_tamper"
+    long = {
+        path.name: count
+        for path in sorted(folder.glob("*.py"))
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert long == {}

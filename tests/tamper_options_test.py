@@ -4,9 +4,10 @@ fires with its exact message and line, beside a near miss that must pass."""
 
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from typing import Optional
 
-import iniconfig
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -82,7 +83,7 @@ def test_the_parsers_are_imported_only_when_a_file_is_judged():
         "import sys\n"
         "from oracle_guard.checks.test_tamper.options import changed_options\n"
         "def loaded():\n"
-        "    return [m for m in ('configparser', 'shlex', 'tomllib', 'tomli') if m in sys.modules]\n"
+        "    return [m for m in ('iniconfig', 'shlex', 'tomllib', 'tomli') if m in sys.modules]\n"
         "print(loaded())\n"
         "changed_options('pyproject.toml', None, b'[tool.pytest.ini_options]\\naddopts = \"-v\"\\n')\n"
         "changed_options('tox.ini', None, b'[pytest]\\n')\n"
@@ -92,9 +93,9 @@ def test_the_parsers_are_imported_only_when_a_file_is_judged():
         [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, check=True, cwd=ROOT
     ).stdout
     expected = (
-        "['configparser', 'shlex', 'tomllib']"
+        "['iniconfig', 'shlex', 'tomllib']"
         if sys.version_info >= (3, 11)
-        else "['configparser', 'shlex', 'tomli']"
+        else "['iniconfig', 'shlex', 'tomli']"
     )
     assert out.splitlines() == ["[]", expected]
 
@@ -871,25 +872,25 @@ def test_a_new_file_pytest_does_not_take_as_its_configuration_is_no_mark(path, b
             "setup.cfg",
             "[tool:pytest]\naddopts = -v\naddopts = -k x\n",
             3,
-            "does not load as INI: addopts appears twice in [tool:pytest] (line 3)",
+            "does not load as INI: duplicate name 'addopts' (line 3)",
         ),
         (
             "tox.ini",
             "[pytest]\n[tox]\n[pytest]\n",
             3,
-            "does not load as INI: section [pytest] appears twice (line 3)",
+            "does not load as INI: duplicate section 'pytest' (line 3)",
         ),
         (
             "pytest.ini",
             "addopts = -k x\n",
             1,
-            "does not load as INI: a line before any [section] header: 'addopts = -k x' (line 1)",
+            "does not load as INI: no section header defined (line 1)",
         ),
         (
             "pytest.ini",
             "[pytest]\n-k x\n",
             2,
-            "does not load as INI: unexpected line '-k x' (line 2)",
+            "does not load as INI: unexpected line: '-k x' (line 2)",
         ),
         (
             "pytest.ini",
@@ -1052,6 +1053,8 @@ def test_reordering_toml_keys_and_respacing_lists_never_marks(order, spaces, ruf
 _INI_LINES = [
     "[pytest]",
     "[pytest] # note",
+    "[pytest] ;]",
+    "[pytest]]",
     "[other]",
     "[DEFAULT]",
     "addopts = -v",
@@ -1073,19 +1076,42 @@ _INI_LINES = [
 
 @property_settings(max_examples=150)
 @given(
-    st.lists(st.sampled_from(_INI_LINES), min_size=1, max_size=8),
-    st.sampled_from(["", "\n", "\r\n"]),
+    lines=st.lists(st.sampled_from(_INI_LINES), min_size=1, max_size=8),
+    end=st.sampled_from(["", "\n", "\r\n"]),
 )
-def test_where_iniconfig_and_configparser_both_load_a_file_they_read_it_alike(lines, end):
-    """The reading the module's docstring promises, against pytest's own parser."""
+def test_ini_files_load_as_pytest_loads_them(lines, end):
+    """The INI reading against pytest's own (_pytest/config/findpaths.py): the same
+    settings from every file pytest loads, an error from every file it rejects."""
+    from _pytest.config import UsageError
+    from _pytest.config.findpaths import _load_pytest_ini
+
     text = "\n".join(lines) + end
-    try:
-        reference = iniconfig.IniConfig("pytest.ini", data=text)
-    except iniconfig.ParseError:
-        return  # the divergences the docstring names are all on files pytest rejects
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "pytest.ini"
+        path.write_bytes(text.encode())
+        try:
+            reference: Optional[dict] = _load_pytest_ini(path)
+        except UsageError:
+            reference = None
+    if reference is None:
+        with pytest.raises(options.Unloadable):
+            options._load_ini("pytest.ini", text.encode())
+        return
     config = options._load_ini("pytest.ini", text.encode())
-    raw = reference.sections.get("pytest", {})
+    raw = {key: value.value for key, value in (reference or {}).items()}
     expected = options._settings([(key, raw[key], 0) for key in raw], False, "[pytest]")
     assert {k: s.value for k, s in config.settings.items()} == {
         k: s.value for k, s in expected.items()
     }
+
+
+@pytest.mark.parametrize("name", ["pytest.ini", "tox.ini"])
+def test_a_section_header_cut_at_a_comment_is_read_as_pytest_reads_it(name):
+    """issue 31, change 1: pytest's iniconfig cuts [pytest] ;] at the ;, so the
+    addopts under it are pytest's; configparser would call the section "pytest] ;"."""
+    text = "[pytest] ;]\naddopts = -k 'not discount'\n"
+    assert found(name, "[pytest]\n", text) == [
+        (2, 'addopts adds -k "not discount": it deselects tests')
+    ]
+    # near miss: the same header holding only harmless options
+    assert found(name, "[pytest]\n", "[pytest] ;]\naddopts = -v\n") == []

@@ -35,6 +35,7 @@ X = "tests/test_x.py"  # where the tables' code is added
 P = "tests/props/test_p.py"  # the same, in the hermetic path
 
 EXITS = "the run would end with its status, not the tests'"
+DESELECTS = "it can deselect tests before they run"
 PROTECTED = "which the contract protects ('oracle/**')"
 CLOCK = "take the time from a fake clock fixture"
 SEEDS = "use committed seeds (random.Random(SEED))"
@@ -1132,14 +1133,16 @@ def test_deleted_files_produce_no_finding():
 
 
 def test_a_file_outside_the_paths_is_read_only_when_it_is_a_conftest():
-    exits = code("import sys", "sys.exit(0)")
-    assert found({}, {"src/helpers.py": exits, "scripts/run_tests.py": exits}) == []
-    assert found({}, {"src/conftest.py": exits, "conftest.py": exits}) == [
-        f"conftest.py:2: process-exit: calls sys.exit at module level: {EXITS}",
-        f"src/conftest.py:2: process-exit: calls sys.exit at module level: {EXITS}",
+    """As test code, that is; the code under test gets the source-side rules
+    (tests/tamper_source_test.py), which have no rule for a hook."""
+    hook = code("def pytest_collection_modifyitems(items):", "    items[:] = []")
+    assert found({}, {"src/helpers.py": hook, "scripts/run_tests.py": hook}) == []
+    assert found({}, {"src/conftest.py": hook, "conftest.py": hook}) == [
+        f"conftest.py:1: collection-changed: defines pytest_collection_modifyitems: {DESELECTS}",
+        f"src/conftest.py:1: collection-changed: defines pytest_collection_modifyitems: {DESELECTS}",
     ]
     # nor is a file whose name only holds conftest
-    assert found({}, {"src/my_conftest.py": exits, "src/conftest.py.orig": exits}) == []
+    assert found({}, {"src/my_conftest.py": hook, "src/conftest.py.orig": hook}) == []
 
 
 def test_a_file_copied_beside_its_original_is_new():
@@ -1191,25 +1194,37 @@ def test_a_move_is_matched_with_the_most_similar_deleted_file():
 
 
 @pytest.mark.parametrize(
-    ("extra", "expected"),
+    "extra",
     [
-        # the deleted file's 5 lines among 15 new ones: 2 x 5 of 25 alike, under half
-        (
-            15,
-            [
-                "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_other: a failing "
-                "xfail test scores as expected"
-            ],
-        ),
-        (5, []),  # among 5 new ones: 2 x 5 of 15 alike, a move
+        15,  # the deleted file's 5 lines among 15 new ones: 2 x 5 of 25 alike, no file move
+        5,  # among 5 new ones: 2 x 5 of 15 alike, a file move
     ],
 )
-def test_a_new_file_is_a_move_only_when_half_its_lines_are_alike(extra, expected):
+def test_a_skip_that_moves_with_its_test_to_another_file_is_not_new(extra):
+    """issue 31: skip-added follows a test between files of the change by its name,
+    marker and condition, whether or not the files count as a move."""
     repo = moved_repo()
     repo.remove("tests/test_other.py")
     helpers = "".join(f"def helper_{n}(): pass\n" for n in range(extra))
     repo.stage({"tests/test_new.py": OTHER + helpers})
-    assert report(repo.check("test-tamper", now=NOW)) == expected
+    assert report(repo.check("test-tamper", now=NOW)) == []
+
+
+def test_a_skip_that_moves_to_another_test_in_another_file_fires():
+    repo = moved_repo()
+    repo.remove("tests/test_other.py")
+    repo.stage({"tests/test_new.py": OTHER.replace("test_other", "test_renamed")})
+    assert report(repo.check("test-tamper", now=NOW)) == [
+        "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_renamed: a failing xfail "
+        "test scores as expected"
+    ]
+    # a skip that stays in its file while a copy lands elsewhere is new there
+    repo = moved_repo()
+    repo.stage({"tests/test_new.py": OTHER})
+    assert report(repo.check("test-tamper", now=NOW)) == [
+        "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_other: a failing xfail "
+        "test scores as expected"
+    ]
 
 
 # -- tamper.allow ----------------------------------------------------------------------
@@ -1285,7 +1300,7 @@ def test_a_comment_in_the_changed_file_silences_nothing(comment):
             "invalid contract at $.tamper.allow[0].rule: 'skip-add' is not one of ['skip-added', "
             "'collection-changed', 'outcome-changed', 'process-exit', 'oracle-patched', "
             "'module-shadowed', 'runner-options', 'non-hermetic', 'dynamic-code', "
-            "'test-unparsable', 'frozen-skipped']",
+            "'test-unparsable', 'startup-file', 'source-reaches-runner', 'oracle-read', 'constant-equality', 'test-removed', 'test-changed', 'frozen-skipped']",
         ),
         (
             '  paths: ["tests/**"]\n  allow:\n    - {rule: skip-added}\n',
@@ -1712,6 +1727,31 @@ def test_a_new_module_that_shadows_an_oracle_module_fires():
     assert found({}, fake) == []  # no oracle/ module in the tree: nothing is shadowed
 
 
+def test_a_new_module_named_as_a_standard_library_module_fires():
+    """issue 31, change 9: tests/fractions.py is fractions for every module once
+    tests/ is on sys.path (pytest's default import mode puts it first)."""
+    assert found({}, {"tests/fractions.py": "X = 1\n"}) == [
+        "tests/fractions.py:1: module-shadowed: shadows fractions, a standard-library module: "
+        "with tests/ on sys.path, importing fractions gets this file, in the code under test "
+        "and the oracle too"
+    ]
+    # near misses: a name no library has; a submodule of a package folder; a module in place
+    assert found({}, {"tests/fraction_cases.py": "X = 1\n"}) == []
+    assert found({}, {"tests/helpers/__init__.py": "", "tests/helpers/json.py": "X = 1\n"}) == []
+    assert found({"tests/fractions.py": "X = 1\n"}, {"tests/fractions.py": "X = 2\n"}) == []
+
+
+def test_a_new_module_named_as_an_installed_module_the_oracle_imports_fires():
+    oracle_files = {"oracle/__init__.py": "", "oracle/load.py": "import yaml.constructor\n"}
+    assert found(oracle_files, {**oracle_files, "tests/yaml.py": "load = dict\n"}) == [
+        "tests/yaml.py:1: module-shadowed: shadows yaml, an installed module the oracle's code "
+        "imports: with tests/ on sys.path, importing yaml gets this file, in the code under "
+        "test and the oracle too"
+    ]
+    # near miss: a module the oracle does not import
+    assert found(oracle_files, {**oracle_files, "tests/toml.py": "load = dict\n"}) == []
+
+
 @pytest.mark.parametrize(
     ("path", "expected"),
     [
@@ -1764,6 +1804,89 @@ def test_a_first_configuration_is_judged_by_what_it_sets():
     assert found({}, {"tests/pytest.ini": "[pytest]\naddopts = -k 'not a'\n"}) == [
         'tests/pytest.ini:2: runner-options: addopts adds -k "not a": it deselects tests'
     ]
+
+
+ROOTDIR = (
+    "runner-options: a new {} makes tests/ pytest's rootdir for the runs under it: conftest.py "
+    "above it stop loading, and whatever they set up for the tests with them"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [("pytest.ini", ""), ("pytest.ini", "[pytest]\n"), ("pyproject.toml", "[tool.black]\n")],
+)
+def test_a_new_configuration_that_cuts_the_root_conftest_off_fires(name, text):
+    """issue 31, change 10: with nothing above to replace, a new configuration in
+    tests/ still moves the confcutdir there, and the root conftest stops loading."""
+    root = {"conftest.py": "import pytest\n", "setup.py": "setup()\n"}
+    assert found(root, {**root, f"tests/{name}": text}) == [
+        f"tests/{name}:1: " + ROOTDIR.format(name)
+    ]
+
+
+def test_a_new_configuration_that_cuts_nothing_off_passes():
+    conftests = {"conftest.py": "import pytest\n"}
+    counting = {**conftests, "pyproject.toml": "[tool.pytest.ini_options]\nxfail_strict = true\n"}
+    # no conftest above; a pyproject.toml a file above outranks; a tox.ini with no
+    # [pytest] section; a conftest below the new file
+    assert found({}, {"tests/pytest.ini": ""}) == []
+    assert found(counting, {**counting, "tests/pyproject.toml": "[tool.black]\n"}) == []
+    assert found(conftests, {**conftests, "tests/tox.ini": "[tox]\nenvlist = py\n"}) == []
+    below = {"tests/sub/conftest.py": "import pytest\n"}
+    assert found(below, {**below, "tests/pytest.ini": ""}) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "effect"),
+    [
+        (
+            "src/sitecustomize.py",
+            "import os\nos.environ['PYTEST_ADDOPTS'] = '-k not discount'\n",
+            "sitecustomize.py runs at every interpreter start with its folder on sys.path: it "
+            "can set PYTEST_ADDOPTS, patch modules or exit before a test runs",
+        ),
+        (
+            "lib/usercustomize.py",
+            "X = 1\n",
+            "usercustomize.py runs at every interpreter start with its folder on sys.path: it "
+            "can set PYTEST_ADDOPTS, patch modules or exit before a test runs",
+        ),
+        (
+            "src/hook.pth",
+            "import os; os.environ['PYTEST_ADDOPTS'] = '-x'\n",
+            "hook.pth is read at interpreter start in a site folder: its import lines run "
+            "before a test does",
+        ),
+        (
+            "src/X.dist-info/entry_points.txt",
+            "[pytest11]\nx = tests.plug\n",
+            "declares pytest11 entry points: pytest loads them as plugins at start-up, from "
+            "X.dist-info on sys.path",
+        ),
+        (
+            "src/x.egg-info/entry_points.txt",
+            "[console_scripts]\nx = x:main\n",
+            "its entry points load from the folder on sys.path at start-up, from x.egg-info on "
+            "sys.path",
+        ),
+    ],
+)
+def test_a_start_up_file_anywhere_fires(path, text, effect):
+    """issue 31, changes 5 and 12: files that run or load before any test does."""
+    assert found({}, {path: text}) == [f"{path}:1: startup-file: {effect}"]
+    assert found({path: "X = 0\n"}, {path: text}) == [f"{path}:1: startup-file: {effect}"]
+
+
+def test_files_that_only_look_like_start_up_files_pass():
+    honest = {
+        "src/site_custom.py": "X = 1\n",
+        "docs/entry_points.txt": "[pytest11]\nx = y\n",
+        "src/X.dist-info/METADATA": "Name: x\n",
+        "src/paths.pth.txt": "x\n",
+    }
+    assert found({}, honest) == []
+    assert found({"src/sitecustomize.py": "X = 1\n"}, {}) == []  # deleted
 
 
 # -- the second attack pass: each form turned the real pytest green -------------------
@@ -1886,6 +2009,29 @@ def test_a_marker_whose_arguments_change_fires():
     assert found({X: before}, {X: before + "\n# a comment\n"}) == []  # near miss
 
 
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            "@pytest.mark.skipif(sys.platform == 'win32', reason='posix')",
+            "@pytest.mark.skipif(sys.platform == 'win32', reason='posix paths only')",
+        ),
+        ("@pytest.mark.skip('later')", "@pytest.mark.skip(reason='upstream bug 12')"),
+        ("@unittest.skip('slow')", "@unittest.skip('slow on CI')"),
+    ],
+)
+def test_a_skip_whose_reason_alone_is_edited_is_not_new(before, after):
+    """issue 31: markers compare by meaning (mark, condition, scope), not text."""
+    text = "import sys, unittest, pytest\n{}\ndef test_y():\n    pass\n"
+    assert found({X: text.format(before)}, {X: text.format(after)}) == []
+    # the attack beside it: the condition changed
+    if "skipif" in before:
+        changed = after.replace("'win32'", "'linux'")
+        assert [
+            f.split(": ")[1] for f in found({X: text.format(before)}, {X: text.format(changed)})
+        ] == ["skip-added"]
+
+
 def test_an_exit_moved_out_of_the_main_guard_fires():
     before = "import sys\n\nif __name__ == '__main__':\n    sys.exit(0)\n"
     after = "import sys\n\nsys.exit(0)\n"
@@ -1907,7 +2053,11 @@ def test_a_test_module_outside_the_paths_is_read_and_compiled_code_anywhere_fire
     assert found({}, {"src/test_zz_sanity.py": exits}) == [
         f"src/test_zz_sanity.py:3: process-exit: calls os._exit at module level: {EXITS}"
     ]
-    assert found({}, {"src/sanity.py": exits}) == []  # near miss: not collected by name
+    # near miss: not collected by name, so judged as the code under test is
+    assert found({}, {"src/sanity.py": exits}) == [
+        "src/sanity.py:3: process-exit: calls os._exit at import: importing the code under test "
+        "ends the run with its status, not the tests'"
+    ]
     compiled = found({}, {"src/__pycache__/discount.cpython-311.pyc": b"\x00"})
     assert [f.split(": ")[1] for f in compiled] == ["test-unparsable"]
 
@@ -1921,14 +2071,213 @@ def test_a_new_module_that_shadows_the_code_under_test_fires():
     assert found(src, {**src, "tests/helpers/__init__.py": ""}) == []  # near miss
 
 
+# issue 31: what the third attack pass let through; each line is a test file's or a
+# conftest's source (added at tests/conftest.py: what a conftest may not do is the point)
+THIRD_PASS = [
+    # the function a collected test runs, replaced
+    (
+        "@pytest.fixture(autouse=True)\ndef f(request):\n    request.node.obj = lambda **kw: None\n",
+        ["outcome-changed"],
+    ),
+    (
+        "def pytest_itemcollected(item):\n    setattr(item, 'obj', print)\n",
+        ["collection-changed", "outcome-changed"],
+    ),
+    # an exit through operator.methodcaller
+    ("operator.methodcaller('_exit', 0)(os)\n", ["process-exit"]),
+    # pytest's own plugins unloaded or blocked
+    (
+        "def pytest_configure(config):\n    config.pluginmanager.set_blocked('unittest')\n",
+        ["collection-changed"],
+    ),
+    (
+        "def pytest_configure(config):\n    config.pluginmanager.unregister(name='skipping')\n",
+        ["collection-changed"],
+    ),
+    # adjacent literals join into a name
+    (
+        "def pytest_configure(config):\n    setattr(config, 'tests' 'failed', 0)\n",
+        ["outcome-changed"],
+    ),
+    # a skipped doctest example
+    (
+        'def f():\n    """\n    >>> f()  # doctest: +ELLIPSIS, +SKIP\n    3\n    """\n',
+        ["skip-added"],
+    ),
+    # empty parameter sets that are no literal
+    ("@pytest.mark.parametrize('n', range(0))\ndef test_y(n):\n    pass\n", ["skip-added"]),
+    ("@pytest.mark.parametrize('n', list())\ndef test_y(n):\n    pass\n", ["skip-added"]),
+    ("@pytest.mark.parametrize('n', [x for x in ()])\ndef test_y(n):\n    pass\n", ["skip-added"]),
+    ("@pytest.mark.parametrize('n', [1] * 0)\ndef test_y(n):\n    pass\n", ["skip-added"]),
+    ("@pytest.fixture(params=range(5, 5))\ndef each(request):\n    pass\n", ["skip-added"]),
+    # hooks bound by for, with ... as, :=, and global
+    ("for pytest_collection_modifyitems in [print]:\n    pass\n", ["collection-changed"]),
+    ("with open('x') as pytest_runtest_call:\n    pass\n", ["outcome-changed"]),
+    ("(pytest_runtest_call := print)\n", ["outcome-changed"]),
+    (
+        "def setup():\n    global pytest_runtest_call\n    pytest_runtest_call = print\n",
+        ["outcome-changed"],
+    ),
+    # reruns until a pass
+    ("@pytest.mark.flaky(reruns=5)\ndef test_y():\n    pass\n", ["skip-added"]),
+    ("def test_y(request):\n    request.node.add_marker('flaky')\n", ["skip-added"]),
+    # the clock and random draws replaced for every module
+    ("import time\ntime.perf_counter = lambda: 0.0\n", ["oracle-patched"]),
+    ("import random\nrandom.random = lambda: 0.5\n", ["oracle-patched"]),
+    (
+        "@pytest.fixture(autouse=True)\ndef frozen(monkeypatch):\n"
+        "    monkeypatch.setattr('time.time', lambda: 0)\n",
+        ["oracle-patched"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "codes"), THIRD_PASS)
+def test_what_the_third_attack_pass_found_fires(source, codes):
+    findings = found({}, {"tests/conftest.py": IMPORTS + source})
+    assert sorted(f.split(": ")[1] for f in findings) == sorted(codes), findings
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def test_y(request):\n    assert request.node.obj is not None\n",
+        "def test_y(thing):\n    thing.obj = 1\n",
+        "operator.methodcaller('strip')(' x ')\n",
+        "def pytest_configure(config):\n    config.pluginmanager.is_blocked('unittest')\n",
+        "message = ('tests' 'passed')\n",
+        'def f():\n    """\n    >>> f()  # doctest: +ELLIPSIS\n    3\n    """\n',
+        "@pytest.mark.parametrize('n', range(3))\ndef test_y(n):\n    pass\n",
+        "@pytest.mark.parametrize('n', [x for x in (1, 2)])\ndef test_y(n):\n    pass\n",
+        "@pytest.fixture(params=[1] * 2)\ndef each(request):\n    pass\n",
+        "for name in [print]:\n    pass\n",
+        "with open('x') as handle:\n    pass\n",
+        "(limit := 3)\n",
+        "def setup():\n    global LIMIT\n    LIMIT = 3\n",
+        "@pytest.mark.slow\ndef test_y():\n    pass\n",
+        "import time\nSTARTED = time.perf_counter\n",
+        "import random\nrng = random.Random(1729)\n",
+    ],
+)
+def test_near_misses_of_the_third_attack_pass_pass(source):
+    assert found({}, {"tests/conftest.py": IMPORTS + source}) == []
+
+
+def test_replacing_the_clock_in_a_test_module_is_the_test_s_own_business():
+    """A test module's monkeypatch of time.time lasts one test, and is how tests
+    freeze the clock; a conftest's reaches every module, the oracle's too."""
+    source = IMPORTS + "def test_y(monkeypatch):\n    monkeypatch.setattr('time.time', lambda: 0)\n"
+    assert added(source) == []
+    assert [f.split(": ")[1] for f in found({}, {"tests/conftest.py": source})] == [
+        "oracle-patched"
+    ]
+
+
+def test_a_skipped_doctest_example_in_a_doctest_file_fires():
+    skipped = ">>> 1 + 1  # doctest: +SKIP\n3\n"
+    assert found({}, {"tests/test_notes.txt": skipped}) == [
+        "tests/test_notes.txt:1: skip-added: doctest directive +SKIP on '1 + 1': a skipped "
+        "example scores as a pass"
+    ]
+    assert found({}, {"tests/test_notes.txt": ">>> 1 + 1  # doctest: +ELLIPSIS\n2\n"}) == []
+    assert found({"tests/test_notes.txt": skipped}, {"tests/test_notes.txt": "\n" + skipped}) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("time.clock_gettime(time.CLOCK_REALTIME)", "time.clock_gettime reads the wall clock"),
+        (
+            "asyncio.open_connection('h', 1)",
+            "calls asyncio.open_connection in test_y, which reaches",
+        ),
+        ("open('/dev/urandom', 'rb').read(8)", "reads /dev/urandom in test_y"),
+    ],
+)
+def test_the_third_pass_hermetic_holes_fire(source, expected):
+    text = f"import asyncio, time\n\n\ndef test_y():\n    {source}\n"
+    (finding,) = added(text, P)
+    assert f"non-hermetic: {expected}" in finding
+    assert added(text, X) == []  # near miss: outside the hermetic paths
+
+
+@pytest.mark.parametrize(
+    ("source", "codes"),
+    [
+        # a filter outside any scope, and one after the scope ends, still count
+        ("def test_y():\n    warnings.simplefilter('ignore')\n", ["runner-options"]),
+        (
+            "def test_y():\n    with warnings.catch_warnings():\n        pass\n"
+            "    warnings.simplefilter('ignore')\n",
+            ["runner-options"],
+        ),
+        # a report's outcome written
+        (
+            "def pytest_runtest_logreport(report):\n    report.outcome = 'passed'\n",
+            ["outcome-changed"] * 2,
+        ),
+        ("def f(rep):\n    setattr(rep, 'outcome', 'passed')\n", ["outcome-changed"]),
+    ],
+)
+def test_precision_near_misses_have_their_attacks(source, codes):
+    findings = added(IMPORTS + source)
+    assert sorted(f.split(": ")[1] for f in findings) == sorted(codes), findings
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # issue 31's precision: a filter inside catch_warnings(record=True) is undone when it ends
+        "def test_y():\n    with warnings.catch_warnings(record=True) as seen:\n"
+        "        warnings.simplefilter('always')\n        run()\n    assert seen\n",
+        "def test_y():\n    with pytest.warns(UserWarning):\n        warnings.simplefilter('always')\n",
+        # a project's own attribute called outcome
+        "class Game:\n    def end(self):\n        self.outcome = 'won'\n",
+        "def test_y(game):\n    game.outcome = 'lost'\n    setattr(game, 'outcome', 'won')\n",
+    ],
+)
+def test_precision_near_misses_pass(source):
+    assert added(IMPORTS + source) == []
+
+
+def test_a_framework_s_own_tests_of_itself_are_no_finding():
+    """issue 31: in pluggy's repository, pluggy is the code under test; a change
+    that adds the package is no way to make it so (the base decides)."""
+    own = {"src/pluggy/__init__.py": "", "src/pluggy/_result.py": "X = 1\n"}
+    test = code(
+        "import pluggy",
+        "def test_wrapper(monkeypatch):",
+        "    monkeypatch.setattr(pluggy, 'HookimplMarker', object)",
+        "    def wrapper(outcome):",
+        "        outcome.force_result(3)",
+    )
+    assert found(own, {**own, X: test}) == []
+    assert sorted(f.split(": ")[1] for f in found({}, {**own, X: test})) == [
+        "outcome-changed",
+        "outcome-changed",
+    ]
+
+
+def test_dropping_strict_flags_a_strict_setting_keeps_is_no_finding():
+    """issue 31: pytest 9's strict = true in place of --strict-markers and --strict-config."""
+    before = {
+        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = ["--strict-markers", "--strict-config"]\n'
+    }
+    after = {"pyproject.toml": "[tool.pytest]\nstrict = true\n"}
+    assert found(before, after) == []
+    dropped = {"pyproject.toml": "[tool.pytest]\naddopts = []\n"}
+    assert [f.split(": ")[1] for f in found(before, dropped)] == ["runner-options"] * 2
+
+
 def _every_source():
     """Each source the tables above judge, and those of the honest near misses."""
     sources = [source for source, _ in RULES + NON_HERMETIC]
-    sources += [IMPORTS + source for source, _ in SECOND_PASS]
+    sources += [IMPORTS + source for source, _ in SECOND_PASS + THIRD_PASS]
     honest = (
         test_honest_test_code_passes,
         test_near_misses_of_what_the_attack_pass_found_pass,
         test_near_misses_of_the_second_attack_pass_pass,
+        test_near_misses_of_the_third_attack_pass_pass,
     )
     for test in honest:
         (values,) = [m.args[1] for m in test.pytestmark if m.name == "parametrize"]
@@ -1953,9 +2302,10 @@ def test_the_prefilter_never_changes_what_a_full_reading_finds(source):
         )
 
     data = source.encode()
-    reader = python._Reader("tests", False, oracle_of)
+    reader = python.Reader("tests", False, oracle_of)
     reader.read(__import__("ast").parse(data))
-    assert python.marks(data, "tests", False, oracle_of) == reader.marks
+    full = reader.marks + python.doctest_skips(data)
+    assert python.marks(data, "tests", False, oracle_of) == full
 
 
 def test_system_exit_in_a_test_modules_function_is_a_failure_not_an_exit():

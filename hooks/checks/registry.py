@@ -349,8 +349,9 @@ TEST_TAMPER = Check(
     codes=(
         CodeDoc(
             "skip-added",
-            "the change adds a skip or xfail to test code: a pytest or unittest skip marker, a "
-            "skip, xfail or importorskip call, raise SkipTest, or __test__ = False",
+            "the change adds a skip, xfail or rerun to test code: a pytest or unittest skip "
+            "marker, a flaky/rerun marker, a skip, xfail or importorskip call, raise SkipTest, "
+            "__test__ = False, an empty parameter set, or a doctest +SKIP directive",
             "make the test pass, or leave it failing; excluding a test is the owners' decision, "
             "recorded in the freeze file the scoring harness reads, never a skip in the test",
             "tests/test_pricing.py:12: skip-added: @pytest.mark.skip on test_discount: a "
@@ -359,7 +360,8 @@ TEST_TAMPER = Check(
         CodeDoc(
             "collection-changed",
             "the change adds a collection hook (pytest_collection_modifyitems, "
-            "pytest_ignore_collect, ...), collect_ignore, or a pytest_plugins entry",
+            "pytest_ignore_collect, ...), collect_ignore, a pytest_plugins entry, or loads, "
+            "unregisters or blocks a plugin through the plugin manager",
             "drop it: which tests run is the owners' choice; test-tamper judges owners too, so "
             "one who wants the hook first lists its file in tamper.allow (rule "
             "collection-changed), in a contract change of its own",
@@ -370,7 +372,8 @@ TEST_TAMPER = Check(
             "outcome-changed",
             "the change adds a hook that can change a test's outcome or the run's "
             "(pytest_runtest_*, pytest_report_teststatus, pytest_sessionfinish, ...), or "
-            "assigns session.exitstatus or testsfailed",
+            "assigns session.exitstatus or testsfailed, or replaces the function a collected "
+            "test runs (item.obj)",
             "drop it; a reporting plugin an owner wants is first listed in tamper.allow (rule "
             "outcome-changed), in a contract change of its own",
             "tests/conftest.py:8: outcome-changed: defines pytest_runtest_makereport: it can "
@@ -390,7 +393,8 @@ TEST_TAMPER = Check(
             "oracle-patched",
             "test code the change adds patches the oracle: assigns to or setattr()s a name "
             "imported from the oracle's paths, monkeypatches or mocks it, rebinds a name "
-            "imported from it, or overrides builtins",
+            "imported from it, overrides builtins, or (in a conftest) replaces what time, "
+            "random, datetime, uuid or secrets give every module",
             "patch the code under test, never the oracle that judges it",
             "tests/test_pricing.py:9: oracle-patched: monkeypatch.setattr on "
             "oracle.invariants.check in test_total, which the contract protects ('oracle/**')",
@@ -418,7 +422,7 @@ TEST_TAMPER = Check(
         CodeDoc(
             "non-hermetic",
             "test code the change adds in a hermetic path reads the wall clock, unseeded "
-            "entropy or the network",
+            "entropy (/dev/urandom among it) or the network (asyncio's connections among it)",
             "use the seam the finding names: a fake clock fixture, committed seeds "
             "(random.Random(SEED)), or a recorded transport",
             "properties/test_retry.py:7: non-hermetic: datetime.datetime.now reads the wall "
@@ -442,6 +446,69 @@ TEST_TAMPER = Check(
             "commit the test as plain Python source that parses; the runner would fail on it "
             "anyway",
             "tests/test_io.py:4: test-unparsable: does not parse: invalid syntax (column 12)",
+        ),
+        CodeDoc(
+            "startup-file",
+            "the change adds or modifies, anywhere in the tree, a file the interpreter or pytest "
+            "runs or loads at start-up from any folder on sys.path: sitecustomize.py, "
+            "usercustomize.py, a .pth file, or a .dist-info or .egg-info folder's "
+            "entry_points.txt (pytest11 plugins load from it)",
+            "remove it: code under test never needs one; an installed package's metadata is "
+            "built by the installer, never committed. An owner who does lists the path in "
+            "tamper.allow (rule startup-file), in a contract change of its own",
+            "src/sitecustomize.py:1: startup-file: sitecustomize.py runs at every interpreter "
+            "start with its folder on sys.path: it can set PYTEST_ADDOPTS, patch modules or "
+            "exit before a test runs",
+        ),
+        CodeDoc(
+            "source-reaches-runner",
+            "a Python file the change adds or modifies outside the scoring tree (the code under "
+            "test) imports pytest, _pytest, pluggy or unittest's internals, walks the call "
+            "stack (sys._getframe, inspect.stack, ...) or names PYTEST_CURRENT_TEST",
+            "the code under test computes its answer without knowing it is tested; a pytest "
+            "plugin the project ships is listed in tamper.allow (rule source-reaches-runner) "
+            "by an owner, in a contract change of its own",
+            "src/pricing.py:3: source-reaches-runner: imports _pytest.runner: code under test "
+            "that reaches the test runner can change how its tests run or score",
+        ),
+        CodeDoc(
+            "oracle-read",
+            "a Python file the change adds or modifies outside the scoring tree names a path "
+            "the contract protects, or one in the scoring tree, as a string",
+            "compute the answer; never read the oracle's files or the tests from the code under "
+            "test",
+            "src/pricing.py:8: oracle-read: names 'tests/expected.json', which lies in the "
+            "scoring tree (tamper.paths): code under test that reads the oracle or the tests "
+            "can answer them instead of computing",
+        ),
+        CodeDoc(
+            "constant-equality",
+            "a class in a Python file the change adds or modifies outside the scoring tree has "
+            "an __eq__ or __ne__ that returns a constant True or False",
+            "compare the values: an object equal to everything passes every assertEqual",
+            "src/pricing.py:12: constant-equality: Price.__eq__ returns True whatever it is "
+            "compared with: an assertion of equality on it passes without checking anything",
+        ),
+        CodeDoc(
+            "test-removed",
+            "a test, helper or fixture the base holds under tamper.frozen_tests (or a conftest "
+            "fixture its tests request) is gone from the candidate, and not moved unchanged "
+            "to another file of the change",
+            "put it back: existing tests are oracle; add a new test beside it instead. An "
+            "owner who retires one does it in a change of their own, or lists the path in "
+            "tamper.allow (rule test-removed)",
+            "tests/test_pricing.py:12: test-removed: the test test_discount is gone: an "
+            "existing test is oracle (tamper.frozen_tests); add a new test instead",
+        ),
+        CodeDoc(
+            "test-changed",
+            "a test, helper or fixture the base holds under tamper.frozen_tests (or a conftest "
+            "fixture its tests request) has other code or decorators at the candidate, "
+            "compared on its syntax (formatting and comments do not count)",
+            "restore it as it was: an expected value or an assertion is the oracle's; add a "
+            "new test for the new behaviour instead",
+            "tests/test_pricing.py:12: test-changed: the test test_discount is changed: an "
+            "existing test is oracle (tamper.frozen_tests); add a new test instead",
         ),
         CodeDoc(
             "frozen-skipped",

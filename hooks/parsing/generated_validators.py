@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict
 
 # the SHA-256 of each schema file this was generated from
 SOURCES = {
-    "contract.schema.json": "8a76ff2ed2a7adfc84219f4dbaa242027854272e22a36a43a3246516642ff2c3",
+    "contract.schema.json": "f7f298eaf6ea612a8e9d8ae65202ca4a9b9753e93b9a3eb621781a49055c736a",
     "corpus-line.schema.json": "b4b67d90ad6cb59a9454cc1a89c8c91bc48abec45c0e5c5fd5f507356946364b",
     "fixtures-lock.schema.json": "1076beb6ed5a10ac8e8db703c5d7f7eea62aaf49828b645e51338fe23519769f",
     "flake-budget.schema.json": "af053ab39a67fd560cfe6dff1b7b7f68698c59d7ec6e64892359e41d2a98403f",
@@ -799,6 +799,13 @@ def _contract_properties_tamper_properties_hermetic(x: Any) -> bool:
     return True
 
 
+def _contract_properties_tamper_properties_frozen_tests(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/tamper/properties/frozen_tests
+    if not _contract_defs_patterns(x):
+        return False
+    return True
+
+
 def _contract_properties_tamper_properties_allow(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/tamper/properties/allow
     if not (isinstance(x, list)):
@@ -1350,7 +1357,7 @@ def _contract_defs_patterns_items(x: Any) -> bool:
 
 def _contract_properties_tamper_properties_allow_items_properties_rule(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/tamper/properties/allow/items/properties/rule
-    if not (isinstance(x, str) and x in ("collection-changed", "dynamic-code", "frozen-skipped", "module-shadowed", "non-hermetic", "oracle-patched", "outcome-changed", "process-exit", "runner-options", "skip-added", "test-unparsable",)):
+    if not (isinstance(x, str) and x in ("collection-changed", "constant-equality", "dynamic-code", "frozen-skipped", "module-shadowed", "non-hermetic", "oracle-patched", "oracle-read", "outcome-changed", "process-exit", "runner-options", "skip-added", "source-reaches-runner", "startup-file", "test-changed", "test-removed", "test-unparsable",)):
         return False
     return True
 
@@ -1504,6 +1511,7 @@ _PROPERTIES_7: Dict[str, Callable[[Any], bool]] = {
 _PROPERTIES_8: Dict[str, Callable[[Any], bool]] = {
     "paths": _contract_properties_tamper_properties_paths,
     "hermetic": _contract_properties_tamper_properties_hermetic,
+    "frozen_tests": _contract_properties_tamper_properties_frozen_tests,
     "allow": _contract_properties_tamper_properties_allow,
 }
 

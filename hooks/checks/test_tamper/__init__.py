@@ -13,10 +13,13 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
-from oracle_guard.checks.test_tamper import options
+from oracle_guard.checks.test_tamper import moves, options
 from oracle_guard.checks.test_tamper.marks import Mark, new_marks, package_of
+from oracle_guard.checks.test_tamper.names import FRAMEWORKS
+from oracle_guard.checks.test_tamper.startup import start_up_file
+from oracle_guard.checks.test_tamper.stdlib import STDLIB_MODULES
 from oracle_guard.contract import Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry
@@ -37,6 +40,7 @@ class Scope(NamedTuple):
     oracle: PatternSet  # the files the contract protects: the oracle's code among them
     oracle_patterns: Tuple[str, ...]
     limit: int
+    frozen: Optional[PatternSet] = None  # tamper.frozen_tests: existing tests are oracle
 
     @classmethod
     def of(cls, contract: Contract) -> Scope:
@@ -50,6 +54,7 @@ class Scope(NamedTuple):
             PatternSet(protected),
             tuple(protected),
             contract.limit("test_bytes"),
+            PatternSet(section["frozen_tests"]) if "frozen_tests" in section else None,
         )
 
     def is_python(self, path: str) -> bool:
@@ -79,6 +84,13 @@ def check(
 ) -> List[Finding]:
     scope = Scope.of(contract)
     reader = _Reader(scope)
+    # the frameworks the repository is itself, as the base holds them: a change
+    # cannot make one its own
+    reader.own = frozenset(
+        name
+        for name in FRAMEWORKS
+        if any(base.entry(f"{top}{name}/__init__.py") for top in ("", "src/"))
+    )
     found: List[Tuple[str, Mark]] = []
     changed = changes(base, candidate)
     gone = {
@@ -86,11 +98,21 @@ def check(
         for path, before, after in changed
         if after is None and before is not None and before.is_regular and scope.is_python(path)
     }
+    tests: List[Tuple[str, Mark]] = []  # test code's new marks
     for path, before, after in changed:
         if after is None:
             if before is not None and before.is_regular and options.is_config(path):
                 # a deleted configuration drops every option it set
                 found += [(path, m) for m in _config_marks(path, before, None, base, scope)]
+            continue
+        startup = start_up_file(path, after, candidate, scope.limit)
+        if startup is not None:
+            found.append((path, startup))
+            continue
+        if _is_source(path, after, scope):
+            found += [
+                (path, m) for m in _source_marks(path, before, after, base, candidate, reader)
+            ]
             continue
         is_config = options.is_config(path)
         compiled = path.lower().endswith(COMPILED)  # runs from anywhere a module is found
@@ -127,10 +149,25 @@ def check(
             # whatever the change wrote cannot be read, though the base's could not either
             found += [(path, m) for m in unjudged]
             continue
-        found += [(path, m) for m in new_marks(old_marks, marks)]
+        for mark in new_marks(old_marks, marks):
+            tests.append((path, mark))
+    found += moves.skips_moved_dropped(
+        tests, changed, base, candidate, scope.is_python, reader.marks
+    )
     found += _frozen_skipped(contract, candidate, scope, reader)
+    if scope.frozen is not None:
+        from oracle_guard.checks.test_tamper import frozen  # cold: only with frozen_tests
+
+        found += frozen.marks(scope.frozen, base, candidate, scope.limit)
     return [
-        Finding(HOOK, mark.rule, path, mark.message, mark.line, _severity(mark.rule))
+        Finding(
+            HOOK,
+            mark.rule,
+            path,
+            mark.message,
+            mark.line,
+            _severity(mark.rule),
+        )
         for path, mark in found
         if not scope.allowed(mark.rule, path)
     ]
@@ -172,6 +209,10 @@ def _shadowing(path: str, candidate: Snapshot, reader: _Reader) -> List[Mark]:
         if names[-1] == "conftest":
             continue  # pytest imports each conftest.py by its own path
         real = reader.module_file(candidate, module)
+        if real is None and len(names) == 1:
+            installed = _installed_shadowed(module, folder, candidate, reader)
+            if installed is not None:
+                return [installed]
         if real is None or real == path or reader.scope.tree(real):
             continue
         pattern = reader.oracle_of(module)
@@ -191,6 +232,72 @@ def _shadowing(path: str, candidate: Snapshot, reader: _Reader) -> List[Mark]:
             )
         ]
     return []
+
+
+def _installed_shadowed(
+    module: str, folder: str, candidate: Snapshot, reader: _Reader
+) -> Optional[Mark]:
+    """A new top-level module named as a standard-library module, or as one the
+    oracle's Python files import that the tree does not hold (an installed one):
+    with the folder first on sys.path, every module that imports it gets this file."""
+    if module in STDLIB_MODULES:
+        whose = "a standard-library module"
+    elif module in reader.oracle_imports(candidate):
+        whose = "an installed module the oracle's code imports"
+    else:
+        return None
+    return Mark(
+        "module-shadowed",
+        1,
+        f"shadows {module}",
+        "",
+        f"shadows {module}, {whose}: with {folder}/ on sys.path, importing {module} gets this "
+        "file, in the code under test and the oracle too",
+    )
+
+
+def _is_source(path: str, entry: Entry, scope: Scope) -> bool:
+    """Python the code under test is written in: outside the scoring tree, and no
+    test module or conftest (those get the test reading)."""
+    return (
+        path.lower().endswith(".py")
+        and entry.is_regular
+        and not scope.is_python(path)
+        and not options.is_config(path)
+    )
+
+
+def _source_marks(
+    path: str,
+    before: Optional[Entry],
+    after: Entry,
+    base: Snapshot,
+    candidate: Snapshot,
+    reader: _Reader,
+) -> List[Mark]:
+    """The source-side marks (source.py) the candidate's file holds beyond the base's."""
+    from oracle_guard.checks.test_tamper import source  # cold: a changed source file
+
+    scope = reader.scope
+
+    def protected(text: str) -> Optional[str]:
+        pattern = scope.oracle.first_match(text)
+        if pattern is not None:
+            return f"the contract protects ({pattern!r})"
+        return "lies in the scoring tree (tamper.paths)" if scope.tree(text) else None
+
+    def read(snapshot: Snapshot, entry: Entry) -> List[Mark]:
+        try:
+            data = snapshot.read(path, scope.limit)
+        except BlobTooLarge as exc:
+            return [_too_large(exc, scope)]
+        return source.marks(data, package_of(path), reader.oracle_of, protected)
+
+    new = read(candidate, after)
+    if not new:
+        return []
+    old = read(base, before) if before is not None and before.is_regular else []
+    return new_marks(old, new)
 
 
 def _severity(rule: str) -> str:
@@ -253,9 +360,15 @@ def _config_marks(
             old = base.read(path, scope.limit)
         except BlobTooLarge:
             old = None  # judged as new: every option it sets counts
-    return options.changed_options(
+    marks = options.changed_options(
         path, old, data, replaces=lambda: _replaces_a_configuration(path, base, scope)
     )
+    replacing = any(mark.subject.startswith("configuration file") for mark in marks)
+    if candidate is not None and before is None and not replacing:
+        from oracle_guard.checks.test_tamper import rootdir  # cold: a new configuration file
+
+        marks += rootdir.moved(path, data, base, candidate, scope.limit)
+    return marks
 
 
 def _replaces_a_configuration(path: str, base: Snapshot, scope: Scope) -> bool:
@@ -286,6 +399,8 @@ class _Reader:
         self.scope = scope
         self._oracle: Dict[str, Optional[str]] = {}
         self._texts: Dict[str, Optional[bytes]] = {}
+        self._oracle_imports: Optional[FrozenSet[str]] = None
+        self.own: FrozenSet[str] = frozenset()  # the frameworks the repository is itself
 
     def oracle_of(self, module: str) -> Optional[str]:
         if module not in self._oracle:
@@ -305,7 +420,29 @@ class _Reader:
 
         source = python.doctest_source(data)
         hermetic = self.scope.hermetic.matches(path)
-        return python.marks(source, package_of(path), hermetic, self.oracle_of)
+        found = python.marks(source, package_of(path), hermetic, self.oracle_of)
+        return found + python.doctest_skips(data)
+
+    def oracle_imports(self, snapshot: Snapshot) -> FrozenSet[str]:
+        """The top-level modules the oracle's Python files import by absolute name."""
+        if self._oracle_imports is None:
+            import ast  # cold work: only for a new top-level module in the tree
+
+            names: Set[str] = set()
+            for path in snapshot.select(self.scope.oracle):
+                if not path.endswith(".py"):
+                    continue
+                try:
+                    tree = ast.parse(snapshot.read(path, self.scope.limit))
+                except (BlobTooLarge, SyntaxError, ValueError, RecursionError, MemoryError):
+                    continue  # an oracle file that cannot be read imports nothing seen here
+                for node in ast.walk(tree):
+                    if isinstance(node, ast.Import):
+                        names.update(alias.name.split(".")[0] for alias in node.names)
+                    elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                        names.add(node.module.split(".")[0])
+            self._oracle_imports = frozenset(names)
+        return self._oracle_imports
 
     def module_file(self, snapshot: Snapshot, module: str) -> Optional[str]:
         """The file the snapshot holds for a module (or its package's __init__)."""
@@ -329,6 +466,7 @@ class _Reader:
         conftest = path.rpartition("/")[2].lower() == "conftest.py"
         made_of = json.dumps(
             [package, hermetic, conftest, self.scope.oracle_patterns, self.scope.limit]
+            + sorted(self.own)
         )
         key = f"{entry.oid}:{hashlib.sha256(made_of.encode()).hexdigest()}"
         cache = snapshot.cache
@@ -343,7 +481,7 @@ class _Reader:
             from oracle_guard.checks.test_tamper import python  # the ast reader: cold work only
 
             self._texts[entry.oid] = data
-            found = python.marks(data, package, hermetic, self.oracle_of, conftest)
+            found = python.marks(data, package, hermetic, self.oracle_of, conftest, self.own)
         cache.put("tamper", key, [list(mark) for mark in found])
         return found
 

@@ -25,16 +25,13 @@ So the nearest of these files decides for the runs under its folder: a new one
 in ``tests/`` replaces the root's configuration for ``pytest tests/``, which is a
 mark of its own ("replaces the project's pytest configuration").
 
-INI files are read with :mod:`configparser` set up as pytest's iniconfig reads
-them: no interpolation, case-sensitive keys, ``=`` or ``:`` after a key, ``#``
-and ``;`` start comment lines (never inline comments: ``addopts = -v # x`` holds
-``#`` and ``x``, as pytest reads it), indented lines continue a value (blank and
-comment lines between do not end it), lines split as str.splitlines splits
-them, a leading byte-order mark dropped, duplicate sections and keys an error,
-and ``[DEFAULT]`` a section like any other. Divergences, all on files pytest
-rejects: configparser takes an indented key or section header as one where
-iniconfig calls it a continuation of nothing (an error), and an empty ``[]`` is
-an unexpected line to configparser and an empty section name to iniconfig.
+INI files are read with iniconfig, the library pytest reads them with, called as
+pytest calls it (``IniConfig(path)``: no inline comments stripped from values, so
+``addopts = -v # x`` holds ``#`` and ``x``; a section header cut at its first
+``#`` or ``;``, so ``[pytest] ;]`` is ``[pytest]``). Duplicate sections and keys,
+a line before any header and a continuation of nothing are its errors, and so
+ours.
+
 TOML is read with tomllib (tomli before 3.11), as pytest reads it; both parsers
 are imported only when a file is judged.
 """
@@ -48,6 +45,16 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tu
 
 from oracle_guard.checks.test_tamper import arguments
 from oracle_guard.checks.test_tamper.marks import Mark
+from oracle_guard.checks.test_tamper.option_tables import (
+    _ALIASES,
+    _EFFECTS,
+    _HARMLESS,
+    _LOOSENS,
+    _STRICT_PARTS,
+    _TYPES,
+    UNKNOWN,
+)
+from oracle_guard.checks.test_tamper.toml_lines import toml_lines as _toml_lines
 
 # The files pytest reads its options from, by name, wherever they are: a
 # pytest.ini in tests/ is the configuration of `pytest tests/`.
@@ -69,113 +76,6 @@ UNPARSABLE = "test-unparsable"
 def is_config(path: str) -> bool:
     # a case-insensitive checkout (macOS, Windows) finds PYTEST.INI as pytest.ini
     return path.rpartition("/")[2].lower() in CONFIG_NAMES
-
-
-# -- the settings pytest knows -------------------------------------------------
-
-# Each setting's type, as pytest registers it (`pytest --help`, 9.x), and the
-# common plugins' that the rules below name. In native TOML the list types take
-# a list of strings, "bool" a boolean and "str" a string; the rest take any scalar.
-_TYPES: Dict[str, str] = {
-    "addopts": "args",
-    "testpaths": "args",
-    "norecursedirs": "args",
-    "python_files": "args",
-    "python_classes": "args",
-    "python_functions": "args",
-    "usefixtures": "args",
-    "required_plugins": "args",
-    "doctest_optionflags": "args",
-    "pythonpath": "paths",
-    "markers": "linelist",
-    "filterwarnings": "linelist",
-    "strict": "bool",
-    "strict_config": "bool",
-    "strict_markers": "bool",
-    "strict_xfail": "bool",
-    "strict_parametrization_ids": "bool",
-    "collect_imported_tests": "bool",
-    "consider_namespace_packages": "bool",
-    "disable_test_id_escaping_and_forfeit_all_rights_to_community_support": "bool",
-    "enable_assertion_pass_hook": "bool",
-    "faulthandler_exit_on_timeout": "bool",
-    "junit_log_passing_tests": "bool",
-    "log_cli": "bool",
-    "minversion": "str",
-    "cache_dir": "str",
-    "empty_parameter_set_mark": "str",
-    "console_output_style": "str",
-    "parametrize_long_str_id_strategy": "str",
-    "assertion_text_diff_style": "str",
-    "tmp_path_retention_policy": "str",
-    "junit_suite_name": "str",
-    "junit_logging": "str",
-    "junit_duration_report": "str",
-    "junit_family": "str",
-    "doctest_encoding": "str",
-    "log_format": "str",
-    "log_date_format": "str",
-    "log_cli_format": "str",
-    "log_cli_date_format": "str",
-    "log_file": "str",
-    "log_file_mode": "str",
-    "log_file_format": "str",
-    "log_file_date_format": "str",
-}
-_ALIASES = {"xfail_strict": "strict_xfail"}  # pytest 9's old name; the canonical one wins
-
-# Settings that only report, name markers, or make a run fail sooner or louder:
-# changing them never makes a failing suite pass or run fewer tests.
-_HARMLESS = frozenset(
-    (
-        "markers minversion console_output_style assertion_text_diff_style "
-        "truncation_limit_lines truncation_limit_chars verbosity_assertions "
-        "verbosity_test_cases verbosity_subtests junit_suite_name junit_logging "
-        "junit_log_passing_tests junit_duration_report junit_family log_format "
-        "log_date_format log_cli log_cli_level log_cli_format log_cli_date_format log_file "
-        "log_file_mode log_file_level log_file_format log_file_date_format log_auto_indent "
-        "tmp_path_retention_count tmp_path_retention_policy faulthandler_timeout "
-        "faulthandler_exit_on_timeout enable_assertion_pass_hook doctest_encoding "
-        "asyncio_default_fixture_loop_scope asyncio_default_test_loop_scope"
-    ).split()
-)
-
-COLLECTS = arguments.COLLECTS
-_EFFECTS: Dict[str, str] = {
-    "testpaths": COLLECTS,
-    "python_files": COLLECTS,
-    "python_classes": COLLECTS,
-    "python_functions": COLLECTS,
-    "collect_imported_tests": COLLECTS,
-    "norecursedirs": "it changes which folders are searched for tests",
-    "consider_namespace_packages": "it changes how test modules are imported",
-    "pythonpath": "it can shadow the oracle's modules",
-    "usefixtures": "it runs a fixture in every test",
-    "empty_parameter_set_mark": "it changes the outcome of tests with no parameters",
-    "cache_dir": "it moves pytest's cache, which holds the --lf and --sw state",
-    "log_level": "it changes which log records tests capture",
-    "doctest_optionflags": "it changes how doctests compare their output",
-    "max_warnings": "it changes how many warnings fail the run",
-    "parametrize_long_str_id_strategy": "it changes the test ids",
-    "disable_test_id_escaping_and_forfeit_all_rights_to_community_support": (
-        "it changes the test ids"
-    ),
-    "timeout": "it changes the per-test timeout",
-    "session_timeout": "it changes the run's timeout",
-    "asyncio_mode": "it changes which async tests run",
-}
-UNKNOWN = "a setting oracle-guard does not know; an owner sets runner options"
-
-# Booleans that make a run stricter when true: only turning one off is a mark.
-# `strict` turns the other four on where they are not set.
-_STRICT_PARTS = ("strict_config", "strict_markers", "strict_xfail", "strict_parametrization_ids")
-_LOOSENS: Dict[str, str] = {
-    "strict": "it turns pytest's strictness options off",
-    "strict_config": "unknown settings stop being errors",
-    "strict_markers": "unregistered markers stop being errors",
-    "strict_xfail": "an xfail test that passes no longer fails the run",
-    "strict_parametrization_ids": "duplicate parametrize ids stop being errors",
-}
 
 
 # -- loading -----------------------------------------------------------------
@@ -307,84 +207,24 @@ def _settings(
 
 
 def _load_ini(name: str, data: bytes) -> Config:
-    import configparser
-
-    class Parser(configparser.ConfigParser):
-        def optionxform(self, optionstr: str) -> str:
-            return optionstr  # pytest's keys are case-sensitive
+    import iniconfig  # pytest's own INI reader, as _pytest/config/findpaths.py calls it
 
     text = _decode(data, "INI")
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.splitlines(True)
-    parser = Parser(
-        interpolation=None,
-        strict=True,
-        empty_lines_in_values=True,
-        default_section="\x00",  # [DEFAULT] is a plain section to iniconfig
-        comment_prefixes=("#", ";"),
-        inline_comment_prefixes=None,
-        delimiters=("=", ":"),
-    )
     try:
-        parser.read_file(lines, source=name)
-    except configparser.Error as exc:
-        raise _ini_error(exc, lines) from None
+        parsed = iniconfig.IniConfig(name, data=text)
+    except iniconfig.ParseError as exc:
+        line = exc.lineno + 1
+        raise Unloadable(f"does not load as INI: {exc.msg} (line {line})", line) from None
     section = "tool:pytest" if name == "setup.cfg" else "pytest"
     scope = f"[{section}]"
-    where = _ini_lines(lines)
-    header = where.get((section, None), 0)
-    if not parser.has_section(section):
+    if section not in parsed:
         return Config(scope, 0, {}, counts=name in _DEDICATED)
+    header = parsed.lineof(section) or 0
     items = [
-        (key, value, where.get((section, key), header or 1))
-        for key, value in parser.items(section, raw=True)
+        (key, value, parsed.lineof(section, key) or header or 1)
+        for key, value in parsed[section].items()
     ]
     return Config(scope, header, _settings(items, False, scope), counts=True)
-
-
-def _ini_error(exc: Exception, lines: List[str]) -> Unloadable:
-    import configparser
-
-    line: Optional[int] = getattr(exc, "lineno", None)
-    if isinstance(exc, configparser.DuplicateOptionError):
-        detail = f"{exc.option} appears twice in [{exc.section}]"
-    elif isinstance(exc, configparser.DuplicateSectionError):
-        detail = f"section [{exc.section}] appears twice"
-    elif isinstance(exc, configparser.MissingSectionHeaderError):
-        detail = f"a line before any [section] header: {exc.line.strip()!r}"
-    elif isinstance(exc, configparser.ParsingError) and exc.errors:
-        line = exc.errors[0][0]
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
-        detail = f"unexpected line {text.strip()!r}"
-    else:  # pragma: no cover - every error read_file raises is one of the above
-        detail = str(exc).splitlines()[0]
-    where = f" (line {line})" if line else ""
-    return Unloadable(f"does not load as INI: {detail}{where}", line)
-
-
-_SECTION = re.compile(r"\[(?P<header>.+)\]")
-_OPTION = re.compile(r"(?P<option>.*?)\s*[=:]")
-
-
-def _ini_lines(lines: List[str]) -> Dict[Tuple[str, Optional[str]], int]:
-    """The line of each section header (section, None) and each key (section,
-    key), in a file configparser has read: a header or key starts a line."""
-    out: Dict[Tuple[str, Optional[str]], int] = {}
-    section: Optional[str] = None
-    for number, line in enumerate(lines, 1):
-        stripped = line.strip()
-        if not stripped or stripped[0] in "#;" or line[0].isspace():
-            continue
-        header = _SECTION.match(stripped)
-        if header:
-            section = header.group("header")
-            out.setdefault((section, None), number)
-            continue
-        option = _OPTION.match(stripped)
-        if option and section is not None:
-            out.setdefault((section, option.group("option").rstrip()), number)
-    return out
 
 
 def _toml_module() -> Any:
@@ -479,101 +319,6 @@ def _toml_error(message: str, text: str) -> Unloadable:
         line = max(1, len(text.splitlines()))
         where = "at the end of the file"
     return Unloadable(f"does not load as TOML: {found.group('message')} ({where})", line)
-
-
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def _toml_key(text: str, pos: int) -> Tuple[Optional[Tuple[str, ...]], int]:
-    """The dotted key at ``text[pos:]`` and the position after it; None when
-    there is none."""
-    parts: List[str] = []
-    while True:
-        while pos < len(text) and text[pos] in " \t":
-            pos += 1
-        if pos < len(text) and text[pos] in "\"'":
-            quote = text[pos]
-            end = pos + 1
-            while end < len(text) and text[end] != quote:
-                end += 2 if quote == '"' and text[end] == "\\" else 1
-            if end >= len(text):
-                return None, pos
-            parts.append(text[pos + 1 : end])
-            pos = end + 1
-        else:
-            bare = _BARE.match(text, pos)
-            if bare is None:
-                return None, pos
-            parts.append(bare.group())
-            pos = bare.end()
-        while pos < len(text) and text[pos] in " \t":
-            pos += 1
-        if pos < len(text) and text[pos] == ".":
-            pos += 1
-            continue
-        return tuple(parts), pos
-
-
-def _toml_lines(text: str) -> Dict[Tuple[str, ...], int]:
-    """The line each table header and each key starts on, by its full dotted
-    path, in a document tomllib has read (keys inside inline tables are not
-    listed: their line is the one their table's key is on)."""
-    out: Dict[Tuple[str, ...], int] = {}
-    table: Tuple[str, ...] = ()
-    depth = 0  # open [ and { of a value
-    closing = ""  # the delimiter of the multi-line string a line is in
-    for number, line in enumerate(text.splitlines(), 1):
-        pos = 0
-        if closing:
-            end = line.find(closing)
-            if end < 0:
-                continue
-            pos, closing = end + 3, ""
-        elif depth == 0:
-            stripped = line.lstrip()
-            pos = len(line) - len(stripped)
-            if stripped.startswith("["):
-                double = stripped.startswith("[[")
-                path, _ = _toml_key(line, pos + (2 if double else 1))
-                if path is not None:
-                    table = path
-                    out.setdefault(path, number)
-                continue  # a header line holds nothing more than a comment
-            else:
-                path, after = _toml_key(line, pos)
-                if path is None or not line[after:].startswith("="):
-                    continue
-                out.setdefault(table + path, number)
-                pos = after + 1
-        depth, closing = _toml_value_state(line, pos, depth)
-    return out
-
-
-def _toml_value_state(line: str, pos: int, depth: int) -> Tuple[int, str]:
-    """Bracket depth after a value's text ``line[pos:]``, and the delimiter of a
-    multi-line string left open at its end."""
-    while pos < len(line):
-        ch = line[pos]
-        if ch == "#":
-            break
-        if line.startswith(('"""', "'''"), pos):
-            end = line.find(line[pos : pos + 3], pos + 3)
-            if end < 0:
-                return depth, line[pos : pos + 3]
-            pos = end + 3
-            continue
-        if ch in "\"'":
-            end = pos + 1
-            while end < len(line) and line[end] != ch:
-                end += 2 if ch == '"' and line[end] == "\\" else 1
-            pos = end + 1
-            continue
-        if ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth = max(0, depth - 1)
-        pos += 1
-    return depth, ""
 
 
 def _load(name: str, data: bytes) -> Config:
@@ -680,7 +425,7 @@ def _compare(old: Dict[str, Setting], new: Config) -> List[Mark]:
             continue
         line = after.line if after is not None else removed_line
         if key == "addopts":
-            _compare_addopts(before, after, line, mark)
+            _compare_addopts(before, after, line, mark, new.settings)
         elif key == "filterwarnings":
             _compare_filters(before, after, line, mark)
         elif key == "required_plugins":
@@ -795,8 +540,21 @@ def _override_effect(value: str) -> Optional[str]:
     return f"it overrides {written}"
 
 
+# the command-line flags the strictness settings stand for: dropping one the new
+# configuration sets as a setting (pytest 9's strict = true among them) drops nothing
+_STRICT_FLAGS = {
+    "--strict-markers": "strict_markers",
+    "--strict": "strict_markers",
+    "--strict-config": "strict_config",
+}
+
+
 def _compare_addopts(
-    before: Optional[Setting], after: Optional[Setting], line: int, mark: MarkAt
+    before: Optional[Setting],
+    after: Optional[Setting],
+    line: int,
+    mark: MarkAt,
+    settings: Optional[Dict[str, Setting]] = None,
 ) -> None:
     old_args = arguments.parse(before.value if before is not None else ())
     new_args = arguments.parse(after.value if after is not None else ())
@@ -821,6 +579,8 @@ def _compare_addopts(
         dropped[unit] -= 1
         if arg.name == "-o":
             matters = _overridden(arg.value or "")[0] not in _HARMLESS
+        elif arg.name in _STRICT_FLAGS and _strict_value(settings or {}, _STRICT_FLAGS[arg.name]):
+            matters = False  # the configuration keeps it as a setting
         else:
             matters = arguments.drop_matters(arg)
         if matters:

@@ -72,6 +72,7 @@ KEY_NOTES = {
     "tamper": "test-tamper: how the suite collects, runs and scores",
     "tamper.paths": "the tests judged (every conftest.py and pytest config too)",
     "tamper.hermetic": "no wall clock, unseeded entropy or network here",
+    "tamper.frozen_tests": "existing tests are oracle here; new ones may be added",
     "tamper.allow": "owner-approved exceptions: {rule: CODE, path: PATTERN}",
     "authority": "owners: whoever signs with a key listed here",
     "authority.signers": "ssh-keygen allowed signers ('oracle-guard signers')",

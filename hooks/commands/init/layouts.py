@@ -241,14 +241,19 @@ def propose(layout: str, paths: Paths, allow: Optional[Sequence[str]] = None) ->
 
 
 def proposed_tamper(paths: Paths) -> Dict[str, Any]:
-    """test-tamper's section: the test trees that hold a file (else tests/**), and the
-    property tests as hermetic where there are some."""
+    """test-tamper's section: the test trees that hold a file (else tests/**), the
+    property tests as hermetic where there are some, and the test folders found as
+    frozen_tests."""
     section: Dict[str, Any] = {"paths": [p for p in TEST_TREES if paths.match(p)]}
     if not section["paths"]:
         section["paths"] = [DEFAULT_TEST_TREE]
     hermetic = [p for p in HERMETIC if paths.match(p)]
     if hermetic:
         section["hermetic"] = hermetic
+    # the test folders init found: their existing tests are oracle, new ones may be added
+    frozen = [p for p in TEST_TREES if p.endswith("/**") and paths.match(p)]
+    if frozen:
+        section["frozen_tests"] = frozen
     return section
 
 
