@@ -21,7 +21,7 @@ from oracle_guard.commands.check import next_contract_findings
 from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import GitError, ProtocolError, failure
 from oracle_guard.findings import HOOKS, Finding, unique_findings
-from oracle_guard.git.plumbing import Git
+from oracle_guard.git.plumbing import Git, decode_path
 from oracle_guard.judge import judge
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.revisions import caught_up, new_ref_base
@@ -377,11 +377,9 @@ def _oracle_paths(git: Git, contract, default_tip: str, new_commit: str) -> List
         def scoring(path: str) -> bool:
             return scope.tree(path) or scope.is_python(path) or options.is_config(path)
 
-    return [
-        path
-        for path in git.differing_paths(default_tip, new_commit)
-        if write_set.protects(path) or scoring(path)
-    ]
+    # diff_paths: a push to the default branch asked it already for its own change
+    changed, _ = git.diff_paths(default_tip, new_commit)
+    return [path for path in map(decode_path, changed) if write_set.protects(path) or scoring(path)]
 
 
 def _inherited(
