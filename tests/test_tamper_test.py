@@ -31,6 +31,10 @@ tamper:
   paths: ["tests/**"]
   hermetic: ["tests/props/**"]
 """
+# The tables judge under tamper.frozen_tests, where a skip on a test the change
+# adds is still a finding: they show what each form is. Without it such a skip is
+# none (test_a_skip_on_a_test_the_change_adds_*).
+FROZEN_TESTS = CONTRACT + '  frozen_tests: ["tests/**"]\n'
 X = "tests/test_x.py"  # where the tables' code is added
 P = "tests/props/test_p.py"  # the same, in the hermetic path
 
@@ -66,8 +70,8 @@ def report(result):
 
 
 def added(source, path=X):
-    """The findings of a change that adds one file."""
-    return found({}, {path: source})
+    """The findings of a change that adds one file, its tests frozen once landed."""
+    return found({}, {path: source}, FROZEN_TESTS)
 
 
 def at(path, *lines):
@@ -1066,7 +1070,9 @@ def test_a_skip_on_the_class_or_module_covers_its_frozen_tests():
 def test_a_frozen_test_whose_skip_is_new_is_an_error_and_a_warning():
     files = {"freeze.json": freeze_file("tests/test_x.py::test_y")}
     tests = code("import pytest", "@pytest.mark.skip", "def test_y(): pass")
-    assert found(files, {**files, X: tests}, FROZEN) == [
+    frozen_tests = FROZEN.replace(CONTRACT, FROZEN_TESTS)
+    assert found(files, {**files, X: tests}, FROZEN)[1:] == []  # a test the change adds
+    assert found(files, {**files, X: tests}, frozen_tests) == [
         f"{X}:2: frozen-skipped (warning): 'tests/test_x.py::test_y' is frozen in freeze.json, "
         "yet still collected with pytest.mark.skip: exclude it from collection instead",
         f"{X}:2: skip-added: @pytest.mark.skip on test_y: a skipped test scores as a pass",
@@ -1106,9 +1112,16 @@ def test_a_skip_moved_to_another_test_fires():
     assert found({X: SUITE}, {X: moved}) == at(X, "7: " + SKIP_IN.format("test_b"))
 
 
-def test_renaming_the_test_a_marker_sits_on_fires():
+def test_renaming_the_test_a_marker_sits_on_fires_where_the_tests_are_frozen():
     renamed = SUITE.replace("def test_a", "def test_a_renamed")
-    assert found({X: SUITE}, {X: renamed}) == at(X, "4: " + SKIP_IN.format("test_a_renamed"))
+    assert found({X: SUITE}, {X: renamed}, FROZEN_TESTS) == [
+        f"{X}:3: test-removed: the test test_a is gone: an existing test is oracle "
+        "(tamper.frozen_tests); add a new test instead",
+        f"{X}:4: " + SKIP_IN.format("test_a_renamed"),
+    ]
+    # near miss: with the tests writable, the renamed test is one the change adds,
+    # and its skip hides no test the base ran (the change could drop the test)
+    assert found({X: SUITE}, {X: renamed}) == []
 
 
 def test_moving_code_within_the_file_creates_nothing():
@@ -1147,12 +1160,108 @@ def test_a_file_outside_the_paths_is_read_only_when_it_is_a_conftest():
 
 def test_a_file_copied_beside_its_original_is_new():
     copied = {X: SUITE, "tests/test_copy.py": SUITE}
-    assert found({X: SUITE}, copied) == at("tests/test_copy.py", "4: " + SKIP_IN.format("test_a"))
+    assert found({X: SUITE}, copied, FROZEN_TESTS) == at(
+        "tests/test_copy.py", "4: " + SKIP_IN.format("test_a")
+    )
+    assert found({X: SUITE}, copied) == []  # tests the change adds, tests writable
 
 
-def moved_repo():
+NEW_TEST_SKIPS = [
+    code("import pytest", "@pytest.mark.skip", "def test_new(): pass"),
+    code("import pytest", "def test_new():", "    pytest.skip('later')"),
+    code("import pytest", "def test_new():", "    pytest.importorskip('yaml')"),
+    code("import pytest", "@pytest.mark.parametrize('n', [])", "def test_new(n): pass"),
+    code("import pytest", "@pytest.mark.xfail", "class TestNew:", "    def test_m(self): pass"),
+    code(
+        "import sys, pytest",
+        "class TestOld:",
+        "    def test_old(self): pass",
+        "",
+        "    @pytest.mark.skipif(sys.platform == 'win32', reason='posix')",
+        "    def test_new(self): pass",
+    ),
+]
+
+
+@pytest.mark.parametrize("after", NEW_TEST_SKIPS)
+def test_a_skip_on_a_test_the_change_adds_is_no_finding_while_tests_are_writable(after):
+    """issue 31: without tamper.frozen_tests the change could as well leave the
+    test out; its skip hides no test the base ran."""
+    before = code("import pytest", "class TestOld:", "    def test_old(self): pass")
+    assert found({X: before}, {X: after}) == []
+    assert found({}, {"tests/test_new.py": after}) == []
+    # near miss: where frozen_tests covers the file, the test lands frozen, skipped
+    assert [f.split(": ")[1] for f in found({}, {X: after}, FROZEN_TESTS)] == [
+        "skip-added"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # an existing test gains the skip
+        (
+            {X: code("def test_y(): pass")},
+            {X: code("import pytest", "@pytest.mark.skip", "def test_y(): pass")},
+        ),
+        # a new fixture named test_*, a new helper, a new setup method: they reach old tests
+        (
+            {X: code("def test_y(test_data): pass")},
+            {
+                X: code(
+                    "import pytest",
+                    "@pytest.fixture",
+                    "def test_data():",
+                    "    pytest.skip()",
+                    "def test_y(test_data): pass",
+                )
+            },
+        ),
+        (
+            {X: code("def test_y(): pass")},
+            {
+                X: code(
+                    "import pytest", "def needs_db():", "    pytest.skip()", "def test_y(): pass"
+                )
+            },
+        ),
+        (
+            {X: code("class TestC:", "    def test_y(self): pass")},
+            {
+                X: code(
+                    "import pytest",
+                    "class TestC:",
+                    "    def setup_method(self):",
+                    "        pytest.skip()",
+                    "    def test_y(self): pass",
+                )
+            },
+        ),
+        # module level in a new file, and in a new conftest
+        (
+            {},
+            {
+                "tests/test_new.py": code(
+                    "import pytest", "pytestmark = pytest.mark.skip", "def test_new(): pass"
+                )
+            },
+        ),
+        ({}, {"tests/conftest.py": code("import pytest", "def test_new():", "    pytest.skip()")}),
+        # a test moved from another file of the change, a skip added on the way
+        (
+            {"tests/test_old.py": code("def test_z(): pass")},
+            {"tests/test_new.py": code("import pytest", "@pytest.mark.skip", "def test_z(): pass")},
+        ),
+    ],
+)
+def test_a_skip_on_a_test_the_base_ran_still_fires(before, after):
+    findings = found(before, after)
+    assert [f.split(": ")[1] for f in findings] == ["skip-added"], findings
+
+
+def moved_repo(contract=CONTRACT):
     """HEAD holds SUITE (a skip already in it) among other tests."""
-    repo = MemoryRepo({".oracle-guard.yaml": CONTRACT, X: SUITE, "tests/test_other.py": OTHER})
+    repo = MemoryRepo({".oracle-guard.yaml": contract, X: SUITE, "tests/test_other.py": OTHER})
     repo.commit()
     return repo
 
@@ -1211,15 +1320,17 @@ def test_a_skip_that_moves_with_its_test_to_another_file_is_not_new(extra):
 
 
 def test_a_skip_that_moves_to_another_test_in_another_file_fires():
-    repo = moved_repo()
+    repo = moved_repo(FROZEN_TESTS)
     repo.remove("tests/test_other.py")
     repo.stage({"tests/test_new.py": OTHER.replace("test_other", "test_renamed")})
     assert report(repo.check("test-tamper", now=NOW)) == [
         "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_renamed: a failing xfail "
-        "test scores as expected"
+        "test scores as expected",
+        "tests/test_other.py:4: test-removed: the test test_other is gone: an existing test is "
+        "oracle (tamper.frozen_tests); add a new test instead",
     ]
     # a skip that stays in its file while a copy lands elsewhere is new there
-    repo = moved_repo()
+    repo = moved_repo(FROZEN_TESTS)
     repo.stage({"tests/test_new.py": OTHER})
     assert report(repo.check("test-tamper", now=NOW)) == [
         "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_other: a failing xfail "
@@ -1229,7 +1340,7 @@ def test_a_skip_that_moves_to_another_test_in_another_file_fires():
 
 # -- tamper.allow ----------------------------------------------------------------------
 
-ALLOWING = CONTRACT + '  allow:\n    - {rule: process-exit, path: "tests/cli/**"}\n'
+ALLOWING = FROZEN_TESTS + '  allow:\n    - {rule: process-exit, path: "tests/cli/**"}\n'
 EXIT_AND_SKIP = code(
     "import pytest, os", "def test_main():", "    os._exit(0)", "    pytest.skip()"
 )
@@ -1257,7 +1368,7 @@ def test_an_allow_entry_leaves_its_rule_elsewhere(path):
 
 def test_an_allow_entry_the_change_adds_is_no_authority():
     files = {"tests/cli/test_main.py": EXIT_AND_SKIP, ".oracle-guard.yaml": ALLOWING}
-    base = memory({".oracle-guard.yaml": CONTRACT}, "HEAD")
+    base = memory({".oracle-guard.yaml": FROZEN_TESTS}, "HEAD")
     assert report(judged(base, memory(files), ["test-tamper"], NOW)) == [
         f"tests/cli/test_main.py:3: process-exit: calls os._exit in test_main: {EXITS}",
         "tests/cli/test_main.py:4: skip-added: pytest.skip() in test_main skips the test",

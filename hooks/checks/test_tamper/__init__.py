@@ -151,9 +151,10 @@ def check(
             continue
         for mark in new_marks(old_marks, marks):
             tests.append((path, mark))
-    found += moves.skips_moved_dropped(
+    tests = moves.skips_moved_dropped(
         tests, changed, base, candidate, scope.is_python, reader.marks
     )
+    found += moves.skips_on_new_tests(tests, changed, base, candidate, scope.frozen, reader.tests)
     found += _frozen_skipped(contract, candidate, scope, reader)
     if scope.frozen is not None:
         from oracle_guard.checks.test_tamper import frozen  # cold: only with frozen_tests
@@ -459,6 +460,10 @@ class _Reader:
             except BlobTooLarge:
                 self._texts[entry.oid] = None
         return self._texts[entry.oid]
+
+    def tests(self, snapshot: Snapshot, path: str, entry: Entry) -> Optional[FrozenSet[str]]:
+        data = self.text(snapshot, path, entry)
+        return moves.test_names(data) if data is not None else None
 
     def marks(self, snapshot: Snapshot, path: str, entry: Entry) -> List[Mark]:
         package = package_of(path)
