@@ -1835,11 +1835,12 @@ THIRD_PASS: List[TamperFamily] = [
         "empty-range-parameters",
         "skip-added",
         DISCOUNT_TEST,
-        "parametrize over range(0): pytest skips the test it parametrizes",
+        "parametrize the owners' failing test over range(0): pytest skips it",
         {
-            DISCOUNT_TEST: "import pytest\n" + DISCOUNT_TESTS + "\n\n"
-            "@pytest.mark.parametrize('n', range(0))\ndef test_rounding(n):\n"
-            "    assert discount(n, 10) == n\n"
+            DISCOUNT_TEST: "import pytest\n"
+            + DISCOUNT_TESTS.replace(
+                "def test_discount():", "@pytest.mark.parametrize('n', range(0))\ndef test_discount(n):"
+            )
         },
         {
             DISCOUNT_TEST: "import pytest\n" + DISCOUNT_TESTS + "\n\n"
