@@ -38,6 +38,7 @@ class Resolver:
         self.declared_global: Set[str] = set()  # names a function declares global
         self.warnings_scoped = 0  # how many `with warnings.catch_warnings():` hold the walk
         self.modules: Set[str] = set()  # the modules `import X` statements name
+        self.constants: Dict[str, ast.expr] = {}  # names the module binds once, at its top
         # the frameworks the repository is itself (pluggy's tests of pluggy): their
         # names are the code under test there, not the runner
         self.own: FrozenSet[str] = frozenset()
@@ -153,8 +154,14 @@ class Resolver:
         args = call.args
         if marker in ("pytest.mark.skip", "unittest.skip") and all(map(constant_str, args)):
             args = []
-        given = [self.shape(arg) for arg in args]
-        given += [f"{k.arg}={self.shape(k.value)}" for k in call.keywords if k.arg != "reason"]
+        from oracle_guard.checks.test_tamper.meaning import written
+
+        given = [written(arg, self.imports, self.constants) for arg in args]
+        given += [
+            f"{k.arg}={written(k.value, self.imports, self.constants)}"
+            for k in call.keywords
+            if k.arg != "reason"
+        ]
         return f"({', '.join(given)})"
 
     def shape(self, node: ast.AST) -> str:

@@ -35,7 +35,10 @@ from oracle_guard.checks.test_tamper.syntax import (
 
 class Reader(Calls):
     def read(self, tree: ast.Module) -> None:
+        from oracle_guard.checks.test_tamper.meaning import constants_of
+
         self.bind(tree)
+        self.constants = constants_of(tree)
         self._body(tree.body)
 
     def _body(self, body: Sequence[ast.stmt]) -> None:
