@@ -1191,9 +1191,7 @@ def test_a_skip_on_a_test_the_change_adds_is_no_finding_while_tests_are_writable
     assert found({X: before}, {X: after}) == []
     assert found({}, {"tests/test_new.py": after}) == []
     # near miss: where frozen_tests covers the file, the test lands frozen, skipped
-    assert [f.split(": ")[1] for f in found({}, {X: after}, FROZEN_TESTS)] == [
-        "skip-added"
-    ]
+    assert [f.split(": ")[1] for f in found({}, {X: after}, FROZEN_TESTS)] == ["skip-added"]
 
 
 @pytest.mark.parametrize(
@@ -2520,3 +2518,76 @@ def test_a_profile_registered_with_a_settings_object_is_judged_by_its_settings()
     assert added(clean) == []
     off = clean.replace("deadline=500", "deadline=None")
     assert [f.split(": ")[1] for f in added(off)] == ["runner-options", "runner-options"]
+
+
+# -- skip markers by meaning (meaning.py) --------------------------------------------------
+
+COMPAT = {
+    "src/shop/__init__.py": "",
+    "src/shop/_compat.py": code(
+        "import sys",
+        "WIN = sys.platform.startswith('win')",
+        "PY310 = sys.version_info[:2] >= (3, 10)",
+    ),
+}
+
+
+def skipped(condition, imports="import sys, platform, os", reason="posix only"):
+    return code(
+        "import pytest",
+        imports,
+        f"@pytest.mark.skipif({condition}, reason={reason!r})",
+        "def test_y(): pass",
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (skipped("platform.system() == 'Windows'"), skipped("WIN", "from shop._compat import WIN")),
+        (skipped("sys.platform == 'win32'"), skipped('os.name == "nt"', reason="no sed")),
+        (skipped("(sys.platform != 'win32')"), skipped("not sys.platform.startswith('win')")),
+        (skipped("sys.version_info[:2] >= (3, 10)"), skipped("sys.version_info >= (3, 10)")),
+        (
+            skipped("PY310", "from shop._compat import PY310"),
+            skipped("PY_3_10_PLUS", "from shop._compat import PY_3_10_PLUS"),
+        ),
+        (
+            skipped("sys.platform == 'darwin'"),
+            skipped("MAC", "import sys\nMAC = sys.platform == 'darwin'"),
+        ),
+    ],
+)
+def test_a_skip_condition_rewritten_to_the_same_meaning_is_no_finding(before, after):
+    """issue 31: the mark, its condition's syntax through the names it uses, its
+    scope; not its reason, quotes, parentheses or the constant's name."""
+    compat = {**COMPAT}
+    renamed = {
+        "src/shop/_compat.py": COMPAT["src/shop/_compat.py"].replace("PY310", "PY_3_10_PLUS")
+    }
+    assert (
+        found({**compat, X: before}, {**compat, **(renamed if "PLUS" in after else {}), X: after})
+        == []
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            skipped("platform.system() == 'Windows'"),
+            skipped("not WIN", "from shop._compat import WIN"),
+        ),
+        (skipped("sys.platform == 'win32'"), skipped("sys.platform == 'linux'")),
+        (skipped("sys.version_info >= (3, 10)"), skipped("sys.version_info >= (3, 12)")),
+        (skipped("sys.version_info[:1] >= (3, 10)"), skipped("sys.version_info >= (3, 10)")),
+        # a constant that tests more than the platform is not read for its value
+        (
+            skipped("shutil.which('sed') is None", "import shutil"),
+            skipped("SED", "import shutil\nSED = shutil.which('sed') is None"),
+        ),
+    ],
+)
+def test_a_skip_condition_that_says_something_else_fires(before, after):
+    findings = found({**COMPAT, X: before}, {**COMPAT, X: after})
+    assert [f.split(": ")[1] for f in findings] == ["skip-added"], findings
