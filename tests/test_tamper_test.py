@@ -2496,6 +2496,19 @@ def test_a_pickle_round_trip_through_a_name_bound_once_is_no_dynamic_code():
     assert [f.split(": ")[1] for f in added(twice)] == ["dynamic-code"]  # rebound: anything
 
 
+def test_a_pickle_round_trip_through_a_name_each_test_binds_once_is_no_dynamic_code():
+    """issue 31 (attrs' test_slots): two tests, each with its own ``a_pickled``."""
+    test = "def test_{}(r):\n    a_pickled = pickle.dumps(r)\n    assert pickle.loads(a_pickled)\n"
+    assert added("import pickle\n" + test.format("a") + test.format("b")) == []
+    # near misses: a name an argument or a second assignment of the same test binds
+    argument = "def test_c(a_pickled):\n    pickle.loads(a_pickled)\n"
+    assert [f.split(": ")[1] for f in added("import pickle\n" + test.format("a") + argument)] == [
+        "dynamic-code"
+    ]
+    rebound = test.format("d").replace("    assert", "    a_pickled = r.blob\n    assert")
+    assert [f.split(": ")[1] for f in added("import pickle\n" + rebound)] == ["dynamic-code"]
+
+
 def test_loading_a_hypothesis_profile_registered_clean_in_the_file_passes():
     clean = code(
         "from hypothesis import settings",

@@ -34,6 +34,7 @@ class Resolver:
         self.assigned: Set[str] = set()  # names the file binds itself (variables, arguments)
         self.bindings: Counter = Counter()  # how often the file binds each of them
         self.dumped: Set[str] = set()  # names bound to pickle.dumps(...)
+        self.functions: List[ast.AST] = []  # the definitions the walk is in, innermost last
         self.clean_profiles: Set[str] = set()  # Hypothesis profiles registered with no mark
         self.declared_global: Set[str] = set()  # names a function declares global
         self.warnings_scoped = 0  # how many `with warnings.catch_warnings():` hold the walk
@@ -199,7 +200,9 @@ def round_trip(call: ast.Call, reader: Resolver) -> bool:
     pickle.dumps(...): what it loads was made from the test's own objects."""
     made = call.args[0] if len(call.args) == 1 and not call.keywords else None
     if isinstance(made, ast.Name):
-        return made.id in reader.dumped and reader.bindings[made.id] == 1
+        if made.id in reader.dumped and reader.bindings[made.id] == 1:
+            return True
+        return bool(reader.functions) and _dumped_once(reader.functions[-1], made.id, reader)
     return isinstance(made, ast.Call) and reader.dotted(made.func) == "pickle.dumps"
 
 
@@ -210,3 +213,23 @@ def namespace_of(mapping: ast.expr, reader: Resolver) -> ast.expr:
     if isinstance(mapping, ast.Attribute) and mapping.attr == "__dict__":
         return mapping.value
     return mapping
+
+
+def _dumped_once(function: ast.AST, name: str, reader: Resolver) -> bool:
+    """Does the function bind ``name`` once, to pickle.dumps(...), and nowhere else
+    (no argument, global or nonlocal of that name)? Two tests may each keep their
+    own pickle in a variable of the same name."""
+    stores = [
+        node
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+        or isinstance(node, ast.arg) and node.arg == name
+        or isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names
+    ]
+    if len(stores) != 1 or name in reader.declared_global:
+        return False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and node.targets[0] is stores[0]:
+            value = node.value
+            return isinstance(value, ast.Call) and reader.dotted(value.func) == "pickle.dumps"
+    return False

@@ -142,7 +142,9 @@ class Reader(Calls):
             for base in node.bases + [k.value for k in node.keywords]:
                 self._kept_ending(node, base, "subclasses")
                 self._expression(base)
+        self.functions.append(node)
         self._body(node.body)
+        self.functions.pop()
         self.scope.pop()
         self.kinds.pop()
 
