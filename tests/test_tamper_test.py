@@ -532,8 +532,13 @@ RUNNER_OPTIONS = [
 
 DYNAMIC_CODE = [
     (
+        # a string written out is read as the code it is: the exit in it is found
         code('exec("import sys; sys.exit(0)")'),
-        ["1: dynamic-code: calls exec at module level: code made at run time cannot be judged"],
+        [f"1: process-exit: calls sys.exit at module level: {EXITS}"],
+    ),
+    (
+        code("def test_y(make):", '    exec("x = 1" + make())'),
+        ["2: dynamic-code: calls exec in test_y: code made at run time cannot be judged"],
     ),
     (
         code("def test_y(text):", "    eval(text)", '    compile(text, "t", "exec")'),
@@ -2507,6 +2512,24 @@ def test_a_pickle_round_trip_through_a_name_each_test_binds_once_is_no_dynamic_c
     ]
     rebound = test.format("d").replace("    assert", "    a_pickled = r.blob\n    assert")
     assert [f.split(": ")[1] for f in added("import pickle\n" + rebound)] == ["dynamic-code"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def test_y():\n    ns = {}\n    exec(\"def f(x: 'Missing', y): pass\", ns)\n",
+        'def test_y():\n    src = """\ndef example_hook():\n    pass\n"""\n    exec(src, {})\n',
+        'SOURCE = "1 + 1"\ndef test_y():\n    assert eval(SOURCE) == 2\n',
+    ],
+)
+def test_exec_of_code_the_file_writes_out_is_read_and_passes(source):
+    """issue 31 (pluggy's tests): the string is the code; nothing in it is a finding."""
+    assert added(source) == []
+    # near misses: the same string with an exit in it, and a string bound twice
+    exiting = source.replace("pass", "os._exit(0)").replace("1 + 1", "os._exit(0)")
+    assert [f.split(": ")[1] for f in added("import os\n" + exiting)] == ["process-exit"]
+    twice = "def test_y(text):\n    src = 'x = 1'\n    src = text\n    exec(src)\n"
+    assert [f.split(": ")[1] for f in added(twice)] == ["dynamic-code"]
 
 
 def test_loading_a_hypothesis_profile_registered_clean_in_the_file_passes():

@@ -215,21 +215,29 @@ def namespace_of(mapping: ast.expr, reader: Resolver) -> ast.expr:
     return mapping
 
 
-def _dumped_once(function: ast.AST, name: str, reader: Resolver) -> bool:
-    """Does the function bind ``name`` once, to pickle.dumps(...), and nowhere else
-    (no argument, global or nonlocal of that name)? Two tests may each keep their
-    own pickle in a variable of the same name."""
+def bound_once(function: ast.AST, name: str, reader: Resolver) -> Optional[ast.expr]:
+    """The value a function binds ``name`` to, when it binds it once, by a plain
+    assignment, and nowhere else (no argument, global or nonlocal of that name)."""
     stores = [
         node
         for node in ast.walk(function)
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
-        or isinstance(node, ast.arg) and node.arg == name
-        or isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names
+        if isinstance(node, ast.Name)
+        and node.id == name
+        and not isinstance(node.ctx, ast.Load)
+        or isinstance(node, ast.arg)
+        and node.arg == name
+        or isinstance(node, (ast.Global, ast.Nonlocal))
+        and name in node.names
     ]
     if len(stores) != 1 or name in reader.declared_global:
-        return False
+        return None
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and node.targets[0] is stores[0]:
-            value = node.value
-            return isinstance(value, ast.Call) and reader.dotted(value.func) == "pickle.dumps"
-    return False
+            return node.value
+    return None
+
+
+def _dumped_once(function: ast.AST, name: str, reader: Resolver) -> bool:
+    """Two tests may each keep their own pickle in a variable of the same name."""
+    value = bound_once(function, name, reader)
+    return isinstance(value, ast.Call) and reader.dotted(value.func) == "pickle.dumps"

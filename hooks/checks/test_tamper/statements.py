@@ -20,7 +20,7 @@ from oracle_guard.checks.test_tamper.names import (
     TESTCASE_RUNNERS,
     WARNING_SCOPES,
 )
-from oracle_guard.checks.test_tamper.resolve import namespace_of
+from oracle_guard.checks.test_tamper.resolve import bound_once, namespace_of
 from oracle_guard.checks.test_tamper.syntax import (
     constant_str,
     global_key,
@@ -40,6 +40,28 @@ class Reader(Calls):
         self.bind(tree)
         self.constants = constants_of(tree)
         self._body(tree.body)
+
+    def _literal_code(self, call: ast.Call) -> bool:
+        """exec, eval or compile of a string the file writes out (or a name the
+        function binds once to one): that code is read as this file's, its marks
+        at the call's line. Anything else is dynamic-code."""
+        first = call.args[0] if call.args else None
+        if isinstance(first, ast.Name):
+            name = first.id
+            local = [f for f in self.functions if name in _bound_names(f)]
+            first = bound_once(local[-1], name, self) if local else self.constants.get(name)
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+            return False
+        try:
+            tree = ast.parse(first.value)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        inner = Reader(self.package, self.hermetic, self.oracle_of, self.conftest)
+        inner.own, inner.imports = self.own, dict(self.imports)
+        inner.scope, inner.kinds = list(self.scope), list(self.kinds)
+        inner.read(tree)
+        self.marks += [mark._replace(line=call.lineno) for mark in inner.marks]
+        return True
 
     def _body(self, body: Sequence[ast.stmt]) -> None:
         for statement in body:
@@ -386,3 +408,14 @@ class Reader(Calls):
                         f"{verb} sys.modules[{name!r}], which the contract protects "
                         f"({found!r}): it replaces the oracle's module",
                     )
+
+
+def _bound_names(function: ast.AST) -> Sequence[str]:
+    """The names a definition binds anywhere in it: its arguments and stores."""
+    return [
+        node.id if isinstance(node, ast.Name) else node.arg  # type: ignore[attr-defined]
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name)
+        and not isinstance(node.ctx, ast.Load)
+        or isinstance(node, ast.arg)
+    ]
