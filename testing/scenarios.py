@@ -1857,6 +1857,19 @@ THIRD_PASS: List[TamperFamily] = [
         {"tests/fraction_cases.py": "CASES = [(1, 2)]\n"},
     ),
     TamperFamily(
+        "config-moved-with-a-deselection",
+        "runner-options",
+        PYPROJECT,
+        "pytest's options moved to pytest 9's [tool.pytest] table, a -k deselection among "
+        "them; the near miss moves them unchanged (the write set allows only pyproject.toml)",
+        {
+            PYPROJECT: PYPROJECT_TEXT.replace(".ini_options]", "]").replace(
+                'testpaths = ["tests"]', 'testpaths = ["tests"]\naddopts = ["-k", "not discount"]'
+            )
+        },
+        {PYPROJECT: PYPROJECT_TEXT.replace(".ini_options]", "]")},
+    ),
+    TamperFamily(
         "hook-bound-by-for",
         "collection-changed",
         CONFTEST,

@@ -1905,8 +1905,12 @@ def test_a_new_configuration_that_replaces_one_pytest_read_fires():
     root = {"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '--strict-markers'\n"}
     new = {"tests/pytest.ini": "[pytest]\naddopts = -v\n"}
     assert found(root, {**root, **new}) == [f"tests/pytest.ini:1: {REPLACES}"]
-    above = {"tests/setup.cfg": "[tool:pytest]\nxfail_strict = true\n"}  # the same folder
-    assert found(above, {**above, **new}) == [f"tests/pytest.ini:1: {REPLACES}"]
+    # in the same folder the options are compared: those the new file drops count
+    above = {"tests/setup.cfg": "[tool:pytest]\nxfail_strict = true\n"}
+    assert found(above, {**above, **new}) == [
+        "tests/pytest.ini:1: runner-options: xfail_strict is removed (it was 'true'): an xfail "
+        "test that passes no longer fails the run"
+    ]
 
 
 def test_a_first_configuration_is_judged_by_what_it_sets():
@@ -2627,3 +2631,88 @@ def test_a_skip_condition_rewritten_to_the_same_meaning_is_no_finding(before, af
 def test_a_skip_condition_that_says_something_else_fires(before, after):
     findings = found({**COMPAT, X: before}, {**COMPAT, X: after})
     assert [f.split(": ")[1] for f in findings] == ["skip-added"], findings
+
+
+# -- runner-options on the configuration pytest reads (effective.py) -----------------------
+
+SETUP_SECTION = '[metadata]\nname = shop\n\n[tool:pytest]\ntestpaths = tests\naddopts = -k "not slow" --strict-markers\n'
+PYPROJECT_SECTION = '[project]\nname = "shop"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "-k \'not slow\' --strict-markers"\n'
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # the same options moved between files of one folder
+        (
+            {"setup.cfg": SETUP_SECTION},
+            {"setup.cfg": "[metadata]\nname = shop\n", "pyproject.toml": PYPROJECT_SECTION},
+        ),
+        (
+            {"tox.ini": "[tox]\n\n[pytest]\naddopts = -p no:cacheprovider\n"},
+            {"tox.ini": "[tox]\n", "pytest.ini": "[pytest]\naddopts = -p no:cacheprovider\n"},
+        ),
+        # a section pytest never read: a pytest.ini outranks the tox.ini beside it
+        (
+            {
+                "pytest.ini": "[pytest]\n",
+                "tox.ini": "[tox]\n\n[pytest]\naddopts = --strict-markers\n",
+            },
+            {"pytest.ini": "[pytest]\n", "tox.ini": "[tox]\n"},
+        ),
+        (
+            {
+                "pyproject.toml": PYPROJECT_SECTION,
+                "setup.cfg": "[tool:pytest]\nxfail_strict = true\n",
+            },
+            {
+                "pyproject.toml": PYPROJECT_SECTION,
+                "setup.cfg": '[tool:pytest]\naddopts = -k "not a"\n',
+            },
+        ),
+        # pytest 9's strict = true for the flag, in another file
+        (
+            {"setup.cfg": "[tool:pytest]\naddopts = --strict-markers\n"},
+            {"setup.cfg": "", "pyproject.toml": "[tool.pytest]\nstrict = true\n"},
+        ),
+    ],
+)
+def test_options_pytest_reads_unchanged_are_no_finding_whichever_file_holds_them(before, after):
+    """issue 31: runner-options judges the configuration pytest reads, base
+    against candidate, not each file against its own earlier text."""
+    assert found(before, after) == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        # moved, and a flag dropped on the way
+        (
+            {"setup.cfg": SETUP_SECTION},
+            {"setup.cfg": "", "pyproject.toml": PYPROJECT_SECTION.replace(" --strict-markers", "")},
+            "pyproject.toml:6: runner-options: addopts drops --strict-markers",
+        ),
+        # the section pytest did read, dropped
+        (
+            {"tox.ini": "[tox]\n\n[pytest]\naddopts = --strict-markers\n"},
+            {"tox.ini": "[tox]\n"},
+            "tox.ini:1: runner-options: addopts drops --strict-markers",
+        ),
+        # pytest.ini deleted: the tox.ini beside it, which deselects, is read now
+        (
+            {"pytest.ini": "[pytest]\n", "tox.ini": '[pytest]\naddopts = -k "not a"\n'},
+            {"tox.ini": '[pytest]\naddopts = -k "not a"\n'},
+            'pytest.ini:1: runner-options: addopts adds -k "not a": it deselects tests',
+        ),
+        # tests/pytest.ini deleted: the root's setup.cfg is read for tests/ now
+        (
+            {
+                "setup.cfg": '[tool:pytest]\naddopts = -k "not a"\n',
+                "tests/pytest.ini": "[pytest]\n",
+            },
+            {"setup.cfg": '[tool:pytest]\naddopts = -k "not a"\n'},
+            'tests/pytest.ini:1: runner-options: addopts adds -k "not a": it deselects tests',
+        ),
+    ],
+)
+def test_options_pytest_reads_that_change_fire_wherever_they_moved(before, after, expected):
+    assert found(before, after) == [expected]

@@ -99,11 +99,11 @@ def check(
         if after is None and before is not None and before.is_regular and scope.is_python(path)
     }
     tests: List[Tuple[str, Mark]] = []  # test code's new marks
+    configs: Dict[str, Optional[Entry]] = {}  # changed configuration files: their base entry
     for path, before, after in changed:
         if after is None:
             if before is not None and before.is_regular and options.is_config(path):
-                # a deleted configuration drops every option it set
-                found += [(path, m) for m in _config_marks(path, before, None, base, scope)]
+                configs[path] = before  # a deleted configuration: what pytest reads instead
             continue
         startup = start_up_file(path, after, candidate, scope.limit)
         if startup is not None:
@@ -124,7 +124,7 @@ def check(
             found.append((path, Mark("test-unparsable", 1, "file", "", problem)))
             continue
         if is_config:
-            found += [(path, m) for m in _config_marks(path, before, candidate, base, scope)]
+            configs[path] = before  # judged below, by what pytest reads
             continue
         if doctest and after.is_regular:
             found += [
@@ -158,6 +158,15 @@ def check(
     tests = moves.skips_moved_dropped(
         tests, changed, base, candidate, scope.is_python, reader.marks
     )
+    if configs:
+        from oracle_guard.checks.test_tamper import effective  # cold: a configuration changed
+
+        def per_file(path: str) -> List[Mark]:
+            gone = candidate.entry(path) is None
+            return _config_marks(path, configs[path], None if gone else candidate, base, scope)
+
+        added = {path for path, before in configs.items() if before is None}
+        found += effective.marks(set(configs), added, base, candidate, scope.limit, per_file)
     found += moves.skips_on_new_tests(tests, changed, base, candidate, scope.frozen, reader.tests)
     found += _frozen_skipped(contract, candidate, scope, reader)
     if scope.frozen is not None:
@@ -368,11 +377,6 @@ def _config_marks(
     marks = options.changed_options(
         path, old, data, replaces=lambda: _replaces_a_configuration(path, base, scope)
     )
-    replacing = any(mark.subject.startswith("configuration file") for mark in marks)
-    if candidate is not None and before is None and not replacing:
-        from oracle_guard.checks.test_tamper import rootdir  # cold: a new configuration file
-
-        marks += rootdir.moved(path, data, base, candidate, scope.limit)
     return marks
 
 

@@ -588,3 +588,6 @@ def _compare_addopts(
             if not arg.known:
                 text += ": an option oracle-guard does not know; an owner sets runner options"
             mark(line, f"addopts drops {arg.subject}", text)
+
+
+load, compare = _load, _compare  # for effective.py: a file as pytest reads it, two compared
