@@ -538,7 +538,7 @@ def test_a_raised_warnings_cap_is_a_mark_where_a_new_one_is_not():
         (
             "strict = true",
             "strict = true\nstrict_xfail = false",
-            10,
+            11,
             "strict_xfail is set to 'false', over strict = true: an xfail test that passes no "
             "longer fails the run",
         ),
