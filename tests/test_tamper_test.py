@@ -1176,6 +1176,7 @@ NEW_TEST_SKIPS = [
     code("import pytest", "def test_new():", "    pytest.skip('later')"),
     code("import pytest", "def test_new():", "    pytest.importorskip('yaml')"),
     code("import pytest", "@pytest.mark.parametrize('n', [])", "def test_new(n): pass"),
+    code("import pytest", "@pytest.mark.filterwarnings('default')", "def test_new(): pass"),
     code("import pytest", "@pytest.mark.xfail", "class TestNew:", "    def test_m(self): pass"),
     code(
         "import sys, pytest",
@@ -1196,7 +1197,14 @@ def test_a_skip_on_a_test_the_change_adds_is_no_finding_while_tests_are_writable
     assert found({X: before}, {X: after}) == []
     assert found({}, {"tests/test_new.py": after}) == []
     # near miss: where frozen_tests covers the file, the test lands frozen, skipped
-    assert [f.split(": ")[1] for f in found({}, {X: after}, FROZEN_TESTS)] == ["skip-added"]
+    codes = [f.split(": ")[1] for f in found({}, {X: after}, FROZEN_TESTS)]
+    assert codes == ["runner-options" if "filterwarnings" in after else "skip-added"]
+
+
+def test_a_warnings_filter_on_a_test_the_base_ran_still_fires():
+    after = code("import pytest", "@pytest.mark.filterwarnings('ignore')", "def test_y(): pass")
+    findings = found({X: code("def test_y(): pass")}, {X: after})
+    assert [f.split(": ")[1] for f in findings] == ["runner-options"], findings
 
 
 @pytest.mark.parametrize(
@@ -2716,3 +2724,21 @@ def test_options_pytest_reads_unchanged_are_no_finding_whichever_file_holds_them
 )
 def test_options_pytest_reads_that_change_fire_wherever_they_moved(before, after, expected):
     assert found(before, after) == [expected]
+
+
+def test_a_skip_marker_kept_in_a_name_is_judged_on_the_tests_it_decorates():
+    """issue 31 (click's needs_fd_capture): on tests the change adds, no finding;
+    on a test the base ran, one, at the test (near miss and fire)."""
+    marker = code(
+        "import sys, pytest", "posix = pytest.mark.skipif(sys.platform == 'win32', reason='x')"
+    )
+    old = code("def test_old(): pass")
+    new_test = marker + code("def test_old(): pass", "@posix", "def test_new(): pass")
+    assert found({X: old}, {X: new_test}) == []
+    on_old = marker + code("@posix", "def test_old(): pass")
+    assert found({X: old}, {X: on_old}) == [
+        f"{X}:2: skip-added: @pytest.mark.skipif on test_old: a skipped test scores as a pass"
+    ]
+    # used another way (a pytestmark list): judged where it is made, at module level
+    listed = marker + code("pytestmark = [posix]", "def test_old(): pass")
+    assert [f.split(": ")[1] for f in found({X: old}, {X: listed})] == ["skip-added"]

@@ -64,7 +64,8 @@ def skips_on_new_tests(
     frozen: Optional[PatternSet],
     tests_of: TestsOf,
 ) -> List[Tuple[str, Mark]]:
-    """The test code's new marks without the skips on tests the change adds, in a
+    """The test code's new marks without the skips (and warnings filters) on tests
+    the change adds, in a
     file ``tamper.frozen_tests`` does not cover: with the tests writable, the
     change could as well leave such a test out, and a skip on it hides no test
     the base ran. A test is new when its file's base does not define it and no
@@ -72,7 +73,7 @@ def skips_on_new_tests(
     exempt = [
         (path, mark)
         for path, mark in tests
-        if mark.rule == "skip-added"
+        if (mark.rule == "skip-added" or _test_filter(mark))
         and mark.scope
         and not is_conftest(path)
         and not (frozen is not None and frozen.matches(path))
@@ -102,6 +103,11 @@ def skips_on_new_tests(
         if test is not None and test not in (had or frozenset()) and test not in lost:
             dropped.add(id(mark))
     return [(path, mark) for path, mark in tests if id(mark) not in dropped]
+
+
+def _test_filter(mark: Mark) -> bool:
+    """A filterwarnings mark: on a test, it filters that test's warnings only."""
+    return mark.rule == "runner-options" and mark.subject.startswith("pytest.mark.filterwarnings")
 
 
 def is_conftest(path: str) -> bool:

@@ -40,6 +40,7 @@ class Resolver:
         self.warnings_scoped = 0  # how many `with warnings.catch_warnings():` hold the walk
         self.modules: Set[str] = set()  # the modules `import X` statements name
         self.constants: Dict[str, ast.expr] = {}  # names the module binds once, at its top
+        self.mark_aliases: Dict[str, ast.expr] = {}  # skip markers kept for decorators
         # the frameworks the repository is itself (pluggy's tests of pluggy): their
         # names are the code under test there, not the runner
         self.own: FrozenSet[str] = frozenset()

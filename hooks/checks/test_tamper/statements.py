@@ -4,7 +4,7 @@ assignments; expressions are judged in calls.py."""
 from __future__ import annotations
 
 import ast
-from typing import Sequence
+from typing import Dict, Sequence
 
 from oracle_guard.checks.test_tamper.calls import Calls
 from oracle_guard.checks.test_tamper.names import (
@@ -39,7 +39,34 @@ class Reader(Calls):
 
         self.bind(tree)
         self.constants = constants_of(tree)
+        self.mark_aliases = self._mark_aliases(tree)
         self._body(tree.body)
+
+    def _mark_aliases(self, tree: ast.Module) -> Dict[str, ast.expr]:
+        """Skip markers kept in a module-level name used only as a decorator
+        (``needs_posix = pytest.mark.skipif(...)``): each is judged where it
+        decorates a test, as if written there, and not at module level."""
+        made: Dict[str, ast.expr] = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+                if isinstance(target, ast.Name) and target.id != "pytestmark":
+                    func = value.func if isinstance(value, ast.Call) else value
+                    if self.dotted(func) in SKIP_MARKERS and self.constants.get(target.id) is value:
+                        made[target.id] = value
+        if not made:
+            return made
+        decorators = {
+            id(d)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for d in n.decorator_list
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id in made and isinstance(node.ctx, ast.Load):
+                if id(node) not in decorators:
+                    del made[node.id]  # used some other way: judged where it is made
+        return made
 
     def _literal_code(self, call: ast.Call) -> bool:
         """exec, eval or compile of a string the file writes out (or a name the
@@ -78,6 +105,10 @@ class Reader(Calls):
             self.scope.pop()
             self._body(node.orelse)
             return
+        if isinstance(node, ast.Assign) and any(
+            v is node.value for v in self.mark_aliases.values()
+        ):
+            return  # a skip marker kept for decorators: judged where each decorates
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(node)
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -171,6 +202,8 @@ class Reader(Calls):
         self.kinds.pop()
 
     def _decorator(self, node: ast.expr, name: str) -> None:
+        if isinstance(node, ast.Name) and node.id in self.mark_aliases:
+            node = self.mark_aliases[node.id]
         target = node.func if isinstance(node, ast.Call) else node
         dotted = self.dotted(node) if isinstance(node, ast.Call) else None
         if dotted not in SKIP_MARKERS:  # getattr(pytest.mark, "skip") is the marker itself
