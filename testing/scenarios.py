@@ -1839,7 +1839,8 @@ THIRD_PASS: List[TamperFamily] = [
         {
             DISCOUNT_TEST: "import pytest\n"
             + DISCOUNT_TESTS.replace(
-                "def test_discount():", "@pytest.mark.parametrize('n', range(0))\ndef test_discount(n):"
+                "def test_discount():",
+                "@pytest.mark.parametrize('n', range(0))\ndef test_discount(n):",
             )
         },
         {

@@ -115,6 +115,7 @@ def canonical(node: ast.expr) -> ast.expr:
                 and len(call.args) == 1
                 and not call.keywords
                 and isinstance(call.args[0], ast.Constant)
+                and isinstance(call.args[0].value, str)
                 and call.args[0].value in _PREFIXES
             ):
                 return ast.Name(id=_PREFIXES[call.args[0].value], ctx=ast.Load())

@@ -141,8 +141,9 @@ def test_names(data: bytes) -> Optional[FrozenSet[str]]:
         elif isinstance(node, ast.ClassDef) and (node.name.startswith("Test") or node.bases):
             names.add(node.name)
             for method in node.body:
-                is_def = isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
-                if is_def and method.name.startswith("test") and not _is_fixture(method):
+                if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                if method.name.startswith("test") and not _is_fixture(method):
                     names.add(f"{node.name}.{method.name}")
     return frozenset(names)
 

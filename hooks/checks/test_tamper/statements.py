@@ -62,10 +62,10 @@ class Reader(Calls):
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
             for d in n.decorator_list
         }
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id in made and isinstance(node.ctx, ast.Load):
-                if id(node) not in decorators:
-                    del made[node.id]  # used some other way: judged where it is made
+        for used in ast.walk(tree):
+            if isinstance(used, ast.Name) and used.id in made and isinstance(used.ctx, ast.Load):
+                if id(used) not in decorators:
+                    del made[used.id]  # used some other way: judged where it is made
         return made
 
     def _literal_code(self, call: ast.Call) -> bool:
@@ -445,10 +445,10 @@ class Reader(Calls):
 
 def _bound_names(function: ast.AST) -> Sequence[str]:
     """The names a definition binds anywhere in it: its arguments and stores."""
-    return [
-        node.id if isinstance(node, ast.Name) else node.arg  # type: ignore[attr-defined]
-        for node in ast.walk(function)
-        if isinstance(node, ast.Name)
-        and not isinstance(node.ctx, ast.Load)
-        or isinstance(node, ast.arg)
-    ]
+    names = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.append(node.id)
+        elif isinstance(node, ast.arg):
+            names.append(node.arg)
+    return names
