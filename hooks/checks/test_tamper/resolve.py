@@ -39,13 +39,24 @@ class Resolver:
         self.declared_global: Set[str] = set()  # names a function declares global
         self.warnings_scoped = 0  # how many `with warnings.catch_warnings():` hold the walk
         self.modules: Set[str] = set()  # the modules `import X` statements name
-        self.constants: Dict[str, ast.expr] = {}  # names the module binds once, at its top
+        self.tree: Optional[ast.Module] = None  # the module read, for its constants
+        self._constants: Optional[Dict[str, ast.expr]] = None
         self.mark_aliases: Dict[str, ast.expr] = {}  # skip markers kept for decorators
         # the frameworks the repository is itself (pluggy's tests of pluggy): their
         # names are the code under test there, not the runner
         self.own: FrozenSet[str] = frozenset()
 
     # -- names ----------------------------------------------------------------------
+
+    @property
+    def constants(self) -> Dict[str, ast.expr]:
+        """The names the module binds once, at its top: read only when a skip
+        condition or an exec'd name asks (a walk of the whole tree)."""
+        if self._constants is None:
+            from oracle_guard.checks.test_tamper.meaning import constants_of
+
+            self._constants = constants_of(self.tree) if self.tree is not None else {}
+        return self._constants
 
     def bind(self, tree: ast.Module) -> None:
         """Every name the file imports or binds, wherever it is bound."""

@@ -35,10 +35,8 @@ from oracle_guard.checks.test_tamper.syntax import (
 
 class Reader(Calls):
     def read(self, tree: ast.Module) -> None:
-        from oracle_guard.checks.test_tamper.meaning import constants_of
-
+        self.tree = tree
         self.bind(tree)
-        self.constants = constants_of(tree)
         self.mark_aliases = self._mark_aliases(tree)
         self._body(tree.body)
 
