@@ -2742,3 +2742,13 @@ def test_a_skip_marker_kept_in_a_name_is_judged_on_the_tests_it_decorates():
     # used another way (a pytestmark list): judged where it is made, at module level
     listed = marker + code("pytestmark = [posix]", "def test_old(): pass")
     assert [f.split(": ")[1] for f in found({X: old}, {X: listed})] == ["skip-added"]
+
+
+def test_a_new_configuration_read_from_two_changed_folders_is_judged_once():
+    after = {
+        "tests/pytest.ini": '[pytest]\naddopts = -k "not a"\n',
+        "tests/sub/tox.ini": "[tox]\n",
+    }
+    assert found({}, after) == [
+        'tests/pytest.ini:2: runner-options: addopts adds -k "not a": it deselects tests'
+    ]

@@ -112,6 +112,7 @@ def marks(
     before, after = Configurations(base, limit), Configurations(candidate, limit)
     out: List[Tuple[str, Mark]] = []
     judged: Set[str] = set()
+    alone: Set[str] = set()  # the files per_file judged
     for folder in sorted({folder_of(path) for path in changed}):
         here = sorted(path for path in changed if folder_of(path) == folder)
         broken = [p for p in here if candidate.entry(p) is not None and not _loads(after, p)]
@@ -122,7 +123,8 @@ def marks(
             continue
         old, new = before.effective(folder), after.effective(folder)
         if new is not None and (old is None or _below(new.path, old.path)):
-            if new.path not in judged:  # new here, or closer than the one before
+            if new.path not in alone:  # new here, or closer than the one before
+                alone.add(new.path)
                 own = per_file(new.path)
                 out += [(new.path, m) for m in own]
                 if any(m.subject.startswith("configuration file") for m in own):
