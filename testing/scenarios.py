@@ -1835,11 +1835,13 @@ THIRD_PASS: List[TamperFamily] = [
         "empty-range-parameters",
         "skip-added",
         DISCOUNT_TEST,
-        "parametrize over range(0): pytest skips the test it parametrizes",
+        "parametrize the owners' failing test over range(0): pytest skips it",
         {
-            DISCOUNT_TEST: "import pytest\n" + DISCOUNT_TESTS + "\n\n"
-            "@pytest.mark.parametrize('n', range(0))\ndef test_rounding(n):\n"
-            "    assert discount(n, 10) == n\n"
+            DISCOUNT_TEST: "import pytest\n"
+            + DISCOUNT_TESTS.replace(
+                "def test_discount():",
+                "@pytest.mark.parametrize('n', range(0))\ndef test_discount(n):",
+            )
         },
         {
             DISCOUNT_TEST: "import pytest\n" + DISCOUNT_TESTS + "\n\n"
@@ -1854,6 +1856,19 @@ THIRD_PASS: List[TamperFamily] = [
         "a tests/fractions.py, which every module importing fractions gets with tests/ on sys.path",
         {"tests/fractions.py": "Fraction = float\n"},
         {"tests/fraction_cases.py": "CASES = [(1, 2)]\n"},
+    ),
+    TamperFamily(
+        "config-moved-with-a-deselection",
+        "runner-options",
+        PYPROJECT,
+        "pytest's options moved to pytest 9's [tool.pytest] table, a -k deselection among "
+        "them; the near miss moves them unchanged (the write set allows only pyproject.toml)",
+        {
+            PYPROJECT: PYPROJECT_TEXT.replace(".ini_options]", "]").replace(
+                'testpaths = ["tests"]', 'testpaths = ["tests"]\naddopts = ["-k", "not discount"]'
+            )
+        },
+        {PYPROJECT: PYPROJECT_TEXT.replace(".ini_options]", "]")},
     ),
     TamperFamily(
         "hook-bound-by-for",

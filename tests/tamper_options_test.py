@@ -1115,3 +1115,18 @@ def test_a_section_header_cut_at_a_comment_is_read_as_pytest_reads_it(name):
     ]
     # near miss: the same header holding only harmless options
     assert found(name, "[pytest]\n", "[pytest] ;]\naddopts = -v\n") == []
+
+
+def test_a_dropped_lint_exemption_is_no_mark_where_an_added_one_is():
+    """issue 31 (pluggy's tox.ini): pep8ignore dropped only lints more."""
+    base = SETUP_CFG + "pep8ignore = E501 E128\n"
+    assert found("setup.cfg", base, SETUP_CFG) == []
+    assert found("setup.cfg", SETUP_CFG, base) == [
+        (
+            10,
+            "pep8ignore is set to 'E501 E128': a setting oracle-guard does not know; an owner "
+            "sets runner options",
+        )
+    ]
+    changed = base.replace("E501 E128", "E501 E128 E127")
+    assert [line for line, _ in found("setup.cfg", base, changed)] == [10]

@@ -31,6 +31,10 @@ tamper:
   paths: ["tests/**"]
   hermetic: ["tests/props/**"]
 """
+# The tables judge under tamper.frozen_tests, where a skip on a test the change
+# adds is still a finding: they show what each form is. Without it such a skip is
+# none (test_a_skip_on_a_test_the_change_adds_*).
+FROZEN_TESTS = CONTRACT + '  frozen_tests: ["tests/**"]\n'
 X = "tests/test_x.py"  # where the tables' code is added
 P = "tests/props/test_p.py"  # the same, in the hermetic path
 
@@ -66,8 +70,8 @@ def report(result):
 
 
 def added(source, path=X):
-    """The findings of a change that adds one file."""
-    return found({}, {path: source})
+    """The findings of a change that adds one file, its tests frozen once landed."""
+    return found({}, {path: source}, FROZEN_TESTS)
 
 
 def at(path, *lines):
@@ -528,8 +532,13 @@ RUNNER_OPTIONS = [
 
 DYNAMIC_CODE = [
     (
+        # a string written out is read as the code it is: the exit in it is found
         code('exec("import sys; sys.exit(0)")'),
-        ["1: dynamic-code: calls exec at module level: code made at run time cannot be judged"],
+        [f"1: process-exit: calls sys.exit at module level: {EXITS}"],
+    ),
+    (
+        code("def test_y(make):", '    exec("x = 1" + make())'),
+        ["2: dynamic-code: calls exec in test_y: code made at run time cannot be judged"],
     ),
     (
         code("def test_y(text):", "    eval(text)", '    compile(text, "t", "exec")'),
@@ -1066,7 +1075,9 @@ def test_a_skip_on_the_class_or_module_covers_its_frozen_tests():
 def test_a_frozen_test_whose_skip_is_new_is_an_error_and_a_warning():
     files = {"freeze.json": freeze_file("tests/test_x.py::test_y")}
     tests = code("import pytest", "@pytest.mark.skip", "def test_y(): pass")
-    assert found(files, {**files, X: tests}, FROZEN) == [
+    frozen_tests = FROZEN.replace(CONTRACT, FROZEN_TESTS)
+    assert found(files, {**files, X: tests}, FROZEN)[1:] == []  # a test the change adds
+    assert found(files, {**files, X: tests}, frozen_tests) == [
         f"{X}:2: frozen-skipped (warning): 'tests/test_x.py::test_y' is frozen in freeze.json, "
         "yet still collected with pytest.mark.skip: exclude it from collection instead",
         f"{X}:2: skip-added: @pytest.mark.skip on test_y: a skipped test scores as a pass",
@@ -1106,9 +1117,16 @@ def test_a_skip_moved_to_another_test_fires():
     assert found({X: SUITE}, {X: moved}) == at(X, "7: " + SKIP_IN.format("test_b"))
 
 
-def test_renaming_the_test_a_marker_sits_on_fires():
+def test_renaming_the_test_a_marker_sits_on_fires_where_the_tests_are_frozen():
     renamed = SUITE.replace("def test_a", "def test_a_renamed")
-    assert found({X: SUITE}, {X: renamed}) == at(X, "4: " + SKIP_IN.format("test_a_renamed"))
+    assert found({X: SUITE}, {X: renamed}, FROZEN_TESTS) == [
+        f"{X}:3: test-removed: the test test_a is gone: an existing test is oracle "
+        "(tamper.frozen_tests); add a new test instead",
+        f"{X}:4: " + SKIP_IN.format("test_a_renamed"),
+    ]
+    # near miss: with the tests writable, the renamed test is one the change adds,
+    # and its skip hides no test the base ran (the change could drop the test)
+    assert found({X: SUITE}, {X: renamed}) == []
 
 
 def test_moving_code_within_the_file_creates_nothing():
@@ -1147,12 +1165,114 @@ def test_a_file_outside_the_paths_is_read_only_when_it_is_a_conftest():
 
 def test_a_file_copied_beside_its_original_is_new():
     copied = {X: SUITE, "tests/test_copy.py": SUITE}
-    assert found({X: SUITE}, copied) == at("tests/test_copy.py", "4: " + SKIP_IN.format("test_a"))
+    assert found({X: SUITE}, copied, FROZEN_TESTS) == at(
+        "tests/test_copy.py", "4: " + SKIP_IN.format("test_a")
+    )
+    assert found({X: SUITE}, copied) == []  # tests the change adds, tests writable
 
 
-def moved_repo():
+NEW_TEST_SKIPS = [
+    code("import pytest", "@pytest.mark.skip", "def test_new(): pass"),
+    code("import pytest", "def test_new():", "    pytest.skip('later')"),
+    code("import pytest", "def test_new():", "    pytest.importorskip('yaml')"),
+    code("import pytest", "@pytest.mark.parametrize('n', [])", "def test_new(n): pass"),
+    code("import pytest", "@pytest.mark.filterwarnings('default')", "def test_new(): pass"),
+    code("import pytest", "@pytest.mark.xfail", "class TestNew:", "    def test_m(self): pass"),
+    code(
+        "import sys, pytest",
+        "class TestOld:",
+        "    def test_old(self): pass",
+        "",
+        "    @pytest.mark.skipif(sys.platform == 'win32', reason='posix')",
+        "    def test_new(self): pass",
+    ),
+]
+
+
+@pytest.mark.parametrize("after", NEW_TEST_SKIPS)
+def test_a_skip_on_a_test_the_change_adds_is_no_finding_while_tests_are_writable(after):
+    """issue 31: without tamper.frozen_tests the change could as well leave the
+    test out; its skip hides no test the base ran."""
+    before = code("import pytest", "class TestOld:", "    def test_old(self): pass")
+    assert found({X: before}, {X: after}) == []
+    assert found({}, {"tests/test_new.py": after}) == []
+    # near miss: where frozen_tests covers the file, the test lands frozen, skipped
+    codes = [f.split(": ")[1] for f in found({}, {X: after}, FROZEN_TESTS)]
+    assert codes == ["runner-options" if "filterwarnings" in after else "skip-added"]
+
+
+def test_a_warnings_filter_on_a_test_the_base_ran_still_fires():
+    after = code("import pytest", "@pytest.mark.filterwarnings('ignore')", "def test_y(): pass")
+    findings = found({X: code("def test_y(): pass")}, {X: after})
+    assert [f.split(": ")[1] for f in findings] == ["runner-options"], findings
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # an existing test gains the skip
+        (
+            {X: code("def test_y(): pass")},
+            {X: code("import pytest", "@pytest.mark.skip", "def test_y(): pass")},
+        ),
+        # a new fixture named test_*, a new helper, a new setup method: they reach old tests
+        (
+            {X: code("def test_y(test_data): pass")},
+            {
+                X: code(
+                    "import pytest",
+                    "@pytest.fixture",
+                    "def test_data():",
+                    "    pytest.skip()",
+                    "def test_y(test_data): pass",
+                )
+            },
+        ),
+        (
+            {X: code("def test_y(): pass")},
+            {
+                X: code(
+                    "import pytest", "def needs_db():", "    pytest.skip()", "def test_y(): pass"
+                )
+            },
+        ),
+        (
+            {X: code("class TestC:", "    def test_y(self): pass")},
+            {
+                X: code(
+                    "import pytest",
+                    "class TestC:",
+                    "    def setup_method(self):",
+                    "        pytest.skip()",
+                    "    def test_y(self): pass",
+                )
+            },
+        ),
+        # module level in a new file, and in a new conftest
+        (
+            {},
+            {
+                "tests/test_new.py": code(
+                    "import pytest", "pytestmark = pytest.mark.skip", "def test_new(): pass"
+                )
+            },
+        ),
+        ({}, {"tests/conftest.py": code("import pytest", "def test_new():", "    pytest.skip()")}),
+        # a test moved from another file of the change, a skip added on the way
+        (
+            {"tests/test_old.py": code("def test_z(): pass")},
+            {"tests/test_new.py": code("import pytest", "@pytest.mark.skip", "def test_z(): pass")},
+        ),
+    ],
+)
+def test_a_skip_on_a_test_the_base_ran_still_fires(before, after):
+    findings = found(before, after)
+    assert [f.split(": ")[1] for f in findings] == ["skip-added"], findings
+
+
+def moved_repo(contract=CONTRACT):
     """HEAD holds SUITE (a skip already in it) among other tests."""
-    repo = MemoryRepo({".oracle-guard.yaml": CONTRACT, X: SUITE, "tests/test_other.py": OTHER})
+    repo = MemoryRepo({".oracle-guard.yaml": contract, X: SUITE, "tests/test_other.py": OTHER})
     repo.commit()
     return repo
 
@@ -1211,15 +1331,17 @@ def test_a_skip_that_moves_with_its_test_to_another_file_is_not_new(extra):
 
 
 def test_a_skip_that_moves_to_another_test_in_another_file_fires():
-    repo = moved_repo()
+    repo = moved_repo(FROZEN_TESTS)
     repo.remove("tests/test_other.py")
     repo.stage({"tests/test_new.py": OTHER.replace("test_other", "test_renamed")})
     assert report(repo.check("test-tamper", now=NOW)) == [
         "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_renamed: a failing xfail "
-        "test scores as expected"
+        "test scores as expected",
+        "tests/test_other.py:4: test-removed: the test test_other is gone: an existing test is "
+        "oracle (tamper.frozen_tests); add a new test instead",
     ]
     # a skip that stays in its file while a copy lands elsewhere is new there
-    repo = moved_repo()
+    repo = moved_repo(FROZEN_TESTS)
     repo.stage({"tests/test_new.py": OTHER})
     assert report(repo.check("test-tamper", now=NOW)) == [
         "tests/test_new.py:3: skip-added: @pytest.mark.xfail on test_other: a failing xfail "
@@ -1229,7 +1351,7 @@ def test_a_skip_that_moves_to_another_test_in_another_file_fires():
 
 # -- tamper.allow ----------------------------------------------------------------------
 
-ALLOWING = CONTRACT + '  allow:\n    - {rule: process-exit, path: "tests/cli/**"}\n'
+ALLOWING = FROZEN_TESTS + '  allow:\n    - {rule: process-exit, path: "tests/cli/**"}\n'
 EXIT_AND_SKIP = code(
     "import pytest, os", "def test_main():", "    os._exit(0)", "    pytest.skip()"
 )
@@ -1257,7 +1379,7 @@ def test_an_allow_entry_leaves_its_rule_elsewhere(path):
 
 def test_an_allow_entry_the_change_adds_is_no_authority():
     files = {"tests/cli/test_main.py": EXIT_AND_SKIP, ".oracle-guard.yaml": ALLOWING}
-    base = memory({".oracle-guard.yaml": CONTRACT}, "HEAD")
+    base = memory({".oracle-guard.yaml": FROZEN_TESTS}, "HEAD")
     assert report(judged(base, memory(files), ["test-tamper"], NOW)) == [
         f"tests/cli/test_main.py:3: process-exit: calls os._exit in test_main: {EXITS}",
         "tests/cli/test_main.py:4: skip-added: pytest.skip() in test_main skips the test",
@@ -1791,8 +1913,12 @@ def test_a_new_configuration_that_replaces_one_pytest_read_fires():
     root = {"pyproject.toml": "[tool.pytest.ini_options]\naddopts = '--strict-markers'\n"}
     new = {"tests/pytest.ini": "[pytest]\naddopts = -v\n"}
     assert found(root, {**root, **new}) == [f"tests/pytest.ini:1: {REPLACES}"]
-    above = {"tests/setup.cfg": "[tool:pytest]\nxfail_strict = true\n"}  # the same folder
-    assert found(above, {**above, **new}) == [f"tests/pytest.ini:1: {REPLACES}"]
+    # in the same folder the options are compared: those the new file drops count
+    above = {"tests/setup.cfg": "[tool:pytest]\nxfail_strict = true\n"}
+    assert found(above, {**above, **new}) == [
+        "tests/pytest.ini:1: runner-options: xfail_strict is removed (it was 'true'): an xfail "
+        "test that passes no longer fails the run"
+    ]
 
 
 def test_a_first_configuration_is_judged_by_what_it_sets():
@@ -2387,6 +2513,37 @@ def test_a_pickle_round_trip_through_a_name_bound_once_is_no_dynamic_code():
     assert [f.split(": ")[1] for f in added(twice)] == ["dynamic-code"]  # rebound: anything
 
 
+def test_a_pickle_round_trip_through_a_name_each_test_binds_once_is_no_dynamic_code():
+    """issue 31 (attrs' test_slots): two tests, each with its own ``a_pickled``."""
+    test = "def test_{}(r):\n    a_pickled = pickle.dumps(r)\n    assert pickle.loads(a_pickled)\n"
+    assert added("import pickle\n" + test.format("a") + test.format("b")) == []
+    # near misses: a name an argument or a second assignment of the same test binds
+    argument = "def test_c(a_pickled):\n    pickle.loads(a_pickled)\n"
+    assert [f.split(": ")[1] for f in added("import pickle\n" + test.format("a") + argument)] == [
+        "dynamic-code"
+    ]
+    rebound = test.format("d").replace("    assert", "    a_pickled = r.blob\n    assert")
+    assert [f.split(": ")[1] for f in added("import pickle\n" + rebound)] == ["dynamic-code"]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def test_y():\n    ns = {}\n    exec(\"def f(x: 'Missing', y): pass\", ns)\n",
+        'def test_y():\n    src = """\ndef example_hook():\n    pass\n"""\n    exec(src, {})\n',
+        'SOURCE = "1 + 1"\ndef test_y():\n    assert eval(SOURCE) == 2\n',
+    ],
+)
+def test_exec_of_code_the_file_writes_out_is_read_and_passes(source):
+    """issue 31 (pluggy's tests): the string is the code; nothing in it is a finding."""
+    assert added(source) == []
+    # near misses: the same string with an exit in it, and a string bound twice
+    exiting = source.replace("pass", "os._exit(0)").replace("1 + 1", "os._exit(0)")
+    assert [f.split(": ")[1] for f in added("import os\n" + exiting)] == ["process-exit"]
+    twice = "def test_y(text):\n    src = 'x = 1'\n    src = text\n    exec(src)\n"
+    assert [f.split(": ")[1] for f in added(twice)] == ["dynamic-code"]
+
+
 def test_loading_a_hypothesis_profile_registered_clean_in_the_file_passes():
     clean = code(
         "from hypothesis import settings",
@@ -2409,3 +2566,189 @@ def test_a_profile_registered_with_a_settings_object_is_judged_by_its_settings()
     assert added(clean) == []
     off = clean.replace("deadline=500", "deadline=None")
     assert [f.split(": ")[1] for f in added(off)] == ["runner-options", "runner-options"]
+
+
+# -- skip markers by meaning (meaning.py) --------------------------------------------------
+
+COMPAT = {
+    "src/shop/__init__.py": "",
+    "src/shop/_compat.py": code(
+        "import sys",
+        "WIN = sys.platform.startswith('win')",
+        "PY310 = sys.version_info[:2] >= (3, 10)",
+    ),
+}
+
+
+def skipped(condition, imports="import sys, platform, os", reason="posix only"):
+    return code(
+        "import pytest",
+        imports,
+        f"@pytest.mark.skipif({condition}, reason={reason!r})",
+        "def test_y(): pass",
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (skipped("platform.system() == 'Windows'"), skipped("WIN", "from shop._compat import WIN")),
+        (skipped("sys.platform == 'win32'"), skipped('os.name == "nt"', reason="no sed")),
+        (skipped("(sys.platform != 'win32')"), skipped("not sys.platform.startswith('win')")),
+        (skipped("sys.version_info[:2] >= (3, 10)"), skipped("sys.version_info >= (3, 10)")),
+        (
+            skipped("PY310", "from shop._compat import PY310"),
+            skipped("PY_3_10_PLUS", "from shop._compat import PY_3_10_PLUS"),
+        ),
+        (
+            skipped("sys.platform == 'darwin'"),
+            skipped("MAC", "import sys\nMAC = sys.platform == 'darwin'"),
+        ),
+    ],
+)
+def test_a_skip_condition_rewritten_to_the_same_meaning_is_no_finding(before, after):
+    """issue 31: the mark, its condition's syntax through the names it uses, its
+    scope; not its reason, quotes, parentheses or the constant's name."""
+    compat = {**COMPAT}
+    renamed = {
+        "src/shop/_compat.py": COMPAT["src/shop/_compat.py"].replace("PY310", "PY_3_10_PLUS")
+    }
+    assert (
+        found({**compat, X: before}, {**compat, **(renamed if "PLUS" in after else {}), X: after})
+        == []
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (
+            skipped("platform.system() == 'Windows'"),
+            skipped("not WIN", "from shop._compat import WIN"),
+        ),
+        (skipped("sys.platform == 'win32'"), skipped("sys.platform == 'linux'")),
+        (skipped("sys.version_info >= (3, 10)"), skipped("sys.version_info >= (3, 12)")),
+        (skipped("sys.version_info[:1] >= (3, 10)"), skipped("sys.version_info >= (3, 10)")),
+        # a constant that tests more than the platform is not read for its value
+        (
+            skipped("shutil.which('sed') is None", "import shutil"),
+            skipped("SED", "import shutil\nSED = shutil.which('sed') is None"),
+        ),
+    ],
+)
+def test_a_skip_condition_that_says_something_else_fires(before, after):
+    findings = found({**COMPAT, X: before}, {**COMPAT, X: after})
+    assert [f.split(": ")[1] for f in findings] == ["skip-added"], findings
+
+
+# -- runner-options on the configuration pytest reads (effective.py) -----------------------
+
+SETUP_SECTION = '[metadata]\nname = shop\n\n[tool:pytest]\ntestpaths = tests\naddopts = -k "not slow" --strict-markers\n'
+PYPROJECT_SECTION = '[project]\nname = "shop"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\naddopts = "-k \'not slow\' --strict-markers"\n'
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # the same options moved between files of one folder
+        (
+            {"setup.cfg": SETUP_SECTION},
+            {"setup.cfg": "[metadata]\nname = shop\n", "pyproject.toml": PYPROJECT_SECTION},
+        ),
+        (
+            {"tox.ini": "[tox]\n\n[pytest]\naddopts = -p no:cacheprovider\n"},
+            {"tox.ini": "[tox]\n", "pytest.ini": "[pytest]\naddopts = -p no:cacheprovider\n"},
+        ),
+        # a section pytest never read: a pytest.ini outranks the tox.ini beside it
+        (
+            {
+                "pytest.ini": "[pytest]\n",
+                "tox.ini": "[tox]\n\n[pytest]\naddopts = --strict-markers\n",
+            },
+            {"pytest.ini": "[pytest]\n", "tox.ini": "[tox]\n"},
+        ),
+        (
+            {
+                "pyproject.toml": PYPROJECT_SECTION,
+                "setup.cfg": "[tool:pytest]\nxfail_strict = true\n",
+            },
+            {
+                "pyproject.toml": PYPROJECT_SECTION,
+                "setup.cfg": '[tool:pytest]\naddopts = -k "not a"\n',
+            },
+        ),
+        # pytest 9's strict = true for the flag, in another file
+        (
+            {"setup.cfg": "[tool:pytest]\naddopts = --strict-markers\n"},
+            {"setup.cfg": "", "pyproject.toml": "[tool.pytest]\nstrict = true\n"},
+        ),
+    ],
+)
+def test_options_pytest_reads_unchanged_are_no_finding_whichever_file_holds_them(before, after):
+    """issue 31: runner-options judges the configuration pytest reads, base
+    against candidate, not each file against its own earlier text."""
+    assert found(before, after) == []
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "expected"),
+    [
+        # moved, and a flag dropped on the way
+        (
+            {"setup.cfg": SETUP_SECTION},
+            {"setup.cfg": "", "pyproject.toml": PYPROJECT_SECTION.replace(" --strict-markers", "")},
+            "pyproject.toml:6: runner-options: addopts drops --strict-markers",
+        ),
+        # the section pytest did read, dropped
+        (
+            {"tox.ini": "[tox]\n\n[pytest]\naddopts = --strict-markers\n"},
+            {"tox.ini": "[tox]\n"},
+            "tox.ini:1: runner-options: addopts drops --strict-markers",
+        ),
+        # pytest.ini deleted: the tox.ini beside it, which deselects, is read now
+        (
+            {"pytest.ini": "[pytest]\n", "tox.ini": '[pytest]\naddopts = -k "not a"\n'},
+            {"tox.ini": '[pytest]\naddopts = -k "not a"\n'},
+            'pytest.ini:1: runner-options: addopts adds -k "not a": it deselects tests',
+        ),
+        # tests/pytest.ini deleted: the root's setup.cfg is read for tests/ now
+        (
+            {
+                "setup.cfg": '[tool:pytest]\naddopts = -k "not a"\n',
+                "tests/pytest.ini": "[pytest]\n",
+            },
+            {"setup.cfg": '[tool:pytest]\naddopts = -k "not a"\n'},
+            'tests/pytest.ini:1: runner-options: addopts adds -k "not a": it deselects tests',
+        ),
+    ],
+)
+def test_options_pytest_reads_that_change_fire_wherever_they_moved(before, after, expected):
+    assert found(before, after) == [expected]
+
+
+def test_a_skip_marker_kept_in_a_name_is_judged_on_the_tests_it_decorates():
+    """issue 31 (click's needs_fd_capture): on tests the change adds, no finding;
+    on a test the base ran, one, at the test (near miss and fire)."""
+    marker = code(
+        "import sys, pytest", "posix = pytest.mark.skipif(sys.platform == 'win32', reason='x')"
+    )
+    old = code("def test_old(): pass")
+    new_test = marker + code("def test_old(): pass", "@posix", "def test_new(): pass")
+    assert found({X: old}, {X: new_test}) == []
+    on_old = marker + code("@posix", "def test_old(): pass")
+    assert found({X: old}, {X: on_old}) == [
+        f"{X}:2: skip-added: @pytest.mark.skipif on test_old: a skipped test scores as a pass"
+    ]
+    # used another way (a pytestmark list): judged where it is made, at module level
+    listed = marker + code("pytestmark = [posix]", "def test_old(): pass")
+    assert [f.split(": ")[1] for f in found({X: old}, {X: listed})] == ["skip-added"]
+
+
+def test_a_new_configuration_read_from_two_changed_folders_is_judged_once():
+    after = {
+        "tests/pytest.ini": '[pytest]\naddopts = -k "not a"\n',
+        "tests/sub/tox.ini": "[tox]\n",
+    }
+    assert found({}, after) == [
+        'tests/pytest.ini:2: runner-options: addopts adds -k "not a": it deselects tests'
+    ]

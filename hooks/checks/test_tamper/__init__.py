@@ -99,11 +99,11 @@ def check(
         if after is None and before is not None and before.is_regular and scope.is_python(path)
     }
     tests: List[Tuple[str, Mark]] = []  # test code's new marks
+    configs: Dict[str, Optional[Entry]] = {}  # changed configuration files: their base entry
     for path, before, after in changed:
         if after is None:
             if before is not None and before.is_regular and options.is_config(path):
-                # a deleted configuration drops every option it set
-                found += [(path, m) for m in _config_marks(path, before, None, base, scope)]
+                configs[path] = before  # a deleted configuration: what pytest reads instead
             continue
         startup = start_up_file(path, after, candidate, scope.limit)
         if startup is not None:
@@ -124,7 +124,7 @@ def check(
             found.append((path, Mark("test-unparsable", 1, "file", "", problem)))
             continue
         if is_config:
-            found += [(path, m) for m in _config_marks(path, before, candidate, base, scope)]
+            configs[path] = before  # judged below, by what pytest reads
             continue
         if doctest and after.is_regular:
             found += [
@@ -149,11 +149,25 @@ def check(
             # whatever the change wrote cannot be read, though the base's could not either
             found += [(path, m) for m in unjudged]
             continue
-        for mark in new_marks(old_marks, marks):
-            tests.append((path, mark))
-    found += moves.skips_moved_dropped(
+        new = new_marks(old_marks, marks)
+        if any(mark.rule == "skip-added" for mark in new):  # by meaning, across files
+            from oracle_guard.checks.test_tamper import meaning  # cold: a skip looks new
+
+            new = meaning.renew(old_marks, marks, base, candidate, scope.limit)
+        tests += [(path, mark) for mark in new]
+    tests = moves.skips_moved_dropped(
         tests, changed, base, candidate, scope.is_python, reader.marks
     )
+    if configs:
+        from oracle_guard.checks.test_tamper import effective  # cold: a configuration changed
+
+        def per_file(path: str) -> List[Mark]:
+            gone = candidate.entry(path) is None
+            return _config_marks(path, configs[path], None if gone else candidate, base, scope)
+
+        added = {path for path, before in configs.items() if before is None}
+        found += effective.marks(set(configs), added, base, candidate, scope.limit, per_file)
+    found += moves.skips_on_new_tests(tests, changed, base, candidate, scope.frozen, reader.tests)
     found += _frozen_skipped(contract, candidate, scope, reader)
     if scope.frozen is not None:
         from oracle_guard.checks.test_tamper import frozen  # cold: only with frozen_tests
@@ -363,11 +377,6 @@ def _config_marks(
     marks = options.changed_options(
         path, old, data, replaces=lambda: _replaces_a_configuration(path, base, scope)
     )
-    replacing = any(mark.subject.startswith("configuration file") for mark in marks)
-    if candidate is not None and before is None and not replacing:
-        from oracle_guard.checks.test_tamper import rootdir  # cold: a new configuration file
-
-        marks += rootdir.moved(path, data, base, candidate, scope.limit)
     return marks
 
 
@@ -459,6 +468,10 @@ class _Reader:
             except BlobTooLarge:
                 self._texts[entry.oid] = None
         return self._texts[entry.oid]
+
+    def tests(self, snapshot: Snapshot, path: str, entry: Entry) -> Optional[FrozenSet[str]]:
+        data = self.text(snapshot, path, entry)
+        return moves.test_names(data) if data is not None else None
 
     def marks(self, snapshot: Snapshot, path: str, entry: Entry) -> List[Mark]:
         package = package_of(path)

@@ -112,3 +112,11 @@ _LOOSENS: Dict[str, str] = {
     "strict_xfail": "an xfail test that passes no longer fails the run",
     "strict_parametrization_ids": "duplicate parametrize ids stop being errors",
 }
+
+# Lint plugins' exemptions (pytest-pep8, pytest-flakes, pytest-flake8,
+# pytest-pycodestyle): each entry keeps code out of a lint item. Setting or
+# changing one is a mark as any setting is; dropping one only lints more.
+_LINT_IGNORES = frozenset(
+    "pep8ignore pep8maxlinelength flakes-ignore flake8-ignore flake8-max-line-length "
+    "flake8-max-complexity codestyle_ignore codestyle_max_line_length".split()
+)

@@ -49,6 +49,7 @@ from oracle_guard.checks.test_tamper.option_tables import (
     _ALIASES,
     _EFFECTS,
     _HARMLESS,
+    _LINT_IGNORES,
     _LOOSENS,
     _STRICT_PARTS,
     _TYPES,
@@ -433,8 +434,8 @@ def _compare(old: Dict[str, Setting], new: Config) -> List[Mark]:
             for entry in before.value if before is not None else ():
                 if entry not in kept:
                     mark(line, f"required_plugins drops {entry}", f"required_plugins drops {entry}")
-        elif key == "max_warnings" and before is None:
-            continue  # a new cap only fails runs
+        elif key == "max_warnings" and before is None or key in _LINT_IGNORES and after is None:
+            continue  # a new cap only fails runs; a dropped lint exemption lints more
         else:
             text = _change(before, after)
             shown = after if after is not None else before
@@ -588,3 +589,6 @@ def _compare_addopts(
             if not arg.known:
                 text += ": an option oracle-guard does not know; an owner sets runner options"
             mark(line, f"addopts drops {arg.subject}", text)
+
+
+load, compare = _load, _compare  # for effective.py: a file as pytest reads it, two compared

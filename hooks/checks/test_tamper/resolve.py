@@ -34,15 +34,29 @@ class Resolver:
         self.assigned: Set[str] = set()  # names the file binds itself (variables, arguments)
         self.bindings: Counter = Counter()  # how often the file binds each of them
         self.dumped: Set[str] = set()  # names bound to pickle.dumps(...)
+        self.functions: List[ast.AST] = []  # the definitions the walk is in, innermost last
         self.clean_profiles: Set[str] = set()  # Hypothesis profiles registered with no mark
         self.declared_global: Set[str] = set()  # names a function declares global
         self.warnings_scoped = 0  # how many `with warnings.catch_warnings():` hold the walk
         self.modules: Set[str] = set()  # the modules `import X` statements name
+        self.tree: Optional[ast.Module] = None  # the module read, for its constants
+        self._constants: Optional[Dict[str, ast.expr]] = None
+        self.mark_aliases: Dict[str, ast.expr] = {}  # skip markers kept for decorators
         # the frameworks the repository is itself (pluggy's tests of pluggy): their
         # names are the code under test there, not the runner
         self.own: FrozenSet[str] = frozenset()
 
     # -- names ----------------------------------------------------------------------
+
+    @property
+    def constants(self) -> Dict[str, ast.expr]:
+        """The names the module binds once, at its top: read only when a skip
+        condition or an exec'd name asks (a walk of the whole tree)."""
+        if self._constants is None:
+            from oracle_guard.checks.test_tamper.meaning import constants_of
+
+            self._constants = constants_of(self.tree) if self.tree is not None else {}
+        return self._constants
 
     def bind(self, tree: ast.Module) -> None:
         """Every name the file imports or binds, wherever it is bound."""
@@ -153,8 +167,14 @@ class Resolver:
         args = call.args
         if marker in ("pytest.mark.skip", "unittest.skip") and all(map(constant_str, args)):
             args = []
-        given = [self.shape(arg) for arg in args]
-        given += [f"{k.arg}={self.shape(k.value)}" for k in call.keywords if k.arg != "reason"]
+        from oracle_guard.checks.test_tamper.meaning import written
+
+        given = [written(arg, self.imports, self.constants) for arg in args]
+        given += [
+            f"{k.arg}={written(k.value, self.imports, self.constants)}"
+            for k in call.keywords
+            if k.arg != "reason"
+        ]
         return f"({', '.join(given)})"
 
     def shape(self, node: ast.AST) -> str:
@@ -192,7 +212,9 @@ def round_trip(call: ast.Call, reader: Resolver) -> bool:
     pickle.dumps(...): what it loads was made from the test's own objects."""
     made = call.args[0] if len(call.args) == 1 and not call.keywords else None
     if isinstance(made, ast.Name):
-        return made.id in reader.dumped and reader.bindings[made.id] == 1
+        if made.id in reader.dumped and reader.bindings[made.id] == 1:
+            return True
+        return bool(reader.functions) and _dumped_once(reader.functions[-1], made.id, reader)
     return isinstance(made, ast.Call) and reader.dotted(made.func) == "pickle.dumps"
 
 
@@ -203,3 +225,31 @@ def namespace_of(mapping: ast.expr, reader: Resolver) -> ast.expr:
     if isinstance(mapping, ast.Attribute) and mapping.attr == "__dict__":
         return mapping.value
     return mapping
+
+
+def bound_once(function: ast.AST, name: str, reader: Resolver) -> Optional[ast.expr]:
+    """The value a function binds ``name`` to, when it binds it once, by a plain
+    assignment, and nowhere else (no argument, global or nonlocal of that name)."""
+    stores = [
+        node
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name)
+        and node.id == name
+        and not isinstance(node.ctx, ast.Load)
+        or isinstance(node, ast.arg)
+        and node.arg == name
+        or isinstance(node, (ast.Global, ast.Nonlocal))
+        and name in node.names
+    ]
+    if len(stores) != 1 or name in reader.declared_global:
+        return None
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and node.targets[0] is stores[0]:
+            return node.value
+    return None
+
+
+def _dumped_once(function: ast.AST, name: str, reader: Resolver) -> bool:
+    """Two tests may each keep their own pickle in a variable of the same name."""
+    value = bound_once(function, name, reader)
+    return isinstance(value, ast.Call) and reader.dotted(value.func) == "pickle.dumps"

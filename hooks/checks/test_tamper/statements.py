@@ -4,7 +4,7 @@ assignments; expressions are judged in calls.py."""
 from __future__ import annotations
 
 import ast
-from typing import Sequence
+from typing import Dict, Sequence
 
 from oracle_guard.checks.test_tamper.calls import Calls
 from oracle_guard.checks.test_tamper.names import (
@@ -20,7 +20,7 @@ from oracle_guard.checks.test_tamper.names import (
     TESTCASE_RUNNERS,
     WARNING_SCOPES,
 )
-from oracle_guard.checks.test_tamper.resolve import namespace_of
+from oracle_guard.checks.test_tamper.resolve import bound_once, namespace_of
 from oracle_guard.checks.test_tamper.syntax import (
     constant_str,
     global_key,
@@ -35,8 +35,58 @@ from oracle_guard.checks.test_tamper.syntax import (
 
 class Reader(Calls):
     def read(self, tree: ast.Module) -> None:
+        self.tree = tree
         self.bind(tree)
+        self.mark_aliases = self._mark_aliases(tree)
         self._body(tree.body)
+
+    def _mark_aliases(self, tree: ast.Module) -> Dict[str, ast.expr]:
+        """Skip markers kept in a module-level name used only as a decorator
+        (``needs_posix = pytest.mark.skipif(...)``): each is judged where it
+        decorates a test, as if written there, and not at module level."""
+        made: Dict[str, ast.expr] = {}
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+                if isinstance(target, ast.Name) and target.id != "pytestmark":
+                    func = value.func if isinstance(value, ast.Call) else value
+                    if self.dotted(func) in SKIP_MARKERS and self.constants.get(target.id) is value:
+                        made[target.id] = value
+        if not made:
+            return made
+        decorators = {
+            id(d)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for d in n.decorator_list
+        }
+        for used in ast.walk(tree):
+            if isinstance(used, ast.Name) and used.id in made and isinstance(used.ctx, ast.Load):
+                if id(used) not in decorators:
+                    del made[used.id]  # used some other way: judged where it is made
+        return made
+
+    def _literal_code(self, call: ast.Call) -> bool:
+        """exec, eval or compile of a string the file writes out (or a name the
+        function binds once to one): that code is read as this file's, its marks
+        at the call's line. Anything else is dynamic-code."""
+        first = call.args[0] if call.args else None
+        if isinstance(first, ast.Name):
+            name = first.id
+            local = [f for f in self.functions if name in _bound_names(f)]
+            first = bound_once(local[-1], name, self) if local else self.constants.get(name)
+        if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+            return False
+        try:
+            tree = ast.parse(first.value)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        inner = Reader(self.package, self.hermetic, self.oracle_of, self.conftest)
+        inner.own, inner.imports = self.own, dict(self.imports)
+        inner.scope, inner.kinds = list(self.scope), list(self.kinds)
+        inner.read(tree)
+        self.marks += [mark._replace(line=call.lineno) for mark in inner.marks]
+        return True
 
     def _body(self, body: Sequence[ast.stmt]) -> None:
         for statement in body:
@@ -53,6 +103,10 @@ class Reader(Calls):
             self.scope.pop()
             self._body(node.orelse)
             return
+        if isinstance(node, ast.Assign) and any(
+            v is node.value for v in self.mark_aliases.values()
+        ):
+            return  # a skip marker kept for decorators: judged where each decorates
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             self._import(node)
         elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
@@ -139,11 +193,15 @@ class Reader(Calls):
             for base in node.bases + [k.value for k in node.keywords]:
                 self._kept_ending(node, base, "subclasses")
                 self._expression(base)
+        self.functions.append(node)
         self._body(node.body)
+        self.functions.pop()
         self.scope.pop()
         self.kinds.pop()
 
     def _decorator(self, node: ast.expr, name: str) -> None:
+        if isinstance(node, ast.Name) and node.id in self.mark_aliases:
+            node = self.mark_aliases[node.id]
         target = node.func if isinstance(node, ast.Call) else node
         dotted = self.dotted(node) if isinstance(node, ast.Call) else None
         if dotted not in SKIP_MARKERS:  # getattr(pytest.mark, "skip") is the marker itself
@@ -381,3 +439,14 @@ class Reader(Calls):
                         f"{verb} sys.modules[{name!r}], which the contract protects "
                         f"({found!r}): it replaces the oracle's module",
                     )
+
+
+def _bound_names(function: ast.AST) -> Sequence[str]:
+    """The names a definition binds anywhere in it: its arguments and stores."""
+    names = []
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.append(node.id)
+        elif isinstance(node, ast.arg):
+            names.append(node.arg)
+    return names
