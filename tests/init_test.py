@@ -457,6 +457,39 @@ def test_a_local_clone_as_repo_pins_its_head(tmp_path, capsys):
     assert rc == 2 and "not a git clone" in err
 
 
+def test_a_rev_the_local_clone_lacks_is_refused_naming_its_head(tmp_path, capsys):
+    hooks = init_repo(tmp_path / "og")
+    sha = commit(hooks, {"README.md": "x\n"})  # a clone without tags
+    repo = stripped_example(tmp_path, "harness")
+    rc, out, err = init(capsys, repo, "--repo", str(hooks), "--rev", "v0.2.0")
+    assert rc == 2
+    assert (
+        f"--rev 'v0.2.0' names no commit in --repo {str(hooks)!r} (it has no tags; its HEAD is {sha})"
+        in err
+    )
+    assert not (repo / ".pre-commit-config.yaml").exists()  # nothing written
+
+
+def test_a_rev_the_local_clone_lacks_is_refused_naming_its_tags(tmp_path, capsys):
+    hooks = init_repo(tmp_path / "og")
+    commit(hooks, {"README.md": "x\n"})
+    git(hooks, "tag", "v0.1.0")
+    repo = stripped_example(tmp_path, "harness")
+    rc, _, err = init(capsys, repo, "--repo", str(hooks), "--rev", "v0.2.0")
+    assert rc == 2 and "its tags include v0.1.0;" in err
+
+
+def test_a_rev_the_local_clone_holds_is_pinned_as_given(tmp_path, capsys):
+    hooks = init_repo(tmp_path / "og")
+    commit(hooks, {"README.md": "x\n"})
+    git(hooks, "tag", "v0.2.0")
+    repo = stripped_example(tmp_path, "harness")
+    rc, _, err = init(capsys, repo, "--repo", str(hooks), "--rev", "v0.2.0")
+    assert rc == 0, err
+    config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
+    assert config["repos"][0]["rev"] == "v0.2.0"
+
+
 # -- editor schemas ------------------------------------------------------------
 def editor_validator(repo, name):
     from jsonschema import Draft7Validator
