@@ -248,19 +248,31 @@ def test_an_unknown_layout_exits_2_listing_the_names(tmp_path, capsys):
     assert rc == 2
     assert err == (
         "oracle-guard: error: unknown layout 'monorepo'; choose one of harness, "
-        "merge-contract, oracle-dir, replay-queue\n"
+        "merge-contract, oracle-dir, pytest, replay-queue\n"
     )
     assert not (repo / ".oracle-guard.yaml").exists()
 
 
 def test_an_unrecognised_repository_exits_2_with_the_hint(tmp_path, capsys):
     repo = init_repo(tmp_path / "r")
-    commit(repo, {"src/app.py": "x = 1\n", "tests/test_app.py": "def test(): pass\n"})
+    commit(repo, {"src/app.py": "x = 1\n", "scripts/run.sh": "true\n"})
     rc, out, err = init(capsys, repo)
     assert rc == 2
     assert err.startswith("oracle-guard: error: no known layout recognised")
-    assert "pass --layout NAME, one of harness, merge-contract, oracle-dir, replay-queue" in err
+    assert (
+        "pass --layout NAME, one of harness, merge-contract, oracle-dir, pytest, replay-queue"
+        in err
+    )
     assert not (repo / ".oracle-guard.yaml").exists()
+
+
+def test_src_and_tests_alone_are_an_ordinary_pytest_project(tmp_path, capsys):
+    # near miss of the refusal: a test makes it the pytest layout
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"src/app.py": "x = 1\n", "tests/test_app.py": "def test(): pass\n"})
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert "layout 'pytest', recognised from: tests/**/test_*.py (1 file)" in out
 
 
 def test_two_layouts_equally_likely_exit_2(tmp_path, capsys):
