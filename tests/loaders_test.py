@@ -431,7 +431,12 @@ def test_yaml_error_at_the_end_of_a_file_without_a_last_newline(data, line, colu
         ),
         (b"a:\n  b: {c: [1, 2]\n  d: 2\n", "the mapping opened by '{' at line 2, column 6", 2, 6),
         # the inner list closes, the outer does not; quotes and comments hold no bracket
-        (b"a:\n  b: [[1], ']', \"]\" # ]\n  c: 1\n", "the list opened by '[' at line 2, column 6", 2, 6),
+        (
+            b"a:\n  b: [[1], ']', \"]\" # ]\n  c: 1\n",
+            "the list opened by '[' at line 2, column 6",
+            2,
+            6,
+        ),
     ],
 )
 def test_an_unclosed_bracket_is_reported_where_it_opened(data, message, line, column):
