@@ -143,3 +143,38 @@ def test_a_seed_file_that_does_not_parse_keeps_the_syntax_hint(tmp_path, capsys)
     commit(repo, {".oracle-guard.yaml": SEEDS, "seeds/a.jsonl": "1\n"})
     stage(repo, {"seeds/a.jsonl": "1\n{\n"})
     assert hint(capsys, repo).startswith("hint: fix the syntax")
+
+
+LOCKED = """\
+version: 1
+fixtures:
+  - {lock: fixtures/SHA256SUMS, root: fixtures, paths: ["fixtures/**"]}
+"""
+
+
+def locked_repo(tmp_path):
+    repo = init_repo(tmp_path / "r")
+    lock = hashlib.sha256(b"a\n").hexdigest() + "  a.json\n"
+    commit(
+        repo, {".oracle-guard.yaml": LOCKED, "fixtures/a.json": "a\n", "fixtures/SHA256SUMS": lock}
+    )
+    return repo
+
+
+@pytest.mark.parametrize("name", [b"caf\xe9.json", b"-"])
+def test_a_fixture_no_lock_can_name_is_told_to_rename_it_not_to_run_lock(tmp_path, capsys, name):
+    repo = locked_repo(tmp_path)
+    (repo / "fixtures").joinpath(os.fsdecode(name)).write_bytes(b"b\n")
+    stage(repo)
+    line = hint(capsys, repo)
+    assert line.startswith("hint: rename the file"), line
+    assert "run 'oracle-guard lock'" not in line
+    assert run_guard(capsys, repo, "lock")[0] == 2  # which lock indeed refuses
+
+
+def test_an_unlocked_fixture_with_a_plain_name_is_told_to_run_lock(tmp_path, capsys):
+    # near miss: lock can record this one
+    repo = locked_repo(tmp_path)
+    stage(repo, {"fixtures/b.json": "b\n"})
+    assert "have a human run 'oracle-guard lock' to record it" in hint(capsys, repo)
+    assert run_guard(capsys, repo, "lock")[0] == 0

@@ -284,6 +284,13 @@ SIZE_FIXES = {
     "seeds instead of growing this one; an owner who means it raises limits.seed_bytes in "
     "a contract change of its own",
 }
+# A file no lock can name: 'oracle-guard lock' refuses it, so the fix is its name.
+UNNAMEABLE_FIXES = {
+    "a lock (UTF-8 text) cannot name it": "rename the file to a UTF-8 name (git mv), or "
+    "remove it: no lock can name it, and 'oracle-guard lock' refuses it until then",
+    "a sha256sum lock cannot name it": "rename the file, or have an owner switch the entry "
+    "to a JSON lock: 'oracle-guard lock' refuses to write a sha256sum lock that names it",
+}
 # What a fix says that only holds when the contract has the section named.
 _SIGNED = ", signed with a key in the authority signers file"
 _FREEZE_RECORD = "recorded in the freeze file the scoring harness reads"
@@ -312,10 +319,15 @@ def fix_in(
 ) -> str:
     """The fix for ``code`` as a hint in ``context`` gives it: the base commit and
     the path filled in where known (a placeholder only where they are not); for a
-    file over a size limit (``message`` says so), the size's fix; and only what
+    file over a size limit (``message`` says so), the size's fix; for a fixture no
+    lock can name, its renaming; and only what
     the contract's ``sections`` make true."""
     if code in SIZE_FIXES and _OVER_LIMIT in message:
         return SIZE_FIXES[code]
+    if code.startswith("fixture-"):
+        unnameable = next((fix for why, fix in UNNAMEABLE_FIXES.items() if why in message), None)
+        if unnameable:
+            return unnameable
     return fit_to_contract(_fix_in(code, context, base, path), sections)
 
 
