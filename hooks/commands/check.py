@@ -15,7 +15,6 @@ from oracle_guard.findings import HOOKS, Finding, HookResult, exit_code
 from oracle_guard.judge import judge
 from oracle_guard.report import formats as reporters
 
-
 # A staged commit is judged by HEAD's contract, so with a broken one there no staged
 # fix passes (fail closed): the way out is through history, not the index.
 BROKEN_AT_HEAD = (
