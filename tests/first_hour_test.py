@@ -143,7 +143,10 @@ def test_a_later_check_under_a_broken_contract_lists_every_error(tmp_path, capsy
         "oracle-guard: error: .oracle-guard.yaml:4: invalid contract at $.budget: 'max_frozen' "
         "is a required property; line 5: invalid contract at $.budget: Additional properties "
         "are not allowed ('max_froze' was unexpected); did you mean 'max_frozen'? "
-        "(the contract in HEAD)\n"
+        "(the contract in HEAD); a commit is judged by the contract in HEAD, so no staged "
+        "fix passes: undo the commit that broke it (git reset --soft HEAD~1, then git "
+        "restore --staged --worktree .oracle-guard.yaml), or, once pushed, an owner commits "
+        "the fix with --no-verify (docs: how-to/when-a-hook-blocks.md)\n"
     )
 
 
