@@ -152,7 +152,7 @@ PROGRAMS = ("oracle-guard", "pre-commit", "prek")
 
 
 def session_environment(home: Path, programs: Tuple[str, ...] = PROGRAMS) -> Dict[str, str]:
-    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = master\n")
     bin_dir = home.parent / "bin"
     bin_dir.mkdir(exist_ok=True)
     for program in programs:
@@ -244,7 +244,7 @@ def example_repository(work: Path, layout: str, env: Dict[str, str]) -> None:
     committed, without the contract."""
     shutil.copytree(ROOT / "examples" / layout, work, dirs_exist_ok=True)
     (work / ".oracle-guard.yaml").unlink()
-    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "before oracle-guard"]):
+    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "before oracle-guard"]):
         subprocess.run(["git", *args], cwd=work, env=env, check=True)
 
 
