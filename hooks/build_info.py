@@ -12,8 +12,6 @@ import re
 import subprocess
 from typing import Optional
 
-from oracle_guard import __version__
-
 BUILD_COMMIT = "BUILD_COMMIT"  # the file setup.py writes beside this module
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 # a SHA-1 or SHA-256 object id, as git prints it
@@ -33,13 +31,18 @@ def recorded_commit(package: str = PACKAGE) -> Optional[str]:
 def checkout_commit(package: str = PACKAGE) -> Optional[str]:
     """An editable install's commit: HEAD of the checkout that holds ``package``, when
     that checkout is oracle-guard's own (its setup.cfg names the project), followed by
-    ' with local changes' when the package's files differ from it."""
+    ' with local changes' when the package's files differ from it. setup.py records
+    it at build time when there are none."""
     top = os.path.dirname(package)
     try:
         with open(os.path.join(top, "setup.cfg"), encoding="utf-8") as f:
             if not re.search(r"^name = oracle-guard$", f.read(), re.M):
                 return None
     except (OSError, UnicodeDecodeError):
+        return None
+    # the checkout's own git: never a repository some folder above it belongs to
+    root = _git(top, "rev-parse", "--show-toplevel")
+    if root is None or os.path.realpath(root) != os.path.realpath(top):
         return None
     head = _git(top, "rev-parse", "--verify", "-q", "HEAD")
     if head is None or not _OBJECT_ID.fullmatch(head):
@@ -73,5 +76,7 @@ def _git(top: str, *args: str) -> Optional[str]:
 
 def version_line(package: str = PACKAGE) -> str:
     """``oracle-guard X.Y.Z``, with ``(commit ID)`` when the commit is known."""
+    from oracle_guard import __version__  # here: setup.py loads this file on its own
+
     commit = recorded_commit(package) or checkout_commit(package)
     return f"oracle-guard {__version__}" + (f" (commit {commit})" if commit else "")

@@ -244,7 +244,11 @@ def example_repository(work: Path, layout: str, env: Dict[str, str]) -> None:
     committed, without the contract."""
     shutil.copytree(ROOT / "examples" / layout, work, dirs_exist_ok=True)
     (work / ".oracle-guard.yaml").unlink()
-    for args in (["init", "-q", "-b", "main"], ["add", "."], ["commit", "-qm", "before oracle-guard"]):
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["add", "."],
+        ["commit", "-qm", "before oracle-guard"],
+    ):
         subprocess.run(["git", *args], cwd=work, env=env, check=True)
 
 

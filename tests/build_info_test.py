@@ -79,3 +79,28 @@ def test_a_wheel_built_from_a_clean_checkout_records_its_commit(tmp_path):
     with zipfile.ZipFile(str(wheel)) as whl:
         assert whl.read("oracle_guard/BUILD_COMMIT").decode() == sha + "\n"
     assert not (source / "hooks" / "BUILD_COMMIT").exists()  # the source tree is left alone
+
+
+def test_a_checkout_inside_another_repository_is_not_read(tmp_path):
+    # an sdist unpacked in some other project's work tree: that project's HEAD is not ours
+    outer = init_repo(tmp_path / "outer")
+    commit(outer, {"README.md": "x\n"})
+    inner = outer / "oracle-guard-0.2.0"
+    (inner / "hooks").mkdir(parents=True)
+    (inner / "setup.cfg").write_text("[metadata]\nname = oracle-guard\n")
+    assert build_info.checkout_commit(str(inner / "hooks")) is None
+
+
+def test_a_wheel_built_from_edited_files_records_no_commit(tmp_path):
+    # near miss of the recorded commit: the files differ from HEAD
+    source, _ = snapshot_checkout(tmp_path / "oracle-guard")
+    with open(source / "hooks" / "__init__.py", "a") as f:
+        f.write("# edited\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--wheel", "--outdir", str(tmp_path / "dist"), str(source)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    (wheel,) = (tmp_path / "dist").glob("*.whl")
+    with zipfile.ZipFile(str(wheel)) as whl:
+        assert "oracle_guard/BUILD_COMMIT" not in whl.namelist()

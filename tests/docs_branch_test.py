@@ -22,12 +22,18 @@ def documents():
 
 
 def unnamed_branches(text: str):
-    return [m.group(0) for m in GIT_INIT.finditer(text) if not re.search(r" (-b|--initial-branch)[ =]", m.group(0))]
+    return [
+        m.group(0)
+        for m in GIT_INIT.finditer(text)
+        if not re.search(r" (-b|--initial-branch)[ =]", m.group(0))
+    ]
 
 
 def test_every_git_init_in_the_docs_and_examples_names_main():
     found = {
-        str(path.relative_to(ROOT)): unnamed_branches(path.read_text(encoding="utf-8", errors="replace"))
+        str(path.relative_to(ROOT)): unnamed_branches(
+            path.read_text(encoding="utf-8", errors="replace")
+        )
         for path in documents()
     }
     assert {page: inits for page, inits in found.items() if inits} == {}
