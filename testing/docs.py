@@ -209,8 +209,11 @@ def run_session(
         settings = session_settings(page)
     env = session_environment(home, tuple(settings.get("programs", PROGRAMS)))
     (home / "work").mkdir()
-    if settings.get("oracle_guard_clone"):
-        clone_oracle_guard(home / "oracle-guard")
+    clone = settings.get("oracle_guard_clone")
+    if clone not in (None, False, True, "untagged"):
+        raise AssertionError(f"console.oracle_guard_clone: {clone!r} is not true or untagged")
+    if clone:
+        clone_oracle_guard(home / "oracle-guard", tagged=clone is True)
     if settings.get("work_from_example"):
         example_repository(home / "work", settings["work_from_example"], env)
     script = ["exec 2>&1", "cd ~/work"]
@@ -252,15 +255,18 @@ def example_repository(work: Path, layout: str, env: Dict[str, str]) -> None:
         subprocess.run(["git", *args], cwd=work, env=env, check=True)
 
 
-def clone_oracle_guard(dest: Path) -> None:
+def clone_oracle_guard(dest: Path, tagged: bool = True) -> None:
     """What a reader who followed the Quick start has: a clone of this checkout,
-    with this version's tag."""
+    with this version's tag; ``tagged=False``: with no tag at all, as a clone of a
+    mirror may be."""
     from oracle_guard import __version__
     from testing.checkout import snapshot_checkout
     from testing.git import git
 
     snapshot_checkout(dest)
-    git(dest, "tag", "-a", "-m", f"oracle-guard {__version__}", f"v{__version__}")
+    git(dest, "tag", "-d", "v-test")
+    if tagged:
+        git(dest, "tag", "-a", "-m", f"oracle-guard {__version__}", f"v{__version__}")
 
 
 def matches(expected: List[str], printed: List[str]) -> bool:
