@@ -113,6 +113,19 @@ def test_layout_harness_warns_about_each_data_folder_it_leaves_writable(tmp_path
     ]
 
 
+def test_a_root_data_folder_the_pytest_layout_leaves_open_is_warned_about(tmp_path, capsys):
+    repo = src_project(tmp_path)
+    (repo / "data").mkdir()
+    (repo / "data/prices.csv").write_text("a,1\n")
+    git(repo, "add", "-A")
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert [ln for ln in out.splitlines() if ln.startswith("  warning:")] == [
+        "  warning: data/ holds 1 file the contract leaves writable (no fixtures or seeds "
+        "section names it): add a section for data/"
+    ]
+
+
 def test_the_pytest_layout_leaves_no_data_folder_writable(tmp_path, capsys):
     # near miss of the warning: the same project, with the layout that guards them
     repo = src_project(tmp_path)

@@ -360,28 +360,31 @@ def root_packages(paths: Paths) -> List[str]:
     ]
 
 
-def unguarded_data(data: Dict[str, Any], paths: Paths) -> List[str]:
-    """A note for each data folder (fixtures/, data/, seeds/ at the root or in a test
-    folder) with files the contract leaves writable: no section names them, and
-    write-set does not deny them."""
+def unguarded_data(data: Dict[str, Any], paths: Paths, layout: str) -> List[str]:
+    """A warning for each data folder (fixtures/, data/, seeds/ at the root or in a
+    test folder) with files the contract leaves writable: no section names them, and
+    write-set does not deny them. It names the layout that guards the folder, when
+    that is another one."""
     from oracle_guard.snapshot import Snapshot
 
     probe = contract_mod.Contract(data, Snapshot.empty(), from_base=False)
     guarded = PatternSet(probe.oracle_globs() + data["write_set"]["deny"])
     named = set(probe.oracle_files())
-    notes = []
+    warnings = []
     folders = [d for d in DATA_FOLDERS if signal_files(paths, f"/{d}/")] + data_folders(paths)
     for folder in folders:
-        files = [p for p in signal_files(paths, f"/{folder}/")]
-        open_files = [p for p in files if p not in named and not guarded.matches(p)]
-        if open_files:
-            notes.append(
-                f"{folder}/ holds {len(open_files)} file{'s' if len(open_files) != 1 else ''} "
-                "the contract leaves writable (no fixtures or seeds section names "
-                f"{'it' if len(open_files) == 1 else 'them'}): add a section for "
-                f"{folder}/, or rerun init with --layout pytest"
-            )
-    return notes
+        files = signal_files(paths, f"/{folder}/")
+        left = [p for p in files if p not in named and not guarded.matches(p)]
+        if not left:
+            continue
+        guards = "pytest" if "/" in folder else {"fixtures": "harness"}.get(folder)
+        rerun = f", or rerun init with --layout {guards}" if guards and guards != layout else ""
+        warnings.append(
+            f"{folder}/ holds {len(left)} file{'s' if len(left) != 1 else ''} the contract "
+            "leaves writable (no fixtures or seeds section names "
+            f"{'it' if len(left) == 1 else 'them'}): add a section for {folder}/{rerun}"
+        )
+    return warnings
 
 
 def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[str]:

@@ -107,7 +107,7 @@ def make_plan(settings: Settings, git, top: str, env: Optional[Mapping[str, str]
     plan = Plan(
         layout, evidence, contract.text, data, notes=notes, now_arg=settings.now, ci=settings.ci
     )
-    plan.warnings = unguarded_data(data, paths)
+    plan.warnings = unguarded_data(data, paths, layout)
     plan.files.append(contract)
     for name in ["contract"] + yaml_freeze_schemas(data):
         plan.files.append(
