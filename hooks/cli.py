@@ -13,8 +13,6 @@ import os
 import sys
 from typing import Mapping, Optional, Sequence
 
-from oracle_guard import __version__
-
 # command: module of oracle_guard.commands, in the order `oracle-guard --help` lists them
 COMMANDS = {
     "check": "check",
@@ -33,6 +31,17 @@ COMMANDS = {
 }
 
 
+class VersionAction(argparse.Action):
+    """--version: the version, and the commit it was built from when that is known
+    (asked only when --version is given: it may run git)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from oracle_guard.build_info import version_line
+
+        print(version_line())
+        parser.exit()
+
+
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """Every command's parser, or only ``command``'s: a run imports only the
     command it runs (help, errors and the rest of argv read the same)."""
@@ -42,7 +51,9 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
         prog="oracle-guard",
         description="Keep a repository's test oracle out of reach of the patches it judges.",
     )
-    parser.add_argument("--version", action="version", version=f"oracle-guard {__version__}")
+    parser.add_argument(
+        "--version", action=VersionAction, nargs=0, help="show the version and commit, and exit"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module in COMMANDS.items():

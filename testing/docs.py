@@ -152,7 +152,7 @@ PROGRAMS = ("oracle-guard", "pre-commit", "prek")
 
 
 def session_environment(home: Path, programs: Tuple[str, ...] = PROGRAMS) -> Dict[str, str]:
-    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = main\n")
+    (home / ".gitconfig").write_text("[init]\n\tdefaultBranch = master\n")
     bin_dir = home.parent / "bin"
     bin_dir.mkdir(exist_ok=True)
     for program in programs:
@@ -209,8 +209,11 @@ def run_session(
         settings = session_settings(page)
     env = session_environment(home, tuple(settings.get("programs", PROGRAMS)))
     (home / "work").mkdir()
-    if settings.get("oracle_guard_clone"):
-        clone_oracle_guard(home / "oracle-guard")
+    clone = settings.get("oracle_guard_clone")
+    if clone not in (None, False, True, "untagged"):
+        raise AssertionError(f"console.oracle_guard_clone: {clone!r} is not true or untagged")
+    if clone:
+        clone_oracle_guard(home / "oracle-guard", tagged=clone is True)
     if settings.get("work_from_example"):
         example_repository(home / "work", settings["work_from_example"], env)
     script = ["exec 2>&1", "cd ~/work"]
@@ -244,19 +247,26 @@ def example_repository(work: Path, layout: str, env: Dict[str, str]) -> None:
     committed, without the contract."""
     shutil.copytree(ROOT / "examples" / layout, work, dirs_exist_ok=True)
     (work / ".oracle-guard.yaml").unlink()
-    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "before oracle-guard"]):
+    for args in (
+        ["init", "-q", "-b", "main"],
+        ["add", "."],
+        ["commit", "-qm", "before oracle-guard"],
+    ):
         subprocess.run(["git", *args], cwd=work, env=env, check=True)
 
 
-def clone_oracle_guard(dest: Path) -> None:
+def clone_oracle_guard(dest: Path, tagged: bool = True) -> None:
     """What a reader who followed the Quick start has: a clone of this checkout,
-    with this version's tag."""
+    with this version's tag; ``tagged=False``: with no tag at all, as a clone of a
+    mirror may be."""
     from oracle_guard import __version__
     from testing.checkout import snapshot_checkout
     from testing.git import git
 
     snapshot_checkout(dest)
-    git(dest, "tag", "-a", "-m", f"oracle-guard {__version__}", f"v{__version__}")
+    git(dest, "tag", "-d", "v-test")
+    if tagged:
+        git(dest, "tag", "-a", "-m", f"oracle-guard {__version__}", f"v{__version__}")
 
 
 def matches(expected: List[str], printed: List[str]) -> bool:

@@ -111,8 +111,11 @@ def test_missing_command_is_a_usage_error(capsys):
 
 
 def test_version(capsys):
+    from oracle_guard.build_info import version_line
+
     code, out, _ = run_usage(capsys, "--version")
-    assert (code, out) == (0, f"oracle-guard {__version__}\n")
+    assert (code, out) == (0, version_line() + "\n")
+    assert out.startswith(f"oracle-guard {__version__}")
 
 
 def _modules_after(repo, *argv):

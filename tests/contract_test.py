@@ -274,10 +274,11 @@ def test_error_in_the_base_contract_names_the_base(tmp_path, capsys):
     stage(repo, {".oracle-guard.yaml": "version: 1\n"})
     rc, out, err = run_guard(capsys, repo, "check", "--now", NOW)
     assert (rc, out) == (2, "")
-    assert err == (
+    assert err.startswith(
         "oracle-guard: error: .oracle-guard.yaml:2: invalid contract at $: "
         "Additional properties are not allowed ('seed' was unexpected); did you mean "
-        "'seeds'? (the contract in HEAD)\n"
+        "'seeds'? (the contract in HEAD); a commit is judged by the contract in HEAD, so "
+        "no staged fix passes: undo the commit that broke it"
     )
 
 

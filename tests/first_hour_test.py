@@ -143,7 +143,10 @@ def test_a_later_check_under_a_broken_contract_lists_every_error(tmp_path, capsy
         "oracle-guard: error: .oracle-guard.yaml:4: invalid contract at $.budget: 'max_frozen' "
         "is a required property; line 5: invalid contract at $.budget: Additional properties "
         "are not allowed ('max_froze' was unexpected); did you mean 'max_frozen'? "
-        "(the contract in HEAD)\n"
+        "(the contract in HEAD); a commit is judged by the contract in HEAD, so no staged "
+        "fix passes: undo the commit that broke it (git reset --soft HEAD~1, then git "
+        "restore --staged --worktree .oracle-guard.yaml), or, once pushed, an owner commits "
+        "the fix with --no-verify (docs: how-to/when-a-hook-blocks.md)\n"
     )
 
 
@@ -328,7 +331,8 @@ def test_a_server_fix_names_the_pushed_branch_and_the_old_tip(tmp_path):
     assert not any("--staged" in line or "BASE" in line for line in fixes), fixes
 
 
-def test_the_fixture_mismatch_hint_names_the_signed_owner_flow(tmp_path, capsys):
+def test_the_fixture_mismatch_hint_names_the_owner_flow_without_signers(tmp_path, capsys):
+    # no authority section: no signers file to name
     repo = init_repo(tmp_path / "r")
     contract = "version: 1\nfixtures:\n  - {lock: fx.lock, paths: ['fx/**']}\n"
     stage(repo, {".oracle-guard.yaml": contract, "fx/a.txt": "a\n"})
@@ -341,7 +345,7 @@ def test_the_fixture_mismatch_hint_names_the_signed_owner_flow(tmp_path, capsys)
     assert out.splitlines()[-1] == (
         "hint: restore the fixture (git restore --staged --worktree fx/a.txt); if the change "
         "is intended, an owner makes it: the fixture and its lock ('oracle-guard lock') in a "
-        "commit of their own, signed with a key in the authority signers file (docs: "
+        "commit of their own (docs: "
         "how-to/edit-the-oracle.md); the oracle is human-owned: to change it, ask the oracle's "
         "owners. See 'oracle-guard explain fixture-mismatch'."
     )

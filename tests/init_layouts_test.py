@@ -78,7 +78,8 @@ def test_every_test_tree_that_holds_a_file_is_judged_and_properties_are_hermetic
 
 
 def test_look_alike_folders_and_a_nested_conftest_are_no_test_tree():
-    # near miss: testing/, src/tests/ and src/conftest.py are not the root test trees
+    # near miss: testing/ without a test (helpers), src/tests/ and src/conftest.py
+    # are not the root test trees
     paths = Paths(["seeds/a.json", "testing/x.py", "src/tests/test_a.py", "src/conftest.py"])
     assert propose("harness", paths)["tamper"] == {"paths": ["tests/**"]}
     assert missing_tests_note(paths) != []
@@ -90,7 +91,7 @@ def test_without_a_test_folder_tamper_names_tests_and_the_note_says_so():
     (note,) = missing_tests_note(paths)
     assert note.startswith(
         "tamper.paths is tests/**, though no test is there yet (nor in test/**, "
-        "properties/**, conftest.py): set it to where your tests live"
+        "testing/**, properties/**, conftest.py): set it to where your tests live"
     )
 
 

@@ -170,7 +170,13 @@ def test_prek_is_on_path_only_on_the_path_given(prek_bin, tmp_path):
     ("files", "prek", "path", "runner", "why"),
     [
         ((), False, ".pre-commit-config.yaml", "pre-commit", ""),
-        ((), True, "prek.toml", "prek", "prek is on PATH and there is no .pre-commit-config"),
+        (
+            (),
+            True,
+            ".pre-commit-config.yaml",
+            "prek",
+            "prek is on PATH and reads it, as pre-commit does",
+        ),
         ((".pre-commit-config.yaml",), True, ".pre-commit-config.yaml", "pre-commit", ""),
         (("prek.toml",), False, "prek.toml", "prek", "prek.toml is there"),
         (

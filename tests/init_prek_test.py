@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from oracle_guard.commands.init.prek_config import toml_parser
 from testing.git import commit, git, init_repo, run_guard, stage
@@ -48,29 +49,43 @@ def steps(out):
     return re.findall(r"^  \d+\. (.*)$", out, re.M)
 
 
-def test_prek_is_on_path_with_no_config_init_writes_prek_toml_and_prek_install(tmp_path, capsys):
+def test_prek_on_path_with_no_config_gets_the_yaml_both_runners_read_and_prek_install(
+    tmp_path, capsys
+):
     assert shutil.which("prek", path=PREK_BIN), "the test extra installs prek"
     repo = harness(tmp_path)
     rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1", env=WITH_PREK)
     assert rc == 0, err
-    assert not (repo / ".pre-commit-config.yaml").exists()
-    config = tomllib.loads((repo / "prek.toml").read_text())
+    assert not (repo / "prek.toml").exists()
+    config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
     assert config["repos"] == [{"repo": URL, "rev": "v1", "hooks": [{"id": "oracle-guard"}]}]
     assert config["default_install_hook_types"] == ["pre-commit", "pre-push"]
-    assert "  created prek.toml (the oracle-guard hooks, at pre-commit and pre-push)" in out
     assert (
-        "  note: the hooks go in prek.toml: prek is on PATH and there is no "
-        ".pre-commit-config.yaml, so the config is prek's own"
+        "  created .pre-commit-config.yaml (the oracle-guard hooks, at pre-commit and pre-push)"
+        in out
+    )
+    assert (
+        "  note: the hooks go in .pre-commit-config.yaml: prek is on PATH and reads it, as "
+        "pre-commit does (teammates may run either); init writes prek.toml only where one is there"
     ) in out
     said = steps(out)
     assert "prek install   # the pre-commit and pre-push hooks (default_install_hook_types)" in said
     assert not [s for s in said if "pre-commit install" in s]
     add = next(s for s in said if s.startswith("git add "))
-    assert "prek.toml" in add.split()
+    assert ".pre-commit-config.yaml" in add.split()
     git(repo, "add", "--", *add.split()[2:])
     commit(repo, message="guard the oracle")
     rc, out, err = run_guard(capsys, repo, "check", "--head", "HEAD", "--now", NOW)
     assert rc == 0, out + err
+
+
+def test_an_empty_prek_toml_there_gets_prek_its_own_config(tmp_path, capsys):
+    repo = harness(tmp_path, {"prek.toml": ""})
+    rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1", env=WITH_PREK)
+    assert rc == 0, err
+    assert not (repo / ".pre-commit-config.yaml").exists()
+    config = tomllib.loads((repo / "prek.toml").read_text())
+    assert config["repos"] == [{"repo": URL, "rev": "v1", "hooks": [{"id": "oracle-guard"}]}]
 
 
 def test_without_prek_on_path_init_writes_the_pre_commit_config(tmp_path, capsys):
@@ -123,7 +138,7 @@ def test_a_prek_toml_that_does_not_parse_is_left_alone_with_the_entry_to_paste(t
 
 
 def test_a_rerun_with_another_rev_sets_it_in_place_with_force(tmp_path, capsys):
-    repo = harness(tmp_path)
+    repo = harness(tmp_path, {"prek.toml": ""})
     assert init(capsys, repo, "--repo", URL, "--rev", "v1", env=WITH_PREK)[0] == 0
     rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v2", env=WITH_PREK)
     assert rc == 2 and out == ""
@@ -141,7 +156,7 @@ def test_a_rerun_with_another_rev_sets_it_in_place_with_force(tmp_path, capsys):
 
 
 def test_placeholders_are_filled_in_without_force(tmp_path, capsys):
-    repo = harness(tmp_path)
+    repo = harness(tmp_path, {"prek.toml": ""})
     assert init(capsys, repo, env=WITH_PREK)[0] == 0
     assert "in prek.toml, set repo: to where you host" in init(capsys, repo, env=WITH_PREK)[1]
     rc, out, err = init(capsys, repo, "--repo", URL, "--rev", "v1", env=WITH_PREK)
@@ -150,12 +165,12 @@ def test_placeholders_are_filled_in_without_force(tmp_path, capsys):
 
 
 def test_dry_run_names_prek_toml_and_writes_nothing(tmp_path, capsys):
-    repo = harness(tmp_path)
+    repo = harness(tmp_path, {"prek.toml": ""})
     rc, out, err = init(capsys, repo, "--dry-run", env=WITH_PREK)
     assert rc == 0, err
-    assert "  would create prek.toml (the oracle-guard hooks, at pre-commit and pre-push)" in out
-    assert "note: the hooks go in prek.toml: prek is on PATH" in out
-    assert not (repo / "prek.toml").exists() and not (repo / ".oracle-guard.yaml").exists()
+    assert "  would add the oracle-guard hooks, first of its [[repos]] tables to prek.toml" in out
+    assert "note: the hooks go in prek.toml: prek.toml is there" in out
+    assert (repo / "prek.toml").read_text() == "" and not (repo / ".oracle-guard.yaml").exists()
 
 
 def test_a_pre_commit_config_yml_alone_is_the_one_edited_for_prek(tmp_path, capsys):
@@ -178,10 +193,11 @@ def test_the_contract_init_writes_denies_the_runners_configs(tmp_path, capsys, n
 
 
 @pytest.mark.parametrize(
-    ("env", "config"), [(WITH_PREK, "prek.toml"), ({}, ".pre-commit-config.yaml")]
+    ("files", "config"), [({"prek.toml": ""}, "prek.toml"), ({}, ".pre-commit-config.yaml")]
 )
-def test_the_ci_step_names_the_config_that_holds_the_rev(tmp_path, capsys, env, config):
-    repo = harness(tmp_path)
+def test_the_ci_step_names_the_config_that_holds_the_rev(tmp_path, capsys, files, config):
+    repo = harness(tmp_path, files)
+    env = WITH_PREK
     rc, out, err = init(capsys, repo, "--ci", "github", env=env)
     assert rc == 0, err
     assert f"git+URL@REV, the repo: and rev: of {config} (or rerun" in out, out

@@ -248,19 +248,31 @@ def test_an_unknown_layout_exits_2_listing_the_names(tmp_path, capsys):
     assert rc == 2
     assert err == (
         "oracle-guard: error: unknown layout 'monorepo'; choose one of harness, "
-        "merge-contract, oracle-dir, replay-queue\n"
+        "merge-contract, oracle-dir, pytest, replay-queue\n"
     )
     assert not (repo / ".oracle-guard.yaml").exists()
 
 
 def test_an_unrecognised_repository_exits_2_with_the_hint(tmp_path, capsys):
     repo = init_repo(tmp_path / "r")
-    commit(repo, {"src/app.py": "x = 1\n", "tests/test_app.py": "def test(): pass\n"})
+    commit(repo, {"src/app.py": "x = 1\n", "scripts/run.sh": "true\n"})
     rc, out, err = init(capsys, repo)
     assert rc == 2
     assert err.startswith("oracle-guard: error: no known layout recognised")
-    assert "pass --layout NAME, one of harness, merge-contract, oracle-dir, replay-queue" in err
+    assert (
+        "pass --layout NAME, one of harness, merge-contract, oracle-dir, pytest, replay-queue"
+        in err
+    )
     assert not (repo / ".oracle-guard.yaml").exists()
+
+
+def test_src_and_tests_alone_are_an_ordinary_pytest_project(tmp_path, capsys):
+    # near miss of the refusal: a test makes it the pytest layout
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {"src/app.py": "x = 1\n", "tests/test_app.py": "def test(): pass\n"})
+    rc, out, err = init(capsys, repo)
+    assert rc == 0, err
+    assert "layout 'pytest', recognised from: tests/**/test_*.py (1 file)" in out
 
 
 def test_two_layouts_equally_likely_exit_2(tmp_path, capsys):
@@ -455,6 +467,39 @@ def test_a_local_clone_as_repo_pins_its_head(tmp_path, capsys):
         capsys, stripped_example(tmp_path / "2", "harness"), "--repo", str(tmp_path / "empty")
     )
     assert rc == 2 and "not a git clone" in err
+
+
+def test_a_rev_the_local_clone_lacks_is_refused_naming_its_head(tmp_path, capsys):
+    hooks = init_repo(tmp_path / "og")
+    sha = commit(hooks, {"README.md": "x\n"})  # a clone without tags
+    repo = stripped_example(tmp_path, "harness")
+    rc, out, err = init(capsys, repo, "--repo", str(hooks), "--rev", "v0.2.0")
+    assert rc == 2
+    assert (
+        f"--rev 'v0.2.0' names no commit in --repo {str(hooks)!r} (it has no tags; its HEAD is {sha})"
+        in err
+    )
+    assert not (repo / ".pre-commit-config.yaml").exists()  # nothing written
+
+
+def test_a_rev_the_local_clone_lacks_is_refused_naming_its_tags(tmp_path, capsys):
+    hooks = init_repo(tmp_path / "og")
+    commit(hooks, {"README.md": "x\n"})
+    git(hooks, "tag", "v0.1.0")
+    repo = stripped_example(tmp_path, "harness")
+    rc, _, err = init(capsys, repo, "--repo", str(hooks), "--rev", "v0.2.0")
+    assert rc == 2 and "its tags include v0.1.0;" in err
+
+
+def test_a_rev_the_local_clone_holds_is_pinned_as_given(tmp_path, capsys):
+    hooks = init_repo(tmp_path / "og")
+    commit(hooks, {"README.md": "x\n"})
+    git(hooks, "tag", "v0.2.0")
+    repo = stripped_example(tmp_path, "harness")
+    rc, _, err = init(capsys, repo, "--repo", str(hooks), "--rev", "v0.2.0")
+    assert rc == 0, err
+    config = yaml.safe_load((repo / ".pre-commit-config.yaml").read_text())
+    assert config["repos"][0]["rev"] == "v0.2.0"
 
 
 # -- editor schemas ------------------------------------------------------------

@@ -209,8 +209,9 @@ def test_yaml_byte_order_mark():
 
 
 def test_yaml_syntax_error_has_position():
+    # an unclosed bracket: placed where it opened, naming the line that left it
     err = rejects(load_yaml, b"a: [1, 2\nb: 3\n")
-    assert err.line == 2
+    assert (err.line, err.column) == (1, 4) and "(line 2 is indented" in err.message
 
 
 def test_yaml_non_string_key():
@@ -345,7 +346,7 @@ def test_yaml_standard_and_non_specific_tags(text, value):
         (
             b"flow: [a,\nb]\n",
             "a line inside a flow collection must be indented by more "
-            "than 0 space(s), the block it is in (a tab does not indent)",
+            "than 0 space(s), the block it is in",
             2,
             1,
         ),  # 9C9N
@@ -415,6 +416,44 @@ def test_yaml_read_as_yaml_1_2(data, value):
 def test_yaml_error_at_the_end_of_a_file_without_a_last_newline(data, line, column):
     # the loader ends the last line itself: an error there stays on that line
     assert (rejects(load_yaml, data).line, rejects(load_yaml, data).column) == (line, column)
+
+
+@pytest.mark.parametrize(
+    "data, message, line, column",
+    [
+        (
+            b"version: 1\nwrite_set:\n  allow: [src/**, tests/**\n  deny: [x]\n",
+            "the list opened by '[' at line 3, column 10 is never closed: add its ']' "
+            "(line 4 is indented no deeper than the block around it, so it cannot "
+            "continue the list)",
+            3,
+            10,
+        ),
+        (b"a:\n  b: {c: [1, 2]\n  d: 2\n", "the mapping opened by '{' at line 2, column 6", 2, 6),
+        # the inner list closes, the outer does not; quotes and comments hold no bracket
+        (
+            b"a:\n  b: [[1], ']', \"]\" # ]\n  c: 1\n",
+            "the list opened by '[' at line 2, column 6",
+            2,
+            6,
+        ),
+    ],
+)
+def test_an_unclosed_bracket_is_reported_where_it_opened(data, message, line, column):
+    err = rejects(load_yaml, data)
+    assert err.message.startswith(message), err.message
+    assert "tab" not in err.message
+    assert (err.line, err.column) == (line, column)
+
+
+def test_a_closed_bracket_with_an_under_indented_line_keeps_the_indent_message():
+    # near miss: the bracket closes on the under-indented line
+    err = rejects(load_yaml, b"a:\n  b: [1,\n  2]\n")
+    assert err.message == (
+        "a line inside a flow collection must be indented by more than 2 space(s), "
+        "the block it is in"
+    )
+    assert (err.line, err.column) == (3, 3)
 
 
 def test_yaml_closing_bracket_below_the_block_is_an_error():

@@ -110,6 +110,14 @@ def key_added_in_the_same_change(r: Repo) -> None:
     r.signed({SIGNERS: signers, SEEDS: "[1, 2, 3]\n"}, key=r.agent)
 
 
+def agent_seeds_after_an_owner_signers_change(r: Repo) -> None:
+    """The agent's commit touches only seeds: it is reported at the seeds, not at the
+    signers file the owner's commit before it changed."""
+    signers = (r.client / SIGNERS).read_text() + f"bob {public(r.agent)}\n"
+    r.signed({SIGNERS: signers})
+    r.unsigned({SEEDS: "[1, 2, 3]\n"})
+
+
 def owner_signed_mixed(r: Repo) -> None:
     r.signed({SEEDS: "[1, 2, 3]\n", "src/app.py": "x = 1\n"})
 
@@ -184,6 +192,7 @@ CASES = [
         key_added_in_the_same_change,
         {WD, f"{SIGNERS}: write-denied", f"{SIGNERS}: oracle-change-unsigned"},
     ),
+    (agent_seeds_after_an_owner_signers_change, {WD, f"{SIGNERS}: write-denied", UNSIGNED}),
     (owner_signed_mixed, {WD, f"{SEEDS}: contract-mixed-commit"}),
     (unsigned_oracle_edit_after_a_signed_one, {WD, UNSIGNED}),
     (agent_code_on_top_of_an_owner_branch, {WD, UNSIGNED}),
@@ -484,6 +493,19 @@ def test_an_owner_still_needs_the_lock_for_a_fixture(tmp_path, context):
     r = full_repo(tmp_path)
     r.signed({"oracle/inputs/a.txt": "2\n"})
     assert r.judge(context) == ("reject", frozenset({"oracle/inputs/a.txt: fixture-mismatch"}))
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_a_fixtures_only_agent_commit_is_reported_at_its_fixtures(tmp_path, context):
+    # the owner's signed commit changes the signers file first; the agent's, fixtures only
+    r = full_repo(tmp_path)
+    signers = (r.client / SIGNERS).read_text() + f"bob {public(r.agent)}\n"
+    r.signed({SIGNERS: signers})
+    r.unsigned({"oracle/inputs/a.txt": "2\n", "oracle/fixtures.lock.json": lock_of(b"2\n")})
+    verdict, got = r.judge(context)
+    assert verdict == "reject"
+    unsigned = {f for f in got if f.endswith(": oracle-change-unsigned")}
+    assert unsigned == {"oracle/fixtures.lock.json: oracle-change-unsigned"}, got
 
 
 # -- what the attack pass found ---------------------------------------------------

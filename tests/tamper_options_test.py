@@ -756,43 +756,43 @@ def test_a_key_in_a_dotted_table_or_after_a_multiline_string_has_its_own_line():
             "pytest.ini",
             "",
             1,
-            "a new pytest.ini replaces the pytest configuration the runs under ./ read (the nearest file wins), and every option it set",
+            "a new pytest.ini becomes the pytest configuration of the runs under the root (the nearest file wins), in place of the one they read and every option it set",
         ),
         (
             "tests/pytest.ini",
             "# owners only\n",
             1,
-            "a new pytest.ini replaces the pytest configuration the runs under tests/ read (the nearest file wins), and every option it set",
+            "a new pytest.ini becomes the pytest configuration of the runs under tests/ (the nearest file wins), in place of the one they read and every option it set",
         ),
         (
             "tests/.pytest.ini",
             "[pytest]\n",
             1,
-            "a new .pytest.ini replaces the pytest configuration the runs under tests/ read (the nearest file wins), and every option it set",
+            "a new .pytest.ini becomes the pytest configuration of the runs under tests/ (the nearest file wins), in place of the one they read and every option it set",
         ),
         (
             "tests/pytest.toml",
             "\n[pytest]\n",
             2,
-            "a new pytest.toml replaces the pytest configuration the runs under tests/ read (the nearest file wins), and every option it set",
+            "a new pytest.toml becomes the pytest configuration of the runs under tests/ (the nearest file wins), in place of the one they read and every option it set",
         ),
         (
             "tests/unit/tox.ini",
             "[tox]\n[pytest]\n",
             2,
-            "a new tox.ini replaces the pytest configuration the runs under tests/unit/ read (the nearest file wins), and every option it set",
+            "a new tox.ini becomes the pytest configuration of the runs under tests/unit/ (the nearest file wins), in place of the one they read and every option it set",
         ),
         (
             "tests/setup.cfg",
             "[tool:pytest]\n",
             1,
-            "a new setup.cfg replaces the pytest configuration the runs under tests/ read (the nearest file wins), and every option it set",
+            "a new setup.cfg becomes the pytest configuration of the runs under tests/ (the nearest file wins), in place of the one they read and every option it set",
         ),
         (
             "tests/pyproject.toml",
             "[tool.pytest.ini_options]\n",
             1,
-            "a new pyproject.toml replaces the pytest configuration the runs under tests/ read (the nearest file wins), and every option it set",
+            "a new pyproject.toml becomes the pytest configuration of the runs under tests/ (the nearest file wins), in place of the one they read and every option it set",
         ),
     ],
 )
@@ -806,8 +806,9 @@ def test_a_file_that_gains_a_pytest_section_is_a_mark():
     assert found("pyproject.toml", before, after) == [
         (
             4,
-            "pyproject.toml, now with [tool.pytest.ini_options], replaces the pytest "
-            "configuration the runs under ./ read (the nearest file wins), and every option it set",
+            "pyproject.toml, now with [tool.pytest.ini_options], becomes the pytest "
+            "configuration of the runs under the root (the nearest file wins), in place of "
+            "the one they read and every option it set",
         )
     ]
 
@@ -985,7 +986,7 @@ def test_a_base_that_does_not_load_counts_as_empty():
     assert found("setup.cfg", "[tool:pytest\n", after) == [
         (
             1,
-            "setup.cfg, now with [tool:pytest], replaces the pytest configuration the runs under ./ read (the nearest file wins), and every option it set",
+            "setup.cfg, now with [tool:pytest], becomes the pytest configuration of the runs under the root (the nearest file wins), in place of the one they read and every option it set",
         ),
         (2, "addopts adds -k x: it deselects tests"),
     ]

@@ -1904,8 +1904,8 @@ def test_a_pytest_ini_in_other_letter_case_is_judged():
 
 
 REPLACES = (
-    "runner-options: a new pytest.ini replaces the pytest configuration the runs under tests/ "
-    "read (the nearest file wins), and every option it set"
+    "runner-options: a new pytest.ini becomes the pytest configuration of the runs under "
+    "tests/ (the nearest file wins), in place of the one they read and every option it set"
 )
 
 

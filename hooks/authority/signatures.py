@@ -17,7 +17,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from oracle_guard.contract import ContractError
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import BlobTooLarge, Commit, Git
+from oracle_guard.git.plumbing import BlobTooLarge, Commit, Git, decode_path
 from oracle_guard.parsing import loaders
 from oracle_guard.report.escaping import show_path
 
@@ -221,7 +221,11 @@ def judge(
         ], False
     found = []
     signed = 0
+    net_paths = [f.path for f in net if f.path]
     for commit in reversed(list(commits)):  # oldest first
+        # each commit is named by a protected path of its own, not by the range's first
+        own = {decode_path(raw) for raw in commit.paths}
+        ours = next((p for p in net_paths if p in own), protected)
         if (
             commit.is_merge
             and len(commit.parents) == 2
@@ -238,7 +242,7 @@ def judge(
                     Finding(
                         HOOK,
                         "signature-replayed",
-                        protected,
+                        ours,
                         f"commit {commit.id[:12]} makes the same change from the same parents as "
                         f"{replayed[:12]}, already in the history of {authority.rules_label}: an "
                         "owner's signature vouches for a change once, and a copy of it with a "
@@ -253,9 +257,9 @@ def judge(
                     Finding(
                         HOOK,
                         "oracle-change-unsigned",
-                        protected,
+                        ours,
                         f"commit {commit.id[:12]} {reason}; the change edits protected "
-                        f"{show_path(protected or '')!r}, and an oracle change is made only of "
+                        f"{show_path(ours or '')!r}, and an oracle change is made only of "
                         f"commits an owner signed (a key in {authority.path})",
                     ),
                 )

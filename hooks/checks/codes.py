@@ -7,7 +7,7 @@ written from this table (docs/_generate/reference.py).
 
 from __future__ import annotations
 
-from typing import Dict, NamedTuple, Optional
+from typing import Dict, NamedTuple, Optional, Sequence
 
 from oracle_guard.checks.registry import CHECKS
 
@@ -274,9 +274,64 @@ IN_CONTEXT: Dict[str, Dict[str, str]] = {
 }
 
 
-def fix_in(code: str, context: str, base: Optional[str] = None, path: Optional[str] = None) -> str:
+# A file over a size limit: the fix is about its size, not its syntax.
+_OVER_LIMIT = "bytes, above the limit of"
+SIZE_FIXES = {
+    "test-unparsable": "the file is over limits.test_bytes: shrink it or split it into "
+    "smaller test files; an owner who means it raises limits.test_bytes in a contract "
+    "change of its own",
+    "seed-invalid": "the seed file is over limits.seed_bytes: start a new seed file for new "
+    "seeds instead of growing this one; an owner who means it raises limits.seed_bytes in "
+    "a contract change of its own",
+}
+# A file no lock can name: 'oracle-guard lock' refuses it, so the fix is its name.
+UNNAMEABLE_FIXES = {
+    "a lock (UTF-8 text) cannot name it": "rename the file to a UTF-8 name (git mv), or "
+    "remove it: no lock can name it, and 'oracle-guard lock' refuses it until then",
+    "a sha256sum lock cannot name it": "rename the file, or have an owner switch the entry "
+    "to a JSON lock: 'oracle-guard lock' refuses to write a sha256sum lock that names it",
+}
+# What a fix says that only holds when the contract has the section named.
+_SIGNED = ", signed with a key in the authority signers file"
+_FREEZE_RECORD = "recorded in the freeze file the scoring harness reads"
+_WITHOUT_FREEZE = "recorded in a freeze file, which a freeze section of the contract names"
+
+
+def fit_to_contract(fix: str, sections: Optional[Sequence[str]]) -> str:
+    """``fix`` without what the contract's sections make untrue: the signers file
+    without ``authority``, the freeze file without ``freeze`` (None: not known)."""
+    if sections is None:
+        return fix
+    if "authority" not in sections:
+        fix = fix.replace(_SIGNED, "")
+    if "freeze" not in sections:
+        fix = fix.replace(_FREEZE_RECORD, _WITHOUT_FREEZE)
+    return fix
+
+
+def fix_in(
+    code: str,
+    context: str,
+    base: Optional[str] = None,
+    path: Optional[str] = None,
+    message: str = "",
+    sections: Optional[Sequence[str]] = None,
+) -> str:
     """The fix for ``code`` as a hint in ``context`` gives it: the base commit and
-    the path filled in where known (a placeholder only where they are not)."""
+    the path filled in where known (a placeholder only where they are not); for a
+    file over a size limit (``message`` says so), the size's fix; for a fixture no
+    lock can name, its renaming; and only what
+    the contract's ``sections`` make true."""
+    if code in SIZE_FIXES and _OVER_LIMIT in message:
+        return SIZE_FIXES[code]
+    if code.startswith("fixture-"):
+        unnameable = next((fix for why, fix in UNNAMEABLE_FIXES.items() if why in message), None)
+        if unnameable:
+            return unnameable
+    return fit_to_contract(_fix_in(code, context, base, path), sections)
+
+
+def _fix_in(code: str, context: str, base: Optional[str], path: Optional[str]) -> str:
     template = IN_CONTEXT.get(code, {}).get(context)
     if template is None:
         return CODES[code].fix

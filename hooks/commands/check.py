@@ -15,6 +15,15 @@ from oracle_guard.findings import HOOKS, Finding, HookResult, exit_code
 from oracle_guard.judge import judge
 from oracle_guard.report import formats as reporters
 
+# A staged commit is judged by HEAD's contract, so with a broken one there no staged
+# fix passes (fail closed): the way out is through history, not the index.
+BROKEN_AT_HEAD = (
+    "a commit is judged by the contract in HEAD, so no staged fix passes: undo the commit "
+    "that broke it (git reset --soft HEAD~1, then git restore --staged --worktree "
+    "{path}), or, once pushed, an owner commits the fix with --no-verify "
+    "(docs: how-to/when-a-hook-blocks.md)"
+)
+
 
 def hook_list(text: str) -> List[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
@@ -46,7 +55,13 @@ def run_checks(
         contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"),
         target=target,
     )
-    contract = contract_mod.choose(revs.rules, revs.candidate)
+    try:
+        contract = contract_mod.choose(revs.rules, revs.candidate)
+    except contract_mod.ContractError as exc:
+        if revs.candidate.commit is None and revs.rules.label == "HEAD":
+            way_out = BROKEN_AT_HEAD.format(path=exc.path or contract_mod.CONTRACT_PATH)
+            raise contract_mod.ContractError(f"{exc}; {way_out}", exc.problems, exc.path) from None
+        raise
     meta = {
         "base": revs.base.commit or revs.base.label,
         "base_from": revs.base_reason,
@@ -56,6 +71,8 @@ def run_checks(
         # where the hints' commands apply: the index, or commits
         "context": "staged" if revs.candidate.commit is None else "commits",
     }
+    if contract is not None:  # the hints name only what its sections make true
+        meta["sections"] = sorted(key for key in contract.data if key != "version")
     if revs.head is not None and revs.candidate.commit != revs.head:
         meta["merge_tree"] = revs.candidate.commit
     if revs.notice:

@@ -307,7 +307,9 @@ def _runs(hook: Hook, repo: str) -> Line:
             f"account can read (for example python3 -m venv /opt/oracle-guard, "
             "made from /usr/bin/python3), and reinstall the hook with it",
         )
-    if said != f"oracle-guard {__version__}":
+    # the version is what must match: two installations of one release may know
+    # their commit differently (a build records it, an sdist's build cannot)
+    if said.split(" (commit ", 1)[0] != f"oracle-guard {__version__}":
         return Line(
             False,
             f"the hook runs {said}, not oracle-guard {__version__} (this one): "

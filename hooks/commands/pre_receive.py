@@ -113,6 +113,7 @@ class RefVerdict(NamedTuple):
     findings: List[Tuple[Optional[str], Finding]]  # (short commit id, finding)
     notes: List[str]
     base: Optional[str] = None  # the commit the pushed tip was compared with, for the fixes
+    sections: Optional[Tuple[str, ...]] = None  # the rules' contract sections, for the fixes
 
 
 def rules_for_push(git: Git, default_tip: Optional[str]) -> Optional[Snapshot]:
@@ -268,7 +269,8 @@ def judge_update(
         net += next_contract_findings(git, contract, candidate, now)
     findings.extend((new_commit[:12], f) for f in net)
     findings.extend((commit[:12] or None, f) for commit, f in per_commit)
-    return RefVerdict(update, findings, notes, base.commit)
+    sections = None if contract is None else tuple(k for k in contract.data if k != "version")
+    return RefVerdict(update, findings, notes, base.commit, sections)
 
 
 def _deletion(
@@ -548,7 +550,9 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
                 f"oracle-guard: {show_text(verdict.update.ref)}{at}: {where}{f.code}: "
                 f"{show_text(f.message)}"
             )
-            say(f"oracle-guard:   fix: {fix_in(f.code, 'server', verdict.base, f.path)}")
+            say(
+                f"oracle-guard:   fix: {fix_in(f.code, 'server', verdict.base, f.path, f.message, verdict.sections)}"
+            )
     if any(commit for v in bad for commit, _ in v.findings):
         # the fixes name what to do before committing; a pushed commit is redone
         say(

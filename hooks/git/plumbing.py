@@ -483,6 +483,14 @@ class Git:
             ).strip()
         )
 
+    def tag_names(self, count: int) -> List[str]:
+        """Up to ``count`` tag names, the newest first."""
+        out = self.run(
+            "for-each-ref", f"--count={count}", "--sort=-creatordate", "--format=%(refname:short)",
+            "refs/tags",
+        )  # fmt: skip
+        return out.decode("utf-8", "replace").split()
+
     def head_target(self) -> Optional[str]:
         """The branch HEAD names (``refs/heads/main``), or None when detached."""
         out = self._answer("symbolic-ref", "-q", "HEAD")  # exit 1: detached; a dying git fails

@@ -363,7 +363,48 @@ def _make_loader():
                     None, None, "a comment needs a space before '#'", self.get_mark()
                 )
 
+        def fetch_flow_collection_start(self, TokenClass):
+            # where each open bracket is, for the message when a line leaves it
+            self.__dict__.setdefault("flow_openings", []).append(self.get_mark())
+            super().fetch_flow_collection_start(TokenClass)
+
+        def fetch_flow_collection_end(self, TokenClass):
+            openings = self.__dict__.get("flow_openings")
+            if openings:
+                openings.pop()
+            super().fetch_flow_collection_end(TokenClass)
+
+        def unclosed(self) -> None:
+            """A line under the block's indent inside a flow collection, whose bracket
+            (the innermost such) is never closed: that bracket is the error."""
+            from oracle_guard.parsing.flow_brackets import CLOSERS, closes
+
+            for mark in reversed(self.__dict__.get("flow_openings", [])):
+                if closes(self.buffer, mark.pointer):
+                    continue
+                bracket = self.buffer[mark.pointer]
+                what = "list" if bracket == "[" else "mapping"
+                line, column = mark.line + 1, mark.column + 1
+                message = (
+                    f"the {what} opened by '{bracket}' at line {line}, column {column} is "
+                    f"never closed: add its '{CLOSERS[bracket]}' (line {self.line + 1} is "
+                    f"indented no deeper than the block around it, so it cannot continue "
+                    f"the {what})"
+                )
+                error = LoadError(message, line, column)
+                error.explained = (line, column, message)
+                raise error
+
         def under_indented(self, what: str, start_mark=None) -> None:
+            if what == "a flow collection":
+                self.unclosed()
+                raise ScannerError(
+                    None,
+                    None,
+                    f"a line inside {what} must be indented by more than {self.indent} "
+                    "space(s), the block it is in",
+                    self.get_mark(),
+                )
             raise ScannerError(
                 f"while scanning {what}" if start_mark else None,
                 start_mark,

@@ -103,7 +103,11 @@ def render_markdown(
         for r in results
     ]
     lines.extend(_table(["Check", "Status", "Errors", "Warnings", "Note"], checks))
-    hint = [line for line in summary_lines(results, owners=owners) if line.startswith("hint: ")]
+    hint = [
+        line
+        for line in summary_lines(results, owners=owners, meta=_sections_only(meta))
+        if line.startswith("hint: ")
+    ]
     if hint:
         lines.extend(["", f"Hint: {code_span(hint[0][len('hint: ') :], in_table=False)}"])
     return "\n".join(inert(line) for line in lines) + "\n"
@@ -114,3 +118,8 @@ def render_markdown_error(message: str) -> str:
     for an empty pass."""
     line = code_span(show_text(f"oracle-guard: error: {message}"), in_table=False)
     return inert(f"{TITLE}: error") + "\n\n" + inert(f"**Not judged (exit 2)**: {line}") + "\n"
+
+
+def _sections_only(meta: Optional[Dict]) -> Optional[Dict]:
+    """The hint fitted to the contract's sections, in no context's commands."""
+    return {"sections": meta["sections"]} if meta and "sections" in meta else None

@@ -56,11 +56,11 @@ def summary_lines(
             summary += f" ({show_text(result.note)})"
         lines.append(summary)
     codes = []
-    first_path: Dict[str, Optional[str]] = {}
+    first: Dict[str, Finding] = {}
     for f in unique_findings(results):
         if f.severity == "error" and f.code not in codes:
             codes.append(f.code)
-            first_path[f.code] = f.path
+            first[f.code] = f
     if codes:
         who = f"an owner ({show_text(', '.join(owners))})" if owners else "the oracle's owners"
         why = (
@@ -72,11 +72,14 @@ def summary_lines(
             if all(CODES[code].hook == "test-tamper" for code in codes)
             else f"; the oracle is human-owned: to change it, ask {who}"
         )
-        context = (meta or {}).get("context")
-        fix = (
-            fix_in(codes[0], context, (meta or {}).get("base"), first_path[codes[0]])
-            if context
-            else CODES[codes[0]].fix
+        meta = meta or {}
+        fix = fix_in(
+            codes[0],
+            meta.get("context") or "",
+            meta.get("base"),
+            first[codes[0]].path,
+            first[codes[0]].message,
+            meta.get("sections"),
         )
         lines.append(f"hint: {fix}{why}. See 'oracle-guard explain {codes[0]}'.")
     return lines

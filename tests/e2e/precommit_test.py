@@ -351,8 +351,9 @@ def test_test_tamper_families_in_the_installed_hooks_ci_and_the_server(
 def test_init_sets_up_the_runner_on_path_and_its_install_step_guards_commits(
     tmp_path, hook_repo, runner
 ):
-    """init writes the config the runner reads (prek.toml where prek is on PATH,
-    .pre-commit-config.yaml where it is not) and prints that runner's install step;
+    """init writes .pre-commit-config.yaml, which both runners read (never a new
+    prek.toml, which pre-commit does not), and prints the install step of the runner
+    on PATH;
     run as printed, it blocks an oracle edit and lets an honest change through."""
     import shlex
 
@@ -370,8 +371,7 @@ def test_init_sets_up_the_runner_on_path_and_its_install_step_guards_commits(
         text=True,
     )
     assert init.returncode == 0, init.stdout
-    config = "prek.toml" if runner.name == "prek" else ".pre-commit-config.yaml"
-    other = ".pre-commit-config.yaml" if runner.name == "prek" else "prek.toml"
+    config, other = ".pre-commit-config.yaml", "prek.toml"
     assert (repo / config).is_file() and not (repo / other).exists(), init.stdout
     assert sha in (repo / config).read_text()  # the local clone's HEAD, pinned
     steps = dict(

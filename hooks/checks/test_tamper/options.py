@@ -399,8 +399,9 @@ def changed_options(
                 new.header or 1,
                 f"configuration file {name}",
                 new.scope,
-                f"{what} replaces the pytest configuration the runs under {folder}/ read "
-                "(the nearest file wins), and every option it set",
+                f"{what} becomes the pytest configuration of the runs under "
+                f"{'the root' if folder == '.' else folder + '/'} (the nearest file wins), "
+                "in place of the one they read and every option it set",
             )
         )
     marks.extend(_compare(old.settings if old else {}, new))

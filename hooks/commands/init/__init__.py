@@ -27,7 +27,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     init.add_argument(
         "--layout",
         metavar="NAME",
-        help="harness, merge-contract, oracle-dir or replay-queue (default: the one recognised)",
+        help="harness, merge-contract, oracle-dir, pytest or replay-queue (default: the one "
+        "recognised)",
     )
     init.add_argument(
         "--force",
@@ -47,8 +48,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     init.add_argument(
         "--rev",
         metavar="REV",
-        help="the tag or commit of --repo to pin (default: a local clone's HEAD, "
-        "else a placeholder)",
+        help="the tag or commit of --repo to pin; a local clone must hold it (default: "
+        "a local clone's HEAD commit id, else a placeholder)",
     )
     init.add_argument(
         "--allow",

@@ -19,7 +19,7 @@ from oracle_guard.commands.init.files import (
 from oracle_guard.errors import InitError
 from oracle_guard.parsing.patterns import PatternSet
 
-LAYOUTS = ("harness", "merge-contract", "oracle-dir", "replay-queue")
+LAYOUTS = ("harness", "merge-contract", "oracle-dir", "pytest", "replay-queue")
 # The editor schemas, and the hook runners' configs at any depth (no slash: prek reads
 # nested ones in a workspace), since a change that drops the hooks from one skips them.
 ALWAYS_DENIED = (SCHEMA_DIR + "/**", PRE_COMMIT_CONFIG, PRE_COMMIT_YML, PREK_CONFIG)
@@ -32,6 +32,7 @@ CI_DENIED = (".github/workflows/**", "/.gitlab-ci.yml")
 EXAMPLE_ALLOW: Dict[str, Tuple[str, ...]] = {
     "harness": ("src/**", "tests/**", "README.md"),
     "oracle-dir": ("src/**", "tests/**"),
+    "pytest": ("src/**", "tests/**", "test/**", "testing/**"),
     "replay-queue": ("src/**", "tests/**", "quarantine/proposed/**"),
 }
 DEFAULT_MAX_FROZEN = 3
@@ -39,8 +40,19 @@ DEFAULT_MAX_FROZEN = 3
 # file. Proposed for every layout: the section is what makes a conftest.py or a pytest
 # option a patch adds anywhere a finding, so without a test folder it still names
 # tests/**, where pytest users put them (a pattern that matches nothing judges nothing).
-TEST_TREES = ("tests/**", "test/**", "properties/**", "/conftest.py")
+TEST_TREES = ("tests/**", "test/**", "testing/**", "properties/**", "/conftest.py")
 DEFAULT_TEST_TREE = "tests/**"
+# testing/ is a test tree only when it holds a test (a project's test helpers live
+# there too); the others when they hold any file
+TEST_TREE_SIGNS = {
+    "testing/**": ("/testing/**/test_*.py", "/testing/**/*_test.py", "/testing/**/conftest.py")
+}
+# The folders of an ordinary pytest project whose files are data its tests read: in
+# tests/ (or test/, testing/), or at the root.
+TEST_FOLDERS = ("tests", "test", "testing")
+DATA_FOLDERS = ("fixtures", "data", "seeds")
+# Root folders that are never the project's source, even with an __init__.py.
+NOT_SOURCE = set(TEST_FOLDERS) | {"docs", "doc", "examples", "benchmarks", "scripts", "properties"}
 # Where ambient non-determinism is a finding: the property tests, when there are some.
 HERMETIC = ("properties/**",)
 
@@ -60,14 +72,26 @@ SIGNALS: Dict[str, Tuple[str, ...]] = {
         "/oracle/seeds.toml",
         "/oracle/*.sha256",
     ),
+    "pytest": tuple(f"/{t}/{d}/" for t in TEST_FOLDERS for d in DATA_FOLDERS),
     "replay-queue": ("/replays/*.json", "/seeds.lock", "/quarantine/"),
 }
+# An ordinary pytest project without data folders: recognised as the pytest layout
+# when no layout's signal is there, from its tests and its pytest configuration.
+PYTEST_SIGNS = (
+    "/conftest.py",
+    "/pytest.ini",
+    "/tests/**/test_*.py",
+    "/tests/**/*_test.py",
+    "/test/**/test_*.py",
+    "/testing/**/test_*.py",
+)
 # The locks the layouts name: a lock is never one of the fixtures it locks.
 LOCKS = (
     "fixtures/SHA256SUMS",
     "fixtures.lock.json",
     "oracle/fixtures.lock.json",
     "oracle/SHA256SUMS",
+    *(f"{t}/{d}/SHA256SUMS" for t in TEST_FOLDERS for d in DATA_FOLDERS),
 )
 
 
@@ -97,7 +121,11 @@ def recognise(paths: Paths) -> Tuple[Optional[str], Dict[str, List[Tuple[str, in
         evidence[layout] = [(s, n) for s, n in found if n]
     best = max(len(found) for found in evidence.values())
     leaders = [layout for layout, found in evidence.items() if len(found) == best]
-    if best == 0 or len(leaders) > 1:
+    if best == 0:
+        signs = [(s.lstrip("/"), len(paths.match(s))) for s in PYTEST_SIGNS]
+        evidence["pytest"] = [(s, n) for s, n in signs if n]
+        return ("pytest" if evidence["pytest"] else None), evidence
+    if len(leaders) > 1:
         return None, evidence
     return leaders[0], evidence
 
@@ -111,7 +139,7 @@ def signal_files(paths: Paths, signal: str) -> List[str]:
 def describe(found: List[Tuple[str, int]]) -> str:
     return ", ".join(
         f"{s} ({n} file{'s' if n != 1 else ''})"
-        if s.endswith(("/", "*.json", "*.jsonl", "*.lock.json", "*.sha256"))
+        if s.endswith(("/", "*.json", "*.jsonl", "*.lock.json", "*.sha256", "*.py"))
         else s
         for s, n in found
     )
@@ -133,7 +161,8 @@ def choose_layout(name: Optional[str], paths: Paths) -> Tuple[str, List[Tuple[st
             )
         raise InitError(
             "no known layout recognised (none of seeds/, fixtures/, freeze.json, oracle/, "
-            "replays/, seeds.lock, quarantine/ holds a tracked or new file); pass --layout "
+            "replays/, seeds.lock, quarantine/, tests/fixtures/, tests/data/, tests/seeds/ "
+            "holds a tracked or new file, and there is no test nor conftest.py); pass --layout "
             f"NAME, one of {', '.join(LAYOUTS)} (docs: reference/examples.md), or write the "
             "contract by hand"
         )
@@ -212,11 +241,46 @@ def _replay_queue(paths: Paths, data: Dict[str, Any]) -> List[str]:
     return ["quarantine/active/**"]
 
 
+def data_folders(paths: Paths) -> List[str]:
+    """The pytest data folders (tests/fixtures, testing/data, ...) that hold a file
+    besides their lock."""
+    return [
+        f"{t}/{d}" for t in TEST_FOLDERS for d in DATA_FOLDERS if signal_files(paths, f"/{t}/{d}/")
+    ]
+
+
+def _pytest(paths: Paths, data: Dict[str, Any]) -> List[str]:
+    """Each fixtures/ or data/ folder locked; a seeds/ folder's JSON Lines files grow
+    by appending, its other files by adding files (a JSON file may be no array)."""
+    fixtures, seeds = [], []
+    for folder in data_folders(paths):
+        if not folder.endswith("/seeds"):
+            lock = f"{folder}/SHA256SUMS"
+            fixtures.append({"lock": lock, "root": folder, "paths": [f"{folder}/**"]})
+            continue
+        files = [p for p in paths.match(f"/{folder}/") if p not in LOCKS]
+        jsonl = [p for p in files if p.endswith(".jsonl")]
+        if jsonl:
+            seeds.append({"paths": [f"{folder}/**/*.jsonl"], "format": "jsonl"})
+        others = [p for p in files if not p.endswith(".jsonl")]
+        patterns = sorted(
+            {f"{folder}/**/*{os.path.splitext(p)[1]}" for p in others if os.path.splitext(p)[1]}
+        ) + [as_pattern(p) for p in others if not os.path.splitext(p)[1]]
+        if patterns:
+            seeds.append({"paths": patterns, "format": "immutable"})
+    if fixtures:
+        data["fixtures"] = fixtures
+    if seeds:
+        data["seeds"] = seeds
+    return []
+
+
 # Each fills in the sections whose files exist and returns the layout's own deny patterns.
 PROPOSERS = {
     "harness": _harness,
     "merge-contract": _merge_contract,
     "oracle-dir": _oracle_dir,
+    "pytest": _pytest,
     "replay-queue": _replay_queue,
 }
 
@@ -244,22 +308,29 @@ def proposed_tamper(paths: Paths) -> Dict[str, Any]:
     """test-tamper's section: the test trees that hold a file (else tests/**), the
     property tests as hermetic where there are some, and the test folders found as
     frozen_tests."""
-    section: Dict[str, Any] = {"paths": [p for p in TEST_TREES if paths.match(p)]}
+    section: Dict[str, Any] = {"paths": test_trees(paths)}
     if not section["paths"]:
         section["paths"] = [DEFAULT_TEST_TREE]
     hermetic = [p for p in HERMETIC if paths.match(p)]
     if hermetic:
         section["hermetic"] = hermetic
     # the test folders init found: their existing tests are oracle, new ones may be added
-    frozen = [p for p in TEST_TREES if p.endswith("/**") and paths.match(p)]
+    frozen = [p for p in test_trees(paths) if p.endswith("/**")]
     if frozen:
         section["frozen_tests"] = frozen
     return section
 
 
+def test_trees(paths: Paths) -> List[str]:
+    """The test trees that hold a file (testing/: a test)."""
+    return [
+        p for p in TEST_TREES if any(paths.match(sign) for sign in TEST_TREE_SIGNS.get(p, (p,)))
+    ]
+
+
 def missing_tests_note(paths: Paths) -> List[str]:
     """A note when tamper.paths names no test, since none is where init looked."""
-    if any(paths.match(p) for p in TEST_TREES):
+    if test_trees(paths):
         return []
     return [
         f"tamper.paths is {DEFAULT_TEST_TREE}, though no test is there yet (nor in "
@@ -272,7 +343,48 @@ def proposed_allow(layout: str, paths: Paths) -> Tuple[List[str], List[str]]:
     """The example's allow patterns that match a path here, and those left out."""
     example = EXAMPLE_ALLOW.get(layout, ())
     kept = [p for p in example if paths.match(p)]
-    return kept, [p for p in example if p not in kept]
+    if layout == "pytest" or example:  # the source a change edits: src/ and root packages
+        kept += [f"{name}/**" for name in root_packages(paths) if f"{name}/**" not in kept]
+    # the pytest layout names the three test folders a project may use: one is enough
+    left_out = [p for p in example if p not in kept and not p.startswith(("test/", "testing/"))]
+    return kept, left_out
+
+
+def root_packages(paths: Paths) -> List[str]:
+    """The root folders with an __init__.py (httpx/, rich/): a project's source when
+    it has no src/ folder; never a test or docs folder."""
+    return [
+        p.split("/")[0]
+        for p in paths.match("/*/__init__.py")
+        if p.split("/")[0] not in NOT_SOURCE and not p.startswith(".")
+    ]
+
+
+def unguarded_data(data: Dict[str, Any], paths: Paths, layout: str) -> List[str]:
+    """A warning for each data folder (fixtures/, data/, seeds/ at the root or in a
+    test folder) with files the contract leaves writable: no section names them, and
+    write-set does not deny them. It names the layout that guards the folder, when
+    that is another one."""
+    from oracle_guard.snapshot import Snapshot
+
+    probe = contract_mod.Contract(data, Snapshot.empty(), from_base=False)
+    guarded = PatternSet(probe.oracle_globs() + data["write_set"]["deny"])
+    named = set(probe.oracle_files())
+    warnings = []
+    folders = [d for d in DATA_FOLDERS if signal_files(paths, f"/{d}/")] + data_folders(paths)
+    for folder in folders:
+        files = signal_files(paths, f"/{folder}/")
+        left = [p for p in files if p not in named and not guarded.matches(p)]
+        if not left:
+            continue
+        guards = "pytest" if "/" in folder else {"fixtures": "harness"}.get(folder)
+        rerun = f", or rerun init with --layout {guards}" if guards and guards != layout else ""
+        warnings.append(
+            f"{folder}/ holds {len(left)} file{'s' if len(left) != 1 else ''} the contract "
+            "leaves writable (no fixtures or seeds section names "
+            f"{'it' if len(left) == 1 else 'them'}): add a section for {folder}/{rerun}"
+        )
+    return warnings
 
 
 def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[str]:

@@ -37,6 +37,7 @@ from oracle_guard.commands.init.layouts import (
     missing_tests_note,
     propose,
     proposed_allow,
+    unguarded_data,
 )
 from oracle_guard.commands.init.precommit_config import plan_config, resolve_rev
 from oracle_guard.commands.init.signing import plan_signers, signing_identity
@@ -81,6 +82,7 @@ class Plan:
     ci_snippet: Optional[str] = None  # the CI job to paste into a file init leaves alone
     ci_todo: str = ""  # the install source to set in the CI file by hand
     unchecked: List[str] = field(default_factory=list)  # files preflight could not judge
+    warnings: List[str] = field(default_factory=list)  # data folders the contract leaves open
 
 
 def make_plan(settings: Settings, git, top: str, env: Optional[Mapping[str, str]] = None) -> Plan:
@@ -105,6 +107,7 @@ def make_plan(settings: Settings, git, top: str, env: Optional[Mapping[str, str]
     plan = Plan(
         layout, evidence, contract.text, data, notes=notes, now_arg=settings.now, ci=settings.ci
     )
+    plan.warnings = unguarded_data(data, paths, layout)
     plan.files.append(contract)
     for name in ["contract"] + yaml_freeze_schemas(data):
         plan.files.append(

@@ -226,18 +226,33 @@ def resolve_rev(repo: str, rev: Optional[str]) -> Tuple[str, str]:
     if not os.path.isdir(repo):
         return repo, rev or REV_PLACEHOLDER
     where = os.path.abspath(repo)
-    if rev is None:
-        clone = Git(where, use_cache=False)
-        try:
-            rev = clone.resolve_commit("HEAD") if clone.ok("rev-parse", "--git-dir") else None
-        finally:
-            clone.close()
-        if rev is None:
+    clone = Git(where, use_cache=False)
+    try:
+        head = clone.resolve_commit("HEAD") if clone.ok("rev-parse", "--git-dir") else None
+        if head is None:
             raise InitError(
                 f"--repo {repo!r} is a folder but not a git clone with commits; "
                 "pre-commit installs hooks from a git repository"
             )
-    return where, rev
+        if rev is not None and clone.resolve_commit(rev) is None:
+            raise InitError(missing_rev(repo, rev, clone.tag_names(6), head))
+    finally:
+        clone.close()
+    return where, rev or head
+
+
+def missing_rev(repo: str, rev: str, tags: List[str], head: str) -> str:
+    """--rev names nothing in the local clone: say what it does hold, so the user
+    pins that instead of a rev the hook's first run fails to check out."""
+    if tags:
+        held = f"its tags include {', '.join(tags[:5])}{', ...' if len(tags) > 5 else ''}"
+    else:
+        held = "it has no tags"
+    return (
+        f"--rev {rev!r} names no commit in --repo {repo!r} ({held}; its HEAD is {head}): "
+        "pass one of those, or leave --rev out to pin HEAD's commit id (the one "
+        "'oracle-guard --version' names when installed from that clone)"
+    )
 
 
 @dataclass

@@ -193,7 +193,8 @@ def prek_on_path(env: Mapping[str, str]) -> bool:
 
 def choose_config(top: str, env: Mapping[str, str]) -> ConfigChoice:
     """The config the repository's runner reads: prek reads prek.toml before
-    .pre-commit-config.yaml before .pre-commit-config.yml; pre-commit only the .yaml."""
+    .pre-commit-config.yaml before .pre-commit-config.yml; pre-commit only the .yaml.
+    A new config is the .yaml, which both read."""
     has = {name: os.path.lexists(os.path.join(top, name)) for name in RUNNER_CONFIGS}
     if has[PREK_CONFIG]:
         yamls = [name for name in (PRE_COMMIT_CONFIG, PRE_COMMIT_YML) if has[name]]
@@ -213,9 +214,11 @@ def choose_config(top: str, env: Mapping[str, str]) -> ConfigChoice:
             f"{PRE_COMMIT_YML} is there: prek reads it, pre-commit only {PRE_COMMIT_CONFIG}",
         )
     if prek_on_path(env):
+        # not prek.toml: pre-commit, which teammates may run, reads only the YAML
         return ConfigChoice(
-            PREK_CONFIG,
+            PRE_COMMIT_CONFIG,
             "prek",
-            f"prek is on PATH and there is no {PRE_COMMIT_CONFIG}, so the config is prek's own",
+            f"prek is on PATH and reads it, as pre-commit does (teammates may run "
+            f"either); init writes {PREK_CONFIG} only where one is there",
         )
     return ConfigChoice(PRE_COMMIT_CONFIG, "pre-commit")

@@ -92,6 +92,8 @@ def report(plan: Plan, dry_run: bool, layout_asked: bool) -> None:
         say("  nothing changed: every file init writes is already in place")
     for note in plan.notes:
         say(f"  note: {note}")
+    for warning in plan.warnings:
+        say(f"  warning: {warning}")
 
 
 def protected_list(data: Dict[str, Any]) -> List[str]:
