@@ -167,6 +167,21 @@ def test_every_link_of_the_site_resolves_offline(site):
     assert not broken, "\n".join(broken)
 
 
+def test_the_sitemap_names_every_page_at_the_site_url(site):
+    import xml.etree.ElementTree as ET
+
+    import yaml
+
+    base = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["site_url"]
+    spaces = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    locs = [e.text for e in ET.parse(site / "sitemap.xml").getroot().findall("s:url/s:loc", spaces)]
+    pages = {
+        base + "".join(f"{part}/" for part in p.parent.relative_to(site).parts)
+        for p in site.rglob("index.html")
+    }
+    assert locs and set(locs) == pages, sorted(set(locs) ^ pages)
+
+
 def test_the_site_asks_no_font_or_script_service(site):
     for page in site.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
