@@ -143,7 +143,10 @@ def test_sarif_of_a_real_check_validates_against_the_sarif_schema(tmp_path, caps
     for rule in driver["rules"]:
         info = CODES[rule["id"]]
         assert rule["shortDescription"]["text"] == info.meaning
-        assert rule["fullDescription"]["text"] == f"{info.meaning} (raised by {info.hook}). Fix: {info.fix}"
+        assert (
+            rule["fullDescription"]["text"]
+            == f"{info.meaning} (raised by {info.hook}). Fix: {info.fix}"
+        )
         assert rule["help"]["text"] == info.fix
         assert rule["properties"]["hook"] == info.hook
     assert run["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]

@@ -136,9 +136,7 @@ def render_sarif(
             "(code scanning takes at most 25,000 a run); the text or json report has "
             "them all: " + ", ".join(f"{code} {n}" for code, n in left.items())
         )
-        invocation["toolExecutionNotifications"] = [
-            {"level": "warning", "message": {"text": text}}
-        ]
+        invocation["toolExecutionNotifications"] = [{"level": "warning", "message": {"text": text}}]
     run = _sarif_run(invocation)
     run["results"] = [sarif_result(f, rule_index, n) for f, n in kept]
     run["properties"] = properties
