@@ -4,7 +4,8 @@ it has hashed of how many, a few times a second at most.
 
 Only on a terminal (stderr a tty), never on standard output or in a report:
 CI logs and pipes get nothing, and neither does a hook pre-commit or prek runs
-(PRE_COMMIT=1): they hold a hook's output, terminal or not, till it ends. ``ORACLE_GUARD_PROGRESS_AFTER``
+(PRE_COMMIT=1, or prek's PREK_HOOK_STAGE): they hold a hook's output, terminal
+or not, till it ends. ``ORACLE_GUARD_PROGRESS_AFTER``
 (seconds, default 2) moves the threshold, so a test can see it without waiting.
 A command turns it on with ``started``; the code that hashes calls ``counting``,
 which costs nothing when it is off."""
@@ -59,8 +60,10 @@ def started(stream: TextIO, env: Mapping[str, str]) -> Optional[Meter]:
     """Turn progress on for this run when ``stream`` is a terminal; None otherwise."""
     global _current
     isatty = getattr(stream, "isatty", None)
-    if isatty is None or not isatty() or env.get("PRE_COMMIT") == "1":
+    if isatty is None or not isatty():
         return None
+    if env.get("PRE_COMMIT") == "1" or env.get("PREK_HOOK_STAGE"):
+        return None  # a hook runner's output, shown once the hook has ended
     try:
         after = float(env.get(AFTER_ENV, DEFAULT_AFTER))
     except ValueError:

@@ -44,7 +44,8 @@ def guard(
     """oracle-guard ARGS in ``repo``: (exit code, stdout, stderr), stderr a
     pseudo-terminal when ``tty``, else a pipe."""
     env = dict(os.environ, ORACLE_GUARD_PROGRESS_AFTER=after, TERM="xterm")
-    env.pop("PRE_COMMIT", None)  # as a person at a terminal runs it, unless a test says
+    for runner in ("PRE_COMMIT", "PREK_HOOK_STAGE"):  # as a person at a terminal runs it
+        env.pop(runner, None)
     env.update(extra or {})
     command = [sys.executable, "-m", "oracle_guard", *args]
     if not tty:
@@ -141,9 +142,10 @@ def test_no_progress_in_a_hook_pre_commit_runs(locked):
     # pre-commit and prek hand a hook a terminal when their colour is on, and show
     # its output only once it ends: a progress line there is noise
     args = ["check", "--only", "fixture-lock", "--no-cache"]
-    rc, out, err = guard(locked, args, tty=True, extra={"PRE_COMMIT": "1"})
-    assert rc == 0, (out, err)
-    assert "hashing" not in err
+    for runner in ({"PRE_COMMIT": "1"}, {"PREK_HOOK_STAGE": "pre-commit"}):
+        rc, out, err = guard(locked, args, tty=True, extra=runner)
+        assert rc == 0, (out, err)
+        assert "hashing" not in err, runner
 
 
 def test_off_the_terminal_counting_costs_nothing():
