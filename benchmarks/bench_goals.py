@@ -1,6 +1,6 @@
 """Issue #16's goals, each job beside its reference, in one run.
 
-    python benchmarks/bench_goals.py [--runs N] [--quick] [--rows A,B,...]
+    python benchmarks/bench_goals.py [--runs N] [--quick] [--rows A,B,...] [--json FILE]
 
 Every job runs after one untimed warm-up, interleaved with its reference, so
 drift hits both alike; a row prints both medians with their range, the ratio of
@@ -16,6 +16,10 @@ ssh-keygen on PATH. The repositories are built from fixed seeds with `git
 fast-import` in a temporary folder that is deleted at the end; the full run
 writes about 2.2 GiB there and takes about 8 minutes on 2 cores (--quick
 shrinks every size 10x for a smoke run, whose ratios mean little).
+
+--json FILE records the run (every row's times run by run, the machine, the
+load average before and after): benchmarks/results/goals.json is the run the
+Performance page's table is built from when the site is built.
 
 oracle-guard is timed with its bytecode written (`compileall` first), as a pip
 install leaves it: an editable install on a machine with
@@ -519,6 +523,36 @@ def signed_row(tmp: str, runs: int) -> Row:
     )
 
 
+def record(path: str, rows: Sequence[Row], runs: int, quick: bool, total: float, before, after):
+    """The run as JSON: what the Performance page's table is built from."""
+    import json
+    import platform
+
+    from oracle_guard import __version__
+
+    doc = {
+        "benchmark": "benchmarks/bench_goals.py",
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "header": bench_scale.header(runs, quick),
+        "machine": platform.machine(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "git": git("--version").decode().strip().replace("git version ", ""),
+        "oracle_guard": __version__,
+        "runs": runs,
+        "quick": quick,
+        "seconds": round(total, 1),
+        "load_average": {
+            "before": [round(x, 2) for x in before],
+            "after": [round(x, 2) for x in after],
+        },
+        "rows": [row._asdict() for row in rows],
+    }
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+
 ROWS = ("small", "fixtures", "seed-append", "write-set", "push", "signed", "tamper")
 
 
@@ -529,6 +563,7 @@ def main() -> int:
     parser.add_argument(
         "--rows", default=",".join(ROWS), help=f"groups to run (default: all of {','.join(ROWS)})"
     )
+    parser.add_argument("--json", metavar="FILE", help="also write the run as JSON to FILE")
     args = parser.parse_args()
     chosen = args.rows.split(",")
     unknown = sorted(set(chosen) - set(ROWS))
@@ -541,6 +576,7 @@ def main() -> int:
     compileall.compile_dir(os.path.dirname(oracle_guard.__file__), quiet=1)
     sizes = Sizes(10 if args.quick else 1)
     print(bench_scale.header(args.runs, args.quick), flush=True)
+    load_before = os.getloadavg()
     began = time.perf_counter()
     rows: List[Row] = []
     with tempfile.TemporaryDirectory(prefix="oracle-guard-bench-goals-") as tmp:
@@ -558,7 +594,10 @@ def main() -> int:
             rows.append(signed_row(tmp, min(args.runs, 3)))
         if "tamper" in chosen:
             rows += tamper_rows(tmp, args.runs)
-    print(f"total {time.perf_counter() - began:.0f} s")
+    total = time.perf_counter() - began
+    print(f"total {total:.0f} s")
+    if args.json:
+        record(args.json, rows, args.runs, args.quick, total, load_before, os.getloadavg())
     print("summary (ratio of medians; range run by run):")
     for row in rows:
         memory = f"{row.memory_mib:6.1f} MiB" + (

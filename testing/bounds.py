@@ -2,8 +2,10 @@
 
 ``run_bounded`` runs oracle-guard in a child process whose address space is
 capped with RLIMIT_AS (inherited by every git it starts, each capped on its
-own) and whose wall time is capped by a timeout; a run that breaks either
-bound fails the test, whatever its exit code.
+own) and whose CPU time, its own and its children's, is capped; a run that
+breaks either bound fails the test, whatever its exit code. CPU time, not wall
+time: a loaded machine stretches the second and barely moves the first. A
+generous wall-clock guard still kills a run that hangs without using the CPU.
 
 ``property_settings`` is the one hypothesis profile of the property tests: a
 fixed seed and a bounded example count so CI replays the same inputs, or, with
@@ -24,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Optional, Sequence, TypeVar, Union
 
-TIME_LIMIT = 5.0  # seconds of wall time
+CPU_LIMIT = 5.0  # seconds of CPU, user and system, of the child and what it waited for
+HANG_LIMIT = 300.0  # seconds of wall time before a run is taken to hang and killed
 MEMORY_LIMIT = 256 * 2**20  # bytes of address space, per process
 
 # What a child says when the address-space cap, not the input, stopped it.
@@ -39,19 +42,23 @@ _OUT_OF_MEMORY = (
 
 @dataclass
 class Bounded:
-    """One bounded run: exit code, output, wall seconds, peak resident memory
+    """One bounded run: exit code, output, CPU seconds (user and system, the
+    child's and those of the processes it waited for), peak resident memory
     (bytes, the largest of the child and the processes it waited for)."""
 
     returncode: int
     stdout: str
     stderr: str
-    seconds: float
+    cpu_seconds: float
     max_rss: int
 
 
-def _limit_memory(limit: int) -> Callable[[], None]:
+def _limit(memory: int, cpu: float) -> Callable[[], None]:
     def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        # each process's own cap (SIGXCPU), so a spinning one stops soon, load or not
+        seconds = int(cpu) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
 
     return apply
 
@@ -61,10 +68,12 @@ def run_bounded(
     *,
     cwd: Union[str, Path, None] = None,
     env: Optional[Dict[str, str]] = None,
-    time_limit: float = TIME_LIMIT,
+    cpu_limit: float = CPU_LIMIT,
     memory_limit: int = MEMORY_LIMIT,
+    hang_limit: float = HANG_LIMIT,
 ) -> Bounded:
-    """Run ``args`` under both bounds; AssertionError when either is broken."""
+    """Run ``args`` under both bounds; AssertionError when either is broken, or
+    when the run outlasts ``hang_limit`` (a hang guard, not a speed bound)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
         # files, not pipes: a child writing a lot never blocks on a full pipe
@@ -76,19 +85,23 @@ def run_bounded(
             stdout=out,
             stderr=err,
             start_new_session=True,
-            preexec_fn=_limit_memory(memory_limit),
+            preexec_fn=_limit(memory_limit, cpu_limit),
         )
-        status, usage = _wait(proc, start + time_limit)
-        seconds = time.monotonic() - start
+        status, usage = _wait(proc, start + hang_limit)
         out.seek(0)
         err.seek(0)
         stdout = out.read().decode("utf-8", "backslashreplace")
         stderr = err.read().decode("utf-8", "backslashreplace")
+    cpu_seconds = usage.ru_utime + usage.ru_stime
     if status is None:
-        raise AssertionError(f"{_show(args)} ran past {time_limit} s and was killed")
+        raise AssertionError(f"{_show(args)} hung past {hang_limit:g} s and was killed")
     returncode = os.waitstatus_to_exitcode(status)
     proc.returncode = returncode
     max_rss = usage.ru_maxrss * 1024  # Linux reports KiB
+    if cpu_seconds > cpu_limit or returncode == -signal.SIGXCPU:
+        raise AssertionError(
+            f"{_show(args)} used {cpu_seconds:.1f} s of CPU, over its {cpu_limit:g} s"
+        )
     if returncode < 0:
         raise AssertionError(
             f"{_show(args)} died of signal {-returncode} "
@@ -100,7 +113,7 @@ def run_bounded(
         )
     if max_rss > memory_limit:
         raise AssertionError(f"{_show(args)} peaked at {max_rss >> 20} MiB resident")
-    return Bounded(returncode, stdout, stderr, seconds, max_rss)
+    return Bounded(returncode, stdout, stderr, cpu_seconds, max_rss)
 
 
 def _wait(proc: subprocess.Popen, deadline: float):

@@ -5,7 +5,20 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import List, Tuple
+import time
+from typing import Callable, List, Tuple
+
+HANG_GUARD_S = 120.0  # generous: a loaded machine may take seconds, a hang takes forever
+
+
+def wait_until(condition: Callable[[], bool], what: str, wait_s: float = HANG_GUARD_S) -> None:
+    """Poll ``condition`` until it holds; a hang guard, never a speed bound:
+    AssertionError naming ``what`` only after ``wait_s`` seconds."""
+    deadline = time.monotonic() + wait_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} (waited {wait_s:g} s)")
+        time.sleep(0.05)
 
 
 def survivors(marker: str) -> List[Tuple[int, str]]:

@@ -117,6 +117,92 @@ def test_a_marker_no_generator_knows_fails_the_build():
         reference.on_page_markdown("<!-- generated: nothing -->\n", page, None, None)
 
 
+def generator_module():
+    sys.path.insert(0, str(ROOT / "docs" / "_generate"))
+    try:
+        import reference
+    finally:
+        sys.path.pop(0)
+    return reference
+
+
+def empty_tables(markdown: str) -> List[str]:
+    """The header line of each table that has no row: a run of lines starting
+    with '|' (outside fenced code) with no separator line, or nothing below it."""
+    found, block, fenced = [], [], False
+    for line in markdown.splitlines() + [""]:
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and line.lstrip().startswith("|"):
+            block.append(line.strip())
+            continue
+        if block and (
+            len(block) < 3 or not re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", block[1].replace(" ", ""))
+        ):
+            found.append(block[0])
+        block = []
+    return found
+
+
+def test_no_page_has_an_empty_table():
+    reference = generator_module()
+    empty = []
+    for path in sorted((ROOT / "docs").rglob("*.md")):
+        source = path.relative_to(ROOT / "docs").as_posix()
+        page = SimpleNamespace(file=SimpleNamespace(src_path=source))
+        text = reference.on_page_markdown(path.read_text(encoding="utf-8"), page, None, None)
+        empty += [f"{source}: {header}" for header in empty_tables(text)]
+    assert empty == []
+
+
+def test_every_table_of_the_site_has_a_row(site):
+    for page in site.rglob("*.html"):
+        for table in re.findall(r"<table>.*?</table>", page.read_text(encoding="utf-8"), re.S):
+            assert re.search(r"<tbody>\s*<tr>", table), f"{page.relative_to(site)}: {table[:200]}"
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "text\n\n| job | oracle-guard | reference |\n\nmore\n",  # the page's old form
+        "| a | b |\n|---|---|\n",
+        "| a | b |\n|---|---|\n\n| c | d |\n",
+    ],
+)
+def test_an_empty_table_is_found(markdown):
+    assert empty_tables(markdown) != []
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    ["| a | b |\n|---|---|\n| 1 | 2 |\n", "```text\n| a |\n```\n", "| a |\n| :-: |\n| 1 |\n"],
+)
+def test_a_table_with_rows_is_not_empty(markdown):
+    assert empty_tables(markdown) == []
+
+
+def test_the_performance_tables_come_from_the_recorded_runs(site):
+    import html as entities
+
+    page = html(site, "explanation/performance")
+    text = entities.unescape(re.sub(r"<[^>]+>", "", page))
+    goals = json.loads((ROOT / "benchmarks" / "results" / "goals.json").read_text())
+    assert goals["benchmark"] == "benchmarks/bench_goals.py" and goals["quick"] is False
+    for row in goals["rows"]:
+        assert 1 <= len(row["ours"]) == len(row["theirs"]) <= goals["runs"]
+        assert row["job"] in text, row["job"]
+    readers = json.loads((ROOT / "benchmarks" / "results" / "pack_readers.json").read_text())
+    assert "pygit2" in page and len(readers["rows"]) == 4
+
+
+def test_a_recorded_run_without_rows_fails_the_build(tmp_path, monkeypatch):
+    reference = generator_module()
+    (tmp_path / "goals.json").write_text('{"rows": []}')
+    monkeypatch.setattr(reference, "RESULTS", tmp_path)
+    with pytest.raises(ValueError, match="benchmarks/results/goals.json records no rows"):
+        reference.benchmark_goals("explanation")
+
+
 # -- links ------------------------------------------------------------------------------------
 
 
@@ -165,6 +251,21 @@ def test_every_link_of_the_site_resolves_offline(site):
             elif reason := broken_link(page, href, html_ids):
                 broken.append(f"{page.relative_to(site)}: {reason}")
     assert not broken, "\n".join(broken)
+
+
+def test_the_sitemap_names_every_page_at_the_site_url(site):
+    import xml.etree.ElementTree as ET
+
+    import yaml
+
+    base = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["site_url"]
+    spaces = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    locs = [e.text for e in ET.parse(site / "sitemap.xml").getroot().findall("s:url/s:loc", spaces)]
+    pages = {
+        base + "".join(f"{part}/" for part in p.parent.relative_to(site).parts)
+        for p in site.rglob("index.html")
+    }
+    assert locs and set(locs) == pages, sorted(set(locs) ^ pages)
 
 
 def test_the_site_asks_no_font_or_script_service(site):

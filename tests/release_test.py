@@ -198,6 +198,24 @@ def test_the_wheel_metadata_names_version_and_licence(built):
     assert fields["Description-Content-Type"] == ["text/markdown"]
 
 
+def test_the_wheel_metadata_names_the_project_urls_and_classifiers(built):
+    fields = wheel_metadata(built.wheel)
+    source = "https://github.com/your-org/oracle-guard"
+    site = "https://your-org.github.io/oracle-guard/"
+    assert fields["Project-URL"] == [
+        f"Documentation, {site}",
+        f"Source, {source}",
+        f"Changelog, {site}changelog/",
+        f"Issues, {source}/issues",
+    ]
+    assert fields["Home-page"] == [source]
+    classifiers = fields["Classifier"]
+    assert "License :: OSI Approved :: MIT License" in classifiers
+    assert [c for c in classifiers if c.startswith("Programming Language :: Python :: 3.")] == [
+        f"Programming Language :: Python :: 3.{minor}" for minor in range(9, 14)
+    ]
+
+
 def test_the_licence_is_mit_for_the_authors():
     text = (ROOT / "LICENSE").read_text()
     assert text.startswith("MIT License\n\nCopyright (c) 2026 the oracle-guard authors\n")

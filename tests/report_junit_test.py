@@ -146,3 +146,50 @@ def test_a_failed_run_writes_the_error_document(tmp_path, capsys):
     root = valid((repo / "og.xml").read_text("utf-8"))
     assert [c[2] for c in cases(root)] == ["error"]
     assert root.find(".//error").get("message") == err[len("oracle-guard: error: ") : -1]
+
+
+def gitlab_cases(root: ET.Element) -> dict:
+    """The test cases GitLab's test report keeps: it keys each by its status and
+    by classname and name together (Gitlab::Ci::Reports::TestCase#key), and a
+    second case of one key replaces the first."""
+    kept = {}
+    for classname, name, outcome in cases(root):
+        kept[(outcome, f"{classname}_{name}")] = name
+    return kept
+
+
+def test_three_findings_of_one_code_on_one_line_are_three_testcases():
+    same_line = [
+        Finding("test-tamper", "non-hermetic", "tests/test_a.py", f"random.{n} in test_y", 4)
+        for n in "xyz"
+    ]
+    report = render_junit([HookResult("test-tamper", same_line)], exit_code=1)
+    root = valid(report)
+    names = [name for _, name, _ in cases(root)]
+    assert names == [
+        "non-hermetic: tests/test_a.py:4",
+        "non-hermetic: tests/test_a.py:4 #2",
+        "non-hermetic: tests/test_a.py:4 #3",
+    ]
+    assert len(gitlab_cases(root)) == 3  # GitLab shows all three
+    assert root.find("testsuite").get("tests") == "3"
+
+
+def test_a_name_a_path_already_holds_is_not_reused():
+    # the near miss: a file named like a suffixed case gets a number of its own
+    findings = [
+        Finding("write-set", "write-denied", "a #2", "denied"),
+        Finding("write-set", "write-denied", "a", "denied"),
+        Finding("write-set", "write-denied", "a", "denied again"),
+    ]
+    root = valid(render_junit([HookResult("write-set", findings)], exit_code=1))
+    names = [name for _, name, _ in cases(root)]
+    assert len(set(names)) == len(names) == 3
+    assert len(gitlab_cases(root)) == 3
+
+
+def test_every_testcase_of_a_real_report_is_one_gitlab_shows(tmp_path, capsys):
+    repo = findings_repo(tmp_path)
+    _, out, _ = run_guard(capsys, repo, "check", "--format", "junit", "--now", NOW)
+    root = valid(out)
+    assert len(gitlab_cases(root)) == len(cases(root))

@@ -96,6 +96,35 @@ def sarif_errors(doc) -> list:
     return sorted(validator_class(SARIF_SCHEMA).iter_errors(doc), key=str)
 
 
+def code_scanning_problems(doc) -> list:
+    """What GitHub's code scanning asks of a SARIF file beyond the schema ("SARIF
+    support for code scanning"): each rule's shortDescription and
+    fullDescription; a startLine on every result's location, from which
+    upload-sarif computes the fingerprint that keeps an alert from repeating;
+    partialFingerprints; every uriBaseId declared in originalUriBaseIds; at most
+    25,000 results a run."""
+    problems = []
+    for run in doc["runs"]:
+        for rule in run["tool"]["driver"].get("rules", []):
+            for key in ("shortDescription", "fullDescription"):
+                if not rule.get(key, {}).get("text"):
+                    problems.append(f"rule {rule['id']}: no {key}")
+        bases = run.get("originalUriBaseIds", {})
+        results = run.get("results", [])
+        if len(results) > 25_000:
+            problems.append(f"{len(results)} results, over 25,000")
+        for i, result in enumerate(results):
+            physical = result["locations"][0]["physicalLocation"]
+            if not physical.get("region", {}).get("startLine"):
+                problems.append(f"result {i}: no region.startLine")
+            if not result.get("partialFingerprints"):
+                problems.append(f"result {i}: no partialFingerprints")
+            base = physical["artifactLocation"].get("uriBaseId")
+            if base is not None and base not in bases:
+                problems.append(f"result {i}: {base} not in originalUriBaseIds")
+    return problems
+
+
 # -- SARIF -------------------------------------------------------------------------------
 
 
@@ -114,6 +143,10 @@ def test_sarif_of_a_real_check_validates_against_the_sarif_schema(tmp_path, caps
     for rule in driver["rules"]:
         info = CODES[rule["id"]]
         assert rule["shortDescription"]["text"] == info.meaning
+        assert (
+            rule["fullDescription"]["text"]
+            == f"{info.meaning} (raised by {info.hook}). Fix: {info.fix}"
+        )
         assert rule["help"]["text"] == info.fix
         assert rule["properties"]["hook"] == info.hook
     assert run["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]
@@ -127,15 +160,17 @@ def test_sarif_of_a_real_check_validates_against_the_sarif_schema(tmp_path, caps
         for r in run["results"]
     ]
     assert got == [
-        # no path: shown at the contract, which names what is missing
-        ("oracle-incomplete", "error", ".oracle-guard.yaml", None),
+        # no path: shown at the contract's first line, which names what is missing
+        ("oracle-incomplete", "error", ".oracle-guard.yaml", {"startLine": 1}),
         ("seed-reordered", "error", "seeds/a.json", {"startLine": 2}),
         ("budget-expiring", "warning", "oracle/flake_budget.yaml", {"startLine": 3}),
-        ("write-outside-set", "error", "docs/a%2Cb%3Ac%25d%20e.md", None),
-        ("write-outside-set", "error", "docs/raw%FF.md", None),
-        ("write-denied", "error", "oracle/x.json", None),
-        ("write-denied", "error", "seeds/a.json", None),
+        # a whole file: its first line, so code scanning can fingerprint it
+        ("write-outside-set", "error", "docs/a%2Cb%3Ac%25d%20e.md", {"startLine": 1}),
+        ("write-outside-set", "error", "docs/raw%FF.md", {"startLine": 1}),
+        ("write-denied", "error", "oracle/x.json", {"startLine": 1}),
+        ("write-denied", "error", "seeds/a.json", {"startLine": 1}),
     ]
+    assert code_scanning_problems(doc) == []
     for result in run["results"]:
         assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
         assert result["message"]["text"]
@@ -183,6 +218,87 @@ def test_the_sarif_validator_is_not_vacuous(tmp_path, capsys):
     bad_line["runs"][0]["results"][1]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0
     for doc in (bad_level, no_name, bad_line):
         assert sarif_errors(doc)
+
+
+def test_the_code_scanning_rules_are_not_vacuous(tmp_path, capsys):
+    # each piece code scanning needs, taken out of a good report, is found missing
+    repo = findings_repo(tmp_path)
+    _, out, _ = run_guard(capsys, repo, "check", "--format", "sarif", "--now", NOW)
+    assert code_scanning_problems(json.loads(out)) == []
+    no_full = json.loads(out)
+    del no_full["runs"][0]["tool"]["driver"]["rules"][3]["fullDescription"]
+    no_line = json.loads(out)
+    del no_line["runs"][0]["results"][3]["locations"][0]["physicalLocation"]["region"]
+    no_prints = json.loads(out)
+    del no_prints["runs"][0]["results"][0]["partialFingerprints"]
+    no_base = json.loads(out)
+    del no_base["runs"][0]["originalUriBaseIds"]
+    too_many = json.loads(out)
+    too_many["runs"][0]["results"] *= 25_001 // len(too_many["runs"][0]["results"]) + 1
+    for doc in (no_full, no_line, no_prints, no_base, too_many):
+        assert code_scanning_problems(doc)
+
+
+def sarif_of(findings) -> dict:
+    from oracle_guard.report.sarif import render_sarif
+
+    return json.loads(render_sarif([HookResult("write-set", findings)], exit_code=1))
+
+
+def fingerprints(doc) -> list:
+    return [r["partialFingerprints"]["oracleGuard/v1"] for r in doc["runs"][0]["results"]]
+
+
+def test_sarif_fingerprints_name_a_finding_not_its_line_or_run():
+    finding = Finding("write-set", "write-denied", "oracle/x.json", "oracle/x.json is denied")
+    moved = finding._replace(line=7)
+    other = finding._replace(path="oracle/y.json")
+    (once,) = fingerprints(sarif_of([finding]))
+    assert fingerprints(sarif_of([moved])) == [once]  # a line added above moves no alert
+    assert fingerprints(sarif_of([other])) != [once]
+    # two findings equal but for the line are two alerts
+    twins = fingerprints(sarif_of([finding._replace(line=1), finding._replace(line=2)]))
+    assert len(set(twins)) == 2 and once in twins
+    assert all(re.fullmatch(r"[0-9a-f]{64}", f) for f in twins)
+
+
+def many_findings(errors: int, warnings: int) -> list:
+    return [
+        Finding("write-set", "write-denied", f"oracle/{i}.json", "denied") for i in range(errors)
+    ] + [
+        Finding("write-set", "budget-expiring", f"q/{i}.yaml", "soon", 1, "warning")
+        for i in range(warnings)
+    ]
+
+
+@needs_sarif_schema
+def test_sarif_past_the_cap_keeps_errors_first_and_says_what_it_left_out():
+    from oracle_guard.report.sarif import MAX_RESULTS
+
+    assert MAX_RESULTS < 25_000
+    doc = sarif_of(many_findings(MAX_RESULTS - 10, 12_600))
+    assert sarif_errors(doc) == [] and code_scanning_problems(doc) == []
+    run = doc["runs"][0]
+    assert len(run["results"]) == MAX_RESULTS
+    levels = [r["level"] for r in run["results"]]
+    assert levels.count("error") == MAX_RESULTS - 10 and levels.count("warning") == 10
+    left = 12_600 - 10
+    assert run["properties"]["omitted"] == {"results": left, "by_rule": {"budget-expiring": left}}
+    (note,) = run["invocations"][0]["toolExecutionNotifications"]
+    assert note["level"] == "warning"
+    assert note["message"]["text"].startswith(
+        f"{left} of {MAX_RESULTS - 10 + 12_600} results left out, over the cap of {MAX_RESULTS}"
+    )
+    assert note["message"]["text"].endswith(f": budget-expiring {left}")
+
+
+def test_sarif_at_the_cap_leaves_nothing_out():
+    from oracle_guard.report.sarif import MAX_RESULTS
+
+    run = sarif_of(many_findings(MAX_RESULTS, 0))["runs"][0]
+    assert len(run["results"]) == MAX_RESULTS
+    assert "omitted" not in run["properties"]
+    assert run["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]
 
 
 @needs_sarif_schema

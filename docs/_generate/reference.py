@@ -3,7 +3,8 @@
 A line of a page that is exactly ``<!-- generated: NAME -->`` becomes NAME's
 Markdown: the checks from the registry, the finding codes from the code table,
 the command line from the parser, the contract from its JSON Schema, the limits
-from their defaults. Nothing here is kept in step by hand.
+from their defaults, the Performance page's tables from the benchmark runs
+recorded under benchmarks/results/. Nothing here is kept in step by hand.
 """
 
 from __future__ import annotations
@@ -287,10 +288,91 @@ def mib(size: int) -> str:
     return f"{size / (1 << 20):g} MiB"
 
 
+# -- recorded benchmark runs -------------------------------------------------------------
+
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def recorded(name: str) -> Dict[str, Any]:
+    """A recorded run; one with no rows fails the build (a table never shows empty)."""
+    doc = json.loads((RESULTS / name).read_text(encoding="utf-8"))
+    if not doc.get("rows"):
+        raise ValueError(f"benchmarks/results/{name} records no rows")
+    return doc
+
+
+def median(values: List[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def millis(seconds: float) -> str:
+    return f"{seconds * 1000:,.1f} ms"
+
+
+def goal_row(row: Dict[str, Any]) -> str:
+    ours, theirs = median(row["ours"]), median(row["theirs"])
+    ratio = ours / theirs
+    ratios = [a / b for a, b in zip(row["ours"], row["theirs"])]
+    memory_ok = row["memory_goal"] is None or row["memory_mib"] <= row["memory_goal"]
+    met = ratio <= row["goal"] and memory_ok
+    ours_text = millis(ours)
+    goal = f"<= {row['goal']:g}x"
+    if row["memory_goal"] is not None:
+        ours_text += f", {row['memory_mib']:.1f} MiB"
+        goal += f" and <= {row['memory_goal']:g} MiB"
+    verdict = "met" if met else "**missed**"
+    return (
+        f"| {cell(row['job'])} | {ours_text} | {cell(row['reference'])}: {millis(theirs)} "
+        f"| {ratio:.3f}x ({min(ratios):.3f} to {max(ratios):.3f}) | {goal}: {verdict} |"
+    )
+
+
+def load(doc: Dict[str, Any]) -> str:
+    before, after = doc["load_average"]["before"], doc["load_average"]["after"]
+    return f"load average {before[0]:g} when it started, {after[0]:g} when it ended"
+
+
+def benchmark_goals(here: str) -> str:
+    doc = recorded("goals.json")
+    lines = [
+        f"Measured on {doc['date']} on the development machine ({doc['machine']}, "
+        f"{doc['cores']} cores, Python {doc['python']}, git {doc['git']}, oracle-guard "
+        f"{doc['oracle_guard']}), {doc['runs']} interleaved runs each"
+        + (" with every size 1/10 (`--quick`)" if doc["quick"] else "")
+        + f", in {doc['seconds']:,.0f} s, {load(doc)} (other work shared the cores).",
+        "The medians, the ratio of the medians and, in brackets, the range of the ratios run "
+        "by run; recorded in `benchmarks/results/goals.json` "
+        "(`bench_goals.py --json FILE`), which this table is built from.",
+        "",
+        "| job | oracle-guard | reference | ratio | goal |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [goal_row(row) for row in doc["rows"]]
+    return "\n".join(lines) + "\n"
+
+
+def benchmark_pack_readers(here: str) -> str:
+    doc = recorded("pack_readers.json")
+    lines = [
+        f"{cell(doc['measured'])}",
+        "",
+        "| reader | ratio | max RSS |",
+        "|---|---|---|",
+    ]
+    for row in doc["rows"]:
+        ratio = f"{row['ratio']:g}x" + (f", {cell(row['note'])}" if row.get("note") else "")
+        lines.append(f"| {cell(row['reader'])} | {ratio} | {row['max_rss_mib']:,} MiB |")
+    return "\n".join(lines) + "\n"
+
+
 GENERATORS: Dict[str, Callable[[str], str]] = {
     "checks": checks,
     "codes": codes,
     "cli": cli,
     "contract-schema": contract_schema,
     "limits": limits,
+    "benchmark-goals": benchmark_goals,
+    "benchmark-pack-readers": benchmark_pack_readers,
 }

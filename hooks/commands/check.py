@@ -290,7 +290,17 @@ def resolve_outputs(options) -> List:
 
 
 def run(options) -> int:
+    from oracle_guard import progress
+
     files = resolve_outputs(options)
+    progress.started(sys.stderr, options.env)  # a terminal only: never in a report
+    try:
+        return _run(options, files)
+    finally:
+        progress.stopped()
+
+
+def _run(options, files) -> int:
     return check(
         options.C,
         options.only or HOOKS,

@@ -234,6 +234,18 @@ def add_parser(sub) -> None:
 
 
 def run(options) -> int:
+    import sys
+
+    from oracle_guard import progress
+
+    progress.started(sys.stderr, options.env)  # a terminal only: never in a report
+    try:
+        return _run(options)
+    finally:
+        progress.stopped()
+
+
+def _run(options) -> int:
     use_cache = not options.no_cache
     if options.output and not options.check:
         raise UsageError("--output writes a verdict's reports: use it with lock --check")

@@ -28,7 +28,7 @@ import os
 import struct
 import threading
 import zlib
-from typing import Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from oracle_guard.errors import GitError
 
@@ -350,11 +350,12 @@ def sha256_packed(
     oids: Sequence[str],
     threads: int = 2,
     expected: Optional[Mapping[str, str]] = None,
+    advance: Callable[[int], None] = lambda n: None,
 ) -> Tuple[Dict[str, str], List[str]]:
     """(digests of the blobs read from packs, ids left for cat-file). Pack order
     keeps reads sequential; ``threads`` workers take the next blob in turn.
     ``expected``: the digest the caller expects of an id, which spares it the
-    CRC32 pass when it is the digest found."""
+    CRC32 pass when it is the digest found. ``advance(1)`` after each blob hashed."""
     expected = expected or {}
     packs = open_packs(objects)
     try:
@@ -379,6 +380,7 @@ def sha256_packed(
                         declined.append(item.oid)
                     else:
                         digests[item.oid] = digest
+                        advance(1)
             except BaseException as exc:  # the caller raises it
                 failures.append(exc.with_traceback(None))  # its frames hold views of the pack
             finally:

@@ -943,19 +943,22 @@ class Git:
         """The SHA-256 of each blob, in the order asked. Many blobs are read from
         the packs in this process (pack.py); what it leaves, and a few blobs, are
         streamed from ``cat-file --batch``. ``expected``: pack.sha256_packed's."""
+        from oracle_guard import progress
+
         wanted = list(dict.fromkeys(oids))
         if not wanted:
             return {}
+        counter = progress.counting("hashing", len(wanted))  # shown on a terminal only
         digests: Dict[str, str] = {}
         rest = wanted
         if len(wanted) >= READ_PACKS_FROM:
             from oracle_guard.git import pack
 
             digests, rest = pack.sha256_packed(
-                self.objects_directory(), wanted, _threads(), expected
+                self.objects_directory(), wanted, _threads(), expected, counter.advance
             )
         if rest:
-            digests.update(self._sha256_streamed(rest))
+            digests.update(self._sha256_streamed(rest, counter.advance))
         return {oid: digests[oid] for oid in wanted}
 
     def objects_directory(self) -> str:
@@ -963,7 +966,9 @@ class Git:
         included, as git itself resolves it."""
         return os.path.join(self.directory, self._layout()[2])
 
-    def _sha256_streamed(self, wanted: Sequence[str]) -> Dict[str, str]:
+    def _sha256_streamed(
+        self, wanted: Sequence[str], advance: Callable[[int], None] = lambda n: None
+    ) -> Dict[str, str]:
         """A second ``cat-file --batch`` is fed every id at once by a thread while
         this one hashes what it prints, so git inflates the next blob while the
         last is hashed, and no blob is held whole."""
@@ -1008,6 +1013,7 @@ class Git:
                 if not out.copy_to(int(parts[2]), digest.update) or not out.newline():
                     raise GitError(f"cannot read object {oid}: truncated")
                 digests[oid] = digest.hexdigest()
+                advance(1)
         finally:
             proc.stdout.close()
             proc.kill()

@@ -8,25 +8,15 @@ contract, the file that names what is missing (as SARIF does)."""
 
 from __future__ import annotations
 
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Sequence
 
 from oracle_guard.findings import Finding, HookResult, unique_findings
 from oracle_guard.report.escaping import printable
+from oracle_guard.report.fingerprints import fingerprint, numbered
 from oracle_guard.report.json import dump_json
 from oracle_guard.report.sarif import CONTRACT_PATH
 
 SEVERITY = {"error": "critical", "warning": "minor"}
-
-
-def fingerprint(f: Finding, occurrence: int) -> str:
-    """SHA-256 of what names the finding: check, code, path (its bytes) and
-    message, and its place among findings equal in those. No line (a line added
-    above moves it, and GitLab would call it new) and nothing of the run."""
-    import hashlib
-
-    fields = (f.hook, f.code, f.path or "", f.message, str(occurrence))
-    data = b"\0".join(field.encode("utf-8", "surrogateescape") for field in fields)
-    return hashlib.sha256(data).hexdigest()
 
 
 def _issue(f: Finding, occurrence: int) -> Dict:
@@ -41,12 +31,7 @@ def _issue(f: Finding, occurrence: int) -> Dict:
 
 
 def render_gitlab(results: Sequence[HookResult]) -> str:
-    issues: List[Dict] = []
-    seen: Dict[Tuple, int] = {}
-    for f in unique_findings(results):
-        key = (f.hook, f.code, f.path, f.message)
-        seen[key] = seen.get(key, -1) + 1
-        issues.append(_issue(f, seen[key]))
+    issues: List[Dict] = [_issue(f, n) for f, n in numbered(unique_findings(results))]
     return dump_json(issues)
 
 

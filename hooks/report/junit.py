@@ -3,14 +3,16 @@
 One testsuite; each check that passed is one passing testcase (its note in
 system-out), and each finding is a testcase of its own, ``classname`` the
 check (``oracle-guard.write-set``: Jenkins' package and class) and ``name``
-the code and ``path:line``: an error fails it with one ``<failure>``, a warning
-passes with the warning in system-out. One failure a testcase, since Ant's
+the code and ``path:line``, with `` #2``, `` #3`` for the second and third
+finding of a code on one line, since GitLab shows one testcase of a name: an
+error fails it with one ``<failure>``, a warning passes with the warning in
+system-out. One failure a testcase, since Ant's
 schema allows no more and GitLab shows only one; no ``file`` attribute, which
 Jenkins' xUnit schema rejects (the location is in the name and the failure)."""
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from oracle_guard.findings import Finding, HookResult
 from oracle_guard.report.escaping import inert, show_path, show_text
@@ -68,6 +70,16 @@ def _case_name(f: Finding) -> str:
     return f"{label}: {where}"
 
 
+def _unique(name: str, used: Set[str]) -> str:
+    """``name``, or ``name #2``, ``#3``... the first not yet used; now used."""
+    candidate, n = name, 1
+    while candidate in used:
+        n += 1
+        candidate = f"{name} #{n}"
+    used.add(candidate)
+    return candidate
+
+
 def _body(lines: Sequence[str]) -> str:
     return "\n".join(xml_escape(line) for line in lines)
 
@@ -97,6 +109,7 @@ def render_junit(
 
     cases: List[str] = []  # lines
     tests = failures = 0
+    used: Set[str] = set()  # the testcase names so far
     for hook, findings in findings_by_check(results):
         classname = f"{SUITE}.{hook}"
         if not any(f.severity == "error" for f in findings):
@@ -104,11 +117,12 @@ def render_junit(
             note = next(r.note for r in results if r.hook == hook)
             out = f"      <system-out>{_body([note])}</system-out>\n" if note else ""
             cases.append(
-                f'    <testcase{_attrs(classname=classname, name=hook)} time="0"'
+                f'    <testcase{_attrs(classname=classname, name=_unique(hook, used))} time="0"'
                 + (f">\n{out}    </testcase>" if out else "/>")
             )
         for f in findings:
-            head = f'    <testcase{_attrs(classname=classname, name=_case_name(f))} time="0">'
+            name = _unique(_case_name(f), used)
+            head = f'    <testcase{_attrs(classname=classname, name=name)} time="0">'
             line = finding_line(f)
             tests += 1
             if f.severity == "error":

@@ -1,6 +1,8 @@
 """Hostile input stays within bounds: each run of oracle-guard here gets 5 s of
-wall time and 256 MiB of address space (testing/bounds.py), and still fails
-closed with a clear message, or passes when the input is a legitimate one."""
+CPU time (its own and its gits') and 256 MiB of address space
+(testing/bounds.py), and still fails closed with a clear message, or passes
+when the input is a legitimate one. CPU time, so a loaded machine, which
+stretches wall time, fails no run."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import sys
 
 import pytest
 
-from testing.bounds import MEMORY_LIMIT, TIME_LIMIT, guard_command, guard_env, run_bounded
+from testing.bounds import CPU_LIMIT, MEMORY_LIMIT, guard_command, guard_env, run_bounded
 from testing.git import commit, git, init_repo, stage
 
 CONTRACT = """\
@@ -72,12 +74,21 @@ def stage_paths(repo, paths, content=b"x\n"):
 
 
 def test_bounds_break_a_run_that_exceeds_them():
-    # the harness itself must be able to fail: a run past the time and one past the memory
-    with pytest.raises(AssertionError, match="ran past"):
-        run_bounded(["sleep", "3"], time_limit=0.5)
+    # the harness itself must be able to fail: a run past the CPU, one past the
+    # memory, and one that hangs without using the CPU
+    with pytest.raises(AssertionError, match="of CPU, over its 0.5 s"):
+        run_bounded([sys.executable, "-c", "while True: pass"], cpu_limit=0.5)
     with pytest.raises(AssertionError, match="address space|died of signal"):
         run_bounded([sys.executable, "-c", "x = bytearray(300 * 2**20)"])
-    assert MEMORY_LIMIT == 256 * 2**20 and TIME_LIMIT == 5.0
+    with pytest.raises(AssertionError, match="hung past 0.5 s"):
+        run_bounded(["sleep", "30"], hang_limit=0.5)
+    assert MEMORY_LIMIT == 256 * 2**20 and CPU_LIMIT == 5.0
+
+
+def test_a_child_that_sleeps_uses_no_cpu_time():
+    # the near miss: waiting, as a loaded machine makes every run wait, is not CPU
+    run = run_bounded(["sleep", "1"], cpu_limit=0.5)
+    assert run.returncode == 0 and run.cpu_seconds < 0.5
 
 
 # -- YAML -------------------------------------------------------------------------

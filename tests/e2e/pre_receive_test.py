@@ -6,11 +6,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import resource
 import shutil
 import stat
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -260,7 +260,7 @@ def test_write_set_outside_the_allowed_paths(repos):
 
 def test_write_set_denied_oracle_file(repos):
     old = repos.tip()
-    commit(repos.client, {".oracle-guard.yaml": CONTRACT + "timeout_s: 10\n"}, "contract")
+    commit(repos.client, {".oracle-guard.yaml": CONTRACT + "timeout_s: 600\n"}, "contract")
     rejected(push(repos.client, "main", env=BOB), f"{MAIN}: .oracle-guard.yaml: write-denied")
     assert repos.tip() == old
 
@@ -673,15 +673,23 @@ printf '%s\\n' "$input" | exec ./pre-receive.d/oracle-guard
     assert rev(server, MAIN) == good
 
 
+def children_cpu_seconds() -> float:
+    """User and system CPU seconds of every child this process has waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def test_a_thousand_commit_push(repos):
     old = repos.tip()
     tip = fast_commits(repos.client, 1000)
-    start = time.monotonic()
+    before = children_cpu_seconds()
     p = push(repos.client, "main", env=BOB)
-    elapsed = time.monotonic() - start
+    # CPU time of the push, its receive-pack and the hook (all waited for), which
+    # a loaded machine barely moves; a quadratic walk of the commits would take minutes
+    used = children_cpu_seconds() - before
     accepted(p)
     assert repos.tip() == tip
-    assert elapsed < 20, elapsed
+    assert used < 20, used
     assert int(git(repos.server, "rev-list", "--count", f"{old}..{tip}")) == 1000
 
 
@@ -777,7 +785,7 @@ def test_time_out_rejects_the_push(repos):
 
 
 def test_a_generous_time_out_accepts_the_push(repos):
-    set_contract(repos, contract(timeout_s=60))
+    set_contract(repos, contract(timeout_s=600))
     new = commit(repos.client, {"src/app.py": "print('v2')\n"}, "src")
     accepted(push(repos.client, "main", env=BOB))
     assert repos.tip() == new
