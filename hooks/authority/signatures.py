@@ -13,7 +13,7 @@ Each commit is verified once a run; ``cryptography`` is imported only then.
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from oracle_guard.contract import ContractError
 from oracle_guard.findings import Finding
@@ -99,7 +99,13 @@ class Authority:
             self._verdicts[commit.id] = self._judge(commit)
         return self._verdicts[commit.id]
 
-    def replay_of(self, commit: Commit) -> Optional[str]:
+    def outside_rules(self, commits: Sequence[Commit]) -> Set[str]:
+        """The ids of ``commits`` that are not in the rules revision's history:
+        no commit there has one of them as a parent."""
+        rules = self._rules_commit()
+        return self._git.outside_history([c.id for c in commits], rules) if rules else set()
+
+    def replay_of(self, commit: Commit, outside: AbstractSet[str] = frozenset()) -> Optional[str]:
         """The commit of the rules revision's history that makes the same change
         from the same state as ``commit`` (its parents and tree), if any. A
         signature covers the commit without its signature header, so a
@@ -107,7 +113,7 @@ class Authority:
         gives an owner's old change a new commit id: what it does says it is
         a replay, not its id."""
         rules = self._rules_commit()
-        if rules is None:
+        if rules is None or (commit.parents and commit.parents[0] in outside):
             return None
         tree = self._git.read_commit(commit.id).split(b"\n", 1)[0]
         if not tree.startswith(b"tree "):
@@ -222,7 +228,9 @@ def judge(
     found = []
     signed = 0
     net_paths = [f.path for f in net if f.path]
-    for commit in reversed(list(commits)):  # oldest first
+    listed = list(commits)
+    outside = authority.outside_rules(listed)  # one git, not two a commit
+    for commit in reversed(listed):  # oldest first
         # each commit is named by a protected path of its own, not by the range's first
         own = {decode_path(raw) for raw in commit.paths}
         ours = next((p for p in net_paths if p in own), protected)
@@ -234,7 +242,7 @@ def judge(
             continue  # git's own merge: nothing of its own to sign for
         signed += 1
         reason = authority.why_not(commit)
-        replayed = authority.replay_of(commit) if reason is None else None
+        replayed = authority.replay_of(commit, outside) if reason is None else None
         if replayed is not None:
             found.append(
                 (

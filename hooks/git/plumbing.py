@@ -20,6 +20,7 @@ from typing import (
     NamedTuple,
     Optional,
     Sequence,
+    Set,
     Tuple,
     cast,
 )
@@ -1178,6 +1179,15 @@ class Git:
             if commit_tree == tree and tuple(commit_parents) == parents and oid != other_than:
                 return oid
         return None
+
+    def outside_history(self, oids: Sequence[str], tip: str) -> Set[str]:
+        """Those of ``oids`` that are not ancestors of ``tip``, in one rev-list
+        (``is_ancestor`` would start a git for each)."""
+        if not oids:
+            return set()
+        listing = "".join(f"{oid}\n" for oid in oids) + f"^{tip}\n"
+        out = self.run("rev-list", "--stdin", stdin=listing.encode("ascii"))
+        return set(oids) & set(out.decode("ascii").split())
 
     def read_commit(self, oid: str) -> bytes:
         """A commit object's raw bytes, as ``git cat-file commit`` prints them."""
