@@ -175,7 +175,10 @@ def _record_rule_misfit(entry: Dict[str, Any]) -> Optional[Tuple[str, str]]:
     if "lock" in entry and "id_field" not in entry and entry.get("records") not in RECORD_SHAPES:
         return "lock", "maps ids to seeds: name the records' id_field (or a built-in records shape)"
     if "replay" in entry and entry.get("records") not in RECORD_SHAPES:
-        return "replay", "replays corpus-line or replay-case records: name one as the entry's records"
+        return (
+            "replay",
+            "replays corpus-line or replay-case records: name one as the entry's records",
+        )
     if "seed_field" in entry and "lock" not in entry:
         return "seed_field", "names the field a lock's entry must equal, but the entry has no lock"
     return None

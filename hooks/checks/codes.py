@@ -237,8 +237,7 @@ SCORE_CODES: Dict[str, Code] = {
     ),
     "replay-mismatch": Code(
         "score",
-        "a replay case's command, run with its seed, gave another result than the case's "
-        "expected",
+        "a replay case's command, run with its seed, gave another result than the case's expected",
         "fix the code until the command's result is the expected one; expected is filled in "
         "by an owner, never by the change it judges",
         "replays/parse_header.json: replay-mismatch: replay-case 'parse_header_a3f1' was "

@@ -317,6 +317,8 @@ def render_text(record: Dict[str, Any]) -> str:
     results = results_of(record)
     lines += [finding_line(f) for f in results[0].findings]
     extra = f"; {len(record['deselected'])} frozen, not run" if record["deselected"] else ""
+    if record["replays"]:
+        extra += f"; {len(record['replays'])} records replayed"
     if record["candidate_tests"]:
         extra += f"; {len(record['candidate_tests'])} new tests of the candidate's, not counted"
     lines.append(f"score: {record['verdict']} ({counted}{extra})")

@@ -77,9 +77,7 @@ def load(contract, target: Snapshot) -> List[Case]:
                 problems = rules.problems(value)
                 if problems:
                     where = f"{path} line {line}" if line is not None else path
-                    raise ReplayError(
-                        f"{where}: {problems[0][1]} at the target: its records are not replayed"
-                    )
+                    raise ReplayError(f"{where} (at {target.label}): {problems[0][1]}")
                 cases.append(Case(shape, str(value["id"]), path, line, value, names))
     return cases
 
@@ -179,7 +177,9 @@ def run_one(replayer: Replayer, number: int, case: Case) -> Outcome:
     }
     settings = {**replayer.settings, "seed": seed, "record": record}
     env = {**sessions.environment(replayer.folders, settings, seed), **extra}
-    base = sessions.pytest_command(replayer.python, replayer.tree, replayer.config, replayer.folders)
+    base = sessions.pytest_command(
+        replayer.python, replayer.tree, replayer.config, replayer.folders
+    )
     if case.kind == "corpus-line":
         command = [*base, "-q", case.value["test"]]
         wanted: Optional[str] = case.value["test"]
@@ -236,7 +236,10 @@ def _from_plugin(ran: sessions.Session, test: Optional[str]) -> Tuple[str, str]:
     odd = outcomes - {"passed", "failed"}
     if odd:
         first = next(t for t in tests if t.get("outcome") in odd)
-        return ERRORED, f"{first.get('nodeid')} was {first.get('outcome')}, neither passed nor failed"
+        return (
+            ERRORED,
+            f"{first.get('nodeid')} was {first.get('outcome')}, neither passed nor failed",
+        )
     observed = FAIL if "failed" in outcomes else PASS
     status = 1 if observed == FAIL else 0
     if ran.returncode != status:
