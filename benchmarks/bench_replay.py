@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, List, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_score import GUARD, NOW, git, plain_env, spread, write  # noqa: E402
+from bench_score import GUARD, NOW, git, plain_env, spread, write
 
 TEST = "tests/test_calc.py::test_add_of_a_corpus_line"
 CONTRACT = """\
@@ -58,7 +58,7 @@ seeds:
   timeout: 900
 """
 SOURCE = "def add(a, b):\n    return a + b\n"
-TESTS = '''\
+TESTS = """\
 import json
 import os
 
@@ -68,7 +68,7 @@ from src.calc import add
 def test_add_of_a_corpus_line():
     a, b, total = json.loads(os.environ.get("CORPUS_PAYLOAD") or "[1, 2, 3]")
     assert add(a, b) == total
-''' + "".join(f"\n\ndef test_add_{i}():\n    assert add({i}, 1) == {i + 1}\n" for i in range(9))
+""" + "".join(f"\n\ndef test_add_{i}():\n    assert add({i}, 1) == {i + 1}\n" for i in range(9))
 
 
 def corpus(lines: int) -> str:

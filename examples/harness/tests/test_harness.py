@@ -13,5 +13,7 @@ def test_parse_header_splits_at_the_first_colon():
 
 
 def test_parse_header_of_a_corpus_line():
-    case = json.loads(os.environ.get("CORPUS_PAYLOAD") or '{"raw": "A: b", "name": "A", "value": "b"}')
+    case = json.loads(
+        os.environ.get("CORPUS_PAYLOAD") or '{"raw": "A: b", "name": "A", "value": "b"}'
+    )
     assert parse_header(case["raw"]) == (case["name"], case["value"])
