@@ -340,7 +340,7 @@ def judge(
             }
         )
     corpus_tests = {c.value["test"] for c in kept if c.kind == "corpus-line"}
-    generalized = [
+    generalized = sorted(
         t["nodeid"]
         for t in tests
         if t.get("outcome") == "passed"
@@ -349,7 +349,7 @@ def judge(
             or any(_names_test(t["nodeid"], test) for test in corpus_tests)
         )
         and not any(_names_test(t["nodeid"], test) for test in broken_tests)
-    ]
+    )
     time_boxed = [
         {
             "id": entry["id"],

@@ -405,6 +405,35 @@ def test_a_case_replays_with_its_own_seed(capsys, tmp_path):
     assert {r["id"]: r["observed"] for r in record["replays"]}["case-seed"] == "pass"
 
 
+# -- generalized: the properties that pass on the pinned seed and the corpus ----------------------
+
+PROPERTY = """\
+from hypothesis import given, strategies as st
+
+from src.calc import add
+
+
+@given(st.integers(), st.integers())
+def test_add_commutes(a, b):
+    assert add(a, b) == add(b, a)
+"""
+
+
+def test_a_property_that_passes_is_generalized_and_one_that_fails_is_not(capsys, tmp_path):
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, {**target_files(), "tests/test_prop.py": PROPERTY}, "the target")
+    commit(repo, {"src/calc.py": SOURCE + "\n"}, "an honest change")
+    rc, out, _ = score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD", "--format", "json")
+    record = json.loads(out)
+    assert rc == 0, record["findings"]
+    assert record["queues"]["generalized"] == [CORPUS_TEST, "tests/test_prop.py::test_add_commutes"]
+    # the near miss: code that breaks the property takes it out of the queue
+    commit(repo, {"src/calc.py": patched("a > b + 100", "a")}, "agent")
+    rc, out, _ = score(capsys, repo, "--base", "HEAD~2", "--head", "HEAD", "--format", "json")
+    record = json.loads(out)
+    assert rc == 1 and record["queues"]["generalized"] == [CORPUS_TEST]
+
+
 # -- quarantine: left out, never run, time-boxed ----------------------------------------------
 
 
