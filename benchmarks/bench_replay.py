@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, List, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_score import GUARD, NOW, git, plain_env, spread, write
+from bench_score import git, plain_env, scored, spread, write
 
 TEST = "tests/test_calc.py::test_add_of_a_corpus_line"
 CONTRACT = """\
@@ -106,13 +106,7 @@ def build(repo: str, lines: int, replayed: bool) -> None:
 
 def timed_score(repo: str, lines: int) -> Tuple[float, float]:
     """The score's wall time, and the sum of its replays' own seconds."""
-    cmd = GUARD + ["score", "--now", NOW, "--base", "A", "--head", "B", "--format", "json"]
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    seconds = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"the score did not pass:\n{proc.stdout.decode()}{proc.stderr.decode()}")
-    record = json.loads(proc.stdout)
+    seconds, record = scored(repo)
     if len(record["replays"]) not in (0, lines):
         raise SystemExit(f"the score replayed {len(record['replays'])} of {lines} lines")
     return seconds, sum(r["seconds"] for r in record["replays"])
