@@ -194,7 +194,7 @@ def run_one(replayer: Replayer, number: int, case: Case) -> Outcome:
     try:
         ran = sessions.execute(command, replayer.tree, env, record, replayer.timeout)
     except OSError as exc:  # the program is not there, or cannot run
-        return Outcome(ERRORED, f"{case.value['command'][0]!r} did not start: {exc}", 0.0, None)
+        return Outcome(ERRORED, f"{command[0]!r} did not start: {exc}", 0.0, None)
     if ran.returncode is None:
         why = f"it ran past score.timeout ({replayer.timeout:g} s) and was stopped"
         return Outcome(ERRORED, why, ran.seconds, None)

@@ -586,3 +586,17 @@ def test_the_corpus_example_is_red_on_a_regressing_patch_and_green_on_the_honest
     rc, out, _ = replay(capsys, repo)
     assert rc == 0, out
     assert out.splitlines()[1] == "score: 2 captured, 1 generalized, 1 time-boxed"
+
+
+def test_a_case_whose_program_is_not_there_is_replay_errored(capsys, tmp_path):
+    repo = init_repo(tmp_path / "repo")
+    files = target_files()
+    files["replays/tool.json"]["command"] = ["no-such-program-here", "x"]
+    commit(repo, files, "the target")
+    commit(repo, {"src/calc.py": SOURCE + "\n"}, "agent")
+    rc, out, _ = score(capsys, repo, "--base", "HEAD~1", "--head", "HEAD")
+    assert rc == 1
+    assert (
+        "replays/tool.json: replay-errored: replay-case 'case-tool' neither passed nor failed: "
+        "'no-such-program-here' did not start: " in out
+    )
