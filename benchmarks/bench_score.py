@@ -37,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, List, Tuple
+from typing import Any, Dict, List, Tuple
 
 GUARD = [sys.executable, "-m", "oracle_guard"]
 NOW = "2026-09-25"
@@ -121,14 +121,19 @@ def plain_env() -> Dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
-def timed_score(repo: str) -> Tuple[float, float]:
+def scored(repo: str) -> Tuple[float, Dict[str, Any]]:
+    """The wall time of ``score --base A --head B``, and its record; it must pass."""
     cmd = GUARD + ["score", "--now", NOW, "--base", "A", "--head", "B", "--format", "json"]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=repo, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     seconds = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"the score did not pass:\n{proc.stdout.decode()}{proc.stderr.decode()}")
-    record = json.loads(proc.stdout)
+    return seconds, json.loads(proc.stdout)
+
+
+def timed_score(repo: str) -> Tuple[float, float]:
+    seconds, record = scored(repo)
     return seconds, record["seconds"]
 
 

@@ -161,7 +161,7 @@ def _record_rule_misfit(entry: Dict[str, Any]) -> Optional[Tuple[str, str]]:
     """(key, why) when a seeds entry's record rule does not fit its format."""
     fmt = entry["format"]
     if fmt == "json-object":
-        for key in ("records", "digest", "id_field", "lock", "seed_field", "promote"):
+        for key in ("records", "digest", "id_field", "lock", "seed_field", "promote", "replay"):
             if key in entry:
                 return (
                     key,
@@ -174,6 +174,11 @@ def _record_rule_misfit(entry: Dict[str, Any]) -> Optional[Tuple[str, str]]:
         )
     if "lock" in entry and "id_field" not in entry and entry.get("records") not in RECORD_SHAPES:
         return "lock", "maps ids to seeds: name the records' id_field (or a built-in records shape)"
+    if "replay" in entry and entry.get("records") not in RECORD_SHAPES:
+        return (
+            "replay",
+            "replays corpus-line or replay-case records: name one as the entry's records",
+        )
     if "seed_field" in entry and "lock" not in entry:
         return "seed_field", "names the field a lock's entry must equal, but the entry has no lock"
     return None

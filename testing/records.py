@@ -20,7 +20,7 @@ def corpus_line(ident: str, payload: Any, **extra: Any) -> Dict[str, Any]:
 def replay_case(ident: str, payload: Any, seed: int = 1729, **extra: Any) -> Dict[str, Any]:
     case = {
         "id": ident,
-        "command": "pytest tests/test_parse.py::test_header -q",
+        "command": ["pytest", "tests/test_parse.py::test_header", "-q"],
         "seed": seed,
         "input_sha256": digest_of(payload),
         "payload": payload,

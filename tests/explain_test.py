@@ -109,7 +109,7 @@ def test_explain_all_lists_every_code_with_its_hook_and_meaning(capsys):
         (
             "fixture-mismach",
             "unknown code 'fixture-mismach'; did you mean fixture-mismatch, "
-            "fixture-missing, outcome-mismatch? 'oracle-guard explain --all' lists every code",
+            "fixture-missing, replay-mismatch? 'oracle-guard explain --all' lists every code",
         ),
         (
             "seed-reorder",

@@ -217,7 +217,7 @@ CORPUS_LINE = {
 }
 REPLAY_CASE = {
     "id": "case-1",
-    "command": "pytest -q",
+    "command": ["pytest", "-q"],
     "seed": 1729,
     "input_sha256": "0" * 64,
     "payload": None,
@@ -285,9 +285,10 @@ EDGES = [
         for change in [
             {},
             {"expected": 1, "promoted_to": "tests/t.py"},
-            {"command": ""},
-            {"command": " \t"},
-            {"command": "\n"},
+            {"command": []},
+            {"command": [""]},
+            {"command": "pytest -q"},
+            {"command": ["pytest", 1]},
             {"seed": 1.0},
             {"seed": True},
             {"seed": "1729"},

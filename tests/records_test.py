@@ -255,17 +255,31 @@ def test_a_new_case_whose_id_is_new_to_the_lock_passes(capsys, repo):
 
 
 def test_an_empty_command_is_invalid(capsys, repo):
-    for command in ("", "  "):
+    for command, line in (([], 3), ([""], 4), ("", 3)):
         rc, found, out = judge(
             capsys, repo, {NEW_REPLAY: replay_case("fresh_01", 1, command=command)}
         )
-        assert found == [f"{NEW_REPLAY}:3: record-invalid"], out
-        assert "$.command" in out
+        assert found == [f"{NEW_REPLAY}:{line}: record-invalid"], out
+        assert "$.command" in out and "argument list" not in out
+
+
+def test_a_command_given_as_a_shell_string_is_invalid_with_the_list_to_write(capsys, repo):
+    rc, found, out = judge(
+        capsys, repo, {NEW_REPLAY: replay_case("fresh_01", 1, command="pytest tests/t.py -q")}
+    )
+    assert found == [f"{NEW_REPLAY}:3: record-invalid"], out
+    assert "is not of type 'array'" in out
+    assert 'hint: a command is an argument list, never a shell string: write ["pytest", ' in out
+
+
+def test_the_near_miss_a_command_as_an_argument_list_passes(capsys, repo):
+    case = replay_case("fresh_01", 1, command=["pytest", "tests/t.py", "-q"])
+    assert judge(capsys, repo, {NEW_REPLAY: case})[:2] == (0, [])
 
 
 def test_a_string_seed_is_invalid(capsys, repo):
     rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay_case("fresh_01", 1, seed="1729")})
-    assert found == [f"{NEW_REPLAY}:4: record-invalid"], out
+    assert found == [f"{NEW_REPLAY}:8: record-invalid"], out
 
 
 def test_a_new_file_reusing_a_base_id_is_a_reuse(capsys, repo):
@@ -285,7 +299,7 @@ def test_a_renamed_case_still_holds_its_id(capsys, repo):
 
 def test_a_seed_that_disagrees_with_the_lock(capsys, repo):
     rc, found, out = judge(capsys, repo, {NEW_REPLAY: replay_case("retry_budget_9c2", 1, seed=7)})
-    assert (rc, found) == (1, [f"{NEW_REPLAY}:4: record-seed-mismatch"]), out
+    assert (rc, found) == (1, [f"{NEW_REPLAY}:8: record-seed-mismatch"]), out
     assert 'seeds.lock, which gives "retry_budget_9c2" the seed 42' in out
 
 
@@ -330,7 +344,7 @@ def test_a_promotion_of_one_field_passes(capsys, repo):
         ({"payload": {"raw": "other"}}, 'field "payload" changed'),
         ({"input_sha256": "0" * 64}, 'field "input_sha256" changed'),
         ({"seed": 1}, 'field "seed" changed'),
-        ({"command": "pytest"}, 'field "command" changed'),
+        ({"command": ["pytest"]}, 'field "command" changed'),
     ],
 )
 def test_a_promotion_changes_nothing_else(capsys, repo, fields, why):
@@ -342,7 +356,7 @@ def test_a_promotion_changes_nothing_else(capsys, repo, fields, why):
 def test_a_filled_field_is_not_promoted_again(capsys, repo):
     commit(repo, promoted(expected=1), "promoted")
     rc, found, out = judge(capsys, repo, promoted(expected=2))
-    assert found == [f"{REPLAY}:12: seed-rewritten"], out
+    assert found == [f"{REPLAY}:16: seed-rewritten"], out
     assert "was already 1" in out
 
 
@@ -353,7 +367,7 @@ def test_a_reformatted_case_is_still_a_rewrite(capsys, repo):
 
 def test_a_promoted_value_must_fit_the_schema(capsys, repo):
     rc, found, out = judge(capsys, repo, promoted(promoted_to=7))
-    assert found == [f"{REPLAY}:13: record-invalid"], out
+    assert found == [f"{REPLAY}:17: record-invalid"], out
 
 
 def test_without_promote_an_immutable_case_never_changes(capsys, repo):

@@ -19,12 +19,14 @@ FOUR = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
 RECORD_RULES = """\
     records: corpus-line            # each new line: id, test, payload, payload_sha256, expect
     digest: {field: payload_sha256, of: payload, form: json-sorted-compact-utf8}
+    replay: {}                      # score runs each line's test with CORPUS_ID and CORPUS_PAYLOAD
 """
 PLAIN = {
     ".oracle-guard.yaml": (EXAMPLES / "oracle-dir" / ".oracle-guard.yaml")
     .read_text()
     .replace(RECORD_RULES, "")
 }
+assert "records:" not in PLAIN[".oracle-guard.yaml"]
 HEADER = "seeds/header_name.json"
 CORPUS = "oracle/corpus.jsonl"
 
@@ -171,7 +173,7 @@ def test_a_duplicate_seed_is_refused(tmp_path, capsys):
     )
     assert_refused(capsys, repo, [HEADER, '"x"', '"x"'], "duplicate seed", "(VALUE 1)")
     oracle_dir = example_repo(tmp_path, "oracle-dir")
-    line = (oracle_dir / CORPUS).read_text().strip()
+    line = (oracle_dir / CORPUS).read_text().splitlines()[0]
     assert_refused(capsys, oracle_dir, [CORPUS, line], "duplicate seed", "(line 1)")
 
 

@@ -205,6 +205,44 @@ SCORE_CODES: Dict[str, Code] = {
         ".: score-timeout: the oracle's session ran past its limit of 900 s and was stopped; "
         "a run that does not end is not a pass",
     ),
+    "example-lost": Code(
+        "score",
+        "a corpus line of the target with expect: fail passes its test against the "
+        "candidate's code: the failing example no longer fails",
+        "if the change fixes the example, an owner records it in a change of their own "
+        "(expect: pass, fixed_by); otherwise find what makes the test stop seeing the input",
+        "oracle/corpus.jsonl:1: example-lost: corpus-line 'inv-014' (expect: fail) passes "
+        "tests/test_invoice_total.py::test_totals_are_non_negative: the failing example no "
+        "longer fails",
+    ),
+    "example-regressed": Code(
+        "score",
+        "a corpus line of the target with expect: pass fails its test against the "
+        "candidate's code: a known-good example regressed",
+        "fix the code until the example passes again; the corpus line is the oracle's, and "
+        "the candidate's copy of it does not count",
+        "oracle/corpus.jsonl:2: example-regressed: corpus-line 'inv-020' (expect: pass) fails "
+        "tests/test_invoice_total.py::test_totals_are_non_negative: a known-good example "
+        "regressed",
+    ),
+    "replay-errored": Code(
+        "score",
+        "a replayed record neither passed nor failed: it crashed, exited before its session "
+        "ended, was not collected, skipped, or ran past score.timeout; a replay error is a "
+        "reject, never a skip",
+        "make the record's run end in a pass or a fail (its test collected, no exit during "
+        "the run, within the limit); an owner quarantines a record that cannot run yet",
+        "replays/parse_header.json: replay-errored: replay-case 'parse_header_a3f1' neither "
+        "passed nor failed: it ran past score.timeout (900 s) and was stopped",
+    ),
+    "replay-mismatch": Code(
+        "score",
+        "a replay case's command, run with its seed, gave another result than the case's expected",
+        "fix the code until the command's result is the expected one; expected is filled in "
+        "by an owner, never by the change it judges",
+        "replays/parse_header.json: replay-mismatch: replay-case 'parse_header_a3f1' was "
+        "expected to pass and its command's result was a fail",
+    ),
 }
 
 

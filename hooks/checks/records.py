@@ -53,6 +53,19 @@ def digest_of(value: Any, form: str = DEFAULT_FORM) -> str:
     return hashlib.sha256(canonical(value, form)).hexdigest()
 
 
+def _command_hint(schema: Optional[str], value: Any, path: Tuple[Any, ...]) -> str:
+    """A replay case's command given as one string: say how to write it."""
+    if schema != "replay-case" or tuple(path) != ("command",) or not isinstance(value, dict):
+        return ""
+    command = value.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return ""
+    return (
+        f"; hint: a command is an argument list, never a shell string: write "
+        f"{json.dumps(command.split())}"
+    )
+
+
 def _show(value: Any, limit: int = 60) -> str:
     text = json.dumps(value, ensure_ascii=False, sort_keys=True)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -92,7 +105,14 @@ class Rules:
                 path, message = found[0]
                 more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
                 where = loaders.json_pointer(path)
-                return [("record-invalid", f"fails {self.schema}: {where}: {message}{more}", path)]
+                hint = _command_hint(self.schema, value, path)
+                return [
+                    (
+                        "record-invalid",
+                        f"fails {self.schema}: {where}: {message}{more}{hint}",
+                        path,
+                    )
+                ]
         needed = [f for f in (self.id_field, self.digest_field, self.digest_of) if f]
         if self.lock:
             needed.append(self.seed_field)

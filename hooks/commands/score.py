@@ -91,6 +91,7 @@ def score(
     from oracle_guard import revisions
     from oracle_guard.git.plumbing import Git
     from oracle_guard.scoring import pin as pins
+    from oracle_guard.scoring import replay as replays
     from oracle_guard.scoring import session as sessions
     from oracle_guard.scoring import tree as trees
     from oracle_guard.scoring import verdict
@@ -138,6 +139,7 @@ def score(
         pin = pins.read_pin(section, rules)
         frozen, frozen_entries = _frozen_ids(contract, rules, when)
         timeout = float(section.get("timeout", DEFAULT_TIMEOUT))
+        cases = replays.load(contract, rules)  # the target's records, never the candidate's
         scored = trees.build(rules, revs.candidate, section["tests"])
         own = trees.build(rules, rules, section["tests"])
         folders = sessions.private_folder(os.path.join(scratch, "run"))
@@ -187,9 +189,26 @@ def score(
                 f"(status {baseline.returncode}): {said}"
             )
         judged_run = verdict.judge(oracle, baseline, frozen, scored.oracle, candidate_tree, timeout)
+        replayer = replays.Replayer(
+            python,
+            candidate_tree,
+            config,
+            folders,
+            os.path.join(scratch, "run", "replays"),
+            settings,
+            pin.seed,
+            timeout,
+        )
+        replayed = replays.judge(
+            cases,
+            lambda kept: replays.replay_all(replayer, kept),
+            frozen,
+            frozen_entries,
+            oracle.of("test"),
+        )
         added = _candidate_tests(git, scored, candidate_tree, one) if scored.added_tests else []
         start = (oracle.of("start") or baseline.of("start") or [{}])[0]
-        findings = judged_run.findings
+        findings = judged_run.findings + replayed.findings
         passed = not [f for f in findings if f.severity == "error"]
         return {
             "version": RECORD_VERSION,
@@ -215,10 +234,18 @@ def score(
             "tests": judged_run.tests,
             "candidate_tests": added,
             "left_out": scored.dropped,
+            "replays": replayed.replays,
+            "queues": replayed.queues if replays.replaying(contract) else None,
             "exit_status": oracle.returncode,
             "seconds": round(oracle.seconds, 3),
             "findings": [
-                {"code": f.code, "path": f.path, "message": f.message, "severity": f.severity}
+                {
+                    "code": f.code,
+                    "path": f.path,
+                    "line": f.line,
+                    "message": f.message,
+                    "severity": f.severity,
+                }
                 for f in findings
             ],
             "output": oracle.output if not passed else "",
@@ -249,7 +276,7 @@ def _candidate_tests(git, scored, tree: str, one) -> List[Dict[str, Any]]:
 
 def results_of(record: Dict[str, Any]) -> List[HookResult]:
     findings = [
-        Finding("score", f["code"], f["path"], f["message"], None, f["severity"])
+        Finding("score", f["code"], f["path"], f["message"], f.get("line"), f["severity"])
         for f in record["findings"]
     ]
     return [HookResult("score", findings)]
@@ -275,9 +302,23 @@ def render_text(record: Dict[str, Any]) -> str:
         f"score: seed {record['seed']} ({show_text(record['pin'])}); the tests of "
         f"{named} against {candidate}",
     ]
+    queues = record.get("queues")
+    if queues is not None:
+        lines.append(
+            f"score: {len(queues['captured'])} captured, {len(queues['generalized'])} "
+            f"generalized, {len(queues['time_boxed'])} time-boxed"
+        )
+        for entry in queues["time_boxed"]:
+            lines.append(
+                f"score: time-boxed {show_text(entry['id'])} (owner "
+                f"{show_text(str(entry['owner'] or 'none'))}, expires "
+                f"{show_text(str(entry['expires'] or 'never'))})"
+            )
     results = results_of(record)
     lines += [finding_line(f) for f in results[0].findings]
     extra = f"; {len(record['deselected'])} frozen, not run" if record["deselected"] else ""
+    if record["replays"]:
+        extra += f"; {len(record['replays'])} records replayed"
     if record["candidate_tests"]:
         extra += f"; {len(record['candidate_tests'])} new tests of the candidate's, not counted"
     lines.append(f"score: {record['verdict']} ({counted}{extra})")

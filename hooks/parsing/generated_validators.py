@@ -9,15 +9,15 @@ from typing import Any, Callable, Dict
 
 # the SHA-256 of each schema file this was generated from
 SOURCES = {
-    "contract.schema.json": "f7f298eaf6ea612a8e9d8ae65202ca4a9b9753e93b9a3eb621781a49055c736a",
+    "contract.schema.json": "ec7f9aeb1f79d8f9b18b2f21ca2829cda34db30c632c0509f2aed00cdf69de08",
     "corpus-line.schema.json": "b4b67d90ad6cb59a9454cc1a89c8c91bc48abec45c0e5c5fd5f507356946364b",
     "fixtures-lock.schema.json": "1076beb6ed5a10ac8e8db703c5d7f7eea62aaf49828b645e51338fe23519769f",
     "flake-budget.schema.json": "af053ab39a67fd560cfe6dff1b7b7f68698c59d7ec6e64892359e41d2a98403f",
     "freeze.schema.json": "80073d99a8b842e94e7c682cf85434439b0f3c71dc37a67c83d28c7d98dd0659",
     "quarantine-entry.schema.json": "3ba18edc160ef7e2a0a57115f63692891fb7583ddb042cd6194eeb96943c1311",
     "quarantine-list.schema.json": "6a0cc5cf3021fbb6096fdf8a03244979f56b71dbdd0f54ea4a24e0de0d91be3a",
-    "replay-case.schema.json": "232429be2cf3bd6cd62ac9dc179f70ea150417cc5a8df12b8d450873d372aee4",
-    "score-record.schema.json": "3b059b73149ec9bf2e5a809a978678d5081eb45a6ab5cee260e6a7237fcd1c2d",
+    "replay-case.schema.json": "52df24daf346accfb0ccdf5d002598e78e00d98328c8ca6052c437b3c123efbf",
+    "score-record.schema.json": "6d16996a1858baf4f5a9bde33dbab7f772f23be3cc08a0b3095cc5f0e04a97fa",
 }
 
 
@@ -45,14 +45,13 @@ def _equal_scalar(x: Any, value: Any) -> bool:
 _PATTERN_0 = re.compile('^refs/heads/[^\\x00 ]+$')
 _PATTERN_1 = re.compile('^[A-Za-z_][A-Za-z0-9_]*$')
 _PATTERN_2 = re.compile('^[0-9a-f]{64}$')
-_PATTERN_3 = re.compile('\\S')
-_PATTERN_4 = re.compile('^(?!.*\\.\\.)(?!.*//)[A-Za-z0-9_][A-Za-z0-9._/-]*(?<![/.])$')
-_PATTERN_5 = re.compile('^refs/[^\\x00 ]+$')
-_PATTERN_6 = re.compile('^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$')
-_PATTERN_7 = re.compile('^(?!/)(?!.*//)(?!(.*/)?\\.\\.?(/|$))[^\\\\\\x00]+(?<!/)$')
-_PATTERN_8 = re.compile('^(?!/)(?!.*//)(?!(.*/)?\\.\\.?(/|$))[^\\\\\\x00]+$')
-_PATTERN_9 = re.compile('\\.json$')
-_PATTERN_10 = re.compile('^(?!!)(?!/?(.*/)?\\.\\.?(/|$))[^\\x00]+$')
+_PATTERN_3 = re.compile('^(?!.*\\.\\.)(?!.*//)[A-Za-z0-9_][A-Za-z0-9._/-]*(?<![/.])$')
+_PATTERN_4 = re.compile('^refs/[^\\x00 ]+$')
+_PATTERN_5 = re.compile('^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?(Z|[+-][0-9]{2}:[0-9]{2}))?$')
+_PATTERN_6 = re.compile('^(?!/)(?!.*//)(?!(.*/)?\\.\\.?(/|$))[^\\\\\\x00]+(?<!/)$')
+_PATTERN_7 = re.compile('^(?!/)(?!.*//)(?!(.*/)?\\.\\.?(/|$))[^\\\\\\x00]+$')
+_PATTERN_8 = re.compile('\\.json$')
+_PATTERN_9 = re.compile('^(?!!)(?!/?(.*/)?\\.\\.?(/|$))[^\\x00]+$')
 
 
 def _contract(x: Any) -> bool:
@@ -613,9 +612,12 @@ def _replay_case_properties_id(x: Any) -> bool:
 
 def _replay_case_properties_command(x: Any) -> bool:
     # urn:oracle-guard:schema:replay-case#/properties/command
-    if not (isinstance(x, str)):
+    if not (isinstance(x, list)):
         return False
-    if _PATTERN_3.search(x) is None:
+    for item in x:
+        if not _replay_case_properties_command_items(item):
+            return False
+    if len(x) < 1:
         return False
     return True
 
@@ -662,7 +664,7 @@ def _contract_defs_branch(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/$defs/branch
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_4.search(x) is None:
+    if _PATTERN_3.search(x) is None:
         return False
     return True
 
@@ -851,7 +853,7 @@ def _contract_properties_protected_refs_items(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/protected_refs/items
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_5.search(x) is None:
+    if _PATTERN_4.search(x) is None:
         return False
     return True
 
@@ -860,7 +862,7 @@ def _contract_properties_deletable_refs_items(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/deletable_refs/items
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_5.search(x) is None:
+    if _PATTERN_4.search(x) is None:
         return False
     return True
 
@@ -990,7 +992,7 @@ def _freeze_defs_when(x: Any) -> bool:
     # urn:oracle-guard:schema:freeze#/$defs/when
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_6.search(x) is None:
+    if _PATTERN_5.search(x) is None:
         return False
     return True
 
@@ -1021,6 +1023,15 @@ def _quarantine_list_items_properties_expires(x: Any) -> bool:
 def _quarantine_list_items_properties_reason(x: Any) -> bool:
     # urn:oracle-guard:schema:quarantine-list#/items/properties/reason
     if not (isinstance(x, str)):
+        return False
+    return True
+
+
+def _replay_case_properties_command_items(x: Any) -> bool:
+    # urn:oracle-guard:schema:replay-case#/properties/command/items
+    if not (isinstance(x, str)):
+        return False
+    if len(x) < 1:
         return False
     return True
 
@@ -1119,6 +1130,19 @@ def _contract_properties_seeds_items_properties_promote(x: Any) -> bool:
     return True
 
 
+def _contract_properties_seeds_items_properties_replay(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/replay
+    if not (isinstance(x, dict)):
+        return False
+    for key, value in x.items():
+        check = _PROPERTIES_23.get(key)
+        if check is None:
+            return False
+        if not check(value):
+            return False
+    return True
+
+
 def _contract_properties_freeze_items_properties_paths(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/freeze/items/properties/paths
     if not _contract_defs_patterns(x):
@@ -1149,7 +1173,7 @@ def _contract_defs_file(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/$defs/file
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_7.search(x) is None:
+    if _PATTERN_6.search(x) is None:
         return False
     return True
 
@@ -1172,7 +1196,7 @@ def _contract_properties_tamper_properties_allow_items(x: Any) -> bool:
     if "path" not in x:
         return False
     for key, value in x.items():
-        check = _PROPERTIES_23.get(key)
+        check = _PROPERTIES_24.get(key)
         if check is None:
             return False
         if not check(value):
@@ -1205,7 +1229,7 @@ def _contract_properties_score_properties_pin_properties_hypothesis(x: Any) -> b
     if not (isinstance(x, dict)):
         return False
     for key, value in x.items():
-        check = _PROPERTIES_24.get(key)
+        check = _PROPERTIES_25.get(key)
         if check is None:
             return False
         if not check(value):
@@ -1217,7 +1241,7 @@ def _contract_properties_deletable_properties_owners_items(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/deletable/properties/owners/items
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_5.search(x) is None:
+    if _PATTERN_4.search(x) is None:
         return False
     return True
 
@@ -1226,7 +1250,7 @@ def _contract_properties_deletable_properties_everyone_items(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/deletable/properties/everyone/items
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_5.search(x) is None:
+    if _PATTERN_4.search(x) is None:
         return False
     return True
 
@@ -1276,7 +1300,7 @@ def _contract_defs_folder(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/$defs/folder
     if not (isinstance(x, str)):
         return False
-    if _PATTERN_8.search(x) is None:
+    if _PATTERN_7.search(x) is None:
         return False
     return True
 
@@ -1327,6 +1351,33 @@ def _contract_defs_field(x: Any) -> bool:
 
 def _contract_properties_seeds_items_properties_promote_items(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/promote/items
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_1.search(x) is None:
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_replay_properties_id_env(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/replay/properties/id_env
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_1.search(x) is None:
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_replay_properties_payload_env(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/replay/properties/payload_env
+    if not (isinstance(x, str)):
+        return False
+    if _PATTERN_1.search(x) is None:
+        return False
+    return True
+
+
+def _contract_properties_seeds_items_properties_replay_properties_seed_env(x: Any) -> bool:
+    # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/replay/properties/seed_env
     if not (isinstance(x, str)):
         return False
     if _PATTERN_1.search(x) is None:
@@ -1398,7 +1449,7 @@ def _contract_properties_seeds_items_properties_records_anyOf_1_allOf_0(x: Any) 
 def _contract_properties_seeds_items_properties_records_anyOf_1_allOf_1(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/seeds/items/properties/records/anyOf/1/allOf/1
     if isinstance(x, str):
-        if _PATTERN_9.search(x) is None:
+        if _PATTERN_8.search(x) is None:
             return False
     return True
 
@@ -1413,7 +1464,7 @@ def _contract_properties_freeze_items_properties_schema_anyOf_1_allOf_0(x: Any) 
 def _contract_properties_freeze_items_properties_schema_anyOf_1_allOf_1(x: Any) -> bool:
     # urn:oracle-guard:schema:contract#/properties/freeze/items/properties/schema/anyOf/1/allOf/1
     if isinstance(x, str):
-        if _PATTERN_9.search(x) is None:
+        if _PATTERN_8.search(x) is None:
             return False
     return True
 
@@ -1424,7 +1475,7 @@ def _contract_defs_pattern(x: Any) -> bool:
         return False
     if len(x) < 1:
         return False
-    if _PATTERN_10.search(x) is None:
+    if _PATTERN_9.search(x) is None:
         return False
     return True
 
@@ -1569,6 +1620,7 @@ _PROPERTIES_18: Dict[str, Callable[[Any], bool]] = {
     "lock": _contract_properties_seeds_items_properties_lock,
     "seed_field": _contract_properties_seeds_items_properties_seed_field,
     "promote": _contract_properties_seeds_items_properties_promote,
+    "replay": _contract_properties_seeds_items_properties_replay,
 }
 
 _PROPERTIES_19: Dict[str, Callable[[Any], bool]] = {
@@ -1596,11 +1648,17 @@ _PROPERTIES_22: Dict[str, Callable[[Any], bool]] = {
 }
 
 _PROPERTIES_23: Dict[str, Callable[[Any], bool]] = {
+    "id_env": _contract_properties_seeds_items_properties_replay_properties_id_env,
+    "payload_env": _contract_properties_seeds_items_properties_replay_properties_payload_env,
+    "seed_env": _contract_properties_seeds_items_properties_replay_properties_seed_env,
+}
+
+_PROPERTIES_24: Dict[str, Callable[[Any], bool]] = {
     "rule": _contract_properties_tamper_properties_allow_items_properties_rule,
     "path": _contract_properties_tamper_properties_allow_items_properties_path,
 }
 
-_PROPERTIES_24: Dict[str, Callable[[Any], bool]] = {
+_PROPERTIES_25: Dict[str, Callable[[Any], bool]] = {
     "deadline": _contract_properties_score_properties_pin_properties_hypothesis_properties_deadline,
     "max_examples": _contract_properties_score_properties_pin_properties_hypothesis_properties_max_examples,
 }

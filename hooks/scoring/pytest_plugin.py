@@ -82,6 +82,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item
         _declared[item.nodeid] = {
             "skip": bool(names & {"skip", "skipif"}),
             "xfail": "xfail" in names,
+            # a property test: Hypothesis marks the functions its @given wraps
+            "property": bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False)),
         }
         (dropped if _frozen(item.nodeid, frozen) else kept).append(item)
     if dropped:
@@ -141,7 +143,7 @@ def pytest_runtest_logfinish(nodeid: str, location: Any) -> None:
         duration=round(seen["duration"], 6),
         skip=seen["skip"],
         message=seen.get("message"),
-        declared=_declared.get(nodeid, {"skip": False, "xfail": False}),
+        declared=_declared.get(nodeid, {"skip": False, "xfail": False, "property": False}),
     )
 
 

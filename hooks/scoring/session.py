@@ -68,19 +68,12 @@ def environment(
     }
 
 
-def run(
-    python: str,
-    tree: str,
-    arguments: Sequence[str],
-    config: Optional[str],
-    folders: Dict[str, str],
-    record: str,
-    settings: Dict[str, Any],
-    seed: Optional[int],
-    timeout: float,
-    collect_only: bool = False,
-) -> Session:
-    command = [
+def pytest_command(
+    python: str, tree: str, config: Optional[str], folders: Dict[str, str]
+) -> List[str]:
+    """``python -m pytest`` with the plugin, the tree as its root and the target's
+    configuration (or an empty one): what every session and replay starts with."""
+    return [
         python,
         "-m",
         "pytest",
@@ -92,15 +85,41 @@ def run(
         tree,
         "-c",
         os.path.join(tree, config) if config else folders["empty_config"],
+    ]
+
+
+def run(
+    python: str,
+    tree: str,
+    arguments: Sequence[str],
+    config: Optional[str],
+    folders: Dict[str, str],
+    record: str,
+    settings: Dict[str, Any],
+    seed: Optional[int],
+    timeout: float,
+    collect_only: bool = False,
+    extra_env: Optional[Dict[str, str]] = None,
+) -> Session:
+    command = [
+        *pytest_command(python, tree, config, folders),
         "-q",
         *(["--collect-only"] if collect_only else []),
         *arguments,
     ]
     env = environment(folders, {**settings, "record": record}, seed)
+    return execute(command, tree, {**env, **(extra_env or {})}, record, timeout)
+
+
+def execute(
+    command: Sequence[str], tree: str, env: Dict[str, str], record: str, timeout: float
+) -> Session:
+    """Run ``command`` in ``tree`` with ``env`` alone, in a process group of its own
+    that is killed when it ends or at ``timeout``; read back the plugin's record."""
     started = time.monotonic()
     with open(record + ".out", "w+b") as output:
         process = subprocess.Popen(
-            command,
+            list(command),
             cwd=tree,
             env=env,
             stdin=subprocess.DEVNULL,

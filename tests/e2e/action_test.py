@@ -309,9 +309,14 @@ def test_the_score_input_scores_the_merge_after_the_gate(tmp_path, score_origin,
     job = runner(tmp_path, score_origin, action_path, "breaks-the-code", "pull_request")
     assert job.run_workflow(score_workflow(tmp_path, {"score": "true"})) == 1, job.log
     errors = [line for line in "".join(job.log).splitlines() if line.startswith("::error")]
-    # the gate passed; the score failed the job, on the target's test
-    assert errors and all(e.startswith("::error file=tests/test_harness.py") for e in errors)
-    assert all("test-failed" in e for e in errors), errors
+    # the gate passed; the score failed the job, on the target's tests and its corpus line
+    failed = [e for e in errors if "test-failed" in e]
+    assert failed and all(e.startswith("::error file=tests/test_harness.py") for e in failed)
+    regressed = [e for e in errors if e not in failed]
+    assert all(
+        e.startswith("::error file=seeds/corpus.jsonl,line=1,title=oracle-guard example-regressed")
+        for e in regressed
+    ), errors
     record = json.loads((job.temp / "oracle-guard-score.json").read_text())
     assert record["verdict"] == "failed"
     assert record["target"] == score_origin[1]  # main's tip: its tests, its rules

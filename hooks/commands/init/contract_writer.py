@@ -57,6 +57,7 @@ KEY_NOTES = {
     "seeds.lock": "a new record's seed agrees with its id's entry here",
     "seeds.seed_field": "the field the lock's entry must equal",
     "seeds.promote": "fields an owner fills in later, once, from null",
+    "seeds.replay": "oracle-guard score runs each record and judges it",
     "freeze": "freeze-schema: files that freeze or quarantine tests",
     "freeze.paths": "the freeze files",
     "budget": "flake-budget: what may stay frozen, and how long",

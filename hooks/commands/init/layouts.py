@@ -181,8 +181,20 @@ def _harness(paths: Paths, data: Dict[str, Any]) -> List[str]:
     lock = paths.first(["fixtures/SHA256SUMS", "fixtures.lock.json"]) or "fixtures/SHA256SUMS"
     if [p for p in paths.match("/fixtures/") if p != lock]:
         data["fixtures"] = [{"lock": lock, "root": "fixtures", "paths": ["fixtures/**"]}]
+    seeds: List[Dict[str, Any]] = []
     if paths.match("/seeds/*.json"):
-        data["seeds"] = [{"paths": ["seeds/*.json"], "format": "json-array"}]
+        seeds.append({"paths": ["seeds/*.json"], "format": "json-array"})
+    if "seeds/corpus.jsonl" in paths:  # known inputs, replayed one by one
+        seeds.append(
+            {
+                "paths": ["seeds/corpus.jsonl"],
+                "format": "jsonl",
+                "records": "corpus-line",
+                "replay": {},
+            }
+        )
+    if seeds:
+        data["seeds"] = seeds
     if "freeze.json" in paths:
         data["freeze"] = [{"paths": ["/freeze.json"], "schema": "freeze"}]
     return []
@@ -192,6 +204,16 @@ def _merge_contract(paths: Paths, data: Dict[str, Any]) -> List[str]:
     lock = "oracle/fixtures.lock.json"
     if [p for p in paths.match("/oracle/inputs/") if p != lock]:
         data["fixtures"] = [{"lock": lock, "root": "oracle/inputs", "paths": ["oracle/inputs/**"]}]
+    if paths.match("/oracle/replays/*.json"):  # captured cases, replayed one by one
+        data["seeds"] = [
+            {
+                "paths": ["oracle/replays/*.json"],
+                "format": "immutable",
+                "records": "replay-case",
+                "promote": list(REPLAY_PROMOTE),
+                "replay": {},
+            }
+        ]
     budget_file = paths.first(["oracle/flake_budget.yaml", "oracle/flake_budget.yml"])
     if budget_file:
         data["freeze"] = [{"paths": [budget_file], "schema": "flake-budget"}]
@@ -202,8 +224,13 @@ def _merge_contract(paths: Paths, data: Dict[str, Any]) -> List[str]:
 CORPUS_RECORDS = {
     "records": "corpus-line",
     "digest": {"field": "payload_sha256", "of": "payload", "form": "json-sorted-compact-utf8"},
+    "replay": {},  # oracle-guard score replays each record (scoring/replay.py)
 }
-REPLAY_RECORDS = {"records": "replay-case", "digest": {"field": "input_sha256", "of": "payload"}}
+REPLAY_RECORDS = {
+    "records": "replay-case",
+    "digest": {"field": "input_sha256", "of": "payload"},
+    "replay": {},
+}
 REPLAY_PROMOTE = ["expected", "promoted_to"]
 
 
