@@ -46,6 +46,10 @@ class Contract:
     def section(self, name: str) -> Any:
         return self.data.get(name)
 
+    def section_names(self) -> List[str]:
+        """The sections it has, sorted: what a report's hints may name."""
+        return sorted(key for key in self.data if key != "version")
+
     def limit(self, name: str) -> int:
         """A size cap from the contract's ``limits``, or its default."""
         return (self.data.get("limits") or {}).get(name, LIMITS[name])

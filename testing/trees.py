@@ -72,7 +72,11 @@ def judged(
     owners = [] if contract is None else contract.owners
     # the hint names the command a staged change is fixed with, as the command's
     # does (its json carries the revisions, which a memory repository has not)
-    meta = {"context": "staged", "base": base.commit} if fmt != "json" else None
+    meta: Optional[Dict[str, Any]] = None
+    if fmt != "json":
+        meta = {"context": "staged", "base": base.commit}
+        if contract is not None:
+            meta["sections"] = contract.section_names()
     return code, formats.render(fmt, results, owners=owners, exit_code=code, meta=meta), ""
 
 

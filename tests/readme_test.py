@@ -69,7 +69,8 @@ def test_every_code_is_emitted_by_its_hook_module():
             source += (ROOT / "hooks" / "commands" / "check.py").read_text()  # merge-conflict
         assert f'"{code}"' in source, (code, info.hook)
     verdict = (ROOT / "hooks" / "scoring" / "verdict.py").read_text()
-    for code, info in SCORE_CODES.items():  # raised by oracle-guard score's verdict
+    verdict += (ROOT / "hooks" / "scoring" / "replay.py").read_text()
+    for code, info in SCORE_CODES.items():  # raised by score's verdict, or its replays
         assert info.hook == "score" and f'"{code}"' in verdict, code
 
 

@@ -72,7 +72,7 @@ def run_checks(
         "context": "staged" if revs.candidate.commit is None else "commits",
     }
     if contract is not None:  # the hints name only what its sections make true
-        meta["sections"] = sorted(key for key in contract.data if key != "version")
+        meta["sections"] = contract.section_names()
     if revs.head is not None and revs.candidate.commit != revs.head:
         meta["merge_tree"] = revs.candidate.commit
     if revs.notice:
