@@ -7,7 +7,7 @@ import random
 import pytest
 
 from oracle_guard.git.plumbing import Git, GitError
-from testing.git import git, init_repo
+from testing.git import commit, git, init_repo
 
 
 def blob(repo, data: bytes) -> str:
@@ -115,3 +115,22 @@ def test_pathspec_variables_do_not_change_a_folder_listing(tmp_path, monkeypatch
         finally:
             handle.close()
         assert found == ["seeds/a.json", "seeds/b.json"], variable
+
+
+def test_outside_history_names_the_commits_a_tip_does_not_reach(tmp_path):
+    # the replay lookup skips commits whose parent only the push makes: one git for all
+    repo = init_repo(tmp_path / "r")
+    a = commit(repo, {"f": "a\n"})
+    b = commit(repo, {"f": "b\n"})
+    git(repo, "checkout", "-q", "-b", "side")
+    d = commit(repo, {"f": "d\n"})
+    e = commit(repo, {"f": "e\n"})
+    git(repo, "checkout", "-q", "-")
+    c = commit(repo, {"f": "c\n"})
+    handle = Git(str(repo))
+    try:
+        assert handle.outside_history([a, b, c, d, e], c) == {d, e}
+        assert handle.outside_history([a, b], c) == set()  # near miss: all reached
+        assert handle.outside_history([], c) == set()
+    finally:
+        handle.close()
