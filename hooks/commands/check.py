@@ -12,7 +12,7 @@ from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.commands.options import common, judged
 from oracle_guard.findings import HOOKS, Finding, HookResult, exit_code
-from oracle_guard.judge import judge
+from oracle_guard.judge import judge, next_contract_findings
 from oracle_guard.report import formats as reporters
 
 # A staged commit is judged by HEAD's contract, so with a broken one there no staged
@@ -124,37 +124,6 @@ def _base_for(git, base, commit: str):
         if len(bases) == 1 and bases[0] != base.commit:
             return Snapshot.of_commit(git, bases[0], f"the merge-base of {commit[:12]}")
     return base
-
-
-def next_contract_findings(git, contract, candidate, now) -> List[Finding]:
-    """contract-invalid findings when the candidate changes its contract (or a file
-    it names) and that contract would not load: it would judge every later
-    change, so each later check would exit 2. The change itself is still judged
-    by ``contract``, the rules revision's."""
-    from oracle_guard.errors import ContractError
-    from oracle_guard.judge import validate_next_contract
-
-    try:
-        return validate_next_contract(contract if contract.from_base else None, candidate, now, git)
-    except ContractError as exc:
-        why = f"the contract in {candidate.label} would judge every later change, and it does not load"
-        path = exc.path or contract_mod.CONTRACT_PATH
-        if not exc.problems:
-            # the message names the revision already
-            plain = "the contract would judge every later change, and it does not load"
-            return [Finding("write-set", "contract-invalid", path, f"{exc}: {plain}")]
-        return [
-            Finding(
-                "write-set",
-                "contract-invalid",
-                path,
-                text
-                + (f" (column {column})" if column and "column" not in text else "")
-                + f": {why}",
-                line,
-            )
-            for line, column, text in exc.problems
-        ]
 
 
 def _add_contract_findings(results: List[HookResult], findings: List[Finding]) -> None:
