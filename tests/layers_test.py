@@ -193,6 +193,14 @@ def test_no_command_imports_another_command():
     assert commands_importing_commands(import_graph(HOOKS)) == NOT_YET_MOVED
 
 
+def test_generated_code_imports_nothing_of_the_package():
+    """parsing/, the lowest layer, imports _generated/: it stands on nothing."""
+    graph = import_graph(HOOKS)
+    generated = sorted(name for name in graph if _within(name, ("oracle_guard._generated",)))
+    assert "oracle_guard._generated.validators" in generated
+    assert {name: graph[name] for name in generated} == {name: set() for name in generated}
+
+
 def write(root: Path, files: Dict[str, str]) -> Path:
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
