@@ -152,8 +152,6 @@ NOT_YET_MOVED = [
     "oracle_guard.commands.demo imports oracle_guard.commands.check",
     "oracle_guard.commands.demo imports oracle_guard.commands.lock",
     "oracle_guard.commands.demo imports oracle_guard.commands.score",
-    "oracle_guard.commands.init.plan imports oracle_guard.commands.signers",
-    "oracle_guard.commands.init.signing imports oracle_guard.commands.signers",
     "oracle_guard.commands.lock imports oracle_guard.commands.check",
 ]
 
