@@ -6,10 +6,10 @@ import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from oracle_guard.cache import contract_key
-from oracle_guard.checks.registry import CHECKS, RECORD_SHAPES
 from oracle_guard.errors import ContractError
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.parsing import loaders, validation
+from oracle_guard.sections import RECORD_SHAPES, SECTIONS
 from oracle_guard.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -62,9 +62,9 @@ class Contract:
         """Files the contract names: itself, what each check's section names (locks,
         repo schemas, the allow file), the allowed signers, the score's seeds file."""
         files = [CONTRACT_PATH]
-        for check in CHECKS:
-            if self.data.get(check.section):
-                files.extend(check.oracle_files(self.data[check.section]))
+        for section in SECTIONS:
+            if self.data.get(section.name):
+                files.extend(section.oracle_files(self.data[section.name]))
         if "authority" in self.data:
             files.append(self.data["authority"]["signers"])
         pin_file = ((self.data.get("score") or {}).get("pin") or {}).get("file")
@@ -78,9 +78,9 @@ class Contract:
         them gets)."""
         globs = [
             pattern
-            for check in CHECKS
-            if self.data.get(check.section)
-            for pattern in check.oracle_globs(self.data[check.section])
+            for section in SECTIONS
+            if self.data.get(section.name)
+            for pattern in section.oracle_globs(self.data[section.name])
         ]
         return globs + [".gitattributes"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List, NamedTuple, Optional, Sequence
 
-from oracle_guard.checks.registry import HOOKS
+from oracle_guard.sections import HOOKS
 
 NOT_COUNTED = "not counted: "  # flake-budget's mark on a file freeze-schema refuses
 

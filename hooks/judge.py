@@ -9,6 +9,7 @@ from oracle_guard.checks import registry
 from oracle_guard.checks.registry import Check
 from oracle_guard.contract import CONTRACT_PATH, Contract
 from oracle_guard.contract import read as read_contract
+from oracle_guard.errors import ContractError
 from oracle_guard.findings import Finding, HookResult
 from oracle_guard.snapshot import Snapshot
 
@@ -98,3 +99,31 @@ def validate_next_contract(
             already = check.completeness()(rules, candidate)  # the check reports these
             added += [f for f in check.completeness()(following, candidate) if f not in already]
     return added
+
+
+def next_contract_findings(git, contract, candidate, now) -> List[Finding]:
+    """contract-invalid findings when the candidate changes its contract (or a file
+    it names) and that contract would not load: it would judge every later
+    change, so each later check would exit 2. The change itself is still judged
+    by ``contract``, the rules revision's."""
+    try:
+        return validate_next_contract(contract if contract.from_base else None, candidate, now, git)
+    except ContractError as exc:
+        why = f"the contract in {candidate.label} would judge every later change, and it does not load"
+        path = exc.path or CONTRACT_PATH
+        if not exc.problems:
+            # the message names the revision already
+            plain = "the contract would judge every later change, and it does not load"
+            return [Finding("write-set", "contract-invalid", path, f"{exc}: {plain}")]
+        return [
+            Finding(
+                "write-set",
+                "contract-invalid",
+                path,
+                text
+                + (f" (column {column})" if column and "column" not in text else "")
+                + f": {why}",
+                line,
+            )
+            for line, column, text in exc.problems
+        ]

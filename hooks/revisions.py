@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Callable, List, Mapping, Optional, Sequence, Tuple, cast
 
-from oracle_guard.errors import RevisionError
+from oracle_guard.contract import read as read_contract
+from oracle_guard.errors import ProtocolError, RevisionError
 from oracle_guard.git.plumbing import Git
 from oracle_guard.snapshot import Snapshot
 
@@ -513,3 +514,31 @@ def _agrees_with_platform(
             f"names (the merge of HEAD into {ref}): in CI the platform's target decides; "
             f"run {runner} on HEAD with --from-ref at the target or its merge-base"
         )
+
+
+def rules_branch(git: Git, default_tip: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(branch, tip) every push is judged from: the default branch, or the
+    branch its contract names as 'rules_ref' (one step, no chain)."""
+    if default_tip is None:
+        return None, None
+    data = read_contract(Snapshot.of_commit(git, default_tip, "the default branch tip"))
+    named = (data or {}).get("rules_ref")
+    if not named:
+        return git.head_target(), default_tip
+    tip = git.resolve_commit(named)
+    if tip is None:
+        raise ProtocolError(
+            f"the default branch's contract names rules_ref {named}, which "
+            "does not exist: no push can be judged until an admin creates it "
+            "or an owner changes rules_ref"
+        )
+    return named, tip
+
+
+def unresolved_head(git: Git) -> str:
+    target = git.head_target() or "a detached commit"
+    return (
+        f"the repository's HEAD names {target}, which does not exist, so there is no "
+        "default branch to take rules from; an admin sets it: "
+        "git symbolic-ref HEAD refs/heads/main"
+    )

@@ -372,7 +372,7 @@ def guard_process(repo, *args):
     code = (
         "import sys, runpy; sys.argv = ['oracle-guard'] + sys.argv[1:]\n"
         "try:\n    runpy.run_module('oracle_guard', run_name='__main__')\n"
-        "finally:\n    validators = ('oracle_guard.parsing.generated_validators', 'jsonschema')\n"
+        "finally:\n    validators = ('oracle_guard._generated.validators', 'jsonschema')\n"
         "    seen = {'validator': any(m in sys.modules for m in validators), "
         "'yaml': 'yaml' in sys.modules}\n"
         "    print('IMPORTED', *sorted(k for k, v in seen.items() if v), file=sys.stderr)\n"

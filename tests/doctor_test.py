@@ -234,7 +234,7 @@ def test_a_relative_repo_path_reads_the_repositorys_own_fsck_setting(tmp_path, c
     ],
 )
 def test_a_forced_command_counts_only_when_it_runs_git_shell_or_gitolite_shell(line, program):
-    from oracle_guard.commands.doctor import _forced_command
+    from oracle_guard.hosts.accounts import _forced_command
 
     assert _forced_command(line) == program
 
@@ -255,6 +255,6 @@ def test_a_forced_command_counts_only_when_it_runs_git_shell_or_gitolite_shell(l
     ],
 )
 def test_accept_env_is_read_as_an_allow_list(pattern, allowed):
-    from oracle_guard.commands.doctor import _allowed_client_variable
+    from oracle_guard.hosts.accounts import _allowed_client_variable
 
     assert _allowed_client_variable(pattern) is allowed

@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-from oracle_guard import errors
+from oracle_guard import check_run, errors
 from oracle_guard.cli import main
-from oracle_guard.commands import check, explain, pre_receive
+from oracle_guard.commands import explain, pre_receive
 
 EXPECTED = [
     errors.UsageError,
@@ -41,7 +41,7 @@ def raising(exc):
 
 def run_cli(capsys, monkeypatch, exc, *argv):
     monkeypatch.setattr(explain, "explain", raising(exc))
-    monkeypatch.setattr(check, "run_checks", raising(exc))
+    monkeypatch.setattr(check_run, "run_checks", raising(exc))
     capsys.readouterr()
     code = main(list(argv or ["explain", "--all"]), env={})
     out, err = capsys.readouterr()

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from oracle_guard.parsing import codegen, generated_validators, loaders, validation
+from oracle_guard._generated import validators as generated_validators
+from oracle_guard.parsing import codegen, loaders, validation
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = {name: validation.builtin_schema(name) for name in codegen.GENERATED}
@@ -137,7 +138,7 @@ def test_the_command_says_stale_in_one_line_and_exits_1(tmp_path):
     assert usage.returncode == 2 and usage.stderr.startswith("usage:")
     fresh = codegen_run("--check")
     assert fresh.returncode == 0, fresh.stderr
-    module = package / "parsing" / "generated_validators.py"
+    module = package / "_generated" / "validators.py"
     module.write_text(module.read_text() + "# edited\n")
     stale = codegen_run("--check")
     assert stale.returncode == 1

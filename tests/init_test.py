@@ -1810,7 +1810,7 @@ def fingerprint_of(key):
 
 
 def test_init_with_ssh_signing_writes_authority_and_the_owners_key(tmp_path, capsys, monkeypatch):
-    from oracle_guard.commands.signers import HEADER
+    from oracle_guard.authority.keys import HEADER
 
     repo = stripped_example(tmp_path, "harness")
     key = ssh_signing(repo, tmp_path, monkeypatch)

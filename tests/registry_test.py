@@ -22,6 +22,7 @@ from oracle_guard.checks.codes import CODES, NOT_FROM_A_CHECK, SCORE_CODES
 from oracle_guard.checks.registry import CHECKS, HOOKS, Check, CodeDoc, check_module
 from oracle_guard.contract import Contract
 from oracle_guard.findings import Finding
+from oracle_guard.sections import SECTIONS, Section
 from oracle_guard.snapshot import Snapshot
 from testing import oracle
 
@@ -61,6 +62,13 @@ def test_every_check_module_is_in_the_registry():
                 f"{path.relative_to(ROOT)} defines check(): add "
                 f"Check({hook!r}, ...) to hooks/checks/registry.py"
             )
+
+
+def test_the_registry_builds_on_every_section_in_its_order():
+    """sections.py holds the hook ids (the order findings sort by) and what each section
+    makes oracle, for the contract; the registry is one entry on each, in that order."""
+    assert tuple(check.reads for check in CHECKS) == SECTIONS
+    assert [(c.id, c.section) for c in CHECKS] == [(s.hook, s.name) for s in SECTIONS]
 
 
 def test_ids_and_sections_are_unique():
@@ -236,7 +244,7 @@ def test_a_check_added_to_the_registry_is_run_by_the_judge(monkeypatch):
     ]
     monkeypatch.setitem(sys.modules, module.__name__, module)
     extra = Check(
-        "extra-check", section="fixtures", question="?", codes=(CodeDoc("x", "m", "f", "e"),)
+        Section("extra-check", "fixtures"), question="?", codes=(CodeDoc("x", "m", "f", "e"),)
     )
     monkeypatch.setattr(registry, "CHECKS", (extra,))
     [result] = judge_mod.judge(contract(), BASE, CHANGED, NOW)

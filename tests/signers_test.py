@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle_guard.commands.signers import ADD_AUTHORITY, HEADER
+from oracle_guard.authority.keys import ADD_AUTHORITY, HEADER
 from testing.git import commit, git, init_repo, run_guard, write
 from testing.oracle import NOW
 from testing.signatures import SIGNED_CONTRACT, SIGNERS, make_keys

@@ -12,12 +12,12 @@ import json
 import re
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
-from oracle_guard.checks.registry import RECORD_SHAPES
 from oracle_guard.contract import Contract, ContractError
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.parsing import loaders, validation
 from oracle_guard.parsing.strict_equality import strict_key
+from oracle_guard.sections import RECORD_SHAPES
 from oracle_guard.snapshot import Snapshot
 
 HOOK = "seed-append-only"

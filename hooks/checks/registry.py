@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import datetime
 import importlib
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Tuple
+
+from oracle_guard.sections import BUDGET, FIXTURES, FREEZE, SEEDS, TAMPER, Section
+from oracle_guard.sections import WRITE_SET as WRITE_SET_SECTION
 
 if TYPE_CHECKING:
     from oracle_guard.contract import Contract
@@ -30,57 +33,25 @@ class CodeDoc(NamedTuple):
     example: str = ""  # a finding line as the check prints it
 
 
-def _none(section: Any) -> List[str]:
-    return []
-
-
-def _locks(entries: List[Dict[str, Any]]) -> List[str]:
-    return [entry["lock"] for entry in entries]
-
-
-def _paths(entries: List[Dict[str, Any]]) -> List[str]:
-    return [pattern for entry in entries for pattern in entry["paths"]]
-
-
-def _repo_schemas(entries: List[Dict[str, Any]]) -> List[str]:
-    from oracle_guard.parsing.validation import BUILTIN
-
-    return [entry["schema"] for entry in entries if entry["schema"] not in BUILTIN]
-
-
-def _record_files(entries: List[Dict[str, Any]]) -> List[str]:
-    """The repo schema files and locks the seeds entries' record rules name."""
-    out = [e["records"] for e in entries if e.get("records") not in (None, *RECORD_SHAPES)]
-    return out + [e["lock"] for e in entries if "lock" in e]
-
-
-RECORD_SHAPES = ("corpus-line", "replay-case")  # checks/records.py's BUILTIN
-
-
-def _known_ids(budget: Dict[str, Any]) -> List[str]:
-    return list(budget.get("known_ids", []))
-
-
-def _allow_file(write_set: Dict[str, Any]) -> List[str]:
-    return [write_set["allow_file"]] if "allow_file" in write_set else []
-
-
 class Check(NamedTuple):  # not a dataclass: every hook run would import inspect
-    id: str  # the hook id: --only, the manifest, Finding.hook
-    section: str  # the contract section it reads
+    reads: Section  # its hook id, the contract section it reads, what that makes oracle
     question: str  # what it answers: the manifest's description, the docs' checks table
     codes: Tuple[CodeDoc, ...]
     # compares the candidate with the base, so the base must have had the contract
     needs_base: bool = False
     # what it still guards when the contract has no section for it (None: nothing)
     guards_without_section: Optional[str] = None
-    # the files and the patterns its section names, which are oracle: write-set
-    # protects them, and init proposes them (given the section's value)
-    oracle_files: Callable[[Any], List[str]] = _none
-    oracle_globs: Callable[[Any], List[str]] = _none
     # a needs_base check whose module also has complete(contract, candidate): what
     # the candidate must hold by itself, judged when the change introduces the contract
     complete_when_introduced: bool = False
+
+    @property
+    def id(self) -> str:  # the hook id: --only, the manifest, Finding.hook
+        return self.reads.hook
+
+    @property
+    def section(self) -> str:  # the contract section it reads
+        return self.reads.name
 
     def completeness(self) -> Callable[[Contract, Snapshot], List[Finding]]:
         return importlib.import_module(self.module_name).complete
@@ -94,10 +65,7 @@ class Check(NamedTuple):  # not a dataclass: every hook run would import inspect
 
 
 FIXTURE_LOCK = Check(
-    "fixture-lock",
-    section="fixtures",
-    oracle_files=_locks,
-    oracle_globs=_paths,
+    FIXTURES,
     question="do the fixture files match their SHA-256 lock?",
     codes=(
         CodeDoc(
@@ -143,10 +111,7 @@ FIXTURE_LOCK = Check(
 )
 
 SEED_APPEND_ONLY = Check(
-    "seed-append-only",
-    section="seeds",
-    oracle_files=_record_files,
-    oracle_globs=_paths,
+    SEEDS,
     needs_base=True,
     complete_when_introduced=True,
     question="were seed corpora only appended to, never rewritten, reordered or deleted?",
@@ -236,10 +201,7 @@ SEED_APPEND_ONLY = Check(
 )
 
 FREEZE_SCHEMA = Check(
-    "freeze-schema",
-    section="freeze",
-    oracle_files=_repo_schemas,
-    oracle_globs=_paths,
+    FREEZE,
     question="is every freeze, quarantine and budget file well-formed against its JSON Schema?",
     codes=(
         CodeDoc(
@@ -256,9 +218,7 @@ FREEZE_SCHEMA = Check(
 )
 
 FLAKE_BUDGET = Check(
-    "flake-budget",
-    section="budget",
-    oracle_globs=_known_ids,
+    BUDGET,
     question="is every quarantined test owned, unexpired and within the cap?",
     codes=(
         CodeDoc(
@@ -316,9 +276,7 @@ FLAKE_BUDGET = Check(
 )
 
 WRITE_SET = Check(
-    "write-set",
-    section="write_set",
-    oracle_files=_allow_file,
+    WRITE_SET_SECTION,
     needs_base=True,
     guards_without_section="only what the contract names is guarded",
     question="did the change stay inside the allowed paths and out of the protected ones?",
@@ -342,8 +300,7 @@ WRITE_SET = Check(
 )
 
 TEST_TAMPER = Check(
-    "test-tamper",
-    section="tamper",
+    TAMPER,
     needs_base=True,
     question="did the change leave how the suite collects, runs and scores its tests alone?",
     codes=(
@@ -530,7 +487,7 @@ CHECKS: Tuple[Check, ...] = (
     WRITE_SET,
     TEST_TAMPER,
 )
-HOOKS: Tuple[str, ...] = tuple(check.id for check in CHECKS)
+HOOKS: Tuple[str, ...] = tuple(check.id for check in CHECKS)  # sections.py's, in its order
 BY_ID: Dict[str, Check] = {check.id: check for check in CHECKS}
 
 

@@ -264,7 +264,7 @@ def scored(repo: Repo, base: str) -> Tuple[int, str]:
 
 def judge(repo: Repo, only: str) -> Tuple[int, str]:
     """What `oracle-guard check` prints for the staged change, with its exit code."""
-    from oracle_guard.commands.check import check
+    from oracle_guard.check_run import check
     from oracle_guard.findings import HOOKS
 
     out = io.StringIO()
@@ -330,7 +330,7 @@ def play(path: str, write: Callable[[str], object]) -> bool:
         repo.git("commit", "-q", "-am", title)
         write(f"\n── {number}. {title}\n")
         if show_check:
-            from oracle_guard.commands.check import check
+            from oracle_guard.check_run import check
             from oracle_guard.findings import HOOKS
 
             out = io.StringIO()

@@ -15,13 +15,14 @@ import subprocess
 import sys
 from typing import List, Optional, Tuple
 
-from oracle_guard.commands import doctor
-from oracle_guard.commands.doctor import MARKER
 from oracle_guard.commands.options import common
 from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import InstallError, UsageError
 from oracle_guard.git.plumbing import Git, trust_repository_owner
 from oracle_guard.hosts import HOSTS, detect
+from oracle_guard.hosts.accounts import sshd_problems
+from oracle_guard.hosts.probe import MARKER, SSHD_CONFIG
+from oracle_guard.hosts.setup import hook_problems, is_gitolite_driver, setup_problems
 
 BACKUP_SUFFIX = ".before-oracle-guard"
 # gitolite's driver deletes every hooks/pre-receive.* file, so its backups go in a folder
@@ -52,7 +53,7 @@ def install(
     identity_env: Optional[str] = None,
     force: bool = False,
     directory: Optional[str] = None,
-    sshd_config: str = doctor.SSHD_CONFIG,
+    sshd_config: str = SSHD_CONFIG,
 ) -> Tuple[List[str], int]:
     """(what to print, exit code): 0 installed, 1 installed but some repository
     is still not guarded (gitolite)."""
@@ -78,7 +79,7 @@ def install(
         said += _write_hook(target, hook_script(host, identity_env), force)
         said += [
             f"warning: {problem}"
-            for problem in doctor.setup_problems(git, repo, host, identity_env, target, sshd_config)
+            for problem in setup_problems(git, repo, host, identity_env, target, sshd_config)
         ]
     finally:
         git.close()
@@ -375,12 +376,10 @@ def _install_gitolite(repo: str, force: bool, sshd_config: str) -> Tuple[List[st
         said.append("ran gitolite trigger POST_COMPILE: repositories' own hooks run again")
     code = 0
     for path in gitolite.repositories():
-        unguarded = doctor.hook_problems(path)
+        unguarded = hook_problems(path)
         git = Git(path)
         try:
-            problems = unguarded + doctor.setup_problems(
-                git, path, "gitolite", None, sshd_config=None
-            )
+            problems = unguarded + setup_problems(git, path, "gitolite", None, sshd_config=None)
         finally:
             git.close()
         said += [
@@ -391,8 +390,7 @@ def _install_gitolite(repo: str, force: bool, sshd_config: str) -> Tuple[List[st
         code = 1 if unguarded else code
     # one sshd serves every repository of the account: said once
     said += [
-        f"warning: {problem}"
-        for problem in doctor.sshd_problems(gitolite.home, "gitolite", sshd_config)
+        f"warning: {problem}" for problem in sshd_problems(gitolite.home, "gitolite", sshd_config)
     ]
     return said, code
 
@@ -403,7 +401,7 @@ def _back_up_repository_hook(repo: str, common: str) -> List[str]:
     if (
         not os.path.lexists(hook)
         or os.path.realpath(hook) == os.path.realpath(common)
-        or doctor.is_gitolite_driver(hook)
+        or is_gitolite_driver(hook)
         or MARKER in _text(hook)
     ):
         return []
@@ -445,7 +443,7 @@ def add_parser(sub) -> None:
     parser.add_argument(
         "--sshd-config",
         metavar="FILE",
-        default=doctor.SSHD_CONFIG,
+        default=SSHD_CONFIG,
         help="ssh and gitolite: the configuration of the sshd that serves "
         "the repositories (default: %(default)s)",
     )

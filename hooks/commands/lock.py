@@ -8,8 +8,8 @@ import os
 from typing import Dict, Optional
 
 from oracle_guard import contract as contract_mod
-from oracle_guard.commands import check
-from oracle_guard.commands.options import common, judged
+from oracle_guard.check_run import check
+from oracle_guard.commands.options import common, judged, resolve_outputs
 from oracle_guard.commands.workspace import (
     Workspace,
     describe,
@@ -255,7 +255,7 @@ def _run(options) -> int:
         path = repo_path(options.add)
         return edit(lambda ws: lock_add(ws, path), options.C, use_cache)
     if options.check:
-        return check.check(
+        return check(
             options.C,
             ["fixture-lock"],
             now=options.now,
@@ -263,6 +263,6 @@ def _run(options) -> int:
             output=options.format,
             color=options.color,
             use_cache=use_cache,
-            outputs=check.resolve_outputs(options),
+            outputs=resolve_outputs(options),
         )
     return write_locks(options.C, use_cache)

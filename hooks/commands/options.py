@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 from functools import cache
-from typing import Any
+from typing import Any, List
 
 
 def _columns() -> int:
@@ -130,3 +130,12 @@ def host() -> argparse.ArgumentParser:
         "(ssh: default REMOTE_USER, set per key in authorized_keys)",
     )
     return parser
+
+
+def resolve_outputs(options) -> List:
+    """``--output``'s files, kept on ``options`` for the failure handler, which
+    writes error documents to them."""
+    from oracle_guard.report import outputs
+
+    options.outputs = outputs.resolve(options.output, options.C)
+    return options.outputs

@@ -17,14 +17,13 @@ from typing import Callable, List, Mapping, NamedTuple, Optional, TextIO, Tuple
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks.codes import fix_in
-from oracle_guard.commands.check import next_contract_findings
 from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import GitError, ProtocolError, failure
 from oracle_guard.findings import HOOKS, Finding, unique_findings
 from oracle_guard.git.plumbing import Git, decode_path
-from oracle_guard.judge import judge
+from oracle_guard.judge import judge, next_contract_findings
 from oracle_guard.report.escaping import inert, show_path, show_text
-from oracle_guard.revisions import caught_up, new_ref_base
+from oracle_guard.revisions import caught_up, new_ref_base, rules_branch, unresolved_head
 from oracle_guard.snapshot import Snapshot
 
 HOOK = "pre-receive"
@@ -122,25 +121,6 @@ def rules_for_push(git: Git, default_tip: Optional[str]) -> Optional[Snapshot]:
     if default_tip is None:
         return None
     return Snapshot.of_commit(git, default_tip, "the default branch tip")
-
-
-def rules_branch(git: Git, default_tip: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
-    """(branch, tip) every push is judged from: the default branch, or the
-    branch its contract names as 'rules_ref' (one step, no chain)."""
-    if default_tip is None:
-        return None, None
-    data = contract_mod.read(Snapshot.of_commit(git, default_tip, "the default branch tip"))
-    named = (data or {}).get("rules_ref")
-    if not named:
-        return git.head_target(), default_tip
-    tip = git.resolve_commit(named)
-    if tip is None:
-        raise ProtocolError(
-            f"the default branch's contract names rules_ref {named}, which "
-            "does not exist: no push can be judged until an admin creates it "
-            "or an owner changes rules_ref"
-        )
-    return named, tip
 
 
 def _old_tip(git: Git, update: RefUpdate) -> Snapshot:
@@ -573,15 +553,6 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
             f"oracle-guard: push accepted: {count} judged ref{'s' if count != 1 else ''} passed\n"
         )
     return 0
-
-
-def unresolved_head(git: Git) -> str:
-    target = git.head_target() or "a detached commit"
-    return (
-        f"the repository's HEAD names {target}, which does not exist, so there is no "
-        "default branch to take rules from; an admin sets it: "
-        "git symbolic-ref HEAD refs/heads/main"
-    )
 
 
 def _timeout_for(git: Git, default_tip: Optional[str]) -> float:

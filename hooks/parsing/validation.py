@@ -57,7 +57,7 @@ def _fast_validator(name: str) -> Optional[Callable[[Any], bool]]:
     """The generated predicate for a built-in schema, or None where there is none
     or the schema files are not the ones it was generated from (then jsonschema
     judges alone: an edited schema is never judged by a stale predicate)."""
-    from oracle_guard.parsing import generated_validators as generated
+    from oracle_guard._generated import validators as generated
 
     if name not in generated.VALID or not _shipped_schemas_match():
         return None
@@ -73,7 +73,7 @@ def generated_matches(folder: str) -> bool:
     """Whether the schema files in ``folder`` are those the predicates were generated from."""
     import hashlib
 
-    from oracle_guard.parsing import generated_validators as generated
+    from oracle_guard._generated import validators as generated
 
     for filename, digest in generated.SOURCES.items():
         try:

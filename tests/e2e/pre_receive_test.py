@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from oracle_guard.cli import main
-from oracle_guard.commands.doctor import MARKER
+from oracle_guard.hosts.probe import MARKER
 from testing.git import commit, git
 from testing.server import (
     ZERO,

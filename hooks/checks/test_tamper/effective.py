@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, NamedTuple, Optional, Set, Tuple
 
-from oracle_guard.checks.test_tamper import options
 from oracle_guard.checks.test_tamper.marks import Mark
+from oracle_guard.checks.test_tamper.options import Config, Unloadable, compare, is_config, load
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.snapshot import Snapshot
 
@@ -39,7 +39,7 @@ ORDER = (
 
 class Read(NamedTuple):
     path: str
-    config: Optional[options.Config]  # None: too large to read, taken to count
+    config: Optional[Config]  # None: too large to read, taken to count
 
 
 def folder_of(path: str) -> str:
@@ -59,7 +59,7 @@ class Configurations:
         if self._by_folder is None:
             self._by_folder = {}
             for path, entry in self.snapshot.entries.items():
-                if entry.is_regular and options.is_config(path):
+                if entry.is_regular and is_config(path):
                     name = path.rpartition("/")[2].lower()
                     self._by_folder.setdefault(folder_of(path), {}).setdefault(name, path)
         return self._by_folder
@@ -71,11 +71,11 @@ class Configurations:
             name = path.rpartition("/")[2].lower()
             found: Optional[Read]
             try:
-                config = options.load(name, self.snapshot.read(path, self.limit))
+                config = load(name, self.snapshot.read(path, self.limit))
                 found = Read(path, config) if config.counts else None
             except BlobTooLarge:
                 found = Read(path, None)
-            except options.Unloadable:
+            except Unloadable:
                 found = None
             self._read[path] = found
         return self._read[path]
@@ -137,9 +137,9 @@ def marks(
         old_settings = old.config.settings if old.config is not None else {}
         if new is None:
             scope = old.config.scope if old.config is not None else ""
-            compared = options.compare(old_settings, options.Config(scope, 0, {}, counts=False))
+            compared = compare(old_settings, Config(scope, 0, {}, counts=False))
         else:
-            compared = options.compare(old_settings, new.config)  # type: ignore[arg-type]
+            compared = compare(old_settings, new.config)  # type: ignore[arg-type]
         where = new.path if new is not None and new.path in changed else old.path
         key = f"{where}:{old.path}"
         if key in judged:
@@ -150,13 +150,13 @@ def marks(
             for m in compared
         ]
     for path in sorted(added - judged):
-        from oracle_guard.checks.test_tamper import rootdir  # cold: a new configuration file
+        from oracle_guard.checks.test_tamper.rootdir import moved  # cold: a new configuration file
 
         try:
             data = candidate.read(path, limit)
         except BlobTooLarge:
             continue
-        out += [(path, m) for m in rootdir.moved(path, data, base, candidate, limit)]
+        out += [(path, m) for m in moved(path, data, base, candidate, limit)]
     return out
 
 
@@ -164,10 +164,10 @@ def _loads(configurations: Configurations, path: str) -> bool:
     """Does the file load (whether or not pytest takes it as its configuration)?"""
     name = path.rpartition("/")[2].lower()
     try:
-        options.load(name, configurations.snapshot.read(path, configurations.limit))
+        load(name, configurations.snapshot.read(path, configurations.limit))
     except BlobTooLarge:
         return False
-    except options.Unloadable:
+    except Unloadable:
         return False
     return True
 

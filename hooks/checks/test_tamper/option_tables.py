@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Dict
 
-from oracle_guard.checks.test_tamper import arguments
+from oracle_guard.checks.test_tamper.arguments import COLLECTS
 
 # -- the settings pytest knows -------------------------------------------------
 
@@ -76,7 +76,6 @@ _HARMLESS = frozenset(
     ).split()
 )
 
-COLLECTS = arguments.COLLECTS
 _EFFECTS: Dict[str, str] = {
     "testpaths": COLLECTS,
     "python_files": COLLECTS,

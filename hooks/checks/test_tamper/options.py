@@ -43,7 +43,8 @@ import sys
 from collections import Counter
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
-from oracle_guard.checks.test_tamper import arguments
+from oracle_guard.checks.test_tamper.arguments import added_effect, drop_matters, warning_action
+from oracle_guard.checks.test_tamper.arguments import parse as parse_arguments
 from oracle_guard.checks.test_tamper.marks import Mark
 from oracle_guard.checks.test_tamper.option_tables import (
     _ALIASES,
@@ -492,18 +493,18 @@ def _compare_filters(
     new_entries = after.value if after is not None else ()
     old, new = Counter(old_entries), Counter(new_entries)
     for entry in (new - old).elements():
-        if arguments.warning_action(entry) != "error":
+        if warning_action(entry) != "error":
             mark(
                 line,
                 f"filterwarnings {entry}",
                 f"filterwarnings adds {_show(entry)}: it can silence warnings that would fail tests",
             )
     for entry in (old - new).elements():
-        if arguments.warning_action(entry) == "error":
+        if warning_action(entry) == "error":
             mark(line, f"filterwarnings drops {entry}", f"filterwarnings drops {_show(entry)}")
     # a later entry wins: one that moves past an error filter can now silence it
     for entry in dict.fromkeys(new_entries):
-        if entry not in old or arguments.warning_action(entry) == "error":
+        if entry not in old or warning_action(entry) == "error":
             continue
         lost = [
             e
@@ -522,7 +523,7 @@ def _compare_filters(
 def _errors_after(entries: Tuple[str, ...], entry: str) -> List[str]:
     """The error filters that win over ``entry``'s last line (they come later)."""
     last = len(entries) - 1 - entries[::-1].index(entry)
-    return [e for e in entries[last + 1 :] if arguments.warning_action(e) == "error"]
+    return [e for e in entries[last + 1 :] if warning_action(e) == "error"]
 
 
 def _overridden(value: str) -> Tuple[str, str]:
@@ -558,8 +559,8 @@ def _compare_addopts(
     mark: MarkAt,
     settings: Optional[Dict[str, Setting]] = None,
 ) -> None:
-    old_args = arguments.parse(before.value if before is not None else ())
-    new_args = arguments.parse(after.value if after is not None else ())
+    old_args = parse_arguments(before.value if before is not None else ())
+    new_args = parse_arguments(after.value if after is not None else ())
     old = Counter((arg.name, arg.value) for arg in old_args)
     new = Counter((arg.name, arg.value) for arg in new_args)
     added, dropped = new - old, old - new
@@ -571,7 +572,7 @@ def _compare_addopts(
         if arg.name == "-o":
             effect = _override_effect(arg.value or "")
         else:
-            effect = arguments.added_effect(arg)
+            effect = added_effect(arg)
         if effect is not None:
             mark(line, f"addopts {arg.subject}", f"addopts adds {arg.shown}: {effect}")
     for arg in old_args:
@@ -584,7 +585,7 @@ def _compare_addopts(
         elif arg.name in _STRICT_FLAGS and _strict_value(settings or {}, _STRICT_FLAGS[arg.name]):
             matters = False  # the configuration keeps it as a setting
         else:
-            matters = arguments.drop_matters(arg)
+            matters = drop_matters(arg)
         if matters:
             text = f"addopts drops {arg.shown}"
             if not arg.known:

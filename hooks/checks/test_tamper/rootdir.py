@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from oracle_guard.checks.test_tamper import options
 from oracle_guard.checks.test_tamper.marks import Mark
+from oracle_guard.checks.test_tamper.options import counts, is_config
 from oracle_guard.git.plumbing import BlobTooLarge
 from oracle_guard.snapshot import Snapshot
 
@@ -26,7 +26,7 @@ def moved(path: str, data: bytes, base: Snapshot, candidate: Snapshot, limit: in
     name = name.lower()
     if not folder:
         return []  # the root: nothing above it to cut off
-    if not options.counts(path, data):
+    if not counts(path, data):
         if name != "pyproject.toml" or _counting_above(folder, candidate, limit, path) is not None:
             return []
     previous = _counting_above(folder, base, limit, path)
@@ -58,7 +58,7 @@ def _counting_above(folder: str, snapshot: Snapshot, limit: int, skip: str) -> O
     configuration (other than ``skip``), or None."""
     found: Optional[str] = None
     for other, entry in snapshot.entries.items():
-        if other == skip or not entry.is_regular or not options.is_config(other):
+        if other == skip or not entry.is_regular or not is_config(other):
             continue
         above = other.rpartition("/")[0]
         if not (above == folder or above == "" or folder.startswith(above + "/")):
@@ -66,7 +66,7 @@ def _counting_above(folder: str, snapshot: Snapshot, limit: int, skip: str) -> O
         if found is not None and len(above) <= len(found):
             continue
         try:
-            counted = options.counts(other, snapshot.read(other, limit))
+            counted = counts(other, snapshot.read(other, limit))
         except BlobTooLarge:
             counted = True  # not read: taken to count
         if counted:

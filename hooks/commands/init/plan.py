@@ -97,7 +97,7 @@ def make_plan(settings: Settings, git, top: str, env: Optional[Mapping[str, str]
     budget_notes = add_budget(data, layout, paths, index)
     signing = signing_identity(git, top)
     if signing.key is not None:
-        from oracle_guard.commands.signers import SIGNERS_FILE
+        from oracle_guard.authority.keys import SIGNERS_FILE
 
         data["authority"] = {"signers": SIGNERS_FILE}
     contract, data, notes = plan_contract(

@@ -8,7 +8,6 @@ import sys
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 from oracle_guard import contract as contract_mod
-from oracle_guard.commands.init import precommit_config
 from oracle_guard.commands.init.ci_recipes import CI_RECIPES
 from oracle_guard.commands.init.contract_writer import CONTRACT
 from oracle_guard.commands.init.editor_schemas import MODELINE_WHAT
@@ -20,6 +19,9 @@ from oracle_guard.commands.init.files import (
 )
 from oracle_guard.commands.init.layouts import describe
 from oracle_guard.commands.init.plan import Plan
+from oracle_guard.commands.init.precommit_config import (
+    installs_both_stages as pre_commit_installs_both,
+)
 
 
 def say(*values: object, end: str = "\n") -> None:
@@ -136,9 +138,9 @@ def install_step(
     config_text: Optional[str], runner: str = "pre-commit", path: str = PRE_COMMIT_CONFIG
 ) -> str:
     """The runner's install command: prek's takes pre-commit's arguments."""
-    from oracle_guard.commands.init import prek_config
+    from oracle_guard.commands.init.prek_config import installs_both_stages as prek_installs_both
 
-    both = (prek_config if path == PREK_CONFIG else precommit_config).installs_both_stages
+    both = prek_installs_both if path == PREK_CONFIG else pre_commit_installs_both
     if both(config_text):
         return (
             f"{runner} install   # the pre-commit and pre-push hooks (default_install_hook_types)"

@@ -19,7 +19,7 @@ class Signing:
     """The key git here signs commits with, and whom it names; or why there is none."""
 
     principal: str = ""
-    key: Any = None  # signers_edit.PublicKey
+    key: Any = None  # owner_keys.PublicKey
     setting: str = ""  # user.signingkey as git reads it
     signs_every_commit: bool = False  # commit.gpgsign
     why: str = ""
@@ -34,7 +34,7 @@ def signing_identity(git, top: str) -> Signing:
     """git's SSH signing key (gpg.format ssh, user.signingkey: a key file or a
     ``key::`` literal, as git reads them) and the principal that names its user
     (user.email, else user.name)."""
-    from oracle_guard.commands import signers as signers_edit
+    from oracle_guard.authority import keys as owner_keys
 
     if (_config(git, "gpg.format") or "openpgp") != "ssh":
         return Signing(why="git here is not set up for SSH signing (gpg.format is not ssh)")
@@ -43,12 +43,12 @@ def signing_identity(git, top: str) -> Signing:
         return Signing(why="git here signs with SSH keys but names no user.signingkey")
     try:
         if setting.startswith("key::"):
-            key = signers_edit.key_from_text(setting[len("key::") :])
+            key = owner_keys.key_from_text(setting[len("key::") :])
         elif setting.startswith("ssh-"):  # git reads this as a literal key too
-            key = signers_edit.key_from_text(setting)
+            key = owner_keys.key_from_text(setting)
         else:  # git signs from the top of the work tree
-            key = signers_edit.key_from_file(os.path.join(top, setting))
-    except signers_edit.KeyProblem as exc:
+            key = owner_keys.key_from_file(os.path.join(top, setting))
+    except owner_keys.KeyProblem as exc:
         return Signing(why=f"user.signingkey holds no usable public key ({exc})")
     email, name = _config(git, "user.email"), _config(git, "user.name")
     principal, source = (email, "user.email") if email else (name, "user.name")
@@ -57,7 +57,7 @@ def signing_identity(git, top: str) -> Signing:
         return Signing(
             why="neither user.email nor user.name is set, to name you in the signers file", fix=fix
         )
-    problem = signers_edit.principal_problem(principal)
+    problem = owner_keys.principal_problem(principal)
     if problem:
         return Signing(why=f"{source} cannot name you in the signers file ({problem})", fix=fix)
     return Signing(
@@ -72,7 +72,7 @@ def plan_signers(
     user's signing key; one that is there already is kept as it is. Returns it (or
     nothing) and notes for the user."""
     from oracle_guard.authority import allowed_signers
-    from oracle_guard.commands import signers as signers_edit
+    from oracle_guard.authority import keys as owner_keys
     from oracle_guard.git import worktree
 
     files: List[Planned] = []
@@ -133,7 +133,7 @@ def plan_signers(
     files.append(
         Planned(
             path,
-            signers_edit.new_file(signing.principal, signing.key),
+            owner_keys.new_file(signing.principal, signing.key),
             f"the owners' keys: {signing.principal}, {signing.key.key_type} "
             f"{signing.key.fingerprint}, from user.signingkey",
         )
