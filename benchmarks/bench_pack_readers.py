@@ -55,7 +55,7 @@ def read_cat_file(repo: str, oids: Sequence[str]) -> Dict[str, str]:
     """What sha256_blobs did before pack.py: one streamed cat-file --batch."""
     from oracle_guard.git.plumbing import Git
 
-    return Git(repo)._sha256_streamed(list(dict.fromkeys(oids)))
+    return Git(repo)._objects.sha256_streamed(list(dict.fromkeys(oids)))
 
 
 def read_pygit2(repo: str, oids: Sequence[str]) -> Dict[str, str]:

@@ -358,7 +358,7 @@ def phases(repo: str) -> List[Tuple[str, float, int]]:
     from oracle_guard import cli
     from oracle_guard.checks import test_tamper
     from oracle_guard.checks.test_tamper import python, scan, statements
-    from oracle_guard.git import plumbing
+    from oracle_guard.git import objects, process
 
     spent: Dict[str, float] = {}
     calls: Dict[str, int] = {}
@@ -383,14 +383,14 @@ def phases(repo: str) -> List[Tuple[str, float, int]]:
         (cli, "main", timer("the whole check (cli.main)", cli.main)),
         (test_tamper, "check", timer("test-tamper's check()", test_tamper.check)),
         (
-            plumbing.Git,
-            "_read_object",
-            timer("git: blob reads (cat-file --batch)", plumbing.Git._read_object),
+            objects.ObjectReader,
+            "read",
+            timer("git: blob reads (cat-file --batch)", objects.ObjectReader.read),
         ),
         (
-            plumbing.Git,
+            process.Runner,
             "run",
-            timer("git: other commands (diff, ls-files, rev-parse)", plumbing.Git.run),
+            timer("git: other commands (diff, ls-files, rev-parse)", process.Runner.run),
         ),
         (ast, "parse", timer("ast.parse (files the prefilter lets through)", ast.parse)),
         (python, "compile", timer("compile() (files it skips)", compile)),
@@ -459,6 +459,10 @@ def startup() -> List[Tuple[str, float]]:
     ]
 
 
+# the modules that run git and read what it prints (pack.py reads pack files itself)
+GIT_MODULES = ("plumbing.py", "process.py", "objects.py", "trees.py", "history.py")
+
+
 def _group(filename: str, name: str) -> str:
     base = os.path.basename(filename)
     if name == "<built-in method builtins.compile>":
@@ -475,7 +479,7 @@ def _group(filename: str, name: str) -> str:
         return "the walk: ast.walk/iter_child_nodes (ast.py)"
     if "isinstance" in name or "getattr" in name or "hasattr" in name:
         return "the walk: isinstance/getattr builtins"
-    if filename.endswith(os.path.join("git", "plumbing.py")) or base in (
+    if any(filename.endswith(os.path.join("git", module)) for module in GIT_MODULES) or base in (
         "subprocess.py",
         "selectors.py",
     ):

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from oracle_guard.cache import contract_key
 from oracle_guard.errors import ContractError
-from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.git.objects import BlobTooLarge
 from oracle_guard.parsing import loaders, validation
 from oracle_guard.sections import RECORD_SHAPES, SECTIONS
 from oracle_guard.snapshot import Snapshot

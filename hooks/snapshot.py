@@ -10,16 +10,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from oracle_guard.git.plumbing import (
-    MODE_GITLINK,
-    MODE_SYMLINK,
-    BlobTooLarge,
-    Entry,
-    Git,
-    GitError,
-    encode_path,
-    parse_index,
-)
+from oracle_guard.errors import GitError
+from oracle_guard.git.objects import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry
+from oracle_guard.git.plumbing import Git
+from oracle_guard.git.process import encode_path
+from oracle_guard.git.trees import parse_index
 from oracle_guard.parsing.patterns import PatternSet
 
 Change = Tuple[str, Optional[Entry], Optional[Entry]]  # path, before, after

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, GitError
+from oracle_guard.errors import GitError
+from oracle_guard.git.objects import MODE_GITLINK, MODE_SYMLINK
 from oracle_guard.snapshot import MODE_EXECUTABLE, File, MemorySnapshot, Snapshot
 
 

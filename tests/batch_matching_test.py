@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from oracle_guard.checks.write_set import WriteSet
 from oracle_guard.contract import Contract
 from oracle_guard.errors import GitError
-from oracle_guard.git import plumbing
-from oracle_guard.git.plumbing import Git, encode_path
+from oracle_guard.git import history, trees
+from oracle_guard.git.plumbing import Git
+from oracle_guard.git.process import encode_path
 from oracle_guard.parsing.patterns import AnyOf, PatternSet, compile_pattern
 from oracle_guard.snapshot import MemorySnapshot, Snapshot, changed_paths, changes
 from testing.bounds import property_settings
@@ -206,14 +207,14 @@ def test_a_path_that_looks_like_a_record_is_only_a_path(repo):
 )
 def test_a_history_diff_git_does_not_document_is_an_error(out):
     with pytest.raises(GitError):
-        plumbing._paths_by_commit(out)
+        history._paths_by_commit(out)
 
 
 def test_history_paths_by_commit():
     one, two = b"a" * 40, b"b" * 40
     out = one + b"\0:100644 100644 x y M\0p\0:000000 100644 x y A\0:q\0" + two + b"\0"
     out += b":100644 000000 x y D\0r\0"
-    assert plumbing._paths_by_commit(out) == {"a" * 40: [b"p", b":q"], "b" * 40: [b"r"]}
+    assert history._paths_by_commit(out) == {"a" * 40: [b"p", b":q"], "b" * 40: [b"r"]}
 
 
 def test_a_one_commit_range_reuses_the_change_and_a_longer_one_runs_diff_tree(repo):
@@ -324,7 +325,7 @@ def test_diff_tree_output_parses_alike_wherever_a_read_ends(records, cuts):
     out = b"".join(meta + b"\0" + path + b"\0" for meta, path in records)
     edges = sorted({0, len(out), *(c for c in cuts if c < len(out))})
     chunks = [out[a:b] for a, b in zip(edges, edges[1:])]
-    paths, opaque = plumbing._changed_paths(chunks, "c" * 40)
+    paths, opaque = trees._changed_paths(chunks, "c" * 40)
     assert paths == [path for _, path in records]
     assert opaque == [
         p for m, p in records if m[1:3] in (b"12", b"16") or m[8:10] in (b"12", b"16")
@@ -342,7 +343,7 @@ def test_diff_tree_output_parses_alike_wherever_a_read_ends(records, cuts):
 )
 def test_diff_tree_output_it_does_not_document_is_an_error(out):
     with pytest.raises(GitError):
-        plumbing._changed_paths([out], "c" * 40)
+        trees._changed_paths([out], "c" * 40)
 
 
 def test_diff_paths_of_a_missing_commit_says_git_s_reason(repo):

@@ -9,7 +9,8 @@ import os
 
 import pytest
 
-from oracle_guard.git.plumbing import Git, GitError
+from oracle_guard.errors import GitError
+from oracle_guard.git.plumbing import Git
 from testing.faults import calls, dying_git, logging_git, path_with
 from testing.git import commit, git, init_repo, run_guard
 

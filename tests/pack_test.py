@@ -12,8 +12,10 @@ from typing import Dict, Tuple
 
 import pytest
 
+from oracle_guard.errors import GitError
 from oracle_guard.git import pack
-from oracle_guard.git.plumbing import READ_PACKS_FROM, Git, GitError
+from oracle_guard.git.objects import READ_PACKS_FROM
+from oracle_guard.git.plumbing import Git
 from testing.git import commit, git, init_repo, run_guard
 
 CONTRACT = """\
@@ -113,7 +115,7 @@ def test_packed_digests_match_hashlib_and_the_streamed_path(tmp_path, repack):
         digests = handle.sha256_blobs(oids)
         assert digests == expected(files, ids)
         assert list(digests) == list(dict.fromkeys(oids))  # the order asked
-        assert handle._sha256_streamed(list(dict.fromkeys(oids))) == digests
+        assert handle._objects.sha256_streamed(list(dict.fromkeys(oids))) == digests
     finally:
         handle.close()
 
@@ -196,7 +198,7 @@ def test_large_offsets_of_an_index_are_read(tmp_path):
             p.close()
     handle = Git(str(repo))
     oids = list(ids.values())
-    assert handle.sha256_blobs(oids) == handle._sha256_streamed(oids)
+    assert handle.sha256_blobs(oids) == handle._objects.sha256_streamed(oids)
     assert handle.sha256_blobs([ids[p] for p in files]) == expected(files, ids)
 
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle_guard.git.plumbing import decode_path, encode_path
+from oracle_guard.git.process import decode_path, encode_path
 from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pattern
 from testing import conformance
 from testing.bounds import property_settings

@@ -6,7 +6,8 @@ import random
 
 import pytest
 
-from oracle_guard.git.plumbing import Git, GitError
+from oracle_guard.errors import GitError
+from oracle_guard.git.plumbing import Git
 from testing.git import commit, git, init_repo
 
 

@@ -13,8 +13,10 @@ from hypothesis import given
 
 from oracle_guard import clock
 from oracle_guard.contract import choose
+from oracle_guard.errors import GitError
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import BlobTooLarge, Git, GitError
+from oracle_guard.git.objects import BlobTooLarge
+from oracle_guard.git.plumbing import Git
 from oracle_guard.judge import judge
 from oracle_guard.parsing.patterns import Pattern, PatternSet
 from oracle_guard.snapshot import MemorySnapshot, Overlay, Snapshot, changes

@@ -4,7 +4,8 @@ import sys
 
 import pytest
 
-from oracle_guard.git.plumbing import MODE_GITLINK, Entry, Git
+from oracle_guard.git.objects import MODE_GITLINK, Entry
+from oracle_guard.git.plumbing import Git
 from oracle_guard.snapshot import GitSnapshot, Snapshot, changes
 from testing import oracle
 from testing.git import commit, git, init_repo, run_guard, stage, write

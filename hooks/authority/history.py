@@ -15,7 +15,9 @@ import itertools
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import Commit, Git, decode_path
+from oracle_guard.git.history import Commit
+from oracle_guard.git.plumbing import Git
+from oracle_guard.git.process import decode_path
 from oracle_guard.report.escaping import show_path
 
 HOOK = "write-set"

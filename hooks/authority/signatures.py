@@ -17,7 +17,10 @@ from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Set, T
 
 from oracle_guard.contract import ContractError
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import BlobTooLarge, Commit, Git, decode_path
+from oracle_guard.git.history import Commit
+from oracle_guard.git.objects import BlobTooLarge
+from oracle_guard.git.plumbing import Git
+from oracle_guard.git.process import decode_path
 from oracle_guard.parsing import loaders
 from oracle_guard.report.escaping import show_path
 

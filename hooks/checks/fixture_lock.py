@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Un
 from oracle_guard.cache import fixture_key, lock_key
 from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import BlobTooLarge, Entry
+from oracle_guard.git.objects import BlobTooLarge, Entry
 from oracle_guard.parsing import loaders, validation
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot

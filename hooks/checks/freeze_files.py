@@ -11,7 +11,7 @@ from oracle_guard import clock
 from oracle_guard.cache import freeze_key
 from oracle_guard.contract import Contract, ContractError
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.git.objects import BlobTooLarge
 from oracle_guard.parsing import loaders, validation
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot

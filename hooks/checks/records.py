@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tu
 
 from oracle_guard.contract import Contract, ContractError
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.git.objects import BlobTooLarge
 from oracle_guard.parsing import loaders, validation
 from oracle_guard.parsing.strict_equality import strict_key
 from oracle_guard.sections import RECORD_SHAPES

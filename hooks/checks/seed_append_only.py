@@ -10,7 +10,7 @@ from oracle_guard.checks import records
 from oracle_guard.checks.records import Batch, Record, Rules, locator
 from oracle_guard.contract import CONTRACT_PATH, LIMITS, Contract
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.git.objects import BlobTooLarge
 from oracle_guard.parsing import loaders
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.parsing.strict_equality import strict_key

@@ -8,7 +8,7 @@ from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard.contract import Contract, ContractError, literal_pattern
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import decode_path
+from oracle_guard.git.process import decode_path
 from oracle_guard.parsing import loaders
 from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pattern
 from oracle_guard.snapshot import Snapshot, changed_paths

@@ -11,7 +11,8 @@ import sys
 from typing import Optional
 
 from oracle_guard.commands.options import common
-from oracle_guard.git.plumbing import Git, trust_repository_owner
+from oracle_guard.git.plumbing import Git
+from oracle_guard.git.process import trust_repository_owner
 from oracle_guard.hosts.probe import SSHD_CONFIG
 from oracle_guard.hosts.setup import inspect
 

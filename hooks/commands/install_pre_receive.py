@@ -18,7 +18,8 @@ from typing import List, Optional, Tuple
 from oracle_guard.commands.options import common
 from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import InstallError, UsageError
-from oracle_guard.git.plumbing import Git, trust_repository_owner
+from oracle_guard.git.plumbing import Git
+from oracle_guard.git.process import trust_repository_owner
 from oracle_guard.hosts import HOSTS, detect
 from oracle_guard.hosts.accounts import sshd_problems
 from oracle_guard.hosts.probe import MARKER, SSHD_CONFIG

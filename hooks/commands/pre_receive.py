@@ -20,7 +20,8 @@ from oracle_guard.checks.codes import fix_in
 from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import GitError, ProtocolError, failure
 from oracle_guard.findings import HOOKS, Finding, unique_findings
-from oracle_guard.git.plumbing import Git, decode_path
+from oracle_guard.git.plumbing import Git
+from oracle_guard.git.process import decode_path
 from oracle_guard.judge import judge, next_contract_findings
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.revisions import caught_up, new_ref_base, rules_branch, unresolved_head
@@ -437,7 +438,7 @@ def _at_old_commit(
     ):
         return None
     from oracle_guard.authority.signatures import Authority
-    from oracle_guard.git.plumbing import Commit
+    from oracle_guard.git.history import Commit
 
     authority = Authority.of(contract, git) if contract is not None else None
     if authority is not None:

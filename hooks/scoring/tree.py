@@ -14,7 +14,7 @@ import stat
 from typing import Dict, List, NamedTuple, Optional, Sequence, Set
 
 from oracle_guard.errors import OracleGuardError
-from oracle_guard.git.plumbing import Entry
+from oracle_guard.git.objects import Entry
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 

@@ -22,7 +22,7 @@ from oracle_guard.checks.test_tamper.startup import start_up_file
 from oracle_guard.checks.test_tamper.stdlib import STDLIB_MODULES
 from oracle_guard.contract import Contract
 from oracle_guard.findings import Finding
-from oracle_guard.git.plumbing import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry
+from oracle_guard.git.objects import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot, changes
 

@@ -23,7 +23,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Set, Tuple
 
 from oracle_guard.checks.test_tamper.marks import Mark
 from oracle_guard.checks.test_tamper.options import Config, Unloadable, compare, is_config, load
-from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.git.objects import BlobTooLarge
 from oracle_guard.snapshot import Snapshot
 
 ORDER = (

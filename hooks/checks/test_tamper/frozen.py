@@ -23,7 +23,7 @@ import copy
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from oracle_guard.checks.test_tamper.marks import Mark
-from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.git.objects import BlobTooLarge
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot, changes
 

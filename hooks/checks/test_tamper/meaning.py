@@ -21,7 +21,7 @@ import copy
 from typing import Dict, List, Optional
 
 from oracle_guard.checks.test_tamper.marks import Mark, new_marks
-from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.git.objects import BlobTooLarge
 from oracle_guard.snapshot import Snapshot
 
 DEPTH = 3  # constants defined through constants, this deep

@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any, Callable, FrozenSet, List, Optional, Set, Tuple
 
 from oracle_guard.checks.test_tamper.marks import Mark
-from oracle_guard.git.plumbing import Entry
+from oracle_guard.git.objects import Entry
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 

@@ -15,7 +15,7 @@ from typing import List, Optional
 
 from oracle_guard.checks.test_tamper.marks import Mark
 from oracle_guard.checks.test_tamper.options import counts, is_config
-from oracle_guard.git.plumbing import BlobTooLarge
+from oracle_guard.git.objects import BlobTooLarge
 from oracle_guard.snapshot import Snapshot
 
 

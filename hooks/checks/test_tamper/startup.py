@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from oracle_guard.checks.test_tamper.marks import Mark
-from oracle_guard.git.plumbing import BlobTooLarge, Entry
+from oracle_guard.git.objects import BlobTooLarge, Entry
 from oracle_guard.snapshot import Snapshot
 
 # Files run or loaded at start-up from any folder on sys.path: site.py runs
