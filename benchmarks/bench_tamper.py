@@ -504,7 +504,7 @@ def _group(filename: str, name: str) -> str:
         return "imports"
     if filename.endswith(os.path.join("test_tamper", "__init__.py")) or base == "marks.py":
         return "test_tamper/__init__.py, marks.py"
-    if base in ("snapshot.py", "patterns.py"):
+    if base in ("snapshot.py", "patterns.py", "wildmatch.py"):
         return "snapshot, patterns"
     return "other"
 

@@ -16,7 +16,7 @@ from oracle_guard.errors import GitError
 from oracle_guard.git import history, trees
 from oracle_guard.git.plumbing import Git
 from oracle_guard.git.process import encode_path
-from oracle_guard.parsing.patterns import AnyOf, PatternSet, compile_pattern
+from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pattern
 from oracle_guard.snapshot import MemorySnapshot, Snapshot, changed_paths, changes
 from testing.bounds import property_settings
 from testing.git import commit, git, init_repo
@@ -360,15 +360,15 @@ def test_diff_paths_of_a_missing_commit_says_git_s_reason(repo):
 def test_the_batch_matcher_agrees_with_emulated_atomic_groups(patterns, paths):
     """Before Python 3.11 an atomic group is a lookahead, a named group and a
     backreference: the batch regexes then hold more groups than the path's."""
-    from oracle_guard.parsing import patterns as module
+    from oracle_guard.parsing import wildmatch
 
-    original = module._atomic
-    module._atomic = module._emulated_atomic
+    original = wildmatch._atomic
+    wildmatch._atomic = wildmatch._emulated_atomic
     try:
-        any_of = AnyOf([module.Pattern(p) for p in patterns])  # compiled anew
+        any_of = AnyOf([Pattern(p) for p in patterns])  # compiled anew
         exact = per_path(any_of, paths)
         assert any_of.hits(raw(paths)) == set(exact), (patterns, paths)
         assert any_of.hits(raw(paths), fold_case=True) == set(per_path(any_of, paths, True))
         assert any_of.misses(raw(paths)) == [r for r in raw(paths) if r not in exact]
     finally:
-        module._atomic = original
+        wildmatch._atomic = original

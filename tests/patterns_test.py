@@ -315,7 +315,7 @@ BACKTRACKERS = [
 def test_emulated_atomic_groups_agree_with_native_ones(monkeypatch, pattern):
     """Before Python 3.11 an atomic group is a lookahead and a backreference:
     the same answers."""
-    from oracle_guard.parsing import patterns
+    from oracle_guard.parsing import wildmatch
 
     paths = PATHS + [
         "a/b/c/d",
@@ -332,7 +332,7 @@ def test_emulated_atomic_groups_agree_with_native_ones(monkeypatch, pattern):
         "x/y/z",
     ]
     native = Pattern(pattern)
-    monkeypatch.setattr(patterns, "_atomic", patterns._emulated_atomic)
+    monkeypatch.setattr(wildmatch, "_atomic", wildmatch._emulated_atomic)
     emulated = Pattern(pattern)
     assert b"(?>" not in emulated._full.pattern
     for path in paths:
@@ -379,7 +379,7 @@ def test_t3070_wildmatch(glob, iglob, text, pattern):
     """WM_PATHNAME is gitignore's flag for a pattern with a slash (match_pathname
     in dir.c); without one git matches a single name, where '*' cannot meet '/'
     either. WM_CASEFOLD (core.ignoreCase) is compared with fold_case's classes."""
-    from oracle_guard.parsing.patterns import wildmatch
+    from oracle_guard.parsing.wildmatch import wildmatch
 
     pattern_bytes, text_bytes = pattern.encode(), text.encode()
     assert wildmatch(pattern_bytes, text_bytes) is (glob == "1")

@@ -6,8 +6,8 @@ freeze files as they stand in the working tree, and the edit) is judged by
 freeze-schema and flake-budget, and any finding that was not there before the
 edit refuses it before a byte is written (as does an expiry the edit writes that
 fails, even when it failed the same way before). Edits keep the file's comments,
-layout and line endings (``text_edit``); what every authoring command shares is
-in ``workspace``.
+layout and line endings (``text_edit``, ``json_edit``, ``yaml_edit``); what every
+authoring command shares is in ``workspace``.
 """
 
 from __future__ import annotations
@@ -154,9 +154,10 @@ class FreezeCommand:
 
     def edit(self, path: str):
         from oracle_guard.parsing import loaders, text_edit
+        from oracle_guard.parsing.file_editor import editor_for
 
         try:
-            return text_edit.editor_for(path, self.before.read(path))
+            return editor_for(path, self.before.read(path))
         except (loaders.LoadError, text_edit.Unsafe) as exc:
             raise unsafe(path, str(exc)) from None
 
@@ -362,6 +363,7 @@ def freeze_add(
     """Freeze ``ident``; ``fields``: the quarantine-entry record's fields given (seed, command,
     runs, pass_count, fail_count, repro), None where not given."""
     from oracle_guard.parsing import text_edit
+    from oracle_guard.parsing.yaml_edit import new_yaml_mapping
 
     for name, text in (("the id", ident), ("--owner", owner), ("--reason", reason)):
         try:
@@ -399,7 +401,7 @@ def freeze_add(
             record = _quarantine_record(fields, ident, owner, expires, reason)
             example = _example_entry(cmd, target)
             nl = text_edit.newline_of(example) if example is not None else "\n"
-            text = text_edit.new_yaml_mapping(record, example, nl)
+            text = new_yaml_mapping(record, example, nl)
             text = _neighbour_modeline(cmd, target).replace("\n", nl) + text
             data = text.encode("utf-8")
         else:

@@ -154,6 +154,7 @@ def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
     """The lock's text with one more entry, in its own style and order."""
     from oracle_guard.checks import fixture_lock
     from oracle_guard.parsing import loaders, text_edit
+    from oracle_guard.parsing.json_edit import JsonEditor
 
     lock, root = entry["lock"], entry.get("root", "")
     key = fixture_lock.relative_to(root, path)
@@ -196,7 +197,7 @@ def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
     keys = list(parsed.digests)
     position = sum(k < key for k in keys) if keys == sorted(keys) else len(keys)
     if style == "json":
-        editor = text_edit.JsonEditor(lock, text)
+        editor = JsonEditor(lock, text)
         try:
             editor.insert((), position, key, digest)
         except text_edit.Unsafe as exc:

@@ -101,9 +101,10 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
         out = data if not data or data.endswith(b"\n") else data + b"\n"
         return out + b"".join(json.dumps(v, **style).encode("utf-8") + nl for v in values)
     from oracle_guard.parsing import text_edit
+    from oracle_guard.parsing.json_edit import JsonEditor
 
     try:
-        editor = text_edit.JsonEditor(path, loaders.decode_text(data))
+        editor = JsonEditor(path, loaders.decode_text(data))
         for value in values:
             editor.append((), value)
     except text_edit.Unsafe as exc:
