@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import List, get_type_hints
 
 import pytest
-import yaml
 
 from oracle_guard import clock
 from oracle_guard import judge as judge_mod
@@ -30,7 +29,21 @@ ROOT = Path(__file__).resolve().parents[1]
 NOW = clock.now_from(oracle.NOW, {})  # the suite's clock, as the checks take it
 # every section a check reads, so that each check runs
 ALL_SECTIONS = {check.section: {} for check in CHECKS}
-NUMBERS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+NUMBERS = (
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+)
 
 
 # -- each entry is whole ----------------------------------------------------------------
@@ -107,42 +120,6 @@ def test_the_codes_raised_outside_the_checks_name_no_check_but_write_set():
         assert info.hook in ("write-set", "pre-receive"), code
 
 
-@pytest.mark.parametrize("check", CHECKS, ids=HOOKS)
-def test_every_check_has_its_manifest_entry(check):
-    manifest = {
-        hook["id"]: hook
-        for hook in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))
-    }
-    name = manifest.get(check.id, {}).get("name", "")
-    expected = {
-        "id": check.id,
-        # the name is free prose, after the tool's
-        "name": name
-        if name.startswith("oracle-guard ")
-        else "oracle-guard " + check.id.replace("-", " "),
-        "description": check.question,
-        "entry": f"oracle-guard check --only {check.id}",
-        "language": "python",
-        "pass_filenames": False,
-        "always_run": True,
-        "require_serial": True,
-        "stages": ["pre-commit", "pre-push", "manual"],
-    }
-    assert manifest.get(check.id) == expected, (
-        ".pre-commit-hooks.yaml needs this entry, before the 'oracle-guard' one:\n"
-        + yaml.safe_dump([expected], sort_keys=False)
-    )
-
-
-def test_the_manifests_all_hooks_entry_counts_the_checks():
-    manifest = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text("utf-8"))
-    everything = manifest[-1]
-    count = NUMBERS[len(CHECKS)]
-    assert everything["id"] == "oracle-guard"
-    assert everything["name"] == f"oracle-guard (all {count} hooks)"
-    assert everything["description"] == f"all {count} oracle-guard checks in one process"
-
-
 ORDINALS = (
     "zeroth",
     "first",
@@ -156,27 +133,42 @@ ORDINALS = (
     "ninth",
     "tenth",
     "eleventh",
+    "twelfth",
+    "thirteenth",
 )
+# prose and code that count the checks go stale when one is added: none does
+COUNTED_TEXTS = ("README.md", "CONTRIBUTING.md", "docs/**/*.md", "hooks/**/*.py", "testing/*.py")
 
 
-def test_every_text_that_counts_the_checks_has_the_registrys_count():
-    """Prose that says how many checks there are, which a new check must update."""
-    n, count = len(CHECKS), NUMBERS[len(CHECKS)]
-    places = [
-        ("README.md", f"{count} small, independent hooks"),
-        (
-            "README.md",
-            f"A {ORDINALS[n + 1]} hook id, `oracle-guard`, runs all {count} in one process.",
-        ),
-        ("hooks/commands/check.py", f"run the hooks (all {count} by default)"),
-        ("hooks/commands/init/precommit_config.py", f"all {count} checks in one process"),
+def counting(n: int) -> re.Pattern[str]:
+    """'six checks', 'all six', 'the other five', 'a seventh hook id', for ``n`` checks."""
+    words = "|".join([NUMBERS[n], NUMBERS[n - 1], str(n), str(n - 1)])
+    return re.compile(
+        rf"\b(?:(?:{words})(?: small, independent)? (?:checks|hooks|hook ids)\b"
+        rf"|all (?:{words})\b|other (?:{words})\b|{ORDINALS[n + 1]} hook)",
+        re.I,
+    )
+
+
+def test_no_text_counts_the_checks():
+    pattern = counting(len(CHECKS))
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for glob in COUNTED_TEXTS
+        for path in sorted(ROOT.glob(glob))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
     ]
-    missing = [
-        f"{path}: {text!r}"
-        for path, text in places
-        if text not in (ROOT / path).read_text(encoding="utf-8")
-    ]
-    assert not missing, "update the count of checks in:\n" + "\n".join(missing)
+    assert not found, "say 'each check' or 'every check', or derive it:\n" + "\n".join(found)
+
+
+def test_the_counting_pattern_finds_what_a_new_check_would_make_stale():
+    pattern = counting(7)
+    for stale in ("six small, independent hooks", "all six in one process", "the other six"):
+        assert pattern.search(stale), stale
+    assert pattern.search("A eighth hook id")
+    for fine in ("every check", "six git processes", "two checks share", "all of them"):
+        assert not pattern.search(fine), fine
 
 
 # -- the judge runs the registry -------------------------------------------------------
