@@ -58,6 +58,12 @@ def sample_change(checks: Iterable[Check] = CHECKS) -> Dict[str, Optional[str]]:
     return change
 
 
+def stage_change(repo: Any, change: Dict[str, Optional[str]]) -> None:
+    """Stage ``change`` in a testing.trees.MemoryRepo: write its files, remove the None."""
+    repo.stage({path: text for path, text in change.items() if text is not None})
+    repo.remove(*[path for path, text in change.items() if text is None])
+
+
 def changed_tree(tree: Dict[str, str], change: Dict[str, Optional[str]]) -> Dict[str, str]:
     """``tree`` with ``change`` applied."""
     out = dict(tree)

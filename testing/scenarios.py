@@ -2105,7 +2105,7 @@ def sample_scenario(check: Check) -> Scenario:
     sample = check.sample()
     written = {path: text for path, text in sample.change.items() if text is not None}
     removed = [path for path, text in sample.change.items() if text is None]
-    steps: Tuple[Step, ...] = (put(written),) + ((drop(*removed),) if removed else ())
+    steps = tuple([put(written)] if written else []) + tuple([drop(*removed)] if removed else [])
     return Scenario(
         name=f"the sample of {check.id}",
         attack=True,

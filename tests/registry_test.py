@@ -197,7 +197,7 @@ def test_every_check_passes_its_sample_and_rejects_the_samples_change(check):
     # it passes with something to judge: a diff check, no change yet
     no_change = "no change: the index has the same files as HEAD"
     assert (rc, note, errors) == (0, no_change if check.needs_base else None, [])
-    repo.stage(samples.sample_change([check]))
+    samples.stage_change(repo, samples.sample_change([check]))
     assert judged(repo, check.id) == (1, None, [sample.finding])
 
 
@@ -206,7 +206,7 @@ def test_the_tree_of_every_sample_passes_every_check_and_its_change_fails_each()
     repo.commit(samples.sample_tree())
     rc, out, err = repo.check(*HOOKS, now=oracle.NOW)
     assert (rc, err) == (0, ""), out
-    repo.stage(samples.sample_change())
+    samples.stage_change(repo, samples.sample_change())
     for check in CHECKS:
         rc, _, errors = judged(repo, check.id)
         assert rc == 1 and check.sample().finding in errors, (check.id, errors)
