@@ -110,8 +110,8 @@ def main() -> int:
         "medians (min to max)"
     )
     labels = {
-        "first run": "oracle-guard check, all six, demo repo, empty cache",
-        "warm": "oracle-guard check, all six, demo repo, warm cache",
+        "first run": "oracle-guard check, every hook, demo repo, empty cache",
+        "warm": "oracle-guard check, every hook, demo repo, warm cache",
         "reference": "check-jsonschema, one small file",
     }
     for name, label in labels.items():

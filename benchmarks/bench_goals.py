@@ -222,7 +222,7 @@ def small_rows(tmp: str, runs: int, checker: str, check_yaml: str) -> List[Row]:
     rows = [
         pair(
             "small-first",
-            "small repository, first run (no cache), all six hooks",
+            "small repository, first run (no cache), every hook",
             first,
             reference,
             schema_check,
@@ -231,7 +231,7 @@ def small_rows(tmp: str, runs: int, checker: str, check_yaml: str) -> List[Row]:
         ),
         pair(
             "small-warm",
-            "small repository, warm cache, all six hooks",
+            "small repository, warm cache, every hook",
             command(guard, demo),
             reference,
             schema_check,
@@ -388,7 +388,7 @@ def fixture_rows(tmp: str, sizes: Sizes, runs: int) -> List[Row]:
     rows.append(
         pair(
             "merge",
-            f"CI: the merge of a 10-commit branch into a main 3 commits ahead, all six hooks, cold, {size}",
+            f"CI: the merge of a 10-commit branch into a main 3 commits ahead, every hook, cold, {size}",
             command(judged, repo),
             "`git merge-tree --write-tree main feature`, plus `check --base MERGE-BASE --head feature` (cold)",
             reference,

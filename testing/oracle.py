@@ -3,7 +3,16 @@ judged at, and the contract of a repository whose seeds only an owner extends.""
 
 from __future__ import annotations
 
+from oracle_guard.checks.registry import HOOKS
+
 NOW = "2026-09-25"  # tests that need another moment pass their own --now
+
+
+def all_but_write_set() -> str:
+    """``--only`` for an owner's oracle edit without an authority: every check but
+    write-set, which denies it (docs: how-to/edit-the-oracle.md)."""
+    return ",".join(hook for hook in HOOKS if hook != "write-set")
+
 
 # seeds append-only, src/ the write set, alice an owner by GitLab's pusher variable
 OWNED_SEEDS = """\

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Tuple
 
+from oracle_guard.checks.registry import Check
 from testing import samples
 from testing.git import git, write
 from testing.oracle import NOW
@@ -2093,3 +2094,22 @@ def judge_pushed_or_ranged(client: Path, server: Path, context: str) -> Tuple[st
         }
     got = guard(client, env=env)
     return got.verdict, got.codes
+
+
+# -- the registry's samples -----------------------------------------------------------
+def sample_scenario(check: Check) -> Scenario:
+    """``check``'s sample change (the registry's), on a baseline of its sample
+    (``build_baseline(root, samples.sample_tree([check]))``). Beside its finding,
+    write-set, which guards the oracle files a contract names even without its
+    section, denies the oracle files the change writes."""
+    sample = check.sample()
+    written = {path: text for path, text in sample.change.items() if text is not None}
+    removed = [path for path, text in sample.change.items() if text is None]
+    steps = tuple([put(written)] if written else []) + tuple([drop(*removed)] if removed else [])
+    return Scenario(
+        name=f"the sample of {check.id}",
+        attack=True,
+        why=f"{check.id}'s sample change: {sample.finding}",
+        steps=steps,
+        expect=expect(sample.finding),
+    )

@@ -7,6 +7,8 @@ import os
 
 import pytest
 
+from oracle_guard.checks.registry import CHECKS, HOOKS
+from testing import samples
 from testing.git import commit, git, init_repo, run_guard, stage
 from testing.oracle import NOW
 
@@ -75,3 +77,24 @@ def test_a_commit_judged_in_ci_gets_no_staged_way_out(broken, capsys):
     rc, out, err = check(capsys, repo, "--base", guarded, "--head", "HEAD")
     assert rc != 0
     assert "no staged fix passes" not in out + err
+
+
+# -- any check's section, broken: from the registry's samples ----------------------------
+
+
+@pytest.mark.parametrize("entry", CHECKS, ids=HOOKS)
+def test_a_broken_section_of_every_check_fails_closed(tmp_path, capsys, entry):
+    """The samples' contract at HEAD with this check's section broken (committed with
+    --no-verify): every staged change fails closed naming the section and the way
+    out; near miss: the samples' own contract passes."""
+    repo = init_repo(tmp_path / "r")
+    commit(repo, samples.sample_tree(), "guard")
+    rc, out, err = check(capsys, repo)
+    assert (rc, err) == (0, ""), out
+    sections = dict(samples.sample_sections(), **{entry.section: "not a section"})
+    commit(repo, {".oracle-guard.yaml": samples.contract_text(sections)}, "broke it")
+    stage(repo, {".oracle-guard.yaml": samples.sample_contract()})
+    rc, out, err = check(capsys, repo)
+    assert (rc, out) == (2, "")
+    assert f"invalid contract at $.{entry.section}: " in err, err
+    assert err.rstrip("\n").endswith(f"(the contract in HEAD); {WAY_OUT}")

@@ -13,12 +13,13 @@ import pytest
 
 from oracle_guard.checks.codes import CODES, CONTEXTS, fix_in
 from oracle_guard.checks.registry import HOOKS
+from testing import oracle
 from testing.git import commit, git, init_repo, run_guard, stage
 from testing.oracle import NOW
 from testing.server import make_client, make_server, push
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-OWNER_FLOW = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
+OWNER_FLOW = oracle.all_but_write_set()
 CONTRACT = (
     "version: 1\n"
     "seeds:\n"

@@ -10,11 +10,12 @@ import shlex
 
 import pytest
 
+from testing import oracle
 from testing.git import commit, git, init_repo, run_guard, write
 from testing.oracle import NOW
 from testing.samples import EXAMPLES, example_repo
 
-FOUR = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
+FOUR = oracle.all_but_write_set()
 BUDGET = "oracle/flake_budget.yaml"
 RECORD = [
     "--seed",

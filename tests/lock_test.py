@@ -744,7 +744,7 @@ def assert_every_hook_passes(capsys, repo, lock):
         repo,
         "check",
         "--only",
-        "fixture-lock,seed-append-only,freeze-schema,flake-budget",
+        oracle.all_but_write_set(),
         "--now",
         NOW,
     )

@@ -31,7 +31,7 @@ def test_every_check_has_its_section_linking_its_codes():
             assert f"(codes.md#{doc.code})" in sections[check.id], (check.id, doc.code)
     for code in NOT_FROM_A_CHECK:
         assert f"(codes.md#{code})" in checks, code
-    assert "`oracle-guard`" in checks  # the single hook id that runs all six
+    assert "`oracle-guard`" in checks  # the single hook id that runs them all
 
 
 def test_every_code_linked_from_the_reference_exists():

@@ -10,11 +10,12 @@ import shlex
 
 import pytest
 
+from testing import oracle
 from testing.git import commit, git, run_guard, write
 from testing.oracle import NOW
 from testing.samples import EXAMPLES, example_repo
 
-FOUR = "fixture-lock,seed-append-only,freeze-schema,flake-budget"
+FOUR = oracle.all_but_write_set()
 # the oracle-dir example without its record rules: these tests append any JSON value
 RECORD_RULES = """\
     records: corpus-line            # each new line: id, test, payload, payload_sha256, expect

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 
 from oracle_guard import clock
+from oracle_guard.checks.registry import CHECKS, HOOKS
 from oracle_guard.contract import choose
 from oracle_guard.errors import GitError
 from oracle_guard.findings import Finding
@@ -20,7 +21,7 @@ from oracle_guard.git.plumbing import Git
 from oracle_guard.judge import judge
 from oracle_guard.parsing.patterns import Pattern, PatternSet
 from oracle_guard.snapshot import MemorySnapshot, Overlay, Snapshot, changes
-from testing import oracle
+from testing import oracle, samples
 from testing.bounds import property_settings
 from testing.faults import calls, logging_git, path_with
 from testing.git import clean_environment, commit, git, init_repo, run_guard
@@ -304,6 +305,9 @@ CATALOGUE = {
             "oracle/inputs/sub": gitlink(SUBMODULE),
         },
     ),
+    # every check's sample (the registry's), and every sample's change
+    "samples": samples.sample_tree(),
+    "samples changed": samples.changed_tree(samples.sample_tree(), samples.sample_change()),
 }
 PATTERNS = [
     ["**"],
@@ -489,7 +493,10 @@ PAIRS = [
 ]
 
 
-@pytest.mark.parametrize("base, candidate", PAIRS + [("oracle", "oracle")])
+SAMPLES = [("samples", "samples changed"), ("samples changed", "samples")]
+
+
+@pytest.mark.parametrize("base, candidate", PAIRS + [("oracle", "oracle")] + SAMPLES)
 def test_changes_are_the_same_from_git_and_from_memory(catalogue, base, candidate):
     handle, commits, staged = catalogue
     from_diff_tree = changes(
@@ -515,7 +522,7 @@ def verdicts(base, candidate):
 NOW = clock.now_from(oracle.NOW, {})  # the suite's clock, as the checks take it
 
 
-@pytest.mark.parametrize("base, candidate", PAIRS + [("oracle", "oracle")])
+@pytest.mark.parametrize("base, candidate", PAIRS + [("oracle", "oracle")] + SAMPLES)
 def test_every_check_finds_the_same_on_memory_and_git_snapshots(catalogue, base, candidate):
     handle, commits, staged = catalogue
     on_git = verdicts(
@@ -530,6 +537,10 @@ def test_every_check_finds_the_same_on_memory_and_git_snapshots(catalogue, base,
     assert verdicts(Snapshot.of_commit(handle, commits[base], "HEAD"), staged[candidate]) == on_git
     if base == "oracle" and candidate != "oracle":
         assert any(r[3] for r in on_git), "the pair should give the checks something to find"
+    if (base, candidate) == SAMPLES[0]:  # each check finds its sample's finding
+        found = {hook: {f"{f.path}: {f.code}" for f in fs} for hook, _, _, fs in on_git}
+        for check in CHECKS:
+            assert check.sample().finding in found[check.id], check.id
 
 
 @pytest.mark.parametrize(
@@ -540,6 +551,7 @@ def test_every_check_finds_the_same_on_memory_and_git_snapshots(catalogue, base,
         ("oracle", "oracle"),
         ("empty", "oracle edited"),
         ("oracle", "empty"),
+        *SAMPLES,
     ],
 )
 @pytest.mark.parametrize("fmt", ["text", "json"])
@@ -559,7 +571,7 @@ def test_a_memory_repository_reports_what_the_command_reports(
         memory_repo.commit(CATALOGUE[base])
     memory_repo.index = {}
     memory_repo.stage(CATALOGUE[candidate])
-    hooks = "fixture-lock,seed-append-only,freeze-schema,flake-budget,write-set"
+    hooks = ",".join(HOOKS)
     rc, out, err = run_guard(
         capsys, repo, "check", "--only", hooks, "--now", "2026-09-25", "--format", fmt
     )

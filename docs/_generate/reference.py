@@ -1,7 +1,7 @@
 """MkDocs hook: the reference pages' tables, written from the code at build time.
 
-A line of a page that is exactly ``<!-- generated: NAME -->`` becomes NAME's
-Markdown: the checks from the registry, the finding codes from the code table,
+A line of a page that is exactly ``<!-- generated: NAME -->`` (indented, in a
+list item: each line of the Markdown is indented alike) becomes NAME's Markdown: the checks from the registry, the finding codes from the code table,
 the command line from the parser, the contract from its JSON Schema, the limits
 from their defaults, the Performance page's tables from the benchmark runs
 recorded under benchmarks/results/. Nothing here is kept in step by hand.
@@ -17,15 +17,16 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List
 
 ROOT = Path(__file__).resolve().parents[2]
-MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.M)
+MARKER = re.compile(r"^([ \t]*)<!-- generated: ([a-z-]+) -->$", re.M)
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     def expand(match: re.Match) -> str:
-        name = match.group(1)
+        indent, name = match.groups()
         if name not in GENERATORS:
             raise ValueError(f"{page.file.src_path}: no generator named {name!r}")
-        return GENERATORS[name](posixpath.dirname(page.file.src_path))
+        text = GENERATORS[name](posixpath.dirname(page.file.src_path))
+        return "\n".join(indent + line if line else line for line in text.split("\n"))
 
     return MARKER.sub(expand, markdown)
 
@@ -63,6 +64,14 @@ def checks(here: str) -> str:
         codes = ", ".join(f"[`{doc.code}`]({codes_page}#{doc.code})" for doc in check.codes)
         rows.append(f"| `{check.id}` | {cell(check.question)} | `{check.section}` | {codes} |")
     return "\n".join(rows) + "\n"
+
+
+def check_all_but_write_set(here: str) -> str:
+    """The command an owner without an authority runs before committing an oracle edit
+    (how-to/edit-the-oracle.md): every check but write-set, which denies it."""
+    from oracle_guard.checks.registry import HOOKS
+
+    return f"`oracle-guard check --only {','.join(h for h in HOOKS if h != 'write-set')}`"
 
 
 def codes(here: str) -> str:
@@ -369,6 +378,7 @@ def benchmark_pack_readers(here: str) -> str:
 
 GENERATORS: Dict[str, Callable[[str], str]] = {
     "checks": checks,
+    "check-all-but-write-set": check_all_but_write_set,
     "codes": codes,
     "cli": cli,
     "contract-schema": contract_schema,

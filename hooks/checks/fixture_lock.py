@@ -9,6 +9,7 @@ import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
 
 from oracle_guard.cache import fixture_key, lock_key
+from oracle_guard.checks.sample import Sample
 from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.objects import BlobTooLarge, Entry
@@ -17,6 +18,26 @@ from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 
 HOOK = "fixture-lock"
+# the smallest oracle: one locked fixture, and the change of its bytes
+SAMPLE = Sample(
+    sections={
+        "fixtures": [
+            {
+                "lock": "oracle/fixtures.lock.json",
+                "root": "oracle/inputs",
+                "paths": ["oracle/inputs/**"],
+            }
+        ]
+    },
+    files={
+        "oracle/inputs/a.txt": "1\n",
+        "oracle/fixtures.lock.json": '{\n  "a.txt": '
+        '"4355a46b19d348dc2f57c046f8ef63d4538ebb936000f3c9ee954a27460dd865"\n}\n',
+    },
+    change={"oracle/inputs/a.txt": "2\n"},
+    finding="oracle/inputs/a.txt: fixture-mismatch",
+)
+
 _HEX = re.compile(r"^[0-9a-fA-F]{64}$")  # any case here; the schema then demands lowercase
 # GNU sha256sum's lines: '<hex>  <name>' (text mode), '<hex> *<name>' (-b) and
 # 'SHA256 (<name>) = <hex>' (--tag); each starts with '\' when the name holds a

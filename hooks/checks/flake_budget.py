@@ -8,12 +8,30 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from oracle_guard import clock
 from oracle_guard.checks import freeze_files
+from oracle_guard.checks.sample import Sample
 from oracle_guard.contract import CONTRACT_PATH, Contract
 from oracle_guard.findings import NOT_COUNTED, Finding
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 
 HOOK = "flake-budget"
+# the smallest oracle: a budget and the file it counts, and the change that lets an
+# entry expire
+SAMPLE = Sample(
+    sections={
+        "budget": {"max_frozen": 1},
+        "freeze": [{"paths": ["oracle/*.yaml"], "schema": "flake-budget"}],
+    },
+    files={
+        "oracle/flake_budget.yaml": "max_frozen: 1\nfrozen:\n  - id: test_a\n    owner: platform\n"
+        '    expires: "2099-01-01"\n    reason: flaky on CI\n'
+    },
+    change={
+        "oracle/flake_budget.yaml": "max_frozen: 1\nfrozen:\n  - id: test_a\n    owner: platform\n"
+        '    expires: "2000-01-01"\n    reason: flaky on CI\n'
+    },
+    finding="oracle/flake_budget.yaml: budget-expired",
+)
 
 
 def known_ids(patterns: List[str], snapshot: Snapshot) -> set:

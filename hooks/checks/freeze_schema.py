@@ -6,11 +6,22 @@ import datetime
 from typing import List
 
 from oracle_guard.checks import freeze_files
+from oracle_guard.checks.sample import Sample
 from oracle_guard.contract import Contract
 from oracle_guard.findings import Finding
 from oracle_guard.snapshot import Snapshot
 
 HOOK = "freeze-schema"
+# the smallest oracle: a budget file, and the change that adds one that does not parse
+SAMPLE = Sample(
+    sections={"freeze": [{"paths": ["oracle/*.yaml"], "schema": "flake-budget"}]},
+    files={
+        "oracle/flake_budget.yaml": "max_frozen: 1\nfrozen:\n  - id: test_a\n    owner: platform\n"
+        '    expires: "2099-01-01"\n    reason: flaky on CI\n'
+    },
+    change={"oracle/quarantine.yaml": "max_frozen: 1\nfrozen: [\n"},
+    finding="oracle/quarantine.yaml: freeze-invalid",
+)
 
 
 def load(contract: Contract, candidate: Snapshot) -> freeze_files.FreezeState:

@@ -13,6 +13,7 @@ import datetime
 import importlib
 from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Tuple
 
+from oracle_guard.checks.sample import Sample
 from oracle_guard.sections import BUDGET, FIXTURES, FREEZE, SEEDS, TAMPER, Section
 from oracle_guard.sections import WRITE_SET as WRITE_SET_SECTION
 
@@ -62,6 +63,11 @@ class Check(NamedTuple):  # not a dataclass: every hook run would import inspect
 
     def function(self) -> CheckFunction:
         return importlib.import_module(self.module_name).check
+
+    def sample(self) -> Sample:
+        """The module's ``SAMPLE``: its sections and files pass, its change does not."""
+        sample: Sample = importlib.import_module(self.module_name).SAMPLE
+        return sample
 
 
 FIXTURE_LOCK = Check(

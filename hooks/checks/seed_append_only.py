@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard.checks import records
 from oracle_guard.checks.records import Batch, Record, Rules, locator
+from oracle_guard.checks.sample import Sample
 from oracle_guard.contract import CONTRACT_PATH, LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.objects import BlobTooLarge
@@ -17,6 +18,13 @@ from oracle_guard.parsing.strict_equality import strict_key
 from oracle_guard.snapshot import Snapshot
 
 HOOK = "seed-append-only"
+# the smallest oracle: a seed file, and the change that drops a seed
+SAMPLE = Sample(
+    sections={"seeds": [{"paths": ["seeds/*.json"], "format": "json-array"}]},
+    files={"seeds/a.json": "[1, 2]\n"},
+    change={"seeds/a.json": "[1]\n"},
+    finding="seeds/a.json: seed-removed",
+)
 SHOW_LIMIT = 60
 
 

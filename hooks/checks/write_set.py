@@ -6,6 +6,7 @@ import datetime
 import re
 from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
+from oracle_guard.checks.sample import Sample
 from oracle_guard.contract import Contract, ContractError, literal_pattern
 from oracle_guard.findings import Finding
 from oracle_guard.git.process import decode_path
@@ -14,6 +15,13 @@ from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pa
 from oracle_guard.snapshot import Snapshot, changed_paths
 
 HOOK = "write-set"
+# the smallest oracle: the paths a change may touch, and a change outside them
+SAMPLE = Sample(
+    sections={"write_set": {"allow": ["src/**"]}},
+    files={"src/app.py": "x = 1\n"},
+    change={"docs/notes.md": "notes\n"},
+    finding="docs/notes.md: write-outside-set",
+)
 
 
 def allow_file_patterns(path: str, source: Snapshot) -> List[str]:

@@ -1,4 +1,4 @@
-"""``oracle-guard check``: judge a change with the hooks (all six by default): the
+"""``oracle-guard check``: judge a change with the hooks (every check by default): the
 index as ``git commit`` would record it, or a commit (``--head``), against the
 revision it started from."""
 
@@ -25,7 +25,7 @@ def hook_list(text: str) -> List[str]:
 
 def add_parser(sub) -> None:
     parser = sub.add_parser(
-        "check", parents=[common(), judged()], help="run the hooks (all six by default)"
+        "check", parents=[common(), judged()], help="run the hooks (every check by default)"
     )
     parser.add_argument(
         "--only",

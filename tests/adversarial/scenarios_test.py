@@ -5,12 +5,15 @@ to a bare repository with the pre-receive hook installed."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Callable, Dict
 
 import pytest
 
-from testing import scenarios
-from testing.git import git
-from testing.scenarios import ATTACKS, CATALOG, CONTEXTS, LEGITIMATE, OWNER, PASS, Work
+from oracle_guard.checks.registry import CHECKS, HOOKS, Check
+from testing import samples, scenarios
+from testing.git import clean_environment, git
+from testing.scenarios import ATTACKS, CATALOG, CONTEXTS, LEGITIMATE, OWNER, PASS, REJECT, Work
 
 
 @pytest.mark.parametrize("context", CONTEXTS)
@@ -32,8 +35,10 @@ def test_baseline_passes_every_check_it_has(baseline, tmp_path):
     got = scenarios.guard(work.client, env={})
     assert got.verdict == PASS, got.detail
     checks = json.loads(got.detail)["checks"]
-    for hook in ("fixture-lock", "freeze-schema", "flake-budget"):
-        assert checks[hook] == {"status": "passed", "errors": 0, "warnings": 0, "note": None}
+    for check in CHECKS:  # a diff check has no change to judge yet
+        if not check.needs_base:
+            passed = {"status": "passed", "errors": 0, "warnings": 0, "note": None}
+            assert checks[check.id] == passed, check.id
     assert git(work.client, "rev-parse", "refs/remotes/origin/main") == git(
         work.server, "rev-parse", "refs/heads/main"
     )
@@ -53,3 +58,38 @@ def test_catalog_shape():
         assert scenario.expect["push"].verdict == PASS, scenario.name
         if scenario.pusher != OWNER:  # owners are known on the server only
             assert all(scenario.expect[c].verdict == PASS for c in CONTEXTS), scenario.name
+
+
+# -- every check's sample, from the registry ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sample_baselines(tmp_path_factory) -> Callable[[Check], Path]:
+    """A baseline per check, of its sample alone (built when first asked for)."""
+    built: Dict[str, Path] = {}
+
+    def baseline_of(check: Check) -> Path:
+        if check.id not in built:
+            with clean_environment():
+                root = tmp_path_factory.mktemp(f"sample-{check.id}")
+                built[check.id] = scenarios.build_baseline(root, samples.sample_tree([check]))
+        return built[check.id]
+
+    return baseline_of
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("check", CHECKS, ids=HOOKS)
+def test_every_checks_sample_change_is_rejected_in_every_context(
+    check, context, sample_baselines, tmp_path
+):
+    """The sample's tree was pushed and accepted (build_baseline); its change is
+    rejected everywhere, with the sample's finding, and no other but write-set's
+    denial of the oracle files it writes."""
+    scenario = scenarios.sample_scenario(check)
+    work = Work.copy(sample_baselines(check), tmp_path / "copy")
+    got = scenarios.run(scenario, context, work)
+    finding = check.sample().finding
+    denied = {f"{path}: write-denied" for path in check.sample().change}
+    assert got.verdict == REJECT and finding in got.codes, f"{context}: {got}\n{got.detail}"
+    assert got.codes - {finding} <= denied, f"{context}: {got}\n{got.detail}"

@@ -9,6 +9,7 @@ from typing import Dict, List, Mapping, Optional
 
 import pytest
 
+from oracle_guard.checks.manifest import ALL_IN_ONE_NAME
 from testing import scenarios
 from testing.checkout import snapshot_checkout
 from testing.git import clean_environment, commit, git, init_repo, stage, write
@@ -215,7 +216,7 @@ def test_an_owner_appends_a_seed_with_one_signed_commit_and_no_skip(tmp_path, ho
     assert git(repo, "cat-file", "commit", "HEAD").count("-----BEGIN SSH SIGNATURE-----") == 1
     pushed = run("push", "origin", "HEAD:refs/heads/append")
     assert pushed.returncode == 0, pushed.stdout
-    assert "oracle-guard (all six hooks)" in pushed.stdout  # the pre-push hook ran
+    assert ALL_IN_ONE_NAME in pushed.stdout  # the pre-push hook ran
     assert "an owner signed every commit of this oracle change" in pushed.stdout  # the server
     git(repo, "fetch", "-q", "origin")
     ci = subprocess.run(
@@ -259,7 +260,7 @@ def test_the_first_push_into_an_empty_remote_passes_pre_push_without_skip(
             stderr=subprocess.STDOUT,
             text=True,
         )
-        assert "oracle-guard (all six hooks)" in pushed.stdout, pushed.stdout  # it ran
+        assert ALL_IN_ONE_NAME in pushed.stdout, pushed.stdout  # it ran
         if broken:  # pre-commit shows a hook's output when it fails
             assert "origin has no branch this clone knows of" in pushed.stdout, pushed.stdout
             assert pushed.returncode != 0, pushed.stdout
@@ -326,7 +327,7 @@ def test_test_tamper_families_in_the_installed_hooks_ci_and_the_server(
         assert said and all(code in line for line in said), committed.stdout
         w.commit(family.name)  # --no-verify, as an agent that skips the hook would
     pushed = run("git", "push", "-q", "origin", "HEAD:refs/heads/topic")
-    assert "oracle-guard (all six hooks)" in pushed.stdout, pushed.stdout  # pre-push ran
+    assert ALL_IN_ONE_NAME in pushed.stdout, pushed.stdout  # pre-push ran
     assert (pushed.returncode != 0) == attack, pushed.stdout
     assert (rev(w.server, "refs/heads/topic") is None) == attack
     ci = run(
@@ -402,7 +403,7 @@ def test_init_sets_up_the_runner_on_path_and_its_install_step_guards_commits(
     write(repo, {"src/app.py": "x = 2\n"})
     honest = commit_all("honest")
     assert honest.returncode == 0, honest.stdout
-    assert "oracle-guard (all six hooks)" in honest.stdout, honest.stdout  # it ran
+    assert ALL_IN_ONE_NAME in honest.stdout, honest.stdout  # it ran
     write(repo, {"fixtures/pricing.json": '{"price": 1}\n'})
     before = git(repo, "rev-parse", "HEAD")
     sneaky = commit_all("sneaky")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from oracle_guard.checks.manifest import ALL_IN_ONE_NAME
 from testing.checkout import snapshot_checkout
 from testing.git import commit, git, init_repo, write
 
@@ -164,7 +165,7 @@ def test_a_deselecting_conftest_greens_pytest_and_is_rejected_before_the_suite_r
 
     blocked = git_commit(repo, pre_commit_home)
     assert blocked.returncode != 0, blocked.stdout
-    assert "oracle-guard (all six hooks)" in blocked.stdout, blocked.stdout
+    assert ALL_IN_ONE_NAME in blocked.stdout, blocked.stdout
     assert "tests/conftest.py:1: collection-changed:" in blocked.stdout, blocked.stdout
     assert git(repo, "rev-parse", "HEAD") == before
 
@@ -188,7 +189,7 @@ def test_the_same_patch_without_the_conftest_passes_the_guard_and_the_suite_stay
 
     committed = git_commit(repo, pre_commit_home)
     assert committed.returncode == 0, committed.stdout
-    assert "oracle-guard (all six hooks)" in committed.stdout, committed.stdout
+    assert ALL_IN_ONE_NAME in committed.stdout, committed.stdout
 
     red = run_pytest(repo)
     assert red.returncode == 1, red.stdout

@@ -18,6 +18,7 @@ from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 from oracle_guard.checks.test_tamper import moves, options
 from oracle_guard.checks.test_tamper.marks import Mark, new_marks, package_of
 from oracle_guard.checks.test_tamper.names import FRAMEWORKS
+from oracle_guard.checks.test_tamper.sample import SAMPLE  # noqa: F401 (Check.sample())
 from oracle_guard.checks.test_tamper.startup import start_up_file
 from oracle_guard.checks.test_tamper.stdlib import STDLIB_MODULES
 from oracle_guard.contract import Contract

@@ -29,7 +29,7 @@ def repo_entry(repo: str, rev: str, indent: str) -> List[str]:
         line(f"{indent}- repo: {scalar(repo)}", "where you host or mirror oracle-guard"),
         line(f"{indent}  rev: {scalar(rev)}", "a tag or the full commit id you reviewed"),
         f"{indent}  hooks:",
-        line(f"{indent}    - id: oracle-guard", "all six checks in one process"),
+        line(f"{indent}    - id: oracle-guard", "every check in one process"),
     ]
 
 

@@ -58,7 +58,7 @@ def prek_entry(repo: str, rev: str) -> List[str]:
         "[[repos]]",
         line(f"repo = {toml_string(repo)}", "where you host or mirror oracle-guard"),
         line(f"rev = {toml_string(rev)}", "a tag or the full commit id you reviewed"),
-        line('hooks = [{ id = "oracle-guard" }]', "all six checks in one process"),
+        line('hooks = [{ id = "oracle-guard" }]', "every check in one process"),
     ]
 
 
