@@ -35,7 +35,13 @@ class VersionAction(argparse.Action):
     """--version: the version, and the commit it was built from when that is known
     (asked only when --version is given: it may run git)."""
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: Optional[str] = None,
+    ) -> None:
         from oracle_guard.build_info import version_line
 
         print(version_line())
@@ -100,7 +106,7 @@ def _main(argv: Optional[Sequence[str]], env: Optional[Mapping[str, str]]) -> in
         return report_failure(parsed, exc)
 
 
-def report_failure(parsed, exc: BaseException) -> int:
+def report_failure(parsed: argparse.Namespace, exc: BaseException) -> int:
     """The one line (and, for the machine formats, the document) a failed run
     prints; every --output file gets its format's error document."""
     import traceback

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, List, Mapping, Optional, Sequence, Tuple, cast
 
+from oracle_guard.contract import Contract
 from oracle_guard.contract import read as read_contract
 from oracle_guard.errors import ProtocolError, RevisionError
 from oracle_guard.git.plumbing import Git
@@ -261,7 +262,7 @@ def _head(git: Git) -> Optional[Snapshot]:
 
 
 def caught_up(
-    git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str, contract
+    git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str, contract: Optional[Contract]
 ) -> Snapshot:
     """What a branch's update is compared with: its old tip, plus what it took
     from the default branch since (a merge of main into the branch), so changes

@@ -8,7 +8,7 @@ for tests and for trees no repository holds)."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from oracle_guard.git.plumbing import (
     MODE_GITLINK,
@@ -21,6 +21,9 @@ from oracle_guard.git.plumbing import (
     parse_index,
 )
 from oracle_guard.parsing.patterns import PatternSet
+
+if TYPE_CHECKING:
+    from oracle_guard.cache import Cache
 
 Change = Tuple[str, Optional[Entry], Optional[Entry]]  # path, before, after
 
@@ -127,7 +130,7 @@ class Snapshot(ABC):
         return None
 
     @property
-    def cache(self):
+    def cache(self) -> Cache:
         """Where verdicts on blobs are kept: here, a cache that holds nothing."""
         from oracle_guard.cache import Cache
 
@@ -286,7 +289,7 @@ class GitSnapshot(Snapshot):
         return entry
 
     @property
-    def cache(self):
+    def cache(self) -> Cache:
         """The repository's cache; one that holds nothing for a snapshot of no repository."""
         if self._git is not None:
             return self._git.cache
@@ -351,7 +354,7 @@ def _record_start(listing: bytes, tab: int) -> Optional[int]:
     return start if re.fullmatch(rb"[0-7]+ [0-9a-f]+ [0-3]", listing[start:tab]) else None
 
 
-def _records(listing: bytes, tail: bytes, last: bool = False):
+def _records(listing: bytes, tail: bytes, last: bool = False) -> Iterator[Tuple[int, int]]:
     """(start, tab) of each record whose text from its tab begins with ``tail``,
     in order (from the end with ``last``)."""
     at = len(listing) if last else 0

@@ -137,7 +137,7 @@ MYPY_NEAR = """\
 import itertools
 
 
-def f():
+def f() -> object:
     return 1 + 2, itertools.chain
 """
 MYPY_FIRE = """\
@@ -174,8 +174,9 @@ def test_ruff_format_wraps_at_the_configured_width(tmp_path):
     assert fire.returncode == 1 and "fire.py" in fire.stdout, report(fire)
 
 
-def test_mypy_checks_untyped_code_for_python_3_9(tmp_path):
-    # a bug in an unannotated function, and a function new in 3.10: both only as configured
+def test_mypy_wants_annotations_and_checks_for_python_3_9(tmp_path):
+    # a function with no annotations, the bug in it, and a function new in 3.10:
+    # all three only as configured
     write(tmp_path, "near.py", MYPY_NEAR)
     write(tmp_path, "fire.py", MYPY_FIRE)
     cache = str(ROOT / ".mypy_cache" / "near-miss")  # typeshed's modules, kept between runs
@@ -185,3 +186,4 @@ def test_mypy_checks_untyped_code_for_python_3_9(tmp_path):
     assert fire.returncode == 1, report(fire)
     assert 'Unsupported operand types for + ("int" and "str")' in fire.stdout, report(fire)
     assert 'Module has no attribute "pairwise"' in fire.stdout, report(fire)
+    assert "[no-untyped-def]" in fire.stdout, report(fire)

@@ -11,19 +11,28 @@ every commit, and a ref can later point at the one that edited the oracle.
 
 from __future__ import annotations
 
+import datetime
 import itertools
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Tuple
 
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import Commit, Git, decode_path
 from oracle_guard.report.escaping import show_path
+
+if TYPE_CHECKING:
+    from oracle_guard.checks.write_set import WriteSet
+    from oracle_guard.contract import Contract
+    from oracle_guard.snapshot import Snapshot
 
 HOOK = "write-set"
 Attributed = Tuple[str, Finding]  # (commit id, finding)
 
 
 def judge(
-    contract, git: Git, commits: Iterable[Commit], denied: Optional[Dict[bytes, Finding]] = None
+    contract: Contract,
+    git: Git,
+    commits: Iterable[Commit],
+    denied: Optional[Dict[bytes, Finding]] = None,
 ) -> List[Attributed]:
     """Findings for ``commits`` by ``contract``'s write set, for everyone,
     owners included. ``denied``: the write set's findings on their paths, when
@@ -63,7 +72,7 @@ AUTHORIZED = "an owner signed every commit of this oracle change"
 
 
 def judge_with_authority(
-    contract,
+    contract: Contract,
     git: Git,
     commits: Iterable[Commit],
     net: List[Finding],
@@ -90,7 +99,7 @@ def judge_with_authority(
 
 
 def _undone(
-    contract,
+    contract: Contract,
     git: Git,
     commits: List[Commit],
     net: List[Finding],
@@ -135,12 +144,12 @@ def _undone(
 
 
 def undone_by_checks(
-    contract,
+    contract: Contract,
     git: Git,
     commits: Iterable[Commit],
     tip: str,
-    base_for: Callable[[str], Any],
-    now,
+    base_for: Callable[[str], Snapshot],
+    now: datetime.datetime,
     standing: Iterable[Finding],
 ) -> List[Attributed]:
     """Each commit of a push before its tip judged by the other checks as a ref
@@ -184,7 +193,7 @@ def undone_by_checks(
     return out
 
 
-def _denied(commits: List[Commit], write_set) -> Dict[bytes, Finding]:
+def _denied(commits: List[Commit], write_set: WriteSet) -> Dict[bytes, Finding]:
     """The write set's findings on every path the commits change, by path: all
     paths at once, whatever the number of commits."""
     changing = [commit.paths for commit in commits if commit.paths]
@@ -206,7 +215,7 @@ def _split(paths: Iterable[bytes], denied: Dict[bytes, Finding]) -> Tuple[List[s
     return protected, allowed
 
 
-def _merge(git: Git, commit: Commit, write_set) -> List[Attributed]:
+def _merge(git: Git, commit: Commit, write_set: WriteSet) -> List[Attributed]:
     """A merge's protected paths must be what its parents merge to."""
     if len(commit.parents) == 2:
         differing = git.remerge_differences(commit.id, commit.parents)

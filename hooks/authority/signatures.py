@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from oracle_guard.contract import ContractError
+from oracle_guard.contract import Contract, ContractError
 from oracle_guard.findings import Finding
 from oracle_guard.git.plumbing import BlobTooLarge, Commit, Git, decode_path
 from oracle_guard.parsing import loaders
@@ -29,7 +29,7 @@ SIGNERS_MAX_BYTES = 1 << 20
 class Authority:
     """The owners' keys at the rules revision, and how a commit is judged by them."""
 
-    def __init__(self, contract, git: Git) -> None:
+    def __init__(self, contract: Contract, git: Git) -> None:
         from oracle_guard.authority import allowed_signers
 
         section = contract.section("authority")
@@ -62,7 +62,7 @@ class Authority:
         self._verdicts: Dict[str, Optional[str]] = {}
 
     @classmethod
-    def of(cls, contract, git: Git) -> Optional[Authority]:
+    def of(cls, contract: Optional[Contract], git: Git) -> Optional[Authority]:
         if contract is None or contract.section("authority") is None:
             return None
         if getattr(contract, "_authority", None) is None:
@@ -199,7 +199,11 @@ def _public_key_text(path: str) -> str:
 
 
 def judge(
-    contract, git: Git, commits: Iterable[Commit], net: List[Finding], explained: bool = True
+    contract: Contract,
+    git: Git,
+    commits: Iterable[Commit],
+    net: List[Finding],
+    explained: bool = True,
 ) -> Tuple[List[Tuple[str, Finding]], bool]:
     """(findings, authorized) for a range whose change as a whole has the
     write-set findings ``net``. ``authorized``: every commit is an owner's,
@@ -296,7 +300,7 @@ HOW_TO_SIGN = (
 
 
 def judge_staged(
-    contract, git: Git, changed: Iterable[str], net: List[Finding]
+    contract: Contract, git: Git, changed: Iterable[str], net: List[Finding]
 ) -> Tuple[List[Finding], Optional[str]]:
     """A commit being made cannot be signed yet: when it changes only protected
     paths and the repository's configuration will sign it with an owner's key,

@@ -23,7 +23,11 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
 
 MAGIC = b"SSHSIG"
 VERSION = 1
@@ -428,7 +432,7 @@ def _security_key_data(application: str, flags: int, counter: int, data: bytes) 
     )
 
 
-def _hash(name: str):
+def _hash(name: str) -> hashes.HashAlgorithm:
     from cryptography.hazmat.primitives import hashes
 
     algorithms: Dict[str, Callable[[], hashes.HashAlgorithm]] = {
@@ -439,7 +443,7 @@ def _hash(name: str):
     return algorithms[name]()
 
 
-def _ecdsa_public(key_type: str, curve: str, point: bytes):
+def _ecdsa_public(key_type: str, curve: str, point: bytes) -> ec.EllipticCurvePublicKey:
     from cryptography.hazmat.primitives.asymmetric import ec
 
     curves: Dict[str, Callable[[], ec.EllipticCurve]] = {
@@ -454,7 +458,9 @@ def _ecdsa_public(key_type: str, curve: str, point: bytes):
         raise SignatureError(f"{key_type} key is not a point on {curve}") from None
 
 
-def _check_ecdsa(public, r: int, s: int, data: bytes, hash_name: str) -> None:
+def _check_ecdsa(
+    public: ec.EllipticCurvePublicKey, r: int, s: int, data: bytes, hash_name: str
+) -> None:
     from cryptography.hazmat.primitives.asymmetric import ec, utils
 
     public.verify(utils.encode_dss_signature(r, s), data, ec.ECDSA(_hash(hash_name)))
@@ -472,10 +478,10 @@ def _check(sig: Signature, data: bytes) -> None:
         _check_ecdsa(public, fields[0], fields[1], data, ECDSA_CURVES[sig.key_type][2])
     elif sig.key_type == RSA:
         try:
-            public = rsa.RSAPublicNumbers(key[0], key[1]).public_key()
+            rsa_public = rsa.RSAPublicNumbers(key[0], key[1]).public_key()
         except ValueError:
             raise SignatureError("ssh-rsa key is not a valid RSA public key") from None
-        public.verify(
+        rsa_public.verify(
             fields[0], data, padding.PKCS1v15(), _hash(RSA_SIGNATURE_HASHES[sig.signature_type])
         )
     elif sig.key_type == SK_ED25519:

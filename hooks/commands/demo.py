@@ -3,14 +3,18 @@ edits an agent might try, each judged by the real hooks."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
 import os
 import subprocess
-from typing import Callable, Dict, List, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Tuple
 
 from oracle_guard.commands.options import debug_only
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 NOW = "2026-09-25"  # fixed, so the demo prints the same every day
 
@@ -378,7 +382,7 @@ def show(keep: bool = False) -> int:
     return 0 if ok else 1
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser(
         "demo", parents=[debug_only()], help="show the hooks at work in a throwaway repository"
     )
@@ -386,5 +390,5 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     return show(keep=options.keep)

@@ -3,9 +3,13 @@ example, the fix; a hook's codes; every code."""
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+import argparse
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from oracle_guard.errors import UsageError
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 
 def explain(code: Optional[str], every: bool = False) -> int:
@@ -50,7 +54,7 @@ def _unknown_code(given: str, codes: Iterable[str]) -> str:
     return f"unknown code {given!r}; {listed}'oracle-guard explain --all' lists every code"
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser("explain", help="what a finding code means, an example, the fix")
     parser.add_argument(
         "code", metavar="CODE", nargs="?", help="a finding code, or a hook id to list its codes"
@@ -61,5 +65,5 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     return explain(options.code, options.all)

@@ -4,8 +4,9 @@ fixture to its lock, in the lock's own style and order."""
 
 from __future__ import annotations
 
+import argparse
 import os
-from typing import Dict, Optional
+from typing import TYPE_CHECKING, Dict, Optional
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.check_run import check
@@ -23,6 +24,9 @@ from oracle_guard.commands.workspace import (
 from oracle_guard.errors import Refused, UsageError
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.snapshot import Overlay
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 
 def write_locks(directory: str, use_cache: bool = True) -> int:
@@ -218,7 +222,7 @@ def _sum_lines_with(text: str, position: int, key: str, digest: str) -> str:
     return "\n".join(lines) + ("\n" if final_newline or len(lines) == 1 else "")
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     lock = sub.add_parser(
         "lock", parents=[common(), judged()], help="write the fixture lock(s) from staged content"
     )
@@ -233,7 +237,7 @@ def add_parser(sub) -> None:
     lock.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     import sys
 
     from oracle_guard import progress
@@ -245,7 +249,7 @@ def run(options) -> int:
         progress.stopped()
 
 
-def _run(options) -> int:
+def _run(options: argparse.Namespace) -> int:
     use_cache = not options.no_cache
     if options.output and not options.check:
         raise UsageError("--output writes a verdict's reports: use it with lock --check")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from oracle_guard.errors import UsageError
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 SUFFIX = ".schema.json"
 
@@ -35,7 +39,7 @@ def print_schema(name: Optional[str], listing: bool = False) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser("schema", help="print a built-in JSON Schema")
     parser.add_argument(
         "name",
@@ -48,5 +52,5 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     return print_schema(options.name, options.list)

@@ -14,8 +14,9 @@ in the entry's digest form, for a human who cannot compute it by hand.
 
 from __future__ import annotations
 
+import argparse
 import json
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
 
 from oracle_guard.commands.options import common
 from oracle_guard.commands.workspace import (
@@ -30,6 +31,12 @@ from oracle_guard.errors import Refused
 from oracle_guard.parsing import loaders
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.snapshot import Overlay
+
+if TYPE_CHECKING:
+    from oracle_guard.contract import Contract
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 FORMATS = ("json-array", "jsonl")
 
@@ -111,7 +118,9 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
     return editor.text.encode("utf-8")
 
 
-def _with_digests(path: str, entry: Dict[str, Any], contract, values: List[Any]) -> List[Any]:
+def _with_digests(
+    path: str, entry: Dict[str, Any], contract: Contract, values: List[Any]
+) -> List[Any]:
     """Each value with its digest field set from its payload (--digest)."""
     from oracle_guard.checks.records import Rules, digest_of
 
@@ -203,7 +212,7 @@ def seeds_append(ws: Workspace, file: str, texts: Sequence[str], digest: bool = 
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     """The ``seeds`` subcommands."""
     seeds = sub.add_parser("seeds", help="append seeds to a seed file")
     actions = seeds.add_subparsers(dest="seeds_action", metavar="ACTION")
@@ -226,7 +235,7 @@ def add_parser(sub) -> None:
     append.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     return edit(
         lambda ws: seeds_append(ws, options.file, options.values, options.digest), options.C
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Callable, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, List, Mapping, Optional, Sequence
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.errors import Refused, UsageError, WorktreeError
@@ -21,12 +21,15 @@ from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.report.text import finding_line
 from oracle_guard.snapshot import Overlay, Snapshot
 
+if TYPE_CHECKING:
+    from oracle_guard.git.plumbing import Git
+
 
 def unsafe(path: str, reason: str) -> Refused:
     return Refused(f"cannot edit {path} safely: {reason}; edit it by hand")
 
 
-def working_tree(git, command: str) -> str:
+def working_tree(git: Git, command: str) -> str:
     """The top of ``git``'s working tree; a bare repository has none to write in.
     ``command`` starts the message: "'oracle-guard lock'", say."""
     top = git.toplevel()
@@ -93,7 +96,7 @@ class Workspace:
     def __enter__(self) -> Workspace:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.git.close()
 
     def git_add(self, path: str) -> str:

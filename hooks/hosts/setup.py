@@ -10,7 +10,7 @@ import pwd
 import re
 import shlex
 import subprocess
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from oracle_guard import __version__
 from oracle_guard.errors import GitError, ProtocolError
@@ -18,6 +18,9 @@ from oracle_guard.git.plumbing import Git
 from oracle_guard.hosts import pusher_variable
 from oracle_guard.hosts.accounts import account_lines, sshd_lines
 from oracle_guard.hosts.probe import MARKER, SSHD_CONFIG, Hook, Line, account_name, text_of
+
+if TYPE_CHECKING:
+    from oracle_guard.contract import Contract
 
 
 def inspect(
@@ -338,10 +341,14 @@ def _identity(git: Git, host: str, identity_env: Optional[str]) -> List[Line]:
         contract = contract_mod.choose(snapshot, snapshot)
     except contract_mod.ContractError:
         return []  # doctor says so; the installer has nothing to add
+    if contract is None:  # read found one: choose returns it
+        return []
     return _identity_of(contract, host, identity_env)
 
 
-def _identity_of(contract, host: Optional[str], identity_env: Optional[str]) -> List[Line]:
+def _identity_of(
+    contract: Contract, host: Optional[str], identity_env: Optional[str]
+) -> List[Line]:
     named = contract.section("identity_env")
     if not contract.owners or not named:
         return []

@@ -10,7 +10,11 @@ from __future__ import annotations
 import functools
 import json
 import os
-from typing import Any, Callable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+    from referencing import Registry
 
 BUILTIN = ("freeze", "flake-budget", "quarantine-entry", "quarantine-list")
 
@@ -39,7 +43,7 @@ def builtin_schema(name: str) -> dict:
 
 
 @functools.cache
-def _registry():
+def _registry() -> Registry[Any]:
     from referencing import Registry, Resource
 
     names = [
@@ -87,7 +91,7 @@ def generated_matches(folder: str) -> bool:
 
 
 @functools.cache
-def _builtin_validator(name: str):
+def _builtin_validator(name: str) -> Validator:
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(builtin_schema(name), registry=_registry())
@@ -97,7 +101,7 @@ class SchemaError(Exception):
     """A schema file itself is unusable."""
 
 
-def custom_validator(schema: Any):
+def custom_validator(schema: Any) -> Validator:
     import jsonschema
     from jsonschema import validators
 
@@ -111,7 +115,9 @@ def custom_validator(schema: Any):
     return cls(schema)
 
 
-def problems(instance: Any, name: Optional[str] = None, validator=None) -> List[Problem]:
+def problems(
+    instance: Any, name: Optional[str] = None, validator: Optional[Validator] = None
+) -> List[Problem]:
     """(json path, message) for each schema violation, in document order."""
     if validator is None and name is not None:
         fast = _fast_validator(name)

@@ -8,7 +8,7 @@ failure halfway never leaves half a report behind.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Mapping, NamedTuple, Optional, Sequence
+from typing import IO, Callable, Dict, Mapping, NamedTuple, Optional, Sequence
 
 from oracle_guard.findings import HookResult
 from oracle_guard.report.github import render_github, render_github_error
@@ -19,7 +19,7 @@ from oracle_guard.report.text import painter, render_text
 COLOR_CHOICES = ("auto", "always", "never")
 
 
-def colour_wanted(flag: str, env: Mapping[str, str], stream) -> bool:
+def colour_wanted(flag: str, env: Mapping[str, str], stream: IO[str]) -> bool:
     """Whether text output gets colour, the first rule that decides:
     ``--color always|never``; pre-commit's ``PRE_COMMIT_COLOR=always|never``;
     ``NO_COLOR`` (non-empty) off; ``FORCE_COLOR`` (non-empty) on; else only
@@ -49,23 +49,53 @@ class Format(NamedTuple):
     render_error: Callable[[str], str]  # a failed run's report (exit 2)
 
 
-def _text(results, meta, owners, exit_code, colour) -> str:
+def _text(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     return render_text(results, owners=owners, paint=painter(colour), meta=meta)
 
 
-def _json(results, meta, owners, exit_code, colour) -> str:
+def _json(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     return render_json(results, meta=meta)
 
 
-def _github(results, meta, owners, exit_code, colour) -> str:
+def _github(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     return render_github(results, owners=owners, meta=meta)
 
 
-def _sarif(results, meta, owners, exit_code, colour) -> str:
+def _sarif(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     return render_sarif(results, meta=meta, exit_code=exit_code)
 
 
-def _markdown(results, meta, owners, exit_code, colour) -> str:
+def _markdown(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     from oracle_guard.report.markdown import render_markdown
 
     return render_markdown(results, meta=meta, owners=owners, exit_code=exit_code)
@@ -77,7 +107,13 @@ def _markdown_error(message: str) -> str:
     return render_markdown_error(message)
 
 
-def _junit(results, meta, owners, exit_code, colour) -> str:
+def _junit(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     from oracle_guard.report.junit import render_junit
 
     return render_junit(results, meta=meta, exit_code=exit_code)
@@ -89,7 +125,13 @@ def _junit_error(message: str) -> str:
     return render_junit_error(message)
 
 
-def _gitlab(results, meta, owners, exit_code, colour) -> str:
+def _gitlab(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     from oracle_guard.report.gitlab import render_gitlab
 
     return render_gitlab(results)

@@ -200,7 +200,9 @@ class Resolver:
     def _in(self) -> str:
         return f" in {self.where}" if self.scope else " at module level"
 
-    def add(self, rule: str, node: ast.AST, subject: str, message: str, scope=None) -> None:
+    def add(
+        self, rule: str, node: ast.AST, subject: str, message: str, scope: Optional[str] = None
+    ) -> None:
         line = getattr(node, "lineno", 1)
         self.marks.append(
             Mark(rule, line, subject, self.where if scope is None else scope, message)

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
-from typing import List, Mapping, Sequence
+from typing import TYPE_CHECKING, List, Mapping, Sequence
 
 from oracle_guard.commands.init.contract_writer import CONTRACT
 from oracle_guard.commands.init.plan import Plan, Settings, make_plan
 from oracle_guard.commands.init.preflight import preflight
 from oracle_guard.commands.init.report import next_steps, report, say, staging
 from oracle_guard.errors import InitError
+
+if TYPE_CHECKING:
+    from oracle_guard.git.plumbing import Git
 
 
 def init(settings: Settings, env: Mapping[str, str]) -> int:
@@ -85,7 +88,7 @@ def write(plan: Plan, top: str) -> None:
     )
 
 
-def not_committed(git, paths: Sequence[str]) -> List[str]:
+def not_committed(git: Git, paths: Sequence[str]) -> List[str]:
     """Those of ``paths`` whose staged blob is not the one in HEAD."""
     from oracle_guard.snapshot import Snapshot
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import os
 import re
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.commands.init.files import (
@@ -18,6 +18,9 @@ from oracle_guard.commands.init.files import (
 )
 from oracle_guard.errors import InitError
 from oracle_guard.parsing.patterns import PatternSet
+
+if TYPE_CHECKING:
+    from oracle_guard.snapshot import Snapshot
 
 LAYOUTS = ("harness", "merge-contract", "oracle-dir", "pytest", "replay-queue")
 # The editor schemas, and the hook runners' configs at any depth (no slash: prek reads
@@ -414,7 +417,7 @@ def unguarded_data(data: Dict[str, Any], paths: Paths, layout: str) -> List[str]
     return warnings
 
 
-def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[str]:
+def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index: Snapshot) -> List[str]:
     """Put a ``budget`` before ``write_set`` and ``tamper`` when something can be
     frozen: a cap no lower than what is frozen today, and ``known_ids`` where the
     frozen ids are seed-file stems (the harness layout). Returns notes for the user."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks import fixture_lock
@@ -43,6 +43,10 @@ from oracle_guard.commands.init.precommit_config import plan_config, resolve_rev
 from oracle_guard.commands.init.signing import plan_signers, signing_identity
 from oracle_guard.errors import InitError
 from oracle_guard.parsing.patterns import PatternSet
+
+if TYPE_CHECKING:
+    from oracle_guard.git.plumbing import Git
+    from oracle_guard.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,9 @@ class Plan:
     warnings: List[str] = field(default_factory=list)  # data folders the contract leaves open
 
 
-def make_plan(settings: Settings, git, top: str, env: Optional[Mapping[str, str]] = None) -> Plan:
+def make_plan(
+    settings: Settings, git: Git, top: str, env: Optional[Mapping[str, str]] = None
+) -> Plan:
     """What init writes in the work tree at ``top``, in the order it reports it."""
     from oracle_guard.snapshot import Snapshot
 
@@ -171,7 +177,7 @@ def add_files_and_notes(plan: Plan, planned: Tuple[List[Planned], List[str]]) ->
     plan.notes.extend(notes)
 
 
-def plan_locks(plan: Plan, index, unstaged: Sequence[str]) -> None:
+def plan_locks(plan: Plan, index: Snapshot, unstaged: Sequence[str]) -> None:
     """Each fixture lock, as 'oracle-guard lock' would write it; a lock whose fixtures
     are not all staged is left for after the git add."""
     for entry in plan.data.get("fixtures", []):
@@ -238,7 +244,7 @@ def mark_existing(files: Sequence[Planned], top: str) -> None:
 
 def pending_oracle(
     data: Dict[str, Any],
-    index,
+    index: Snapshot,
     paths: Paths,
     unstaged: Sequence[str],
     files: Sequence[Planned],
@@ -258,7 +264,7 @@ def pending_oracle(
     )
 
 
-def check_allow_file(path: Optional[str], index, top: str) -> None:
+def check_allow_file(path: Optional[str], index: Snapshot, top: str) -> None:
     """The allow_file the contract names holds only path prefixes, as check reads it:
     its working-tree copy (which the printed git add stages), else the index's. A
     line check would refuse stops init, which never turns it into a pattern."""

@@ -3,12 +3,18 @@ printed, judged before they do, each with the command that fixes it."""
 
 from __future__ import annotations
 
+import datetime
 import os
 import shlex
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.parsing.patterns import PatternSet
+
+if TYPE_CHECKING:
+    from oracle_guard.checks.freeze_files import Frozen
+    from oracle_guard.findings import Finding
+    from oracle_guard.git.plumbing import Git
 
 # What fixes a finding of flake-budget on one entry: the freeze commands (docs:
 # how-to/edit-the-oracle.md), which init names with the entry's id.
@@ -17,8 +23,8 @@ RENEWABLE = ("budget-expired", "budget-too-far", "budget-no-expiry")
 
 def preflight(
     data: Dict[str, Any],
-    git,
-    now,
+    git: Git,
+    now: datetime.datetime,
     now_arg: Optional[str],
     top: str,
     to_add: Sequence[str],
@@ -78,7 +84,7 @@ def added_files(
     return files, unchecked
 
 
-def fix_for(finding, entries, budget: Dict[str, Any], when: str) -> str:
+def fix_for(finding: Finding, entries: Sequence[Frozen], budget: Dict[str, Any], when: str) -> str:
     if finding.code == "budget-exceeded":
         return (
             f"oracle-guard freeze remove ID{when} for each entry to drop "
