@@ -108,8 +108,9 @@ def test_mypy_checks_the_sources_of_the_tree(tmp_path):
     source = copy_checkout(tmp_path / "source")
     with (source / "hooks" / "clock.py").open("a", encoding="utf-8") as f:
         f.write('\n\ndef broken() -> int:\n    return "not an int"\n')
-    # a cache of its own: the tree's stays the tree's
-    cache = str(ROOT / ".mypy_cache" / "broken")
+    # a cache of its own, new: the tree's stays the tree's, and no error is
+    # replayed from a cache under an earlier run's folder
+    cache = str(tmp_path / "cache")
     result = mypy("--cache-dir", cache, installed=install(source, tmp_path / "site"))
     assert result.returncode == 1, report(result)
     assert f"hooks{os.sep}clock.py:" in result.stdout, report(result)
