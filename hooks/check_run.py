@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.findings import HOOKS, Finding, HookResult, exit_code
+from oracle_guard.git.plumbing import Git
 from oracle_guard.judge import judge, next_contract_findings
 from oracle_guard.report import formats as reporters
+from oracle_guard.snapshot import Snapshot, changes
 
 if TYPE_CHECKING:
     from oracle_guard.contract import Contract
-    from oracle_guard.git.plumbing import Git
     from oracle_guard.revisions import Revisions
-    from oracle_guard.snapshot import Snapshot
 
 # A staged commit is judged by HEAD's contract, so with a broken one there no staged
 # fix passes (fail closed): the way out is through history, not the index.
@@ -39,6 +39,7 @@ def run_checks(
     env: Mapping[str, str],
     target: Optional[str] = None,
 ) -> Tuple[List[HookResult], Dict, List[str]]:
+    # deferred: under 1 ms to import, only for run_checks()
     from oracle_guard import revisions
 
     git.check_repository()
@@ -82,6 +83,7 @@ def run_checks(
     if revs.candidate.commit is None and contract is not None and "write-set" in hooks:
         _staged_authority(git, contract, revs, results)
     if pending is not None and contract is not None:  # pending is only set with one
+        # deferred: under 1 ms to import, only for run_checks()
         from oracle_guard.authority import history
 
         result = next(r for r in results if r.hook == "write-set")
@@ -112,7 +114,6 @@ def _base_for(git: Git, base: Snapshot, commit: str) -> Snapshot:
     """What a commit of a pre-push range is judged from, as the server would judge
     a ref there: its merge-base with the range's base (the base itself when that
     is no single commit)."""
-    from oracle_guard.snapshot import Snapshot
 
     if base.commit is not None and git.resolve_commit(base.commit) is not None:
         bases = git.merge_bases(base.commit, commit)
@@ -150,8 +151,8 @@ def _staged_authority(
     git: Git, contract: Contract, revs: Revisions, results: List[HookResult]
 ) -> None:
     """A commit being made: the owners' signing configuration, where set up."""
+    # deferred: under 1 ms to import, only for _staged_authority()
     from oracle_guard.authority import signatures as authority
-    from oracle_guard.snapshot import changes
 
     result = next(r for r in results if r.hook == "write-set")
     if not result.findings or contract.section("authority") is None:
@@ -198,7 +199,6 @@ def check(
     """Judge and print the verdict in ``output`` (a name of reporters.FORMATS),
     after writing each of ``outputs`` (report.outputs.Output) in its own format;
     the exit code: 0 passed, 1 findings."""
-    from oracle_guard.git.plumbing import Git
 
     when = clock.now_from(now, env)
     git = Git(directory, use_cache=use_cache)
@@ -210,6 +210,7 @@ def check(
     if meta.get("notice"):
         sys.stderr.write(f"oracle-guard: note: {meta['notice']}\n")
     if outputs:  # the files first: one that cannot be written fails the run
+        # deferred: 2 ms to import, only for check()
         from oracle_guard.report import outputs as report_files
 
         for wanted in outputs:

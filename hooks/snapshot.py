@@ -7,6 +7,7 @@ for tests and for trees no repository holds)."""
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -132,6 +133,7 @@ class Snapshot(ABC):
     @property
     def cache(self) -> Cache:
         """Where verdicts on blobs are kept: here, a cache that holds nothing."""
+        # deferred: 5 ms to import, only for cache()
         from oracle_guard.cache import Cache
 
         return Cache(None)
@@ -243,6 +245,7 @@ class GitSnapshot(Snapshot):
         when a match could lie anywhere), found by walking, nothing listed. The
         index: a digest of its entries in those folders (of all of them). Both
         change whenever a file a pattern can match does."""
+        # deferred: hashlib, json: 3 ms to import, only for files_key()
         import hashlib
         import json
 
@@ -332,6 +335,7 @@ class Overlay(Snapshot):
     def sha256_of(
         self, paths: Sequence[str], expected: Optional[Mapping[str, str]] = None
     ) -> Dict[str, str]:
+        # deferred: hashlib: 3 ms to import, only for sha256_of()
         import hashlib
 
         missing = [p for p in paths if p not in self._entries]
@@ -348,7 +352,6 @@ class Overlay(Snapshot):
 def _record_start(listing: bytes, tab: int) -> Optional[int]:
     """Where the record whose meta ends at ``tab`` starts; None when that tab lies
     inside a path."""
-    import re
 
     start = listing.rfind(b"\0", 0, tab) + 1
     return start if re.fullmatch(rb"[0-7]+ [0-9a-f]+ [0-3]", listing[start:tab]) else None
@@ -446,6 +449,7 @@ class MemorySnapshot(Snapshot):
     def sha256_of(
         self, paths: Sequence[str], expected: Optional[Mapping[str, str]] = None
     ) -> Dict[str, str]:
+        # deferred: hashlib: 3 ms to import, only for sha256_of()
         import hashlib
 
         return {path: hashlib.sha256(self.read(path)).hexdigest() for path in paths}
@@ -456,6 +460,7 @@ def _memory_entry(path: str, mode: str, data: bytes) -> Entry:
         return Entry(mode, data.decode("ascii"))
     if mode not in (MODE_FILE, MODE_EXECUTABLE, MODE_SYMLINK):
         raise ValueError(f"{path!r}: mode {mode} is none git stores for a file")
+    # deferred: hashlib: 3 ms to import, only for _memory_entry()
     import hashlib
 
     return Entry(mode, hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest())

@@ -37,6 +37,7 @@ def judge(
     """Findings for ``commits`` by ``contract``'s write set, for everyone,
     owners included. ``denied``: the write set's findings on their paths, when
     known (``_denied``)."""
+    # deferred: 22 ms to import, only for judge()
     from oracle_guard.checks.write_set import WriteSet
 
     write_set = WriteSet.of(contract)
@@ -84,6 +85,7 @@ def judge_with_authority(
     is lifted and the note says so. ``linear``: no history is replaced.
     ``undone``: an oracle edit a later commit undoes is a finding too (a push
     by someone who is not an owner)."""
+    # deferred: 19 ms to import, only for judge_with_authority()
     from oracle_guard.authority import signatures as authority
     from oracle_guard.checks.write_set import WriteSet
 
@@ -109,6 +111,7 @@ def _undone(
     """Commits that edit an oracle file the change as a whole leaves as it was:
     the tip is clean, but the edit stays in the history a push records, where a
     tag or branch can point at it. An owner-signed commit may."""
+    # deferred: 10 ms to import, only for _undone()
     from oracle_guard.authority.signatures import Authority
 
     authority = Authority.of(contract, git)
@@ -159,6 +162,7 @@ def undone_by_checks(
     added, then removed) is ``oracle-edit-undone``, since the server records the
     commit and a ref can later be made there. Merges are judged too: a ref can
     point at one as well. The write set's own rules are ``_undone``'s."""
+    # deferred: 12 ms to import, only for undone_by_checks()
     from oracle_guard.checks.registry import CHECKS
     from oracle_guard.judge import judge as judge_checks
     from oracle_guard.snapshot import Snapshot

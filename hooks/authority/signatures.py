@@ -13,6 +13,7 @@ Each commit is verified once a run; ``cryptography`` is imported only then.
 
 from __future__ import annotations
 
+import os
 from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from oracle_guard.contract import Contract, ContractError
@@ -30,6 +31,7 @@ class Authority:
     """The owners' keys at the rules revision, and how a commit is judged by them."""
 
     def __init__(self, contract: Contract, git: Git) -> None:
+        # deferred: 2 ms to import, only for __init__()
         from oracle_guard.authority import allowed_signers
 
         section = contract.section("authority")
@@ -72,6 +74,7 @@ class Authority:
     def configured_signer(self) -> Tuple[Optional[str], str]:
         """(principal, "") when git here will sign the next commit with an
         owner's key; else (None, why not)."""
+        # deferred: 2 ms to import, only for configured_signer()
         from oracle_guard.authority import allowed_signers, sshsig
 
         git = self._git
@@ -129,6 +132,7 @@ class Authority:
         return self._rules[0]
 
     def _judge(self, commit: Commit) -> Optional[str]:
+        # deferred: 4 ms to import, only for _judge()
         from oracle_guard.authority import allowed_signers, sshsig
 
         raw = self._git.read_commit(commit.id)
@@ -181,7 +185,6 @@ def _signed_parents(raw: bytes) -> Tuple[str, ...]:
 
 def _public_key_text(path: str) -> str:
     """The ``keytype base64`` line of a key file: the .pub beside a private key."""
-    import os
 
     if not path.endswith(".pub") and os.path.exists(path + ".pub"):
         path += ".pub"
@@ -310,6 +313,7 @@ def judge_staged(
     authority = Authority.of(contract, git)
     if authority is None or not net:
         return net, None
+    # deferred: 2 ms to import, only for judge_staged()
     from oracle_guard.checks.write_set import WriteSet
 
     write_set = WriteSet.of(contract)

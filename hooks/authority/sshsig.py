@@ -433,6 +433,7 @@ def _security_key_data(application: str, flags: int, counter: int, data: bytes) 
 
 
 def _hash(name: str) -> hashes.HashAlgorithm:
+    # deferred: cryptography: 8 ms to import, only for _hash()
     from cryptography.hazmat.primitives import hashes
 
     algorithms: Dict[str, Callable[[], hashes.HashAlgorithm]] = {
@@ -444,6 +445,7 @@ def _hash(name: str) -> hashes.HashAlgorithm:
 
 
 def _ecdsa_public(key_type: str, curve: str, point: bytes) -> ec.EllipticCurvePublicKey:
+    # deferred: cryptography: 7 ms to import, only for _ecdsa_public()
     from cryptography.hazmat.primitives.asymmetric import ec
 
     curves: Dict[str, Callable[[], ec.EllipticCurve]] = {
@@ -461,6 +463,7 @@ def _ecdsa_public(key_type: str, curve: str, point: bytes) -> ec.EllipticCurvePu
 def _check_ecdsa(
     public: ec.EllipticCurvePublicKey, r: int, s: int, data: bytes, hash_name: str
 ) -> None:
+    # deferred: cryptography: 7 ms to import, only for _check_ecdsa()
     from cryptography.hazmat.primitives.asymmetric import ec, utils
 
     public.verify(utils.encode_dss_signature(r, s), data, ec.ECDSA(_hash(hash_name)))
@@ -468,6 +471,7 @@ def _check_ecdsa(
 
 def _check(sig: Signature, data: bytes) -> None:
     """Raises cryptography's InvalidSignature when the signature is wrong."""
+    # deferred: cryptography: 8 ms to import, only for _check()
     from cryptography.hazmat.primitives.asymmetric import ed25519, padding, rsa
 
     key, fields = sig.key_fields, sig.signature_fields
@@ -498,6 +502,7 @@ def verify(sig: Signature, message: bytes, namespace: str = "git") -> Verified:
     """Check ``sig`` over ``message`` in ``namespace`` ("git" for commits).
     Says which key signed; whether that key may sign is the allowed signers'
     question (``allowed_signers.find``)."""
+    # deferred: cryptography: 5 ms to import, only for verify()
     from cryptography.exceptions import InvalidSignature
 
     if sig.namespace != namespace:

@@ -133,6 +133,7 @@ def _replace_atomically(target: str, script: str) -> None:
     """A new file beside ``target``, complete and executable, renamed over it: a
     push that starts meanwhile runs the old hook or the new one, never an empty
     or half-written file (git execs whatever is at the path when it starts)."""
+    # deferred: cli imports this module for its parser; tempfile: 1 ms, for a run
     import tempfile
 
     handle, temporary = tempfile.mkstemp(

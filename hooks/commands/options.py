@@ -78,6 +78,7 @@ def debug_only() -> Parser:
 @cache
 def judged() -> Parser:
     """The clock, the output format and the cache, for a command that judges (check, lock)."""
+    # deferred: cli imports this module for its parser; 6 ms, for a run
     from oracle_guard.report import formats as reporters
     from oracle_guard.report.outputs import output_spec
 
@@ -122,6 +123,7 @@ def judged() -> Parser:
 @cache
 def host() -> Parser:
     """--host and --identity-env, for the server-side commands."""
+    # deferred: cli imports this module for its parser; 1 ms, for a run
     from oracle_guard.hosts import HOSTS
 
     parser = Parser(add_help=False)
@@ -143,6 +145,7 @@ def host() -> Parser:
 def resolve_outputs(options: argparse.Namespace) -> List[Output]:
     """``--output``'s files, kept on ``options`` for the failure handler, which
     writes error documents to them."""
+    # deferred: cli imports this module for its parser; 2 ms, for a run
     from oracle_guard.report import outputs
 
     options.outputs = outputs.resolve(options.output, options.C)

@@ -46,6 +46,7 @@ def _frozen_ids(
     """The ids frozen at the target and not expired at ``now``, and every entry
     with its owner and expiry (for the record). A freeze file the target cannot
     read fails the score: what is excluded is never guessed."""
+    # deferred: cli imports this module for its parser; 8 ms, for a run
     from oracle_guard.checks import freeze_files
 
     state = freeze_files.load(contract, target, "score")
@@ -100,6 +101,7 @@ def score(
     keep: bool = False,
 ) -> Dict[str, Any]:
     """The score's record (docs: reference/score.md; schemas/score-record.schema.json)."""
+    # deferred: cli imports this module for its parser; 18 ms, for a run
     from oracle_guard import contract as contract_mod
     from oracle_guard import revisions
     from oracle_guard.git.plumbing import Git
@@ -274,6 +276,7 @@ def score(
 
 
 def _reader(git: Git, entries: Dict[str, Entry]) -> Reader:
+    # deferred: cli imports this module for its parser; 7 ms, for a run
     from oracle_guard.scoring.tree import blob_reader
 
     return blob_reader(git, entries)
@@ -284,6 +287,7 @@ def _candidate_tests(
 ) -> List[Dict[str, Any]]:
     """The test files only the candidate has, run in a session of their own after
     the oracle's: reported, never counted in the verdict."""
+    # deferred: cli imports this module for its parser; 7 ms, for a run
     from oracle_guard.scoring import tree as trees
 
     trees.write(tree, scored.added_tests, _reader(git, scored.added_tests))
@@ -300,6 +304,7 @@ def results_of(record: Dict[str, Any]) -> List[HookResult]:
 
 
 def render_text(record: Dict[str, Any]) -> str:
+    # deferred: cli imports this module for its parser; 1 ms, for a run
     from oracle_guard.report.escaping import show_text
     from oracle_guard.report.text import finding_line
 
@@ -378,6 +383,7 @@ def add_parser(sub: Subparsers) -> None:
 
 
 def run(options: argparse.Namespace) -> int:
+    # deferred: cli imports this module for its parser; 2 ms, for a run
     from oracle_guard.report import formats as reporters
     from oracle_guard.report import outputs
 

@@ -25,6 +25,7 @@ from oracle_guard.authority.keys import (
 from oracle_guard.commands.options import common
 from oracle_guard.commands.workspace import Workspace, edit
 from oracle_guard.errors import Refused
+from oracle_guard.parsing import loaders
 from oracle_guard.report.escaping import inert, show_path, show_text
 
 if TYPE_CHECKING:
@@ -45,7 +46,6 @@ class SignersFile:
     """The working-tree signers file the contract in the index names."""
 
     def __init__(self, ws: Workspace, must_exist: bool = True) -> None:
-        from oracle_guard.parsing import loaders
 
         section = ws.contract.section("authority")
         if section is None:
@@ -78,6 +78,7 @@ class SignersFile:
 
     def write(self, text: str, expected: List[Tuple], done: str) -> None:
         """Write ``text`` when it reads back as the ``expected`` signers."""
+        # deferred: cli imports this module for its parser; under 1 ms, for a run
         from oracle_guard.authority.signatures import SIGNERS_MAX_BYTES
 
         data = text.encode("utf-8")

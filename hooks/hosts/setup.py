@@ -257,6 +257,7 @@ def _executable(path: str) -> bool:
 
 # -- the repository ---------------------------------------------------------------
 def _head(git: Git, repo: str) -> List[Line]:
+    # deferred: 8 ms to import, only for _head()
     from oracle_guard.revisions import unresolved_head
 
     target = git.head_target()
@@ -280,6 +281,7 @@ def _head(git: Git, repo: str) -> List[Line]:
 def _rules(
     git: Git, host: Optional[str], identity_env: Optional[str], hooked: bool = True
 ) -> List[Line]:
+    # deferred: 9 ms to import, only for _rules()
     from oracle_guard import contract as contract_mod
     from oracle_guard.authority.signatures import Authority
     from oracle_guard.revisions import rules_branch
@@ -328,6 +330,7 @@ def _rules(
 
 
 def _identity(git: Git, host: str, identity_env: Optional[str]) -> List[Line]:
+    # deferred: 8 ms to import, only for _identity()
     from oracle_guard import contract as contract_mod
     from oracle_guard.snapshot import Snapshot
 

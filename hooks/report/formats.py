@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import IO, Callable, Dict, Mapping, NamedTuple, Optional, Sequence
 
 from oracle_guard.findings import HookResult
+from oracle_guard.report.escaping import inert, show_text
 from oracle_guard.report.github import render_github, render_github_error
 from oracle_guard.report.json import render_json
 from oracle_guard.report.sarif import render_sarif, render_sarif_error
@@ -96,12 +97,14 @@ def _markdown(
     exit_code: int,
     colour: bool,
 ) -> str:
+    # deferred: 1 ms to import, only for _markdown()
     from oracle_guard.report.markdown import render_markdown
 
     return render_markdown(results, meta=meta, owners=owners, exit_code=exit_code)
 
 
 def _markdown_error(message: str) -> str:
+    # deferred: 1 ms to import, only for _markdown_error()
     from oracle_guard.report.markdown import render_markdown_error
 
     return render_markdown_error(message)
@@ -114,12 +117,14 @@ def _junit(
     exit_code: int,
     colour: bool,
 ) -> str:
+    # deferred: 1 ms to import, only for _junit()
     from oracle_guard.report.junit import render_junit
 
     return render_junit(results, meta=meta, exit_code=exit_code)
 
 
 def _junit_error(message: str) -> str:
+    # deferred: 1 ms to import, only for _junit_error()
     from oracle_guard.report.junit import render_junit_error
 
     return render_junit_error(message)
@@ -132,12 +137,14 @@ def _gitlab(
     exit_code: int,
     colour: bool,
 ) -> str:
+    # deferred: under 1 ms to import, only for _gitlab()
     from oracle_guard.report.gitlab import render_gitlab
 
     return render_gitlab(results)
 
 
 def _gitlab_error(message: str) -> str:
+    # deferred: under 1 ms to import, only for _gitlab_error()
     from oracle_guard.report.gitlab import render_gitlab_error
 
     return render_gitlab_error(message)
@@ -182,7 +189,6 @@ def render_error(fmt: str, message: str) -> str:
 
 def error_line(message: str) -> str:
     """The one line a failed run prints on stderr."""
-    from oracle_guard.report.escaping import inert, show_text
 
     return inert(f"oracle-guard: error: {show_text(message)}")
 

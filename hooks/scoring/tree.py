@@ -164,6 +164,7 @@ def _has_pytest_section(name: str, data: bytes) -> bool:
         return True
     text = data.decode("utf-8", "replace")
     if name == "pyproject.toml":
+        # deferred: under 1 ms to import, only for _has_pytest_section()
         from oracle_guard.parsing.toml_reader import load_toml
 
         try:

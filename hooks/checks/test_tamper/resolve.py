@@ -53,6 +53,7 @@ class Resolver:
         """The names the module binds once, at its top: read only when a skip
         condition or an exec'd name asks (a walk of the whole tree)."""
         if self._constants is None:
+            # deferred: 2 ms to import, only for constants()
             from oracle_guard.checks.test_tamper.meaning import constants_of
 
             self._constants = constants_of(self.tree) if self.tree is not None else {}
@@ -167,6 +168,7 @@ class Resolver:
         args = call.args
         if marker in ("pytest.mark.skip", "unittest.skip") and all(map(constant_str, args)):
             args = []
+        # deferred: 2 ms to import, only for _marker_arguments()
         from oracle_guard.checks.test_tamper.meaning import written
 
         given = [written(arg, self.imports, self.constants) for arg in args]

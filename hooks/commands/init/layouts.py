@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 import os
 import re
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.commands.init.files import (
@@ -16,11 +16,10 @@ from oracle_guard.commands.init.files import (
     PREK_CONFIG,
     SCHEMA_DIR,
 )
+from oracle_guard.contract import Contract
 from oracle_guard.errors import InitError
 from oracle_guard.parsing.patterns import PatternSet
-
-if TYPE_CHECKING:
-    from oracle_guard.snapshot import Snapshot
+from oracle_guard.snapshot import Snapshot
 
 LAYOUTS = ("harness", "merge-contract", "oracle-dir", "pytest", "replay-queue")
 # The editor schemas, and the hook runners' configs at any depth (no slash: prek reads
@@ -395,7 +394,6 @@ def unguarded_data(data: Dict[str, Any], paths: Paths, layout: str) -> List[str]
     test folder) with files the contract leaves writable: no section names them, and
     write-set does not deny them. It names the layout that guards the folder, when
     that is another one."""
-    from oracle_guard.snapshot import Snapshot
 
     probe = contract_mod.Contract(data, Snapshot.empty(), from_base=False)
     guarded = PatternSet(probe.oracle_globs() + data["write_set"]["deny"])
@@ -423,8 +421,8 @@ def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index: Snapshot)
     frozen ids are seed-file stems (the harness layout). Returns notes for the user."""
     if "freeze" not in data:
         return []
+    # deferred: 3 ms to import, only for add_budget()
     from oracle_guard.checks import freeze_schema
-    from oracle_guard.contract import Contract
 
     probe = Contract(copy.deepcopy(data), index, from_base=False)
     state = freeze_schema.load(probe, index)

@@ -39,14 +39,15 @@ from oracle_guard.commands.init.layouts import (
     proposed_allow,
     unguarded_data,
 )
-from oracle_guard.commands.init.precommit_config import plan_config, resolve_rev
+from oracle_guard.commands.init.precommit_config import YAML_FORMAT, plan_config, resolve_rev
 from oracle_guard.commands.init.signing import plan_signers, signing_identity
 from oracle_guard.errors import InitError
+from oracle_guard.parsing import loaders
 from oracle_guard.parsing.patterns import PatternSet
+from oracle_guard.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from oracle_guard.git.plumbing import Git
-    from oracle_guard.snapshot import Snapshot
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,6 @@ def make_plan(
     settings: Settings, git: Git, top: str, env: Optional[Mapping[str, str]] = None
 ) -> Plan:
     """What init writes in the work tree at ``top``, in the order it reports it."""
-    from oracle_guard.snapshot import Snapshot
 
     index = Snapshot.of_index(git)
     unstaged = git.unstaged_paths()
@@ -103,6 +103,7 @@ def make_plan(
     budget_notes = add_budget(data, layout, paths, index)
     signing = signing_identity(git, top)
     if signing.key is not None:
+        # deferred: 3 ms to import, only for make_plan()
         from oracle_guard.authority.keys import SIGNERS_FILE
 
         data["authority"] = {"signers": SIGNERS_FILE}
@@ -199,7 +200,7 @@ def plan_locks(plan: Plan, index: Snapshot, unstaged: Sequence[str]) -> None:
 def plan_pre_commit_config(plan: Plan, settings: Settings, top: str, env: Mapping[str, str]) -> str:
     """The config the repository's hook runner reads, with the oracle-guard entry at
     --repo and --rev. Returns the rev."""
-    from oracle_guard.commands.init.precommit_config import YAML_FORMAT
+    # deferred: 5 ms to import, only for plan_pre_commit_config()
     from oracle_guard.commands.init.prek_config import PREK_FORMAT, choose_config
 
     repo, rev = resolve_rev(settings.repo, settings.rev)
@@ -268,8 +269,8 @@ def check_allow_file(path: Optional[str], index: Snapshot, top: str) -> None:
     """The allow_file the contract names holds only path prefixes, as check reads it:
     its working-tree copy (which the printed git add stages), else the index's. A
     line check would refuse stops init, which never turns it into a pattern."""
+    # deferred: under 1 ms to import, only for check_allow_file()
     from oracle_guard.checks.write_set import allow_file_lines
-    from oracle_guard.parsing import loaders
 
     if path is None:
         return

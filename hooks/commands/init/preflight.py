@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.parsing.patterns import PatternSet
+from oracle_guard.snapshot import Overlay, Snapshot
 
 if TYPE_CHECKING:
     from oracle_guard.checks.freeze_files import Frozen
@@ -35,9 +36,9 @@ def preflight(
     index): each error line, with the command that fixes it where there is one; and
     the files it names that could not be judged that way. ``planned``: what a
     --dry-run would write, read in place of the working tree's copies."""
+    # deferred: 1 ms to import, only for preflight()
     from oracle_guard.checks import freeze_schema
     from oracle_guard.judge import judge
-    from oracle_guard.snapshot import Overlay, Snapshot
 
     files, unchecked = added_files(data, top, to_add, planned or {})
     staged = Overlay(Snapshot.of_index(git), files, "the index after the git add step")

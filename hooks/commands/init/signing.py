@@ -37,6 +37,7 @@ def signing_identity(git: Git, top: str) -> Signing:
     """git's SSH signing key (gpg.format ssh, user.signingkey: a key file or a
     ``key::`` literal, as git reads them) and the principal that names its user
     (user.email, else user.name)."""
+    # deferred: 5 ms to import, only for signing_identity()
     from oracle_guard.authority import keys as owner_keys
 
     if (_config(git, "gpg.format") or "openpgp") != "ssh":
@@ -74,6 +75,7 @@ def plan_signers(
     """The allowed signers file the contract's authority names: a new one with the
     user's signing key; one that is there already is kept as it is. Returns it (or
     nothing) and notes for the user."""
+    # deferred: 5 ms to import, only for plan_signers()
     from oracle_guard.authority import allowed_signers
     from oracle_guard.authority import keys as owner_keys
     from oracle_guard.git import worktree
