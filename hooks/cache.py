@@ -21,11 +21,14 @@ verdict (kind ``fixture``) never needs it.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import re
 import sys
 from typing import Any, Dict, Optional, Tuple
+
+from oracle_guard import __version__
 
 FORMAT = "oracle-guard-cache"
 KINDS = ("sha256", "lock", "contract", "freeze", "tamper", "fixture")
@@ -90,7 +93,6 @@ def _library(module: str, dist: str) -> str:
     """The installed version, from the name of the metadata folder beside the
     package: importing it would cost a warm run what the cache saves. Failing
     that, the package file's size and time, which an upgrade changes."""
-    import importlib.util
 
     try:
         spec = importlib.util.find_spec(module)
@@ -137,7 +139,7 @@ def cache_key() -> str:
     and its source files, which an editable install changes without a new
     version), its schema files, the YAML parser and the validator, and the Python
     they ran on."""
-    from oracle_guard import __version__
+    # deferred: under 1 ms to import, only for cache_key()
     from oracle_guard.parsing import validation
 
     digest = hashlib.sha256()

@@ -4,14 +4,21 @@ runs it, and so does ``lock --check``."""
 
 from __future__ import annotations
 
+import datetime
 import sys
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
 from oracle_guard.findings import HOOKS, Finding, HookResult, exit_code
+from oracle_guard.git.plumbing import Git
 from oracle_guard.judge import judge, next_contract_findings
 from oracle_guard.report import formats as reporters
+from oracle_guard.snapshot import Snapshot, changes
+
+if TYPE_CHECKING:
+    from oracle_guard.contract import Contract
+    from oracle_guard.revisions import Revisions
 
 # A staged commit is judged by HEAD's contract, so with a broken one there no staged
 # fix passes (fail closed): the way out is through history, not the index.
@@ -24,14 +31,15 @@ BROKEN_AT_HEAD = (
 
 
 def run_checks(
-    git,
+    git: Git,
     hooks: Sequence[str],
     base: Optional[str],
     head: Optional[str],
-    now,
+    now: datetime.datetime,
     env: Mapping[str, str],
     target: Optional[str] = None,
 ) -> Tuple[List[HookResult], Dict, List[str]]:
+    # deferred: under 1 ms to import, only for run_checks()
     from oracle_guard import revisions
 
     git.check_repository()
@@ -50,7 +58,7 @@ def run_checks(
             way_out = BROKEN_AT_HEAD.format(path=exc.path or contract_mod.CONTRACT_PATH)
             raise contract_mod.ContractError(f"{exc}; {way_out}", exc.problems, exc.path) from None
         raise
-    meta = {
+    meta: Dict[str, Any] = {
         "base": revs.base.commit or revs.base.label,
         "base_from": revs.base_reason,
         "candidate": revs.head or revs.candidate.label,
@@ -74,7 +82,8 @@ def run_checks(
     results = judge(contract, revs.base, revs.candidate, now, hooks)
     if revs.candidate.commit is None and contract is not None and "write-set" in hooks:
         _staged_authority(git, contract, revs, results)
-    if pending is not None:
+    if pending is not None and contract is not None:  # pending is only set with one
+        # deferred: under 1 ms to import, only for run_checks()
         from oracle_guard.authority import history
 
         result = next(r for r in results if r.hook == "write-set")
@@ -101,11 +110,10 @@ def run_checks(
     return results, meta, owners
 
 
-def _base_for(git, base, commit: str):
+def _base_for(git: Git, base: Snapshot, commit: str) -> Snapshot:
     """What a commit of a pre-push range is judged from, as the server would judge
     a ref there: its merge-base with the range's base (the base itself when that
     is no single commit)."""
-    from oracle_guard.snapshot import Snapshot
 
     if base.commit is not None and git.resolve_commit(base.commit) is not None:
         bases = git.merge_bases(base.commit, commit)
@@ -139,10 +147,12 @@ def _add_contract_findings(results: List[HookResult], findings: List[Finding]) -
     results.insert(after[0] if after else len(results), result)
 
 
-def _staged_authority(git, contract, revs, results: List[HookResult]) -> None:
+def _staged_authority(
+    git: Git, contract: Contract, revs: Revisions, results: List[HookResult]
+) -> None:
     """A commit being made: the owners' signing configuration, where set up."""
+    # deferred: under 1 ms to import, only for _staged_authority()
     from oracle_guard.authority import signatures as authority
-    from oracle_guard.snapshot import changes
 
     result = next(r for r in results if r.hook == "write-set")
     if not result.findings or contract.section("authority") is None:
@@ -152,7 +162,7 @@ def _staged_authority(git, contract, revs, results: List[HookResult]) -> None:
     result.note = note or result.note
 
 
-def _conflicted(revs, hooks: Sequence[str]) -> List[HookResult]:
+def _conflicted(revs: Revisions, hooks: Sequence[str]) -> List[HookResult]:
     """A merge that conflicts is not judged (no check reports a pass): the
     platform cannot record it as is, and a conflicted oracle file is never
     judged as one side."""
@@ -189,7 +199,6 @@ def check(
     """Judge and print the verdict in ``output`` (a name of reporters.FORMATS),
     after writing each of ``outputs`` (report.outputs.Output) in its own format;
     the exit code: 0 passed, 1 findings."""
-    from oracle_guard.git.plumbing import Git
 
     when = clock.now_from(now, env)
     git = Git(directory, use_cache=use_cache)
@@ -201,6 +210,7 @@ def check(
     if meta.get("notice"):
         sys.stderr.write(f"oracle-guard: note: {meta['notice']}\n")
     if outputs:  # the files first: one that cannot be written fails the run
+        # deferred: 2 ms to import, only for check()
         from oracle_guard.report import outputs as report_files
 
         for wanted in outputs:

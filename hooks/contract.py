@@ -13,6 +13,7 @@ from oracle_guard.sections import RECORD_SHAPES, SECTIONS
 from oracle_guard.snapshot import Snapshot
 
 if TYPE_CHECKING:
+    from oracle_guard.authority.signatures import Authority
     from oracle_guard.checks.write_set import WriteSet
 
 CONTRACT_PATH = ".oracle-guard.yaml"
@@ -35,6 +36,7 @@ IDENTITY_HINT = (
 
 class Contract:
     _write_set: WriteSet  # absent until WriteSet.of sets it (no class default)
+    _authority: Authority  # likewise, until Authority.of
 
     def __init__(self, data: Dict[str, Any], source: Snapshot, from_base: bool) -> None:
         self.data = data
@@ -318,6 +320,7 @@ def _copied(value: Any) -> Any:
         return [_copied(v) for v in value]
     if value is None or type(value) in (str, int, float, bool):
         return value  # immutable: deepcopy returns it too
+    # deferred: copy: under 1 ms to import, only for _copied()
     import copy
 
     return copy.deepcopy(value)

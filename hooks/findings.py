@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import List, NamedTuple, Optional, Sequence
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from oracle_guard.sections import HOOKS
 
@@ -17,7 +17,7 @@ class Finding(NamedTuple):  # not a dataclass: every hook run would import inspe
     line: Optional[int] = None
     severity: str = "error"
 
-    def sort_key(self):
+    def sort_key(self) -> Tuple[int, str, int, str, str]:
         order = HOOKS.index(self.hook) if self.hook in HOOKS else len(HOOKS)
         return (order, self.path or "", self.line or 0, self.code, self.message)
 

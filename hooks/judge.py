@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import List, Optional, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from oracle_guard.checks import registry
 from oracle_guard.checks.registry import Check
@@ -12,6 +12,9 @@ from oracle_guard.contract import read as read_contract
 from oracle_guard.errors import ContractError
 from oracle_guard.findings import Finding, HookResult
 from oracle_guard.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from oracle_guard.git.plumbing import Git
 
 
 def judge(
@@ -68,7 +71,7 @@ def run_check(
 
 
 def validate_next_contract(
-    rules: Optional[Contract], candidate: Snapshot, now: datetime.datetime, git
+    rules: Optional[Contract], candidate: Snapshot, now: datetime.datetime, git: Git
 ) -> List[Finding]:
     """The candidate's contract judges every later change, the one that would fix
     it included: when the candidate changes it (or a file it reads rules from:
@@ -86,6 +89,7 @@ def validate_next_contract(
     # builds the write set (allow_file), the freeze validators (schema files) and
     # the owners' keys (authority.signers)
     judge(following, candidate, candidate, now, ("freeze-schema",))
+    # deferred: under 1 ms to import, only for validate_next_contract()
     from oracle_guard.authority.signatures import Authority
     from oracle_guard.checks.write_set import WriteSet
 
@@ -101,7 +105,9 @@ def validate_next_contract(
     return added
 
 
-def next_contract_findings(git, contract, candidate, now) -> List[Finding]:
+def next_contract_findings(
+    git: Git, contract: Contract, candidate: Snapshot, now: datetime.datetime
+) -> List[Finding]:
     """contract-invalid findings when the candidate changes its contract (or a file
     it names) and that contract would not load: it would judge every later
     change, so each later check would exit 2. The change itself is still judged

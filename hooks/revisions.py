@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, List, Mapping, Optional, Sequence, Tuple, cast
 
+from oracle_guard.contract import CONTRACT_PATH, Contract, choose, read
 from oracle_guard.contract import read as read_contract
 from oracle_guard.errors import ProtocolError, RevisionError
 from oracle_guard.git.plumbing import Git
@@ -148,8 +149,6 @@ def resolve(
         base_snapshot: Snapshot = Snapshot.of_commit(git, oid, rev)
         rules = _remote_default(git, env) if use_pre_commit else None
         if rules is not None and head_oid is not None:  # as the server will compare it
-            from oracle_guard.contract import choose
-
             base_snapshot = caught_up(
                 git, base_snapshot, rules.commit, head_oid, choose(rules, rules)
             )
@@ -261,7 +260,7 @@ def _head(git: Git) -> Optional[Snapshot]:
 
 
 def caught_up(
-    git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str, contract
+    git: Git, old: Snapshot, default_oid: Optional[str], new_oid: str, contract: Optional[Contract]
 ) -> Snapshot:
     """What a branch's update is compared with: its old tip, plus what it took
     from the default branch since (a merge of main into the branch), so changes
@@ -288,6 +287,7 @@ def caught_up(
         return old
     made = set(git.differing_paths(old.commit, tree)) & set(git.differing_paths(taken, tree))
     if contract is not None and made:
+        # deferred: 2 ms to import, only for caught_up()
         from oracle_guard.checks.write_set import WriteSet
 
         if any(map(WriteSet.of(contract).protects, made)):
@@ -320,7 +320,6 @@ def _remote_default(git: Git, env: Mapping[str, str]) -> Optional[Snapshot]:
     """In a pre-push run, the remote's default branch as this clone last saw it
     (refs/remotes/REMOTE/HEAD), when it has a contract: the server takes its
     rules from there, whatever branch is pushed."""
-    from oracle_guard.contract import CONTRACT_PATH
 
     remote = env.get("PRE_COMMIT_REMOTE_NAME")
     if not remote or remote.startswith("-"):
@@ -331,7 +330,6 @@ def _remote_default(git: Git, env: Mapping[str, str]) -> Optional[Snapshot]:
     rules = Snapshot.of_commit(git, oid, f"refs/remotes/{remote}/HEAD")
     if CONTRACT_PATH not in rules:
         return None
-    from oracle_guard.contract import read
 
     named = (read(rules) or {}).get("rules_ref")  # as the server reads it: refs/heads/X
     if named:

@@ -23,6 +23,7 @@ def _paths(entries: List[Dict[str, Any]]) -> List[str]:
 
 
 def _repo_schemas(entries: List[Dict[str, Any]]) -> List[str]:
+    # deferred: 2 ms to import, only for _repo_schemas()
     from oracle_guard.parsing.validation import BUILTIN
 
     return [entry["schema"] for entry in entries if entry["schema"] not in BUILTIN]

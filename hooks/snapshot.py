@@ -7,8 +7,9 @@ for tests and for trees no repository holds)."""
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 from oracle_guard.errors import GitError
 from oracle_guard.git.objects import MODE_GITLINK, MODE_SYMLINK, BlobTooLarge, Entry
@@ -16,6 +17,9 @@ from oracle_guard.git.plumbing import Git
 from oracle_guard.git.process import encode_path
 from oracle_guard.git.trees import parse_index
 from oracle_guard.parsing.patterns import PatternSet
+
+if TYPE_CHECKING:
+    from oracle_guard.cache import Cache
 
 Change = Tuple[str, Optional[Entry], Optional[Entry]]  # path, before, after
 
@@ -122,8 +126,9 @@ class Snapshot(ABC):
         return None
 
     @property
-    def cache(self):
+    def cache(self) -> Cache:
         """Where verdicts on blobs are kept: here, a cache that holds nothing."""
+        # deferred: 5 ms to import, only for cache()
         from oracle_guard.cache import Cache
 
         return Cache(None)
@@ -235,6 +240,7 @@ class GitSnapshot(Snapshot):
         when a match could lie anywhere), found by walking, nothing listed. The
         index: a digest of its entries in those folders (of all of them). Both
         change whenever a file a pattern can match does."""
+        # deferred: hashlib, json: 3 ms to import, only for files_key()
         import hashlib
         import json
 
@@ -281,7 +287,7 @@ class GitSnapshot(Snapshot):
         return entry
 
     @property
-    def cache(self):
+    def cache(self) -> Cache:
         """The repository's cache; one that holds nothing for a snapshot of no repository."""
         if self._git is not None:
             return self._git.cache
@@ -324,6 +330,7 @@ class Overlay(Snapshot):
     def sha256_of(
         self, paths: Sequence[str], expected: Optional[Mapping[str, str]] = None
     ) -> Dict[str, str]:
+        # deferred: hashlib: 3 ms to import, only for sha256_of()
         import hashlib
 
         missing = [p for p in paths if p not in self._entries]
@@ -340,13 +347,12 @@ class Overlay(Snapshot):
 def _record_start(listing: bytes, tab: int) -> Optional[int]:
     """Where the record whose meta ends at ``tab`` starts; None when that tab lies
     inside a path."""
-    import re
 
     start = listing.rfind(b"\0", 0, tab) + 1
     return start if re.fullmatch(rb"[0-7]+ [0-9a-f]+ [0-3]", listing[start:tab]) else None
 
 
-def _records(listing: bytes, tail: bytes, last: bool = False):
+def _records(listing: bytes, tail: bytes, last: bool = False) -> Iterator[Tuple[int, int]]:
     """(start, tab) of each record whose text from its tab begins with ``tail``,
     in order (from the end with ``last``)."""
     at = len(listing) if last else 0
@@ -438,6 +444,7 @@ class MemorySnapshot(Snapshot):
     def sha256_of(
         self, paths: Sequence[str], expected: Optional[Mapping[str, str]] = None
     ) -> Dict[str, str]:
+        # deferred: hashlib: 3 ms to import, only for sha256_of()
         import hashlib
 
         return {path: hashlib.sha256(self.read(path)).hexdigest() for path in paths}
@@ -448,6 +455,7 @@ def _memory_entry(path: str, mode: str, data: bytes) -> Entry:
         return Entry(mode, data.decode("ascii"))
     if mode not in (MODE_FILE, MODE_EXECUTABLE, MODE_SYMLINK):
         raise ValueError(f"{path!r}: mode {mode} is none git stores for a file")
+    # deferred: hashlib: 3 ms to import, only for _memory_entry()
     import hashlib
 
     return Entry(mode, hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest())

@@ -11,8 +11,9 @@ every commit, and a ref can later point at the one that edited the oracle.
 
 from __future__ import annotations
 
+import datetime
 import itertools
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Tuple
 
 from oracle_guard.findings import Finding
 from oracle_guard.git.history import Commit
@@ -20,16 +21,25 @@ from oracle_guard.git.plumbing import Git
 from oracle_guard.git.process import decode_path
 from oracle_guard.report.escaping import show_path
 
+if TYPE_CHECKING:
+    from oracle_guard.checks.write_set import WriteSet
+    from oracle_guard.contract import Contract
+    from oracle_guard.snapshot import Snapshot
+
 HOOK = "write-set"
 Attributed = Tuple[str, Finding]  # (commit id, finding)
 
 
 def judge(
-    contract, git: Git, commits: Iterable[Commit], denied: Optional[Dict[bytes, Finding]] = None
+    contract: Contract,
+    git: Git,
+    commits: Iterable[Commit],
+    denied: Optional[Dict[bytes, Finding]] = None,
 ) -> List[Attributed]:
     """Findings for ``commits`` by ``contract``'s write set, for everyone,
     owners included. ``denied``: the write set's findings on their paths, when
     known (``_denied``)."""
+    # deferred: 22 ms to import, only for judge()
     from oracle_guard.checks.write_set import WriteSet
 
     write_set = WriteSet.of(contract)
@@ -65,7 +75,7 @@ AUTHORIZED = "an owner signed every commit of this oracle change"
 
 
 def judge_with_authority(
-    contract,
+    contract: Contract,
     git: Git,
     commits: Iterable[Commit],
     net: List[Finding],
@@ -77,6 +87,7 @@ def judge_with_authority(
     is lifted and the note says so. ``linear``: no history is replaced.
     ``undone``: an oracle edit a later commit undoes is a finding too (a push
     by someone who is not an owner)."""
+    # deferred: 19 ms to import, only for judge_with_authority()
     from oracle_guard.authority import signatures as authority
     from oracle_guard.checks.write_set import WriteSet
 
@@ -92,7 +103,7 @@ def judge_with_authority(
 
 
 def _undone(
-    contract,
+    contract: Contract,
     git: Git,
     commits: List[Commit],
     net: List[Finding],
@@ -102,6 +113,7 @@ def _undone(
     """Commits that edit an oracle file the change as a whole leaves as it was:
     the tip is clean, but the edit stays in the history a push records, where a
     tag or branch can point at it. An owner-signed commit may."""
+    # deferred: 10 ms to import, only for _undone()
     from oracle_guard.authority.signatures import Authority
 
     authority = Authority.of(contract, git)
@@ -137,12 +149,12 @@ def _undone(
 
 
 def undone_by_checks(
-    contract,
+    contract: Contract,
     git: Git,
     commits: Iterable[Commit],
     tip: str,
-    base_for: Callable[[str], Any],
-    now,
+    base_for: Callable[[str], Snapshot],
+    now: datetime.datetime,
     standing: Iterable[Finding],
 ) -> List[Attributed]:
     """Each commit of a push before its tip judged by the other checks as a ref
@@ -152,6 +164,7 @@ def undone_by_checks(
     added, then removed) is ``oracle-edit-undone``, since the server records the
     commit and a ref can later be made there. Merges are judged too: a ref can
     point at one as well. The write set's own rules are ``_undone``'s."""
+    # deferred: 12 ms to import, only for undone_by_checks()
     from oracle_guard.checks.registry import CHECKS
     from oracle_guard.judge import judge as judge_checks
     from oracle_guard.snapshot import Snapshot
@@ -186,7 +199,7 @@ def undone_by_checks(
     return out
 
 
-def _denied(commits: List[Commit], write_set) -> Dict[bytes, Finding]:
+def _denied(commits: List[Commit], write_set: WriteSet) -> Dict[bytes, Finding]:
     """The write set's findings on every path the commits change, by path: all
     paths at once, whatever the number of commits."""
     changing = [commit.paths for commit in commits if commit.paths]
@@ -208,7 +221,7 @@ def _split(paths: Iterable[bytes], denied: Dict[bytes, Finding]) -> Tuple[List[s
     return protected, allowed
 
 
-def _merge(git: Git, commit: Commit, write_set) -> List[Attributed]:
+def _merge(git: Git, commit: Commit, write_set: WriteSet) -> List[Attributed]:
     """A merge's protected paths must be what its parents merge to."""
     if len(commit.parents) == 2:
         differing = git.remerge_differences(commit.id, commit.parents)

@@ -13,9 +13,10 @@ Each commit is verified once a run; ``cryptography`` is imported only then.
 
 from __future__ import annotations
 
+import os
 from typing import AbstractSet, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from oracle_guard.contract import ContractError
+from oracle_guard.contract import Contract, ContractError
 from oracle_guard.findings import Finding
 from oracle_guard.git.history import Commit
 from oracle_guard.git.objects import BlobTooLarge
@@ -32,7 +33,8 @@ SIGNERS_MAX_BYTES = 1 << 20
 class Authority:
     """The owners' keys at the rules revision, and how a commit is judged by them."""
 
-    def __init__(self, contract, git: Git) -> None:
+    def __init__(self, contract: Contract, git: Git) -> None:
+        # deferred: 2 ms to import, only for __init__()
         from oracle_guard.authority import allowed_signers
 
         section = contract.section("authority")
@@ -65,7 +67,7 @@ class Authority:
         self._verdicts: Dict[str, Optional[str]] = {}
 
     @classmethod
-    def of(cls, contract, git: Git) -> Optional[Authority]:
+    def of(cls, contract: Optional[Contract], git: Git) -> Optional[Authority]:
         if contract is None or contract.section("authority") is None:
             return None
         if getattr(contract, "_authority", None) is None:
@@ -75,6 +77,7 @@ class Authority:
     def configured_signer(self) -> Tuple[Optional[str], str]:
         """(principal, "") when git here will sign the next commit with an
         owner's key; else (None, why not)."""
+        # deferred: 2 ms to import, only for configured_signer()
         from oracle_guard.authority import allowed_signers, sshsig
 
         git = self._git
@@ -132,6 +135,7 @@ class Authority:
         return self._rules[0]
 
     def _judge(self, commit: Commit) -> Optional[str]:
+        # deferred: 4 ms to import, only for _judge()
         from oracle_guard.authority import allowed_signers, sshsig
 
         raw = self._git.read_commit(commit.id)
@@ -184,7 +188,6 @@ def _signed_parents(raw: bytes) -> Tuple[str, ...]:
 
 def _public_key_text(path: str) -> str:
     """The ``keytype base64`` line of a key file: the .pub beside a private key."""
-    import os
 
     if not path.endswith(".pub") and os.path.exists(path + ".pub"):
         path += ".pub"
@@ -202,7 +205,11 @@ def _public_key_text(path: str) -> str:
 
 
 def judge(
-    contract, git: Git, commits: Iterable[Commit], net: List[Finding], explained: bool = True
+    contract: Contract,
+    git: Git,
+    commits: Iterable[Commit],
+    net: List[Finding],
+    explained: bool = True,
 ) -> Tuple[List[Tuple[str, Finding]], bool]:
     """(findings, authorized) for a range whose change as a whole has the
     write-set findings ``net``. ``authorized``: every commit is an owner's,
@@ -299,7 +306,7 @@ HOW_TO_SIGN = (
 
 
 def judge_staged(
-    contract, git: Git, changed: Iterable[str], net: List[Finding]
+    contract: Contract, git: Git, changed: Iterable[str], net: List[Finding]
 ) -> Tuple[List[Finding], Optional[str]]:
     """A commit being made cannot be signed yet: when it changes only protected
     paths and the repository's configuration will sign it with an owner's key,
@@ -309,6 +316,7 @@ def judge_staged(
     authority = Authority.of(contract, git)
     if authority is None or not net:
         return net, None
+    # deferred: 2 ms to import, only for judge_staged()
     from oracle_guard.checks.write_set import WriteSet
 
     write_set = WriteSet.of(contract)

@@ -23,7 +23,11 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional, Tuple
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
 
 MAGIC = b"SSHSIG"
 VERSION = 1
@@ -428,7 +432,8 @@ def _security_key_data(application: str, flags: int, counter: int, data: bytes) 
     )
 
 
-def _hash(name: str):
+def _hash(name: str) -> hashes.HashAlgorithm:
+    # deferred: cryptography: 8 ms to import, only for _hash()
     from cryptography.hazmat.primitives import hashes
 
     algorithms: Dict[str, Callable[[], hashes.HashAlgorithm]] = {
@@ -439,7 +444,8 @@ def _hash(name: str):
     return algorithms[name]()
 
 
-def _ecdsa_public(key_type: str, curve: str, point: bytes):
+def _ecdsa_public(key_type: str, curve: str, point: bytes) -> ec.EllipticCurvePublicKey:
+    # deferred: cryptography: 7 ms to import, only for _ecdsa_public()
     from cryptography.hazmat.primitives.asymmetric import ec
 
     curves: Dict[str, Callable[[], ec.EllipticCurve]] = {
@@ -454,7 +460,10 @@ def _ecdsa_public(key_type: str, curve: str, point: bytes):
         raise SignatureError(f"{key_type} key is not a point on {curve}") from None
 
 
-def _check_ecdsa(public, r: int, s: int, data: bytes, hash_name: str) -> None:
+def _check_ecdsa(
+    public: ec.EllipticCurvePublicKey, r: int, s: int, data: bytes, hash_name: str
+) -> None:
+    # deferred: cryptography: 7 ms to import, only for _check_ecdsa()
     from cryptography.hazmat.primitives.asymmetric import ec, utils
 
     public.verify(utils.encode_dss_signature(r, s), data, ec.ECDSA(_hash(hash_name)))
@@ -462,6 +471,7 @@ def _check_ecdsa(public, r: int, s: int, data: bytes, hash_name: str) -> None:
 
 def _check(sig: Signature, data: bytes) -> None:
     """Raises cryptography's InvalidSignature when the signature is wrong."""
+    # deferred: cryptography: 8 ms to import, only for _check()
     from cryptography.hazmat.primitives.asymmetric import ed25519, padding, rsa
 
     key, fields = sig.key_fields, sig.signature_fields
@@ -472,10 +482,10 @@ def _check(sig: Signature, data: bytes) -> None:
         _check_ecdsa(public, fields[0], fields[1], data, ECDSA_CURVES[sig.key_type][2])
     elif sig.key_type == RSA:
         try:
-            public = rsa.RSAPublicNumbers(key[0], key[1]).public_key()
+            rsa_public = rsa.RSAPublicNumbers(key[0], key[1]).public_key()
         except ValueError:
             raise SignatureError("ssh-rsa key is not a valid RSA public key") from None
-        public.verify(
+        rsa_public.verify(
             fields[0], data, padding.PKCS1v15(), _hash(RSA_SIGNATURE_HASHES[sig.signature_type])
         )
     elif sig.key_type == SK_ED25519:
@@ -492,6 +502,7 @@ def verify(sig: Signature, message: bytes, namespace: str = "git") -> Verified:
     """Check ``sig`` over ``message`` in ``namespace`` ("git" for commits).
     Says which key signed; whether that key may sign is the allowed signers'
     question (``allowed_signers.find``)."""
+    # deferred: cryptography: 5 ms to import, only for verify()
     from cryptography.exceptions import InvalidSignature
 
     if sig.namespace != namespace:

@@ -376,6 +376,7 @@ def _fix_in(code: str, context: str, base: Optional[str], path: Optional[str]) -
     if path is not None:
         import shlex  # only for a hint that names a path
 
+        # deferred: under 1 ms to import, only for _fix_in()
         from oracle_guard.report.escaping import show_path
 
         shown = show_path(path)

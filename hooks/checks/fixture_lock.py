@@ -121,6 +121,7 @@ def pending_fixtures(entry: dict, paths: Iterable[str]) -> List[str]:
 def unlockable(entry: dict, snapshot: Snapshot) -> List[str]:
     """Why `oracle-guard lock` cannot record some fixtures (outside the root, not a file,
     a name the lock's style cannot hold: see ``unexpressible``)."""
+    # deferred: under 1 ms to import, only for unlockable()
     from oracle_guard.report.escaping import show_path
 
     root = entry.get("root", "")

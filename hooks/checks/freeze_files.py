@@ -47,7 +47,7 @@ def _schema_key(schema: str, contract: Contract) -> str:
     return f"{schema}@{entry.oid}"
 
 
-def _validator(schema: str, contract: Contract):
+def _validator(schema: str, contract: Contract) -> Optional[validation.Validator]:
     if schema in validation.BUILTIN:
         return None
     source = contract.source
@@ -59,7 +59,7 @@ def _validator(schema: str, contract: Contract):
 
 
 def _records(schema: str, value: Any, doc: loaders.Document, path: str) -> List[Frozen]:
-    def at(*json_path):
+    def at(*json_path: Any) -> Optional[int]:
         return doc.line_of(json_path)
 
     if schema == "freeze":
@@ -186,7 +186,14 @@ def load(contract: Contract, candidate: Snapshot, hook: str) -> FreezeState:
 
 
 def _load_file(
-    schema, schema_key, validator, path, candidate, hook, state, limit: int
+    schema: str,
+    schema_key: str,
+    validator: Optional[validation.Validator],
+    path: str,
+    candidate: Snapshot,
+    hook: str,
+    state: FreezeState,
+    limit: int,
 ) -> Optional[List[Frozen]]:
     """One file's records, or None with its findings in ``state``. The verdict
     depends on the bytes, the loader the file's name picks (the same bytes may be
@@ -197,6 +204,7 @@ def _load_file(
         state.findings.append(Finding(hook, "freeze-invalid", path, message, line))
 
     entry = candidate.entry(path)
+    assert entry is not None  # a path candidate.select found
     if not entry.is_regular:
         invalid(f"is not a regular file (mode {entry.mode})")
         return None
@@ -224,7 +232,9 @@ def _load_file(
     ]
 
 
-def _verdict(schema: str, validator, path: str, data: bytes) -> Dict[str, Any]:
+def _verdict(
+    schema: str, validator: Optional[validation.Validator], path: str, data: bytes
+) -> Dict[str, Any]:
     """What a freeze file says, as JSON data: ``problems`` ([message, line] pairs),
     or its ``records`` and, for a budget file, its ``cap`` ([max_frozen, line])."""
     verdict: Dict[str, Any] = {"size": len(data), "problems": [], "records": [], "cap": None}

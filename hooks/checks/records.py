@@ -183,7 +183,7 @@ class Invalid(Exception):
         self.message = message
 
 
-def _repo_validator(schema: str, contract: Contract):
+def _repo_validator(schema: str, contract: Contract) -> validation.Validator:
     source = contract.source
     if schema not in source:
         raise ContractError(
@@ -363,7 +363,7 @@ def judge(
     records: Iterable[Record],
     held: Dict[Any, str],
     candidate: Snapshot,
-    locate=None,
+    locate: Optional[Callable[[Tuple[Any, ...]], Optional[int]]] = None,
 ) -> List[Finding]:
     """Findings for the new ``records`` of ``path``. ``held``: the ids the set
     already holds (strict key -> where), to which the new ids are added.
@@ -512,7 +512,9 @@ def _decoded_ids(data: bytes, id_field: str, wanted: Dict[Any, bool]) -> Dict[An
     return _confirmed(data, id_field, iter(out))
 
 
-def _confirmed(data: bytes, id_field: str, candidates) -> Dict[Any, int]:
+def _confirmed(
+    data: bytes, id_field: str, candidates: Iterable[Tuple[re.Match[bytes], Any]]
+) -> Dict[Any, int]:
     """The candidates (match, id) whose line holds the id at its top level."""
     found: Dict[Any, int] = {}
     for match, ident in candidates:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import importlib
+from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from oracle_guard.checks.sample import Sample
@@ -497,6 +498,6 @@ HOOKS: Tuple[str, ...] = tuple(check.id for check in CHECKS)  # sections.py's, i
 BY_ID: Dict[str, Check] = {check.id: check for check in CHECKS}
 
 
-def check_module(hook: str):
+def check_module(hook: str) -> ModuleType:
     """The module of the check ``hook``, imported now."""
     return importlib.import_module(BY_ID[hook].module_name)

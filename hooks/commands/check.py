@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import List
+from typing import TYPE_CHECKING, List
 
 from oracle_guard.check_run import check
 from oracle_guard.commands.options import common, judged, resolve_outputs
 from oracle_guard.findings import HOOKS
+
+if TYPE_CHECKING:
+    from oracle_guard.report.outputs import Output
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 
 def hook_list(text: str) -> List[str]:
@@ -23,7 +29,7 @@ def hook_list(text: str) -> List[str]:
     return names
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser(
         "check", parents=[common(), judged()], help="run the hooks (every check by default)"
     )
@@ -45,7 +51,8 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
+    # deferred: cli imports this module for its parser; under 1 ms, for a run
     from oracle_guard import progress
 
     files = resolve_outputs(options)
@@ -56,7 +63,7 @@ def run(options) -> int:
         progress.stopped()
 
 
-def _run(options, files) -> int:
+def _run(options: argparse.Namespace, files: List[Output]) -> int:
     return check(
         options.C,
         options.only or HOOKS,

@@ -3,14 +3,19 @@ edits an agent might try, each judged by the real hooks."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
 import os
 import subprocess
-from typing import Callable, Dict, List, Tuple
+import sys
+from typing import TYPE_CHECKING, Callable, Dict, List, Tuple
 
 from oracle_guard.commands.options import debug_only
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 NOW = "2026-09-25"  # fixed, so the demo prints the same every day
 
@@ -160,6 +165,7 @@ def rewrite_fixture(repo: Repo) -> None:
 
 def rewrite_fixture_and_lock(repo: Repo) -> None:
     rewrite_fixture(repo)
+    # deferred: cli imports this module for its parser; hashlib: 2 ms, for a run
     import hashlib
 
     digest = hashlib.sha256(repo.read("oracle/inputs/pricing.json").encode()).hexdigest()
@@ -254,8 +260,8 @@ SCORED: List[Tuple[str, Callable[[Repo], None], bool, int]] = [
 
 def scored(repo: Repo, base: str) -> Tuple[int, str]:
     """What `oracle-guard score --base BASE --head HEAD` prints, with its exit code."""
-    import sys
 
+    # deferred: cli imports this module for its parser; 13 ms, for a run
     from oracle_guard.commands import score
 
     record = score.score(repo.path, base, "HEAD", None, now=NOW, env={}, python=sys.executable)
@@ -264,6 +270,7 @@ def scored(repo: Repo, base: str) -> Tuple[int, str]:
 
 def judge(repo: Repo, only: str) -> Tuple[int, str]:
     """What `oracle-guard check` prints for the staged change, with its exit code."""
+    # deferred: cli imports this module for its parser; 16 ms, for a run
     from oracle_guard.check_run import check
     from oracle_guard.findings import HOOKS
 
@@ -276,6 +283,7 @@ def judge(repo: Repo, only: str) -> Tuple[int, str]:
 
 def baseline(path: str) -> Repo:
     """A repository at ``path`` whose one commit holds the demo's oracle."""
+    # deferred: cli imports this module for its parser; 14 ms, for a run
     from oracle_guard.commands.lock import write_locks
 
     os.makedirs(path, exist_ok=True)
@@ -330,6 +338,7 @@ def play(path: str, write: Callable[[str], object]) -> bool:
         repo.git("commit", "-q", "-am", title)
         write(f"\n── {number}. {title}\n")
         if show_check:
+            # deferred: cli imports this module for its parser; 14 ms, for a run
             from oracle_guard.check_run import check
             from oracle_guard.findings import HOOKS
 
@@ -363,8 +372,8 @@ def play(path: str, write: Callable[[str], object]) -> bool:
 def show(keep: bool = False) -> int:
     """The demo in a temporary folder (kept with ``keep``): 0 when every scenario did
     as expected."""
+    # deferred: cli imports this module for its parser; shutil, tempfile: 4 ms, for a run
     import shutil
-    import sys
     import tempfile
 
     path = tempfile.mkdtemp(prefix="oracle-guard-demo-")
@@ -378,7 +387,7 @@ def show(keep: bool = False) -> int:
     return 0 if ok else 1
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser(
         "demo", parents=[debug_only()], help="show the hooks at work in a throwaway repository"
     )
@@ -386,5 +395,5 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     return show(keep=options.keep)

@@ -7,8 +7,9 @@ themselves are hosts/setup.py's, which install-pre-receive shares."""
 
 from __future__ import annotations
 
+import argparse
 import sys
-from typing import Optional
+from typing import IO, TYPE_CHECKING, Optional
 
 from oracle_guard.commands.options import common
 from oracle_guard.git.plumbing import Git
@@ -16,8 +17,13 @@ from oracle_guard.git.process import trust_repository_owner
 from oracle_guard.hosts.probe import SSHD_CONFIG
 from oracle_guard.hosts.setup import inspect
 
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
-def diagnose(repo: str, directory: Optional[str], out, sshd_config: str = SSHD_CONFIG) -> int:
+
+def diagnose(
+    repo: str, directory: Optional[str], out: IO[str], sshd_config: str = SSHD_CONFIG
+) -> int:
     """Write the lines to ``out``: 0 guarded, 1 not."""
     git = Git(repo)
     try:
@@ -35,7 +41,7 @@ def diagnose(repo: str, directory: Optional[str], out, sshd_config: str = SSHD_C
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser(
         "doctor", parents=[common()], help="say whether a server repository is guarded (read-only)"
     )
@@ -53,6 +59,6 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     trust_repository_owner()
     return diagnose(options.repo, options.dir, sys.stdout, options.sshd_config)

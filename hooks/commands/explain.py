@@ -3,13 +3,18 @@ example, the fix; a hook's codes; every code."""
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+import argparse
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from oracle_guard.errors import UsageError
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 
 def explain(code: Optional[str], every: bool = False) -> int:
     """Print one code's entry, or (``every``) one line a code."""
+    # deferred: cli imports this module for its parser; 2 ms, for a run
     from oracle_guard.checks.codes import CODES
 
     if every == (code is not None):
@@ -41,6 +46,7 @@ def explain(code: Optional[str], every: bool = False) -> int:
 
 def _unknown_code(given: str, codes: Iterable[str]) -> str:
     """The message for a code that is not one: the near ones, and where the list is."""
+    # deferred: cli imports this module for its parser; difflib: 1 ms, for a run
     import difflib
 
     word = given.strip().lower()
@@ -50,7 +56,7 @@ def _unknown_code(given: str, codes: Iterable[str]) -> str:
     return f"unknown code {given!r}; {listed}'oracle-guard explain --all' lists every code"
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser("explain", help="what a finding code means, an example, the fix")
     parser.add_argument(
         "code", metavar="CODE", nargs="?", help="a finding code, or a hook id to list its codes"
@@ -61,5 +67,5 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     return explain(options.code, options.all)

@@ -7,13 +7,14 @@ with the command that closes it (the checks are doctor's)."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shlex
 import shutil
 import subprocess
 import sys
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from oracle_guard.commands.options import common
 from oracle_guard.commands.options import host as host_option
@@ -24,6 +25,9 @@ from oracle_guard.hosts import HOSTS, detect
 from oracle_guard.hosts.accounts import sshd_problems
 from oracle_guard.hosts.probe import MARKER, SSHD_CONFIG
 from oracle_guard.hosts.setup import hook_problems, is_gitolite_driver, setup_problems
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 BACKUP_SUFFIX = ".before-oracle-guard"
 # gitolite's driver deletes every hooks/pre-receive.* file, so its backups go in a folder
@@ -130,6 +134,7 @@ def _replace_atomically(target: str, script: str) -> None:
     """A new file beside ``target``, complete and executable, renamed over it: a
     push that starts meanwhile runs the old hook or the new one, never an empty
     or half-written file (git execs whatever is at the path when it starts)."""
+    # deferred: cli imports this module for its parser; tempfile: 1 ms, for a run
     import tempfile
 
     handle, temporary = tempfile.mkstemp(
@@ -417,7 +422,7 @@ def _back_up_repository_hook(repo: str, common: str) -> List[str]:
     ]
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser(
         "install-pre-receive",
         parents=[common(), host_option()],
@@ -451,7 +456,7 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     trust_repository_owner()
     try:
         lines, code = install(

@@ -10,7 +10,10 @@ import argparse
 import os
 import sys
 from functools import cache
-from typing import Any, List
+from typing import TYPE_CHECKING, Any, List
+
+if TYPE_CHECKING:
+    from oracle_guard.report.outputs import Output
 
 
 def _columns() -> int:
@@ -41,8 +44,13 @@ class Parser(argparse.ArgumentParser):
         return make(prog=self.prog, width=_columns() - 2)
 
 
+if TYPE_CHECKING:
+    # what cli hands each command's add_parser (argparse's class is private)
+    Subparsers = argparse._SubParsersAction[Parser]
+
+
 @cache
-def common() -> argparse.ArgumentParser:
+def common() -> Parser:
     """-C and --debug."""
     parser = Parser(add_help=False)
     parser.add_argument(
@@ -58,7 +66,7 @@ def common() -> argparse.ArgumentParser:
 
 
 @cache
-def debug_only() -> argparse.ArgumentParser:
+def debug_only() -> Parser:
     """--debug alone, for a command that builds its own repository (demo)."""
     parser = Parser(add_help=False)
     parser.add_argument(
@@ -68,8 +76,9 @@ def debug_only() -> argparse.ArgumentParser:
 
 
 @cache
-def judged() -> argparse.ArgumentParser:
+def judged() -> Parser:
     """The clock, the output format and the cache, for a command that judges (check, lock)."""
+    # deferred: cli imports this module for its parser; 6 ms, for a run
     from oracle_guard.report import formats as reporters
     from oracle_guard.report.outputs import output_spec
 
@@ -112,8 +121,9 @@ def judged() -> argparse.ArgumentParser:
 
 
 @cache
-def host() -> argparse.ArgumentParser:
+def host() -> Parser:
     """--host and --identity-env, for the server-side commands."""
+    # deferred: cli imports this module for its parser; 1 ms, for a run
     from oracle_guard.hosts import HOSTS
 
     parser = Parser(add_help=False)
@@ -132,9 +142,10 @@ def host() -> argparse.ArgumentParser:
     return parser
 
 
-def resolve_outputs(options) -> List:
+def resolve_outputs(options: argparse.Namespace) -> List[Output]:
     """``--output``'s files, kept on ``options`` for the failure handler, which
     writes error documents to them."""
+    # deferred: cli imports this module for its parser; 2 ms, for a run
     from oracle_guard.report import outputs
 
     options.outputs = outputs.resolve(options.output, options.C)

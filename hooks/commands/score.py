@@ -6,6 +6,7 @@ oracle-guard's own plugin, and the verdict comes from what the plugin recorded."
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import hashlib
 import json
@@ -14,12 +15,22 @@ import shutil
 import sys
 import tempfile
 import threading
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from oracle_guard import __version__, clock
 from oracle_guard.commands.options import common, judged
 from oracle_guard.errors import OracleGuardError
 from oracle_guard.findings import Finding, HookResult
+
+if TYPE_CHECKING:
+    from oracle_guard.contract import Contract
+    from oracle_guard.git.plumbing import Entry, Git
+    from oracle_guard.scoring.session import Session
+    from oracle_guard.scoring.tree import Reader, ScoredTree
+    from oracle_guard.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 DEFAULT_TIMEOUT = 900
 RECORD_VERSION = 1
@@ -29,10 +40,13 @@ class ScoreError(OracleGuardError):
     """No score can be made (exit 2)."""
 
 
-def _frozen_ids(contract, target, now: dt.datetime) -> Tuple[List[str], List[Dict[str, Any]]]:
+def _frozen_ids(
+    contract: Contract, target: Snapshot, now: dt.datetime
+) -> Tuple[List[str], List[Dict[str, Any]]]:
     """The ids frozen at the target and not expired at ``now``, and every entry
     with its owner and expiry (for the record). A freeze file the target cannot
     read fails the score: what is excluded is never guessed."""
+    # deferred: cli imports this module for its parser; 8 ms, for a run
     from oracle_guard.checks import freeze_files
 
     state = freeze_files.load(contract, target, "score")
@@ -65,7 +79,7 @@ def _expired(expires: str, now: dt.datetime) -> bool:
     return day < now.date()
 
 
-def _oracle_digest(target, oracle: Sequence[str]) -> str:
+def _oracle_digest(target: Snapshot, oracle: Sequence[str]) -> str:
     """SHA-256 over the target's oracle files, as (path, blob id) lines."""
     lines = []
     for path in sorted(oracle):
@@ -87,6 +101,7 @@ def score(
     keep: bool = False,
 ) -> Dict[str, Any]:
     """The score's record (docs: reference/score.md; schemas/score-record.schema.json)."""
+    # deferred: cli imports this module for its parser; 18 ms, for a run
     from oracle_guard import contract as contract_mod
     from oracle_guard import revisions
     from oracle_guard.git.plumbing import Git
@@ -150,7 +165,9 @@ def score(
         config = trees.config_file(scored.files, scored.arguments, _reader(git, scored.files))
         settings = {"frozen": frozen, "seed": pin.seed, "hypothesis": pin.hypothesis}
 
-        def one(name: str, tree: str, built, collect_only: bool = False):
+        def one(
+            name: str, tree: str, built: trees.ScoredTree, collect_only: bool = False
+        ) -> sessions.Session:
             return sessions.run(
                 python,
                 tree,
@@ -258,15 +275,19 @@ def score(
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _reader(git, entries):
+def _reader(git: Git, entries: Dict[str, Entry]) -> Reader:
+    # deferred: cli imports this module for its parser; 7 ms, for a run
     from oracle_guard.scoring.tree import blob_reader
 
     return blob_reader(git, entries)
 
 
-def _candidate_tests(git, scored, tree: str, one) -> List[Dict[str, Any]]:
+def _candidate_tests(
+    git: Git, scored: ScoredTree, tree: str, one: Callable[[str, str, ScoredTree], Session]
+) -> List[Dict[str, Any]]:
     """The test files only the candidate has, run in a session of their own after
     the oracle's: reported, never counted in the verdict."""
+    # deferred: cli imports this module for its parser; 7 ms, for a run
     from oracle_guard.scoring import tree as trees
 
     trees.write(tree, scored.added_tests, _reader(git, scored.added_tests))
@@ -283,6 +304,7 @@ def results_of(record: Dict[str, Any]) -> List[HookResult]:
 
 
 def render_text(record: Dict[str, Any]) -> str:
+    # deferred: cli imports this module for its parser; 1 ms, for a run
     from oracle_guard.report.escaping import show_text
     from oracle_guard.report.text import finding_line
 
@@ -328,7 +350,7 @@ def render_text(record: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser(
         "score",
         parents=[common(), judged()],
@@ -360,7 +382,8 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
+    # deferred: cli imports this module for its parser; 2 ms, for a run
     from oracle_guard.report import formats as reporters
     from oracle_guard.report import outputs
 

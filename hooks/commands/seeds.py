@@ -14,8 +14,9 @@ in the entry's digest form, for a human who cannot compute it by hand.
 
 from __future__ import annotations
 
+import argparse
 import json
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
 
 from oracle_guard.commands.options import common
 from oracle_guard.commands.workspace import (
@@ -28,8 +29,15 @@ from oracle_guard.commands.workspace import (
 )
 from oracle_guard.errors import Refused
 from oracle_guard.parsing import loaders
+from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.report.escaping import inert, show_path, show_text
-from oracle_guard.snapshot import Overlay
+from oracle_guard.snapshot import Overlay, Snapshot
+
+if TYPE_CHECKING:
+    from oracle_guard.contract import Contract
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 FORMATS = ("json-array", "jsonl")
 
@@ -100,6 +108,7 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
         # added to an existing line as a rewrite of that seed
         out = data if not data or data.endswith(b"\n") else data + b"\n"
         return out + b"".join(json.dumps(v, **style).encode("utf-8") + nl for v in values)
+    # deferred: cli imports this module for its parser; 15 ms, for a run
     from oracle_guard.parsing import text_edit
     from oracle_guard.parsing.json_edit import JsonEditor
 
@@ -112,8 +121,11 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
     return editor.text.encode("utf-8")
 
 
-def _with_digests(path: str, entry: Dict[str, Any], contract, values: List[Any]) -> List[Any]:
+def _with_digests(
+    path: str, entry: Dict[str, Any], contract: Contract, values: List[Any]
+) -> List[Any]:
     """Each value with its digest field set from its payload (--digest)."""
+    # deferred: cli imports this module for its parser; under 1 ms, for a run
     from oracle_guard.checks.records import Rules, digest_of
 
     rules = Rules(entry, contract)
@@ -143,9 +155,8 @@ def _with_digests(path: str, entry: Dict[str, Any], contract, values: List[Any])
 def seeds_append(ws: Workspace, file: str, texts: Sequence[str], digest: bool = False) -> int:
     """Append the seeds ``texts`` (JSON text each) to the seed file ``file``;
     ``digest``: fill in each one's hash field first."""
+    # deferred: cli imports this module for its parser; under 1 ms, for a run
     from oracle_guard.checks import seed_append_only
-    from oracle_guard.parsing.patterns import PatternSet
-    from oracle_guard.snapshot import Snapshot
 
     path = repo_path(file)
     entries = [
@@ -204,7 +215,7 @@ def seeds_append(ws: Workspace, file: str, texts: Sequence[str], digest: bool = 
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     """The ``seeds`` subcommands."""
     seeds = sub.add_parser("seeds", help="append seeds to a seed file")
     actions = seeds.add_subparsers(dest="seeds_action", metavar="ACTION")
@@ -227,7 +238,7 @@ def add_parser(sub) -> None:
     append.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     return edit(
         lambda ws: seeds_append(ws, options.file, options.values, options.digest), options.C
     )

@@ -10,7 +10,8 @@ A key is listed once; a person with several keys has a line for each.
 
 from __future__ import annotations
 
-from typing import List, Tuple
+import argparse
+from typing import TYPE_CHECKING, List, Tuple
 
 from oracle_guard.authority import allowed_signers
 from oracle_guard.authority.keys import (
@@ -24,7 +25,11 @@ from oracle_guard.authority.keys import (
 from oracle_guard.commands.options import common
 from oracle_guard.commands.workspace import Workspace, edit
 from oracle_guard.errors import Refused
+from oracle_guard.parsing import loaders
 from oracle_guard.report.escaping import inert, show_path, show_text
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 
 def _unchanged(signer: allowed_signers.Signer) -> Tuple:
@@ -41,7 +46,6 @@ class SignersFile:
     """The working-tree signers file the contract in the index names."""
 
     def __init__(self, ws: Workspace, must_exist: bool = True) -> None:
-        from oracle_guard.parsing import loaders
 
         section = ws.contract.section("authority")
         if section is None:
@@ -74,6 +78,7 @@ class SignersFile:
 
     def write(self, text: str, expected: List[Tuple], done: str) -> None:
         """Write ``text`` when it reads back as the ``expected`` signers."""
+        # deferred: cli imports this module for its parser; under 1 ms, for a run
         from oracle_guard.authority.signatures import SIGNERS_MAX_BYTES
 
         data = text.encode("utf-8")
@@ -201,7 +206,7 @@ def signers_list(ws: Workspace) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     """The ``signers`` subcommands."""
     signers = sub.add_parser(
         "signers", help="add, remove or list the owners' SSH keys (authority.signers)"
@@ -235,7 +240,7 @@ def add_parser(sub) -> None:
         parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     action = options.signers_action
     if action == "add":
         return edit(lambda ws: signers_add(ws, options.principal, options.key), options.C)

@@ -17,6 +17,8 @@ from oracle_guard import contract as contract_mod
 from oracle_guard.errors import Refused, UsageError, WorktreeError
 from oracle_guard.findings import Finding
 from oracle_guard.git import worktree
+from oracle_guard.git.plumbing import Git
+from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.report.text import finding_line
 from oracle_guard.snapshot import Overlay, Snapshot
@@ -26,7 +28,7 @@ def unsafe(path: str, reason: str) -> Refused:
     return Refused(f"cannot edit {path} safely: {reason}; edit it by hand")
 
 
-def working_tree(git, command: str) -> str:
+def working_tree(git: Git, command: str) -> str:
     """The top of ``git``'s working tree; a bare repository has none to write in.
     ``command`` starts the message: "'oracle-guard lock'", say."""
     top = git.toplevel()
@@ -47,6 +49,7 @@ def git_add(path: str, top: Optional[str] = None, here: Optional[str] = None) ->
     """The ``git add`` that stages the repo-relative ``path`` when run in ``here`` (the
     folder the command ran in, or -C DIR): the path relative to it, or ':(top)PATH'
     when ``here`` lies outside the working tree ``top``."""
+    # deferred: shlex: under 1 ms to import, only for git_add()
     import shlex
 
     magic = []
@@ -71,7 +74,6 @@ class Workspace:
     """The repository, its index and the contract in the index."""
 
     def __init__(self, directory: str, use_cache: bool = True) -> None:
-        from oracle_guard.git.plumbing import Git
 
         self.git = Git(directory, use_cache=use_cache)
         try:
@@ -93,7 +95,7 @@ class Workspace:
     def __enter__(self) -> Workspace:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.git.close()
 
     def git_add(self, path: str) -> str:
@@ -116,7 +118,6 @@ class Workspace:
     def working(self, patterns: Sequence[str]) -> Overlay:
         """The index, with the files matching ``patterns`` as they stand in the
         working tree (what the next ``git add`` records)."""
-        from oracle_guard.parsing.patterns import PatternSet
 
         changed = PatternSet(patterns).select(self.git.unstaged_paths()) if patterns else []
         return Overlay(self.index, {p: self.read_worktree(p) for p in changed}, "the working tree")
@@ -146,6 +147,7 @@ def new_findings(before: Sequence[Finding], after: Sequence[Finding], grew: bool
 
 def fixture_notes(ws: Workspace, paths: Sequence[str]) -> None:
     """After an edit: which of the written files are also locked fixtures."""
+    # deferred: under 1 ms to import, only for fixture_notes()
     from oracle_guard.checks import fixture_lock
 
     for entry in ws.contract.section("fixtures") or []:
@@ -161,6 +163,7 @@ def fixture_notes(ws: Workspace, paths: Sequence[str]) -> None:
 
 def edit(action: Callable[[Workspace], int], directory: str, use_cache: bool = True) -> int:
     """Run an authoring command's ``action`` in the repository at ``directory``."""
+    # deferred: 16 ms to import, only for edit()
     from oracle_guard.parsing.text_edit import Unsafe
 
     try:

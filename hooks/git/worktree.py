@@ -88,6 +88,7 @@ def _make_folders(folder: str) -> List[str]:
 def _temporary_copy(full: str, data: bytes) -> str:
     """A new file beside ``full`` holding ``data``, with ``full``'s permissions (or, for a
     new file, those the umask gives)."""
+    # deferred: secrets: 4 ms to import, only for _temporary_copy()
     import secrets
 
     folder, name = os.path.split(full)

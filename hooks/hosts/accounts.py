@@ -4,6 +4,7 @@ client reach the hook's environment, or the repositories around the hook?"""
 from __future__ import annotations
 
 import fnmatch
+import grp
 import os
 import pwd
 import re
@@ -202,9 +203,7 @@ def _writable_by(path: str, uid: int) -> bool:
     return bool(st.st_mode & 0o002)
 
 
-def _groups_of(uid: int):
-    import grp
-
+def _groups_of(uid: int) -> List[grp.struct_group]:
     entry = pwd.getpwuid(uid)
     return [g for g in grp.getgrall() if entry.pw_name in g.gr_mem or g.gr_gid == entry.pw_gid]
 

@@ -10,7 +10,7 @@ import pwd
 import re
 import shlex
 import subprocess
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from oracle_guard import __version__
 from oracle_guard.errors import GitError, ProtocolError
@@ -18,6 +18,9 @@ from oracle_guard.git.plumbing import Git
 from oracle_guard.hosts import pusher_variable
 from oracle_guard.hosts.accounts import account_lines, sshd_lines
 from oracle_guard.hosts.probe import MARKER, SSHD_CONFIG, Hook, Line, account_name, text_of
+
+if TYPE_CHECKING:
+    from oracle_guard.contract import Contract
 
 
 def inspect(
@@ -254,6 +257,7 @@ def _executable(path: str) -> bool:
 
 # -- the repository ---------------------------------------------------------------
 def _head(git: Git, repo: str) -> List[Line]:
+    # deferred: 8 ms to import, only for _head()
     from oracle_guard.revisions import unresolved_head
 
     target = git.head_target()
@@ -277,6 +281,7 @@ def _head(git: Git, repo: str) -> List[Line]:
 def _rules(
     git: Git, host: Optional[str], identity_env: Optional[str], hooked: bool = True
 ) -> List[Line]:
+    # deferred: 9 ms to import, only for _rules()
     from oracle_guard import contract as contract_mod
     from oracle_guard.authority.signatures import Authority
     from oracle_guard.revisions import rules_branch
@@ -325,6 +330,7 @@ def _rules(
 
 
 def _identity(git: Git, host: str, identity_env: Optional[str]) -> List[Line]:
+    # deferred: 8 ms to import, only for _identity()
     from oracle_guard import contract as contract_mod
     from oracle_guard.snapshot import Snapshot
 
@@ -338,10 +344,14 @@ def _identity(git: Git, host: str, identity_env: Optional[str]) -> List[Line]:
         contract = contract_mod.choose(snapshot, snapshot)
     except contract_mod.ContractError:
         return []  # doctor says so; the installer has nothing to add
+    if contract is None:  # read found one: choose returns it
+        return []
     return _identity_of(contract, host, identity_env)
 
 
-def _identity_of(contract, host: Optional[str], identity_env: Optional[str]) -> List[Line]:
+def _identity_of(
+    contract: Contract, host: Optional[str], identity_env: Optional[str]
+) -> List[Line]:
     named = contract.section("identity_env")
     if not contract.owners or not named:
         return []

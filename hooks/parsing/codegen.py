@@ -378,6 +378,7 @@ def module_path() -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    # deferred: under 1 ms to import, only for main()
     from oracle_guard.parsing.validation import schema_dir
 
     args = list(sys.argv[1:] if argv is None else argv)

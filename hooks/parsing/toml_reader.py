@@ -10,6 +10,7 @@ from typing import Any, Dict
 
 def toml_module() -> Any:
     if sys.version_info >= (3, 11):
+        # deferred: tomllib: 3 ms to import, only for toml_module()
         import tomllib
 
         return tomllib

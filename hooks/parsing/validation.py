@@ -8,9 +8,14 @@ use only) judges every other document, so each message is its own.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import os
-from typing import Any, Callable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+    from referencing import Registry
 
 BUILTIN = ("freeze", "flake-budget", "quarantine-entry", "quarantine-list")
 
@@ -18,7 +23,6 @@ BUILTIN = ("freeze", "flake-budget", "quarantine-entry", "quarantine-list")
 @functools.cache
 def schema_dir() -> str:
     """Where ``schemas/`` was installed (package data ``oracle_guard.schemas``)."""
-    import importlib.util
 
     spec = importlib.util.find_spec("oracle_guard.schemas")
     assert spec is not None and spec.submodule_search_locations is not None  # a package
@@ -39,7 +43,8 @@ def builtin_schema(name: str) -> dict:
 
 
 @functools.cache
-def _registry():
+def _registry() -> Registry[Any]:
+    # deferred: referencing: 29 ms to import, only for _registry()
     from referencing import Registry, Resource
 
     names = [
@@ -57,6 +62,7 @@ def _fast_validator(name: str) -> Optional[Callable[[Any], bool]]:
     """The generated predicate for a built-in schema, or None where there is none
     or the schema files are not the ones it was generated from (then jsonschema
     judges alone: an edited schema is never judged by a stale predicate)."""
+    # deferred: 1 ms to import, only for _fast_validator()
     from oracle_guard._generated import validators as generated
 
     if name not in generated.VALID or not _shipped_schemas_match():
@@ -71,8 +77,10 @@ def _shipped_schemas_match() -> bool:
 
 def generated_matches(folder: str) -> bool:
     """Whether the schema files in ``folder`` are those the predicates were generated from."""
+    # deferred: hashlib: 3 ms to import, only for generated_matches()
     import hashlib
 
+    # deferred: 2 ms to import, only for generated_matches()
     from oracle_guard._generated import validators as generated
 
     for filename, digest in generated.SOURCES.items():
@@ -87,7 +95,8 @@ def generated_matches(folder: str) -> bool:
 
 
 @functools.cache
-def _builtin_validator(name: str):
+def _builtin_validator(name: str) -> Validator:
+    # deferred: jsonschema: 52 ms to import, only for _builtin_validator()
     from jsonschema import Draft202012Validator
 
     return Draft202012Validator(builtin_schema(name), registry=_registry())
@@ -97,7 +106,8 @@ class SchemaError(Exception):
     """A schema file itself is unusable."""
 
 
-def custom_validator(schema: Any):
+def custom_validator(schema: Any) -> Validator:
+    # deferred: jsonschema: 53 ms to import, only for custom_validator()
     import jsonschema
     from jsonschema import validators
 
@@ -111,12 +121,15 @@ def custom_validator(schema: Any):
     return cls(schema)
 
 
-def problems(instance: Any, name: Optional[str] = None, validator=None) -> List[Problem]:
+def problems(
+    instance: Any, name: Optional[str] = None, validator: Optional[Validator] = None
+) -> List[Problem]:
     """(json path, message) for each schema violation, in document order."""
     if validator is None and name is not None:
         fast = _fast_validator(name)
         if fast is not None and fast(instance):
             return []
+    # deferred: jsonschema, referencing: 52 ms to import, only for problems()
     from jsonschema.exceptions import best_match
     from referencing.exceptions import Unresolvable
 

@@ -12,6 +12,7 @@ def fingerprint(f: Finding, occurrence: int) -> str:
     """SHA-256 of what names the finding: check, code, path (its bytes) and
     message, and its place among findings equal in those. No line (a line added
     above moves it, and a platform would call it new) and nothing of the run."""
+    # deferred: hashlib: 3 ms to import, only for fingerprint()
     import hashlib
 
     fields = (f.hook, f.code, f.path or "", f.message, str(occurrence))

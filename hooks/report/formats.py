@@ -8,9 +8,10 @@ failure halfway never leaves half a report behind.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Mapping, NamedTuple, Optional, Sequence
+from typing import IO, Callable, Dict, Mapping, NamedTuple, Optional, Sequence
 
 from oracle_guard.findings import HookResult
+from oracle_guard.report.escaping import inert, show_text
 from oracle_guard.report.github import render_github, render_github_error
 from oracle_guard.report.json import render_json
 from oracle_guard.report.sarif import render_sarif, render_sarif_error
@@ -19,7 +20,7 @@ from oracle_guard.report.text import painter, render_text
 COLOR_CHOICES = ("auto", "always", "never")
 
 
-def colour_wanted(flag: str, env: Mapping[str, str], stream) -> bool:
+def colour_wanted(flag: str, env: Mapping[str, str], stream: IO[str]) -> bool:
     """Whether text output gets colour, the first rule that decides:
     ``--color always|never``; pre-commit's ``PRE_COMMIT_COLOR=always|never``;
     ``NO_COLOR`` (non-empty) off; ``FORCE_COLOR`` (non-empty) on; else only
@@ -49,53 +50,101 @@ class Format(NamedTuple):
     render_error: Callable[[str], str]  # a failed run's report (exit 2)
 
 
-def _text(results, meta, owners, exit_code, colour) -> str:
+def _text(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     return render_text(results, owners=owners, paint=painter(colour), meta=meta)
 
 
-def _json(results, meta, owners, exit_code, colour) -> str:
+def _json(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     return render_json(results, meta=meta)
 
 
-def _github(results, meta, owners, exit_code, colour) -> str:
+def _github(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     return render_github(results, owners=owners, meta=meta)
 
 
-def _sarif(results, meta, owners, exit_code, colour) -> str:
+def _sarif(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
     return render_sarif(results, meta=meta, exit_code=exit_code)
 
 
-def _markdown(results, meta, owners, exit_code, colour) -> str:
+def _markdown(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
+    # deferred: 1 ms to import, only for _markdown()
     from oracle_guard.report.markdown import render_markdown
 
     return render_markdown(results, meta=meta, owners=owners, exit_code=exit_code)
 
 
 def _markdown_error(message: str) -> str:
+    # deferred: 1 ms to import, only for _markdown_error()
     from oracle_guard.report.markdown import render_markdown_error
 
     return render_markdown_error(message)
 
 
-def _junit(results, meta, owners, exit_code, colour) -> str:
+def _junit(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
+    # deferred: 1 ms to import, only for _junit()
     from oracle_guard.report.junit import render_junit
 
     return render_junit(results, meta=meta, exit_code=exit_code)
 
 
 def _junit_error(message: str) -> str:
+    # deferred: 1 ms to import, only for _junit_error()
     from oracle_guard.report.junit import render_junit_error
 
     return render_junit_error(message)
 
 
-def _gitlab(results, meta, owners, exit_code, colour) -> str:
+def _gitlab(
+    results: Sequence[HookResult],
+    meta: Optional[Dict],
+    owners: Sequence[str],
+    exit_code: int,
+    colour: bool,
+) -> str:
+    # deferred: under 1 ms to import, only for _gitlab()
     from oracle_guard.report.gitlab import render_gitlab
 
     return render_gitlab(results)
 
 
 def _gitlab_error(message: str) -> str:
+    # deferred: under 1 ms to import, only for _gitlab_error()
     from oracle_guard.report.gitlab import render_gitlab_error
 
     return render_gitlab_error(message)
@@ -140,7 +189,6 @@ def render_error(fmt: str, message: str) -> str:
 
 def error_line(message: str) -> str:
     """The one line a failed run prints on stderr."""
-    from oracle_guard.report.escaping import inert, show_text
 
     return inert(f"oracle-guard: error: {show_text(message)}")
 

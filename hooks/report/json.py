@@ -9,7 +9,7 @@ from oracle_guard.findings import Finding, HookResult
 from oracle_guard.report.escaping import show_path
 
 
-def dump_json(doc) -> str:
+def dump_json(doc: object) -> str:
     """A JSON document for stdout: '##[' only ever occurs inside its strings, and
     written as '##\\u005b' it is the same text to a JSON reader and nothing to a
     CI runner; control characters json.dumps escapes itself."""

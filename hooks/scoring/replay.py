@@ -8,7 +8,18 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+)
 
 from oracle_guard.checks import records as record_rules
 from oracle_guard.errors import OracleGuardError
@@ -17,6 +28,9 @@ from oracle_guard.parsing import loaders
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.scoring import session as sessions
 from oracle_guard.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from oracle_guard.contract import Contract
 
 HOOK = "score"
 # the variables that carry a record to its run: (id, payload, seed)
@@ -55,12 +69,12 @@ class Outcome(NamedTuple):
     exit_status: Optional[int]
 
 
-def replaying(contract) -> bool:
+def replaying(contract: Contract) -> bool:
     """Whether the contract replays any seeds entry."""
     return any("replay" in entry for entry in contract.section("seeds") or [])
 
 
-def load(contract, target: Snapshot) -> List[Case]:
+def load(contract: Contract, target: Snapshot) -> List[Case]:
     """Every record of the target's replayed sets, in file order. A record that
     does not load or fails its rules at the target stops the score: what is
     replayed is never guessed."""
@@ -100,7 +114,9 @@ def _names(shape: str, replay: Dict[str, Any]) -> Tuple[str, str, str]:
     return names
 
 
-def _values(target: Snapshot, path: str, fmt: str, limit: int):
+def _values(
+    target: Snapshot, path: str, fmt: str, limit: int
+) -> Iterator[Tuple[Any, Optional[int]]]:
     """(record, line) of one file: each non-blank line of jsonl, each element of a
     json-array, the whole file of an immutable set."""
     data = target.read(path, limit)

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Dict, List, NamedTuple, Optional, Sequence, Set
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Set
 
 from oracle_guard.errors import OracleGuardError
 from oracle_guard.git.objects import Entry
+from oracle_guard.git.plumbing import Git
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 
 # the files pytest reads its configuration from, in the order it looks for them
 CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+Reader = Callable[[str], bytes]  # a path's content
 PYTHON_TEST_FILE = ("test_", "_test.py")
 
 
@@ -81,7 +83,7 @@ def build(
     target: Snapshot,
     candidate: Snapshot,
     tests: Sequence[str],
-    read=None,
+    read: Optional[Reader] = None,
 ) -> ScoredTree:
     """The scored tree of ``candidate`` under ``target``'s oracle (``tests``: the
     contract's score.tests patterns, read from the target)."""
@@ -142,7 +144,7 @@ def build(
     return ScoredTree(files, oracle, added, sorted(dropped), arguments, None)
 
 
-def config_file(files: Dict[str, Entry], arguments: Sequence[str], read) -> Optional[str]:
+def config_file(files: Dict[str, Entry], arguments: Sequence[str], read: Reader) -> Optional[str]:
     """The configuration file pytest would pick for ``arguments`` (its locate_config:
     from their common folder upward, the first file with a pytest section)."""
     common = os.path.commonpath([a if a != "." else "" for a in arguments] or [""])
@@ -163,6 +165,7 @@ def _has_pytest_section(name: str, data: bytes) -> bool:
         return True
     text = data.decode("utf-8", "replace")
     if name == "pyproject.toml":
+        # deferred: under 1 ms to import, only for _has_pytest_section()
         from oracle_guard.parsing.toml_reader import load_toml
 
         try:
@@ -175,7 +178,7 @@ def _has_pytest_section(name: str, data: bytes) -> bool:
     return any(line.strip() == header for line in text.splitlines())
 
 
-def write(folder: str, files: Dict[str, Entry], read) -> None:
+def write(folder: str, files: Dict[str, Entry], read: Reader) -> None:
     """Write ``files`` under ``folder`` (which is new and empty): regular files with
     their executable bit, symlinks as git stores them. No path is a folder of
     another (build leaves none), so nothing is written through a link."""
@@ -204,7 +207,7 @@ def write(folder: str, files: Dict[str, Entry], read) -> None:
             os.chmod(full, os.stat(full).st_mode | stat.S_IXUSR)
 
 
-def blob_reader(git, entries: Dict[str, Entry]):
+def blob_reader(git: Git, entries: Dict[str, Entry]) -> Reader:
     """read(path) of ``entries`` by blob id, through the open cat-file batch."""
 
     def read(path: str) -> bytes:

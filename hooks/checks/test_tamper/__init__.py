@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import posixpath
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from oracle_guard.checks.test_tamper import moves, options
@@ -336,7 +337,6 @@ def _link_within(path: str, entry: Entry, scope: Scope, candidate: Snapshot) -> 
     """A relative symlink to data inside the scoring tree (certificates, a data
     folder): what it points at is judged under its own path. A link named as
     test code, or pointing out of the tree, is not."""
-    import posixpath
 
     name = path.rpartition("/")[2].lower()
     if scope.is_python(path) or scope.is_doctest(path) or options.is_config(path):
@@ -519,6 +519,7 @@ def _moved_from(
     new_text = reader.text(candidate, path, entry)
     if new_text is None:
         return path, None
+    # deferred: difflib: under 1 ms to import, only for _moved_from()
     import difflib
 
     name = path.rpartition("/")[2]
@@ -545,6 +546,7 @@ def _frozen_skipped(
     files statically: a node id names its file, a property id is a module stem."""
     if not contract.section("freeze"):
         return []
+    # deferred: under 1 ms to import, only for _frozen_skipped()
     from oracle_guard.checks import freeze_files
 
     state = freeze_files.load(contract, candidate, HOOK)

@@ -68,7 +68,7 @@ class Bindings(Settings):
                 "which tests run or how they score",
             )
 
-    def _named_value(self, name: str, value: ast.expr, node) -> None:
+    def _named_value(self, name: str, value: ast.expr, node: ast.AST) -> None:
         if name in SKIP_ATTRIBUTES and name != "__test__" and not is_false(value):
             self.add(
                 "skip-added",

@@ -3,6 +3,7 @@ the skips on tests the change itself adds."""
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from typing import Any, Callable, FrozenSet, List, Optional, Set, Tuple
 
@@ -149,7 +150,6 @@ def test_names(data: bytes) -> Optional[FrozenSet[str]]:
 
 
 def _is_fixture(node: Any) -> bool:
-    import ast
 
     for decorator in node.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator

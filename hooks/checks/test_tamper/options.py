@@ -38,6 +38,7 @@ are imported only when a file is judged.
 
 from __future__ import annotations
 
+import importlib
 import re
 import sys
 from collections import Counter
@@ -132,6 +133,7 @@ def _strtobool(value: str) -> Optional[bool]:
 
 
 def _split(key: str, value: str, line: int) -> Tuple[str, ...]:
+    # deferred: shlex: under 1 ms to import, only for _split()
     import shlex
 
     try:
@@ -233,10 +235,10 @@ def _toml_module() -> Any:
     """tomllib, or before Python 3.11 the tomli backport it was made from
     (setup.cfg requires it there; imported by name, as mypy checks for 3.9)."""
     if sys.version_info >= (3, 11):
+        # deferred: tomllib: 2 ms to import, only for _toml_module()
         import tomllib
 
         return tomllib
-    import importlib
 
     return importlib.import_module("tomli")
 

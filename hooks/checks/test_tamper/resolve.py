@@ -53,6 +53,7 @@ class Resolver:
         """The names the module binds once, at its top: read only when a skip
         condition or an exec'd name asks (a walk of the whole tree)."""
         if self._constants is None:
+            # deferred: 2 ms to import, only for constants()
             from oracle_guard.checks.test_tamper.meaning import constants_of
 
             self._constants = constants_of(self.tree) if self.tree is not None else {}
@@ -167,6 +168,7 @@ class Resolver:
         args = call.args
         if marker in ("pytest.mark.skip", "unittest.skip") and all(map(constant_str, args)):
             args = []
+        # deferred: 2 ms to import, only for _marker_arguments()
         from oracle_guard.checks.test_tamper.meaning import written
 
         given = [written(arg, self.imports, self.constants) for arg in args]
@@ -200,7 +202,9 @@ class Resolver:
     def _in(self) -> str:
         return f" in {self.where}" if self.scope else " at module level"
 
-    def add(self, rule: str, node: ast.AST, subject: str, message: str, scope=None) -> None:
+    def add(
+        self, rule: str, node: ast.AST, subject: str, message: str, scope: Optional[str] = None
+    ) -> None:
         line = getattr(node, "lineno", 1)
         self.marks.append(
             Mark(rule, line, subject, self.where if scope is None else scope, message)

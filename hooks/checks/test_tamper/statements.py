@@ -4,7 +4,7 @@ assignments; expressions are judged in calls.py."""
 from __future__ import annotations
 
 import ast
-from typing import Dict, Sequence
+from typing import Dict, Sequence, Union
 
 from oracle_guard.checks.test_tamper.calls import Calls
 from oracle_guard.checks.test_tamper.names import (
@@ -148,7 +148,7 @@ class Reader(Calls):
                 self._expression(child.context_expr)
         self.warnings_scoped -= scoped
 
-    def _definition(self, node) -> None:
+    def _definition(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]) -> None:
         name = node.name
         self._hook_name(name, node)
         if isinstance(node, ast.ClassDef) and any(
@@ -221,7 +221,7 @@ class Reader(Calls):
             return
         self._expression(node)
 
-    def _import(self, node) -> None:
+    def _import(self, node: Union[ast.Import, ast.ImportFrom]) -> None:
         if isinstance(node, ast.Import):
             modules = [alias.name for alias in node.names]
             for alias in node.names:
@@ -264,7 +264,7 @@ class Reader(Calls):
                     )
                     break
 
-    def _assignment(self, node) -> None:
+    def _assignment(self, node: Union[ast.Assign, ast.AugAssign, ast.AnnAssign]) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if isinstance(node, ast.AugAssign) and self.dotted(node.target) == "sys.modules":
             self._sys_modules(node, "|=", [node.value])  # sys.modules |= {...}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -38,7 +39,6 @@ _SOURCE_LINE = re.compile(r'^(?P<head>[ \t]*ORACLE_GUARD:[ \t]*)"(?P<value>[^"\\
 def recipe_text(name: str) -> str:
     """A CI recipe as shipped: package data ``oracle_guard.recipes``, copies of
     examples/ci/ that a test keeps byte for byte the same."""
-    import importlib.util
 
     spec = importlib.util.find_spec("oracle_guard.recipes")
     # shipped with the package: a missing one is a broken install
@@ -72,6 +72,7 @@ def _source_line(text: str) -> Optional[re.Match[str]]:
 def fill_recipe(template: str, source: Optional[str]) -> Tuple[str, str]:
     """(the recipe with ``source`` as its install source, or as shipped for None;
     the placeholder it ships with). Read back to be sure only that value changed."""
+    # deferred: PyYAML: 15 ms to import, only for fill_recipe()
     import yaml
 
     match = _source_line(template)

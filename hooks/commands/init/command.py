@@ -10,12 +10,14 @@ from oracle_guard.commands.init.plan import Plan, Settings, make_plan
 from oracle_guard.commands.init.preflight import preflight
 from oracle_guard.commands.init.report import next_steps, report, say, staging
 from oracle_guard.errors import InitError
+from oracle_guard.git.plumbing import Git
+from oracle_guard.snapshot import Snapshot
 
 
 def init(settings: Settings, env: Mapping[str, str]) -> int:
+    # deferred: 2 ms to import, only for init()
     from oracle_guard import clock
     from oracle_guard.commands import workspace
-    from oracle_guard.git.plumbing import Git
 
     now = clock.now_from(settings.now, env)
     git = Git(settings.directory, use_cache=False)
@@ -73,6 +75,7 @@ def refuse_conflicts(plan: Plan) -> None:
 
 def write(plan: Plan, top: str) -> None:
     """Every planned file or none, never through a symlink (worktree.write_files)."""
+    # deferred: under 1 ms to import, only for write()
     from oracle_guard.git import worktree
 
     worktree.write_files(
@@ -85,9 +88,8 @@ def write(plan: Plan, top: str) -> None:
     )
 
 
-def not_committed(git, paths: Sequence[str]) -> List[str]:
+def not_committed(git: Git, paths: Sequence[str]) -> List[str]:
     """Those of ``paths`` whose staged blob is not the one in HEAD."""
-    from oracle_guard.snapshot import Snapshot
 
     head = git.resolve_commit("HEAD")
     committed = Snapshot.of_commit(git, head, "HEAD").entries if head else {}

@@ -9,6 +9,7 @@ import os
 import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from oracle_guard import __version__
 from oracle_guard.commands.init.files import SCHEMA_DIR, Planned
 from oracle_guard.parsing import validation
 from oracle_guard.parsing.patterns import PatternSet
@@ -59,7 +60,6 @@ def editor_schema(name: str) -> Dict[str, Any]:
     for key in source.get("$defs", {}):
         ref(f"#/$defs/{key}", name)
     body = convert(source, name)
-    from oracle_guard import __version__
 
     schema: Dict[str, Any]
     schema = {
@@ -120,6 +120,7 @@ def modeline_edits(
 def modeline_edit(top: str, path: str, schema: str) -> Tuple[Optional[Planned], str]:
     """The file with the schema line first; None when it has one already, is no regular
     file, or its data would not stay the same (then a note says why)."""
+    # deferred: 1 ms to import, only for modeline_edit()
     from oracle_guard.parsing import loaders
 
     target = os.path.join(top, path)

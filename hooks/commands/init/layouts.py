@@ -16,8 +16,10 @@ from oracle_guard.commands.init.files import (
     PREK_CONFIG,
     SCHEMA_DIR,
 )
+from oracle_guard.contract import Contract
 from oracle_guard.errors import InitError
 from oracle_guard.parsing.patterns import PatternSet
+from oracle_guard.snapshot import Snapshot
 
 LAYOUTS = ("harness", "merge-contract", "oracle-dir", "pytest", "replay-queue")
 # The editor schemas, and the hook runners' configs at any depth (no slash: prek reads
@@ -392,7 +394,6 @@ def unguarded_data(data: Dict[str, Any], paths: Paths, layout: str) -> List[str]
     test folder) with files the contract leaves writable: no section names them, and
     write-set does not deny them. It names the layout that guards the folder, when
     that is another one."""
-    from oracle_guard.snapshot import Snapshot
 
     probe = contract_mod.Contract(data, Snapshot.empty(), from_base=False)
     guarded = PatternSet(probe.oracle_globs() + data["write_set"]["deny"])
@@ -414,14 +415,14 @@ def unguarded_data(data: Dict[str, Any], paths: Paths, layout: str) -> List[str]
     return warnings
 
 
-def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index) -> List[str]:
+def add_budget(data: Dict[str, Any], layout: str, paths: Paths, index: Snapshot) -> List[str]:
     """Put a ``budget`` before ``write_set`` and ``tamper`` when something can be
     frozen: a cap no lower than what is frozen today, and ``known_ids`` where the
     frozen ids are seed-file stems (the harness layout). Returns notes for the user."""
     if "freeze" not in data:
         return []
+    # deferred: 3 ms to import, only for add_budget()
     from oracle_guard.checks import freeze_schema
-    from oracle_guard.contract import Contract
 
     probe = Contract(copy.deepcopy(data), index, from_base=False)
     state = freeze_schema.load(probe, index)

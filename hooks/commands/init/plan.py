@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, cast
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, cast
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.checks import fixture_lock
@@ -39,10 +39,15 @@ from oracle_guard.commands.init.layouts import (
     proposed_allow,
     unguarded_data,
 )
-from oracle_guard.commands.init.precommit_config import plan_config, resolve_rev
+from oracle_guard.commands.init.precommit_config import YAML_FORMAT, plan_config, resolve_rev
 from oracle_guard.commands.init.signing import plan_signers, signing_identity
 from oracle_guard.errors import InitError
+from oracle_guard.parsing import loaders
 from oracle_guard.parsing.patterns import PatternSet
+from oracle_guard.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from oracle_guard.git.plumbing import Git
 
 
 @dataclass(frozen=True)
@@ -85,9 +90,10 @@ class Plan:
     warnings: List[str] = field(default_factory=list)  # data folders the contract leaves open
 
 
-def make_plan(settings: Settings, git, top: str, env: Optional[Mapping[str, str]] = None) -> Plan:
+def make_plan(
+    settings: Settings, git: Git, top: str, env: Optional[Mapping[str, str]] = None
+) -> Plan:
     """What init writes in the work tree at ``top``, in the order it reports it."""
-    from oracle_guard.snapshot import Snapshot
 
     index = Snapshot.of_index(git)
     unstaged = git.unstaged_paths()
@@ -97,6 +103,7 @@ def make_plan(settings: Settings, git, top: str, env: Optional[Mapping[str, str]
     budget_notes = add_budget(data, layout, paths, index)
     signing = signing_identity(git, top)
     if signing.key is not None:
+        # deferred: 3 ms to import, only for make_plan()
         from oracle_guard.authority.keys import SIGNERS_FILE
 
         data["authority"] = {"signers": SIGNERS_FILE}
@@ -171,7 +178,7 @@ def add_files_and_notes(plan: Plan, planned: Tuple[List[Planned], List[str]]) ->
     plan.notes.extend(notes)
 
 
-def plan_locks(plan: Plan, index, unstaged: Sequence[str]) -> None:
+def plan_locks(plan: Plan, index: Snapshot, unstaged: Sequence[str]) -> None:
     """Each fixture lock, as 'oracle-guard lock' would write it; a lock whose fixtures
     are not all staged is left for after the git add."""
     for entry in plan.data.get("fixtures", []):
@@ -193,7 +200,7 @@ def plan_locks(plan: Plan, index, unstaged: Sequence[str]) -> None:
 def plan_pre_commit_config(plan: Plan, settings: Settings, top: str, env: Mapping[str, str]) -> str:
     """The config the repository's hook runner reads, with the oracle-guard entry at
     --repo and --rev. Returns the rev."""
-    from oracle_guard.commands.init.precommit_config import YAML_FORMAT
+    # deferred: 5 ms to import, only for plan_pre_commit_config()
     from oracle_guard.commands.init.prek_config import PREK_FORMAT, choose_config
 
     repo, rev = resolve_rev(settings.repo, settings.rev)
@@ -238,7 +245,7 @@ def mark_existing(files: Sequence[Planned], top: str) -> None:
 
 def pending_oracle(
     data: Dict[str, Any],
-    index,
+    index: Snapshot,
     paths: Paths,
     unstaged: Sequence[str],
     files: Sequence[Planned],
@@ -258,12 +265,12 @@ def pending_oracle(
     )
 
 
-def check_allow_file(path: Optional[str], index, top: str) -> None:
+def check_allow_file(path: Optional[str], index: Snapshot, top: str) -> None:
     """The allow_file the contract names holds only path prefixes, as check reads it:
     its working-tree copy (which the printed git add stages), else the index's. A
     line check would refuse stops init, which never turns it into a pattern."""
+    # deferred: under 1 ms to import, only for check_allow_file()
     from oracle_guard.checks.write_set import allow_file_lines
-    from oracle_guard.parsing import loaders
 
     if path is None:
         return

@@ -74,6 +74,7 @@ def has_our_hooks(config: Any) -> bool:
 
 def installs_both_stages(text: Optional[str]) -> bool:
     """Does this config make a bare 'pre-commit install' install pre-commit and pre-push?"""
+    # deferred: PyYAML: 10 ms to import, only for installs_both_stages()
     import yaml
 
     try:
@@ -121,6 +122,7 @@ def retarget_pre_commit_config(text: str, wanted: Mapping[str, str]) -> Retarget
     """The config with the oracle-guard entry's ``repo:``/``rev:`` set to ``wanted``,
     each line edited in place; init reads the result back to be sure nothing else
     changed."""
+    # deferred: PyYAML: 10 ms to import, only for retarget_pre_commit_config()
     import yaml
 
     def load(edited: str) -> Any:
@@ -179,6 +181,7 @@ def retarget_lines(
 def edit_pre_commit_config(text: str, repo: str, rev: str) -> Tuple[Optional[str], str]:
     """(new text, "") with our repo entry first in ``repos:``; (text, "") when the hooks
     are there already; (None, why) when the file is not simple enough to edit safely."""
+    # deferred: PyYAML: 10 ms to import, only for edit_pre_commit_config()
     import yaml
 
     try:
@@ -221,6 +224,7 @@ def edit_pre_commit_config(text: str, repo: str, rev: str) -> Tuple[Optional[str
 
 def resolve_rev(repo: str, rev: Optional[str]) -> Tuple[str, str]:
     """(repo as written into the config, rev): a local clone gives its HEAD commit."""
+    # deferred: 4 ms to import, only for resolve_rev()
     from oracle_guard.git.plumbing import Git
 
     if not os.path.isdir(repo):

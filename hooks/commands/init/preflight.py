@@ -3,12 +3,19 @@ printed, judged before they do, each with the command that fixes it."""
 
 from __future__ import annotations
 
+import datetime
 import os
 import shlex
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 from oracle_guard import contract as contract_mod
 from oracle_guard.parsing.patterns import PatternSet
+from oracle_guard.snapshot import Overlay, Snapshot
+
+if TYPE_CHECKING:
+    from oracle_guard.checks.freeze_files import Frozen
+    from oracle_guard.findings import Finding
+    from oracle_guard.git.plumbing import Git
 
 # What fixes a finding of flake-budget on one entry: the freeze commands (docs:
 # how-to/edit-the-oracle.md), which init names with the entry's id.
@@ -17,8 +24,8 @@ RENEWABLE = ("budget-expired", "budget-too-far", "budget-no-expiry")
 
 def preflight(
     data: Dict[str, Any],
-    git,
-    now,
+    git: Git,
+    now: datetime.datetime,
     now_arg: Optional[str],
     top: str,
     to_add: Sequence[str],
@@ -29,9 +36,9 @@ def preflight(
     index): each error line, with the command that fixes it where there is one; and
     the files it names that could not be judged that way. ``planned``: what a
     --dry-run would write, read in place of the working tree's copies."""
+    # deferred: 1 ms to import, only for preflight()
     from oracle_guard.checks import freeze_schema
     from oracle_guard.judge import judge
-    from oracle_guard.snapshot import Overlay, Snapshot
 
     files, unchecked = added_files(data, top, to_add, planned or {})
     staged = Overlay(Snapshot.of_index(git), files, "the index after the git add step")
@@ -78,7 +85,7 @@ def added_files(
     return files, unchecked
 
 
-def fix_for(finding, entries, budget: Dict[str, Any], when: str) -> str:
+def fix_for(finding: Finding, entries: Sequence[Frozen], budget: Dict[str, Any], when: str) -> str:
     if finding.code == "budget-exceeded":
         return (
             f"oracle-guard freeze remove ID{when} for each entry to drop "

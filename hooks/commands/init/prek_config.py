@@ -5,6 +5,7 @@ the repository's hook runner reads."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
@@ -32,10 +33,10 @@ def toml_parser() -> Any:
     """tomllib, or before Python 3.11 the tomli backport it was made from
     (setup.cfg requires it there; imported by name, as mypy checks for 3.9)."""
     if sys.version_info >= (3, 11):
+        # deferred: tomllib: 3 ms to import, only for toml_parser()
         import tomllib
 
         return tomllib
-    import importlib
 
     return importlib.import_module("tomli")
 

@@ -22,12 +22,14 @@ from oracle_guard.commands.init.plan import Plan
 from oracle_guard.commands.init.precommit_config import (
     installs_both_stages as pre_commit_installs_both,
 )
+from oracle_guard.snapshot import Snapshot
 
 
 def say(*values: object, end: str = "\n") -> None:
     """print, with every line made safe to show: init prints file names, ids and
     owners from the repository, which must neither drive the terminal nor read as
     a CI runner command."""
+    # deferred: under 1 ms to import, only for say()
     from oracle_guard.report.escaping import inert, show_text
 
     text = " ".join(str(v) for v in values)
@@ -99,7 +101,6 @@ def report(plan: Plan, dry_run: bool, layout_asked: bool) -> None:
 
 
 def protected_list(data: Dict[str, Any]) -> List[str]:
-    from oracle_guard.snapshot import Snapshot
 
     probe = contract_mod.Contract(data, Snapshot.empty(), from_base=False)
     out: List[str] = []
@@ -138,6 +139,7 @@ def install_step(
     config_text: Optional[str], runner: str = "pre-commit", path: str = PRE_COMMIT_CONFIG
 ) -> str:
     """The runner's install command: prek's takes pre-commit's arguments."""
+    # deferred: 5 ms to import, only for install_step()
     from oracle_guard.commands.init.prek_config import installs_both_stages as prek_installs_both
 
     both = prek_installs_both if path == PREK_CONFIG else pre_commit_installs_both

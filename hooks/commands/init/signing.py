@@ -6,10 +6,13 @@ from __future__ import annotations
 import os
 import shlex
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from oracle_guard.commands.init.files import Planned, read_text
 from oracle_guard.errors import InitError
+
+if TYPE_CHECKING:
+    from oracle_guard.git.plumbing import Git
 
 HOW_TO_SIGN = "git config gpg.format ssh; git config user.signingkey ~/.ssh/id_ed25519.pub"
 
@@ -26,14 +29,15 @@ class Signing:
     fix: str = HOW_TO_SIGN
 
 
-def _config(git, key: str, kind: Optional[str] = None) -> str:
+def _config(git: Git, key: str, kind: Optional[str] = None) -> str:
     return git.config(key, kind) or ""
 
 
-def signing_identity(git, top: str) -> Signing:
+def signing_identity(git: Git, top: str) -> Signing:
     """git's SSH signing key (gpg.format ssh, user.signingkey: a key file or a
     ``key::`` literal, as git reads them) and the principal that names its user
     (user.email, else user.name)."""
+    # deferred: 5 ms to import, only for signing_identity()
     from oracle_guard.authority import keys as owner_keys
 
     if (_config(git, "gpg.format") or "openpgp") != "ssh":
@@ -71,6 +75,7 @@ def plan_signers(
     """The allowed signers file the contract's authority names: a new one with the
     user's signing key; one that is there already is kept as it is. Returns it (or
     nothing) and notes for the user."""
+    # deferred: 5 ms to import, only for plan_signers()
     from oracle_guard.authority import allowed_signers
     from oracle_guard.authority import keys as owner_keys
     from oracle_guard.git import worktree

@@ -12,6 +12,7 @@ COMMENT_COLUMN = 40
 
 def scalar(value: Any) -> str:
     """A YAML scalar (or flow list or mapping, as JSON) that reads back as ``value``."""
+    # deferred: PyYAML: 10 ms to import, only for scalar()
     import yaml
 
     if isinstance(value, bool):
