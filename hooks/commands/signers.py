@@ -41,7 +41,7 @@ class SignersFile:
     """The working-tree signers file the contract in the index names."""
 
     def __init__(self, ws: Workspace, must_exist: bool = True) -> None:
-        from oracle_guard.parsing import loaders
+        from oracle_guard.parsing import strict_input
 
         section = ws.contract.section("authority")
         if section is None:
@@ -59,8 +59,8 @@ class SignersFile:
                 "'oracle-guard signers add PRINCIPAL KEYFILE' writes it"
             )
         try:
-            self.text = loaders.decode_text(data or b"")
-        except loaders.LoadError as exc:
+            self.text = strict_input.decode_text(data or b"")
+        except strict_input.LoadError as exc:
             raise Refused(f"{show_path(self.path)}: {exc}; fix the file by hand first") from None
         self.signers = self.parse(self.text, "fix the file by hand first")
         first = self.text.find("\n")

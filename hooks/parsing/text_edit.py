@@ -16,8 +16,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple, Union
 
-from oracle_guard.parsing import loaders
 from oracle_guard.parsing.strict_equality import strict_key
+from oracle_guard.parsing.strict_input import LoadError, decode_text, json_pointer
+from oracle_guard.parsing.strict_json import load_json
+from oracle_guard.parsing.strict_yaml import load_yaml
 
 DocPath = Tuple[Union[str, int], ...]
 
@@ -100,7 +102,7 @@ class Editor:
     def _commit(self, text: str, intended: Any) -> None:
         try:
             got = self.load(text)
-        except loaders.LoadError as exc:
+        except LoadError as exc:
             raise Unsafe(f"the edited text does not parse ({exc})") from None
         if strict_key(got) != strict_key(intended):
             raise Unsafe("the edited text does not read back as the intended value")
@@ -166,7 +168,7 @@ class JsonEditor(Editor):
         self.spaced = bool(re.search(r"[,:][ \t]", bare)) if re.search("[,:]", bare) else None
 
     def load(self, text: str) -> Any:
-        return loaders.load_json(text.encode("utf-8")).value
+        return load_json(text.encode("utf-8")).value
 
     def _span(self, path: DocPath) -> _Span:
         span = _json_spans(self.text, 0)
@@ -265,9 +267,7 @@ class JsonEditor(Editor):
             container[key] = copy.deepcopy(value)
         span = self._span(path)
         if span.kind != ("array" if key is None else "object"):
-            raise Unsafe(
-                f"{loaders.json_pointer(path)} is not a {'list' if key is None else 'object'}"
-            )
+            raise Unsafe(f"{json_pointer(path)} is not a {'list' if key is None else 'object'}")
         self._commit(self._insert_at(span, index, key, value), intended)
 
     def _insert_at(self, container: _Span, index: int, key: Optional[str], value: Any) -> str:
@@ -288,7 +288,7 @@ class JsonEditor(Editor):
     def _append(self, path: DocPath, item: Any) -> str:
         span = self._span(path)
         if span.kind != "array":
-            raise Unsafe(f"{loaders.json_pointer(path)} is not a list")
+            raise Unsafe(f"{json_pointer(path)} is not a list")
         return self._insert(span, None, item)
 
     def _delete(self, path: DocPath) -> str:
@@ -308,7 +308,7 @@ class JsonEditor(Editor):
     def _set(self, path: DocPath, value: Any) -> str:
         container = self._span(path[:-1])
         if container.kind != "object":
-            raise Unsafe(f"{loaders.json_pointer(path[:-1])} is not an object")
+            raise Unsafe(f"{json_pointer(path[:-1])} is not an object")
         for key, _, _, child in container.elements:
             if key == path[-1]:
                 text = self.text
@@ -360,10 +360,10 @@ def _plain_ok(text: str, flow: bool, portable: bool = False) -> bool:
         return False
     probe = ("{k: %s}" % text if flow else "k: %s" % text).encode("utf-8", "surrogatepass")
     try:
-        if loaders.load_yaml(probe).value != {"k": text}:
+        if load_yaml(probe).value != {"k": text}:
             return False
         return not portable or yaml.safe_load(probe) == {"k": text}
-    except (loaders.LoadError, yaml.YAMLError, UnicodeDecodeError):
+    except (LoadError, yaml.YAMLError, UnicodeDecodeError):
         return False
 
 
@@ -440,7 +440,7 @@ def mapping_lines(value: dict, column: int, example=None) -> List[str]:
 
 class YamlEditor(Editor):
     def load(self, text: str) -> Any:
-        return loaders.load_yaml(text.encode("utf-8")).value
+        return load_yaml(text.encode("utf-8")).value
 
     def _root(self):
         import yaml
@@ -521,10 +521,10 @@ class YamlEditor(Editor):
 
         seq, text = self._node(path), self.text
         if not isinstance(seq, yaml.SequenceNode):
-            raise Unsafe(f"{loaders.json_pointer(path)} is not a list")
+            raise Unsafe(f"{json_pointer(path)} is not a list")
         if seq.flow_style:
             if seq.value:
-                raise Unsafe(f"{loaders.json_pointer(path)} is a flow-style list [...]")
+                raise Unsafe(f"{json_pointer(path)} is a flow-style list [...]")
             return self._append_to_empty(path, seq, item)
         last = seq.value[-1]
         dash, column = self._item_columns(last)
@@ -558,7 +558,7 @@ class YamlEditor(Editor):
 
         parent, text = self._node(path[:-1]), self.text
         if parent.flow_style:
-            raise Unsafe(f"{loaders.json_pointer(path[:-1])} is written in flow style")
+            raise Unsafe(f"{json_pointer(path[:-1])} is written in flow style")
         if isinstance(parent, yaml.SequenceNode):
             item = parent.value[path[-1]]
             self._item_columns(item)
@@ -585,7 +585,7 @@ class YamlEditor(Editor):
 
         parent, text = self._node(path[:-1]), self.text
         if not isinstance(parent, yaml.MappingNode):
-            raise Unsafe(f"{loaders.json_pointer(path[:-1])} is not a mapping")
+            raise Unsafe(f"{json_pointer(path[:-1])} is not a mapping")
         for key, node in parent.value:
             if key.value == path[-1]:
                 if (
@@ -605,7 +605,7 @@ class YamlEditor(Editor):
         if isinstance(value, (dict, list)):
             raise Unsafe(f"cannot add a nested {type(value).__name__} as {path[-1]!r}")
         if not parent.value:
-            raise Unsafe(f"{loaders.json_pointer(path[:-1])} is an empty mapping")
+            raise Unsafe(f"{json_pointer(path[:-1])} is an empty mapping")
         last_key, last = parent.value[-1]
         if parent.flow_style:
             at = self._end(last)
@@ -633,7 +633,7 @@ def _ordered(value: dict, example) -> List[Tuple[str, Any]]:
 
 def editor_for(path: str, data: bytes) -> Editor:
     """A YAML editor for ``.yaml``/``.yml``, a JSON one otherwise (as the hooks read them)."""
-    text = loaders.decode_text(data)
+    text = decode_text(data)
     if path.endswith((".yaml", ".yml")):
         return YamlEditor(path, text)
     return JsonEditor(path, text)
@@ -650,7 +650,7 @@ def new_yaml_mapping(value: dict, example_text: Optional[str] = None, nl: str = 
         if isinstance(node, yaml.MappingNode) and not node.flow_style:
             example = node
     text = nl.join(mapping_lines(value, 0, example)) + nl
-    if strict_key(loaders.load_yaml(text.encode("utf-8")).value) != strict_key(value):
+    if strict_key(load_yaml(text.encode("utf-8")).value) != strict_key(value):
         raise Unsafe("the new file does not read back as the intended value")
     return text
 

@@ -263,7 +263,7 @@ def check_allow_file(path: Optional[str], index, top: str) -> None:
     its working-tree copy (which the printed git add stages), else the index's. A
     line check would refuse stops init, which never turns it into a pattern."""
     from oracle_guard.checks.write_set import allow_file_lines
-    from oracle_guard.parsing import loaders
+    from oracle_guard.parsing import strict_input
 
     if path is None:
         return
@@ -276,10 +276,10 @@ def check_allow_file(path: Optional[str], index, top: str) -> None:
             data = index.read(path)
         else:
             return  # not there: check says it is missing from the commit
-        allow_file_lines(loaders.decode_text(data), path)
+        allow_file_lines(strict_input.decode_text(data), path)
     except OSError as exc:
         raise InitError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except loaders.LoadError as exc:
+    except strict_input.LoadError as exc:
         raise InitError(f"{path}: {exc}; nothing was written") from None
     except contract_mod.ContractError as exc:
         raise InitError(f"{exc}; nothing was written") from None
