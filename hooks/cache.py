@@ -39,7 +39,7 @@ MAX_ENTRIES = 200_000  # per kind; entries this run did not use go first
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _OID = "(?:[0-9a-f]{40}|[0-9a-f]{64})"
 _CAP = "([1-9][0-9]*)"  # the size cap, in bytes, the blob was read under
-LOADERS = ("json", "yaml")  # what loaders.loader_for names
+LOADERS = ("json", "yaml")  # what parsing/loaders.py's loader_for names
 # The key of an entry of each kind; freeze: blob, loader, cap, then the schema
 # (last: a custom schema's path may hold ':').
 _KEYS = {

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 from oracle_guard.cache import contract_key
 from oracle_guard.errors import ContractError
 from oracle_guard.git.objects import BlobTooLarge
-from oracle_guard.parsing import loaders, validation
+from oracle_guard.parsing import strict_input, strict_yaml, validation
 from oracle_guard.sections import RECORD_SHAPES, SECTIONS
 from oracle_guard.snapshot import Snapshot
 
@@ -120,8 +120,8 @@ def parse(
     ``revision``, and lists every problem (``problems``: line, column, text)."""
     suffix = f" (the contract in {revision})" if revision else ""
     try:
-        doc = loaders.load_yaml(data)
-    except loaders.LoadError as exc:
+        doc = strict_yaml.load_yaml(data)
+    except strict_input.LoadError as exc:
         line, column, text = exc.explained or (exc.line, exc.column, exc.message)
         where = f"{label}:{line}" if line else label
         raise ContractError(f"{where}: {text}{suffix}", ((line, column, text),)) from None
@@ -131,7 +131,7 @@ def parse(
         for path, message in found:
             line, column = _place_of_problem(doc, path, message)
             text = (
-                f"invalid contract at {loaders.json_pointer(path)}: "
+                f"invalid contract at {strict_input.json_pointer(path)}: "
                 f"{_readable(message)}{_did_you_mean(path, message)}"
             )
             problems.append((line, column, text))
@@ -197,7 +197,7 @@ def _unexpected(message: str) -> List[str]:
 
 
 def _place_of_problem(
-    doc: loaders.Document, path: Tuple[Any, ...], message: str
+    doc: strict_input.Document, path: Tuple[Any, ...], message: str
 ) -> Tuple[Optional[int], Optional[int]]:
     """(line, column) of the first offending key for an unknown key, else of the
     value at ``path`` (of its key, for a mapping's value)."""

@@ -19,7 +19,14 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from oracle_guard._generated import validators as generated_validators
-from oracle_guard.parsing import codegen, loaders, validation
+from oracle_guard.parsing import (
+    codegen,
+    loaders,
+    strict_input,
+    strict_json,
+    strict_yaml,
+    validation,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = {name: validation.builtin_schema(name) for name in codegen.GENERATED}
@@ -176,7 +183,7 @@ def _literals() -> Iterator[Any]:
                 text = node.value
                 if ":" not in text and "[" not in text:
                     continue
-                for load in (loaders.load_json, loaders.load_yaml):
+                for load in (strict_json.load_json, strict_yaml.load_yaml):
                     try:
                         yield load(text.encode("utf-8", "surrogatepass")).value
                         break
@@ -189,12 +196,12 @@ def _examples() -> Iterator[Any]:
         if path.is_file() and path.suffix in (".json", ".yaml", ".yml", ".lock"):
             try:
                 yield loaders.load_by_name(path.name, path.read_bytes()).value
-            except loaders.LoadError:
+            except strict_input.LoadError:
                 pass
     from oracle_guard.commands import demo
 
     for text in (demo.CONTRACT, demo.BUDGET):
-        yield loaders.load_yaml(text.encode()).value
+        yield strict_yaml.load_yaml(text.encode()).value
 
 
 def _catalogue() -> List[Any]:

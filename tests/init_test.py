@@ -1057,7 +1057,7 @@ def records(n):
 
 
 def test_the_schema_line_goes_first_in_every_record_and_changes_no_data(tmp_path, capsys):
-    from oracle_guard.parsing.loaders import load_yaml
+    from oracle_guard.parsing.strict_yaml import load_yaml
 
     repo = stripped_example(tmp_path, "replay-queue")
     files = records(7)

@@ -3,7 +3,7 @@ its cap is a finding and is never loaded."""
 
 import pytest
 
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input, strict_json
 from testing.git import commit, init_repo, run_guard, stage
 
 CONTRACT = """\
@@ -114,14 +114,14 @@ def test_limits_below_a_kibibyte_are_a_contract_error(tmp_path, capsys):
 
 @pytest.mark.parametrize("text", [b'["\\ud800"]', b'{"\\udfff": 1}', b'[1, "a\\udc80b"]'])
 def test_lone_surrogate_escapes_are_rejected(text):
-    with pytest.raises(loaders.LoadError, match="lone surrogate"):
-        loaders.load_json(text)
-    with pytest.raises(loaders.LoadError, match="lone surrogate"):
-        loaders.load_json(text, positions=True)
+    with pytest.raises(strict_input.LoadError, match="lone surrogate"):
+        strict_json.load_json(text)
+    with pytest.raises(strict_input.LoadError, match="lone surrogate"):
+        strict_json.load_json(text, positions=True)
 
 
 def test_a_surrogate_pair_is_text():
-    assert loaders.load_json(b'["\\ud83d\\ude00"]').value == ["\U0001f600"]
+    assert strict_json.load_json(b'["\\ud83d\\ude00"]').value == ["\U0001f600"]
 
 
 @pytest.mark.parametrize("digits,ok", [(4000, True), (4001, False)])
@@ -129,7 +129,7 @@ def test_integer_digits_are_bounded_the_same_on_both_parsers(digits, ok):
     text = b"[-" + b"9" * digits + b"]"
     for positions in (False, True):
         if ok:
-            assert loaders.load_json(text, positions=positions).value[0] < 0
+            assert strict_json.load_json(text, positions=positions).value[0] < 0
         else:
-            with pytest.raises(loaders.LoadError, match="too many digits"):
-                loaders.load_json(text, positions=positions)
+            with pytest.raises(strict_input.LoadError, match="too many digits"):
+                strict_json.load_json(text, positions=positions)

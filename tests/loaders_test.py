@@ -2,8 +2,11 @@
 
 import pytest
 
-from oracle_guard.parsing import loaders
-from oracle_guard.parsing.loaders import LoadError, load_by_name, load_json, load_yaml
+from oracle_guard.parsing import strict_input, strict_json
+from oracle_guard.parsing.loaders import load_by_name
+from oracle_guard.parsing.strict_input import LoadError
+from oracle_guard.parsing.strict_json import load_json
+from oracle_guard.parsing.strict_yaml import load_yaml
 
 
 def rejects(load, data: bytes) -> LoadError:
@@ -76,14 +79,14 @@ def test_json_valid_utf8_passes():
 
 
 def test_json_too_deep():
-    depth = loaders.MAX_DEPTH + 1
+    depth = strict_input.MAX_DEPTH + 1
     err = rejects(load_json, b"[" * (depth + 1) + b"]" * (depth + 1))
-    assert err.message == f"nested deeper than {loaders.MAX_DEPTH} levels"
+    assert err.message == f"nested deeper than {strict_input.MAX_DEPTH} levels"
     assert (err.line, err.column) == (1, depth + 1)
 
 
 def test_json_at_max_depth_passes():
-    depth = loaders.MAX_DEPTH
+    depth = strict_input.MAX_DEPTH
     value = load_json(b"[" * (depth + 1) + b"]" * (depth + 1)).value
     for _ in range(depth):
         value = value[0]
@@ -277,9 +280,9 @@ def test_yaml_lines_of_paths():
 
 
 def test_yaml_too_deep():
-    depth = loaders.MAX_DEPTH + 1
+    depth = strict_input.MAX_DEPTH + 1
     err = rejects(load_yaml, b"[" * (depth + 1) + b"]" * (depth + 1))
-    assert err.message == f"nested deeper than {loaders.MAX_DEPTH} levels"
+    assert err.message == f"nested deeper than {strict_input.MAX_DEPTH} levels"
     assert err.line == 1
 
 
@@ -470,9 +473,9 @@ def test_load_by_name_picks_by_extension():
 
 
 def test_json_pointer():
-    assert loaders.json_pointer(()) == "$"
-    assert loaders.json_pointer(("frozen", 1, "expires")) == "$.frozen[1].expires"
-    assert loaders.json_pointer(("reason", "prop.http.x")) == '$.reason["prop.http.x"]'
+    assert strict_input.json_pointer(()) == "$"
+    assert strict_input.json_pointer(("frozen", 1, "expires")) == "$.frozen[1].expires"
+    assert strict_input.json_pointer(("reason", "prop.http.x")) == '$.reason["prop.http.x"]'
 
 
 def test_load_error_text():
@@ -489,10 +492,10 @@ def test_json_truncated(data):
 
 @pytest.mark.parametrize("literal", ["1e-400", "-2.5e-999", "1e999"])
 def test_json_number_that_underflows_or_overflows_is_rejected(literal):
-    with pytest.raises(loaders.LoadError, match="out of range"):
-        loaders.load_json(f"[{literal}]".encode())
+    with pytest.raises(strict_input.LoadError, match="out of range"):
+        strict_json.load_json(f"[{literal}]".encode())
 
 
 @pytest.mark.parametrize("literal", ["0.0", "-0.0", "0e5", "0.000e-3", "1e-300"])
 def test_json_zero_and_small_numbers_load(literal):
-    assert loaders.load_json(f"[{literal}]".encode()).value == [float(literal)]
+    assert strict_json.load_json(f"[{literal}]".encode()).value == [float(literal)]

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from oracle_guard.checks import fixture_lock
-from oracle_guard.parsing import loaders, validation
+from oracle_guard.parsing import strict_json, validation
 from testing.bounds import property_settings
 
 GOOD = hashlib.sha256(b"a").hexdigest()
@@ -32,11 +32,11 @@ def reference(data: bytes, fixtures=(), root=""):
     """The same through the slow path alone: no pattern shortcut, every JSON read
     by the line-tracking parser."""
     mp = pytest.MonkeyPatch()
-    plain_load = loaders.load_json
+    plain_load = strict_json.load_json
     try:
         mp.setattr(fixture_lock, "_schema_patterns", lambda: None)
         mp.setattr(
-            loaders, "load_json", lambda data, positions=False: plain_load(data, positions=True)
+            strict_json, "load_json", lambda data, positions=False: plain_load(data, positions=True)
         )
         return outcome(data, fixtures, root)
     finally:

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from oracle_guard.checks import records
 from oracle_guard.checks.records import digest_of, jsonl_ids
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_json
 from oracle_guard.parsing.strict_equality import strict_key
 from testing.git import commit, init_repo, run_guard, stage, write
 from testing.records import CORPUS_TEST, corpus_line, replay_case
@@ -451,7 +451,9 @@ def test_a_record_built_in_the_digest_form_passes_however_it_is_written(
 ):
     record = corpus_line("p-1", payload)
     text = json.dumps(record, indent=indent, ensure_ascii=ascii_only, sort_keys=not ascii_only)
-    value = loaders.load_json(text.encode("utf-8")).value  # the strict loader, as the check reads
+    value = strict_json.load_json(
+        text.encode("utf-8")
+    ).value  # the strict loader, as the check reads
     assert _rules().problems(value) == []
 
 
@@ -462,7 +464,7 @@ def test_any_change_to_the_payload_fails_the_digest(payload, other):
         other = [other]  # a different value, whatever it was
     record = corpus_line("p-1", payload)
     record["payload"] = other
-    value = loaders.load_json(json.dumps(record).encode("utf-8")).value
+    value = strict_json.load_json(json.dumps(record).encode("utf-8")).value
     assert [code for code, _, _ in _rules().problems(value)] == ["record-digest-mismatch"]
 
 

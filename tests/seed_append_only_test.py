@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_json
 from testing.git import commit, git, init_repo, run_guard, stage
 from testing.oracle import NOW
 from testing.trees import MemoryRepo, link
@@ -574,13 +574,13 @@ def test_pre_commit_refs_choose_base_and_candidate(git_repo, capsys):
 
 def test_positions_are_parsed_only_for_a_finding(repo, monkeypatch):
     calls = []
-    real = loaders.load_json
+    real = strict_json.load_json
 
     def counting(data, *, positions=False):
         calls.append(positions)
         return real(data, positions=positions)
 
-    monkeypatch.setattr(loaders, "load_json", counting)
+    monkeypatch.setattr(strict_json, "load_json", counting)
     repo.stage({"seeds/a.json": [1, 2, 3], "seeds.lock": {"p1": 1, "p2": "x", "p3": 0}})
     assert_passes(repo)
     assert calls and not any(calls)

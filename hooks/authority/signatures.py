@@ -22,7 +22,7 @@ from oracle_guard.git.history import Commit
 from oracle_guard.git.objects import BlobTooLarge
 from oracle_guard.git.plumbing import Git
 from oracle_guard.git.process import decode_path
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input
 from oracle_guard.report.escaping import show_path
 
 HOOK = "write-set"
@@ -48,9 +48,9 @@ class Authority:
                 f"{source.label} (or is not a regular file)"
             )
         try:
-            text = loaders.decode_text(source.read(self.path, SIGNERS_MAX_BYTES))
+            text = strict_input.decode_text(source.read(self.path, SIGNERS_MAX_BYTES))
             self.signers = allowed_signers.parse(text)
-        except (loaders.LoadError, BlobTooLarge) as exc:
+        except (strict_input.LoadError, BlobTooLarge) as exc:
             raise ContractError(f"{self.path}: {exc}", path=self.path) from None
         except allowed_signers.AllowedSignersError as exc:
             raise ContractError(

@@ -13,7 +13,7 @@ from oracle_guard.checks.sample import Sample
 from oracle_guard.contract import LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.objects import BlobTooLarge, Entry
-from oracle_guard.parsing import loaders, validation
+from oracle_guard.parsing import strict_input, strict_json, validation
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 
@@ -256,20 +256,20 @@ def parse_lock(data: bytes, fixtures: List[str], root: str, validated: bool = Fa
     """Detect the style from the content: a JSON object, sha256sum lines, or one digest.
     ``validated``: these very bytes passed the schema before (the cache says so)."""
     try:
-        text = loaders.decode_text(data)
-    except loaders.LoadError as exc:
+        text = strict_input.decode_text(data)
+    except strict_input.LoadError as exc:
         raise LockInvalid(exc.message, exc.line) from None
     style = lock_style(text)
     if style == "json":
         try:
             # the C decoder first; it rejects what the line-tracking parser does
             # (load_json re-parses with that for the message and line)
-            value = loaders.load_json(data).value
-        except loaders.LoadError as exc:
+            value = strict_json.load_json(data).value
+        except strict_input.LoadError as exc:
             raise LockInvalid(exc.message, exc.line) from None
         if _passes_schema(value) or (validated and isinstance(value, dict)):
             return Lock(style, value, lambda: _json_lines(data))
-        doc = loaders.load_json(data, positions=True)  # a finding needs lines
+        doc = strict_json.load_json(data, positions=True)  # a finding needs lines
         digests = doc.value
         lines = {k: doc.line_of((k,)) or 1 for k in digests}
     elif style == "digest":
@@ -316,7 +316,7 @@ def parse_lock(data: bytes, fixtures: List[str], root: str, validated: bool = Fa
 
 def _json_lines(data: bytes) -> Dict[str, int]:
     """The line of each key of a JSON lock the C decoder already read."""
-    doc = loaders.load_json(data, positions=True)
+    doc = strict_json.load_json(data, positions=True)
     return {k: doc.line_of((k,)) or 1 for k in doc.value}
 
 
@@ -561,8 +561,8 @@ def _existing_text(entry: dict, snapshot: Snapshot) -> Optional[str]:
     lock_entry = snapshot.entry(entry["lock"])
     if lock_entry is not None and lock_entry.is_regular:
         try:
-            return loaders.decode_text(snapshot.read(entry["lock"]))
-        except loaders.LoadError:
+            return strict_input.decode_text(snapshot.read(entry["lock"]))
+        except strict_input.LoadError:
             pass  # not text: rewritten in the style of its name
     return None
 

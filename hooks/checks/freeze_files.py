@@ -12,7 +12,7 @@ from oracle_guard.cache import freeze_key
 from oracle_guard.contract import Contract, ContractError
 from oracle_guard.findings import Finding
 from oracle_guard.git.objects import BlobTooLarge
-from oracle_guard.parsing import loaders, validation
+from oracle_guard.parsing import loaders, strict_input, strict_json, validation
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 
@@ -52,13 +52,13 @@ def _validator(schema: str, contract: Contract) -> Optional[validation.Validator
         return None
     source = contract.source
     try:
-        doc = loaders.load_json(source.read(schema))
+        doc = strict_json.load_json(source.read(schema))
         return validation.custom_validator(doc.value)
-    except (loaders.LoadError, validation.SchemaError) as exc:
+    except (strict_input.LoadError, validation.SchemaError) as exc:
         raise ContractError(f"schema file {schema!r} ({source.label}): {exc}") from None
 
 
-def _records(schema: str, value: Any, doc: loaders.Document, path: str) -> List[Frozen]:
+def _records(schema: str, value: Any, doc: strict_input.Document, path: str) -> List[Frozen]:
     def at(*json_path: Any) -> Optional[int]:
         return doc.line_of(json_path)
 
@@ -103,7 +103,7 @@ def _records(schema: str, value: Any, doc: loaders.Document, path: str) -> List[
     return []
 
 
-def _rules(schema: str, value: Any, doc: loaders.Document) -> List[Tuple[Tuple, str]]:
+def _rules(schema: str, value: Any, doc: strict_input.Document) -> List[Tuple[Tuple, str]]:
     """Cross-field rules a JSON Schema cannot say."""
     out: List[Tuple[Tuple, str]] = []
 
@@ -240,7 +240,7 @@ def _verdict(
     verdict: Dict[str, Any] = {"size": len(data), "problems": [], "records": [], "cap": None}
     try:
         doc = loaders.load_by_name(path, data)
-    except loaders.LoadError as exc:
+    except strict_input.LoadError as exc:
         column = f" (column {exc.column})" if exc.line and exc.column else ""
         verdict["problems"] = [[f"does not parse: {exc.message}{column}", exc.line]]
         return verdict
@@ -252,7 +252,7 @@ def _verdict(
         found = _rules(schema, doc.value, doc)
     if found:
         verdict["problems"] = [
-            [f"{loaders.json_pointer(json_path)}: {message}", doc.line_of(json_path)]
+            [f"{strict_input.json_pointer(json_path)}: {message}", doc.line_of(json_path)]
             for json_path, message in found
         ]
         return verdict

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Tu
 from oracle_guard.contract import Contract, ContractError
 from oracle_guard.findings import Finding
 from oracle_guard.git.objects import BlobTooLarge
-from oracle_guard.parsing import loaders, validation
+from oracle_guard.parsing import strict_input, strict_json, validation
 from oracle_guard.parsing.strict_equality import strict_key
 from oracle_guard.sections import RECORD_SHAPES
 from oracle_guard.snapshot import Snapshot
@@ -104,7 +104,7 @@ class Rules:
             if found:
                 path, message = found[0]
                 more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-                where = loaders.json_pointer(path)
+                where = strict_input.json_pointer(path)
                 hint = _command_hint(self.schema, value, path)
                 return [
                     (
@@ -165,10 +165,10 @@ class Rules:
             if entry is None or not entry.is_regular:
                 raise Invalid(self.lock, "the lock the contract names is missing (or not a file)")
             try:
-                value = loaders.load_json(
+                value = strict_json.load_json(
                     candidate.read(self.lock, self._contract.limit("seed_bytes"))
                 ).value
-            except (loaders.LoadError, BlobTooLarge) as exc:
+            except (strict_input.LoadError, BlobTooLarge) as exc:
                 raise Invalid(self.lock, f"the lock does not parse: {exc}") from None
             if not isinstance(value, dict):
                 raise Invalid(self.lock, "the lock is not a JSON object of id to seed")
@@ -190,19 +190,19 @@ def _repo_validator(schema: str, contract: Contract) -> validation.Validator:
             f"records schema {schema!r} named by the contract is missing from {source.label}"
         )
     try:
-        doc = loaders.load_json(source.read(schema))
+        doc = strict_json.load_json(source.read(schema))
         return validation.custom_validator(doc.value)
-    except (loaders.LoadError, validation.SchemaError, BlobTooLarge) as exc:
+    except (strict_input.LoadError, validation.SchemaError, BlobTooLarge) as exc:
         raise ContractError(f"records schema {schema!r} ({source.label}): {exc}") from None
 
 
 def locator(data: bytes) -> Callable[[Tuple[Any, ...]], Optional[int]]:
     """The line of a JSON path of ``data``: the slow parser runs only on a finding."""
-    doc: List[loaders.Document] = []
+    doc: List[strict_input.Document] = []
 
     def locate(json_path: Tuple[Any, ...]) -> Optional[int]:
         if not doc:
-            doc.append(loaders.load_json(data, positions=True))
+            doc.append(strict_json.load_json(data, positions=True))
         return doc[0].line_of(json_path)
 
     return locate
@@ -276,8 +276,8 @@ def _load_value(snapshot: Snapshot, path: str, limit: int) -> Any:
     """A base file's value, or _UNREAD: one that cannot be read holds no id (and
     its own findings say why)."""
     try:
-        return loaders.load_json(snapshot.read(path, limit)).value
-    except (loaders.LoadError, BlobTooLarge):
+        return strict_json.load_json(snapshot.read(path, limit)).value
+    except (strict_input.LoadError, BlobTooLarge):
         return _UNREAD
 
 
@@ -523,8 +523,8 @@ def _confirmed(
         start = data.rfind(b"\n", 0, match.start()) + 1
         end = data.find(b"\n", match.end())
         try:
-            value = loaders.load_json(data[start : end if end >= 0 else len(data)]).value
-        except loaders.LoadError:
+            value = strict_json.load_json(data[start : end if end >= 0 else len(data)]).value
+        except strict_input.LoadError:
             continue  # a base line that does not parse holds no id
         if isinstance(value, dict) and id_field in value and strict_key(value[id_field]) == ident:
             found[ident] = data.count(b"\n", 0, start) + 1
@@ -536,8 +536,8 @@ def _every_line_ids(data: bytes, id_field: str, wanted: Dict[Any, bool]) -> Dict
     found: Dict[Any, int] = {}
     for number, line in enumerate(data.split(b"\n"), 1):
         try:
-            value = loaders.load_json(line).value
-        except loaders.LoadError:
+            value = strict_json.load_json(line).value
+        except strict_input.LoadError:
             continue
         if isinstance(value, dict) and id_field in value:
             ident = strict_key(value[id_field])

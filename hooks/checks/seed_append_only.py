@@ -12,7 +12,7 @@ from oracle_guard.checks.sample import Sample
 from oracle_guard.contract import CONTRACT_PATH, LIMITS, Contract
 from oracle_guard.findings import Finding
 from oracle_guard.git.objects import BlobTooLarge
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input, strict_json
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.parsing.strict_equality import strict_key
 from oracle_guard.snapshot import Snapshot
@@ -80,8 +80,8 @@ class Invalid(Exception):
 
 def _load(snapshot: Snapshot, path: str, kind: type, limit: int) -> Any:
     try:
-        value = loaders.load_json(snapshot.read(path, limit)).value
-    except loaders.LoadError as exc:
+        value = strict_json.load_json(snapshot.read(path, limit)).value
+    except strict_input.LoadError as exc:
         raise Invalid(exc.message, exc.line) from None
     if not isinstance(value, kind):
         raise Invalid(
@@ -131,7 +131,7 @@ def _array_findings(path: str, old: List[Any], new: List[Any], new_data: bytes) 
     line = None
     if i < len(new):
         # positions only now: the slow parser never runs on a passing file
-        line = loaders.load_json(new_data, positions=True).line_of((i,))
+        line = strict_json.load_json(new_data, positions=True).line_of((i,))
     message = _break_message(
         code,
         f"element [{i}]",
@@ -156,7 +156,7 @@ def _object_findings(
         elif strict_key(new[key]) != strict_key(value):
             changed.append(key)
     if changed:
-        doc = loaders.load_json(new_data, positions=True)
+        doc = strict_json.load_json(new_data, positions=True)
         for key in changed:
             old_text, new_text = _pair(_render(old[key]), _render(new[key]))
             findings.append(
@@ -191,10 +191,10 @@ def _check_new_lines(
     for index in range(start, len(lines)):
         number = skipped + index + 1
         try:
-            if not loaders.decode_text(lines[index]).strip():
-                raise loaders.LoadError("the line is empty")
-            value = loaders.load_json(lines[index]).value
-        except loaders.LoadError as exc:
+            if not strict_input.decode_text(lines[index]).strip():
+                raise strict_input.LoadError("the line is empty")
+            value = strict_json.load_json(lines[index]).value
+        except strict_input.LoadError as exc:
             return [
                 Finding(
                     HOOK,
@@ -280,8 +280,8 @@ def _compare(
         if old_entry is None and collect:
             data = candidate.read(path, limit)
             try:
-                value = loaders.load_json(data).value
-            except loaders.LoadError as exc:
+                value = strict_json.load_json(data).value
+            except strict_input.LoadError as exc:
                 return [
                     Finding(
                         HOOK, "record-invalid", path, f"does not parse: {exc.message}", exc.line
@@ -398,10 +398,10 @@ def _promotion(
         f"immutable file changed (blob {old_oid[:12]} -> {new_oid[:12]}); add a new file instead"
     )
     try:
-        old = loaders.load_json(base.read(path, limit)).value
+        old = strict_json.load_json(base.read(path, limit)).value
         data = candidate.read(path, limit)
-        new = loaders.load_json(data).value
-    except loaders.LoadError:
+        new = strict_json.load_json(data).value
+    except strict_input.LoadError:
         return [Finding(HOOK, "seed-rewritten", path, rewritten)]
     if not isinstance(old, dict) or not isinstance(new, dict):
         return [Finding(HOOK, "seed-rewritten", path, rewritten)]

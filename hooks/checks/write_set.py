@@ -10,7 +10,7 @@ from oracle_guard.checks.sample import Sample
 from oracle_guard.contract import Contract, ContractError, literal_pattern
 from oracle_guard.findings import Finding
 from oracle_guard.git.process import decode_path
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input
 from oracle_guard.parsing.patterns import AnyOf, Pattern, PatternSet, compile_pattern
 from oracle_guard.snapshot import Snapshot, changed_paths
 
@@ -29,8 +29,8 @@ def allow_file_patterns(path: str, source: Snapshot) -> List[str]:
     if path not in source:
         raise ContractError(f"write_set.allow_file {path!r} is missing from {source.label}")
     try:
-        text = loaders.decode_text(source.read(path))
-    except loaders.LoadError as exc:
+        text = strict_input.decode_text(source.read(path))
+    except strict_input.LoadError as exc:
         raise ContractError(f"{path}: {exc}") from None
     return allow_file_lines(text, path)
 

@@ -153,12 +153,12 @@ class FreezeCommand:
         return expires
 
     def edit(self, path: str):
-        from oracle_guard.parsing import loaders, text_edit
+        from oracle_guard.parsing import strict_input, text_edit
         from oracle_guard.parsing.file_editor import editor_for
 
         try:
             return editor_for(path, self.before.read(path))
-        except (loaders.LoadError, text_edit.Unsafe) as exc:
+        except (strict_input.LoadError, text_edit.Unsafe) as exc:
             raise unsafe(path, str(exc)) from None
 
     def judged(

@@ -160,7 +160,7 @@ def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
     """The lock's text with one more entry, in its own style and order."""
     # deferred: cli imports this module for its parser; 15 ms, for a run
     from oracle_guard.checks import fixture_lock
-    from oracle_guard.parsing import loaders, text_edit
+    from oracle_guard.parsing import strict_input, text_edit
     from oracle_guard.parsing.json_edit import JsonEditor
 
     lock, root = entry["lock"], entry.get("root", "")
@@ -174,8 +174,8 @@ def _lock_with(ws: Workspace, entry: dict, path: str, digest: str) -> bytes:
     if data is None:
         raise Refused(f"{lock} does not exist yet: run 'oracle-guard lock' to write it")
     try:
-        text = loaders.decode_text(data)
-    except loaders.LoadError as exc:
+        text = strict_input.decode_text(data)
+    except strict_input.LoadError as exc:
         raise Refused(
             f"{lock} is not a valid lock ({exc}): rewrite it with 'oracle-guard lock'"
         ) from None

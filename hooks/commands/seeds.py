@@ -28,7 +28,7 @@ from oracle_guard.commands.workspace import (
     unsafe,
 )
 from oracle_guard.errors import Refused
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input, strict_json
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.snapshot import Overlay, Snapshot
@@ -46,10 +46,10 @@ def _values(texts: Sequence[str]) -> List[Any]:
     values = []
     for text in texts:
         try:
-            values.append(loaders.load_json(text.encode("utf-8")).value)
+            values.append(strict_json.load_json(text.encode("utf-8")).value)
         except UnicodeEncodeError:
             raise Refused(f"VALUE {text!r} is not valid UTF-8") from None
-        except loaders.LoadError as exc:
+        except strict_input.LoadError as exc:
             raise Refused(f"VALUE {text!r} is not strict JSON: {exc}") from None
     return values
 
@@ -62,8 +62,8 @@ def _existing(path: str, fmt: str, data: bytes) -> List[Tuple[Any, str]]:
 
     if fmt == "json-array":
         try:
-            value = loaders.load_json(data).value
-        except loaders.LoadError as exc:
+            value = strict_json.load_json(data).value
+        except strict_input.LoadError as exc:
             raise broken(f"does not parse: {exc}") from None
         if not isinstance(value, list):
             raise broken("is not a JSON array")
@@ -74,8 +74,8 @@ def _existing(path: str, fmt: str, data: bytes) -> List[Tuple[Any, str]]:
     out = []
     for number, line in enumerate(lines, 1):
         try:
-            out.append((loaders.load_json(line).value, f"line {number}"))
-        except loaders.LoadError as exc:
+            out.append((strict_json.load_json(line).value, f"line {number}"))
+        except strict_input.LoadError as exc:
             raise broken(f"line {number} is not one JSON value: {exc.message}") from None
     return out
 
@@ -83,7 +83,7 @@ def _existing(path: str, fmt: str, data: bytes) -> List[Tuple[Any, str]]:
 def _jsonl_style(data: bytes) -> Dict[str, Any]:
     """json.dumps options that reproduce the file's last lines (compact first)."""
     lines = [line for line in data.split(b"\n") if line.strip()][-50:]
-    parsed = [(line.rstrip(b"\r"), loaders.load_json(line).value) for line in lines]
+    parsed = [(line.rstrip(b"\r"), strict_json.load_json(line).value) for line in lines]
     for separators in ((",", ":"), (", ", ": ")):
         for sort_keys in (True, False):
             for ensure_ascii in (False, True):
@@ -113,7 +113,7 @@ def _appended(path: str, fmt: str, data: bytes, values: List[Any]) -> bytes:
     from oracle_guard.parsing.json_edit import JsonEditor
 
     try:
-        editor = JsonEditor(path, loaders.decode_text(data))
+        editor = JsonEditor(path, strict_input.decode_text(data))
         for value in values:
             editor.append((), value)
     except text_edit.Unsafe as exc:

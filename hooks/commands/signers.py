@@ -25,7 +25,7 @@ from oracle_guard.authority.keys import (
 from oracle_guard.commands.options import common
 from oracle_guard.commands.workspace import Workspace, edit
 from oracle_guard.errors import Refused
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input
 from oracle_guard.report.escaping import inert, show_path, show_text
 
 if TYPE_CHECKING:
@@ -63,8 +63,8 @@ class SignersFile:
                 "'oracle-guard signers add PRINCIPAL KEYFILE' writes it"
             )
         try:
-            self.text = loaders.decode_text(data or b"")
-        except loaders.LoadError as exc:
+            self.text = strict_input.decode_text(data or b"")
+        except strict_input.LoadError as exc:
             raise Refused(f"{show_path(self.path)}: {exc}; fix the file by hand first") from None
         self.signers = self.parse(self.text, "fix the file by hand first")
         first = self.text.find("\n")

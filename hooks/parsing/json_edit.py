@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, List, Optional, Tuple
 
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input, strict_json
 from oracle_guard.parsing.text_edit import DocPath, Editor, Unsafe, line_start, value_at
 
 _WS = re.compile(r"[ \t\n\r]*")
@@ -69,7 +69,7 @@ class JsonEditor(Editor):
         self.spaced = bool(re.search(r"[,:][ \t]", bare)) if re.search("[,:]", bare) else None
 
     def load(self, text: str) -> Any:
-        return loaders.load_json(text.encode("utf-8")).value
+        return strict_json.load_json(text.encode("utf-8")).value
 
     def _span(self, path: DocPath) -> _Span:
         span = _json_spans(self.text, 0)
@@ -169,7 +169,7 @@ class JsonEditor(Editor):
         span = self._span(path)
         if span.kind != ("array" if key is None else "object"):
             raise Unsafe(
-                f"{loaders.json_pointer(path)} is not a {'list' if key is None else 'object'}"
+                f"{strict_input.json_pointer(path)} is not a {'list' if key is None else 'object'}"
             )
         self._commit(self._insert_at(span, index, key, value), intended)
 
@@ -191,7 +191,7 @@ class JsonEditor(Editor):
     def _append(self, path: DocPath, item: Any) -> str:
         span = self._span(path)
         if span.kind != "array":
-            raise Unsafe(f"{loaders.json_pointer(path)} is not a list")
+            raise Unsafe(f"{strict_input.json_pointer(path)} is not a list")
         return self._insert(span, None, item)
 
     def _delete(self, path: DocPath) -> str:
@@ -211,7 +211,7 @@ class JsonEditor(Editor):
     def _set(self, path: DocPath, value: Any) -> str:
         container = self._span(path[:-1])
         if container.kind != "object":
-            raise Unsafe(f"{loaders.json_pointer(path[:-1])} is not an object")
+            raise Unsafe(f"{strict_input.json_pointer(path[:-1])} is not an object")
         for key, _, _, child in container.elements:
             if key == path[-1]:
                 text = self.text

@@ -18,7 +18,7 @@ import copy
 import re
 from typing import Any, Tuple, Union
 
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input
 from oracle_guard.parsing.strict_equality import strict_key
 
 DocPath = Tuple[Union[str, int], ...]
@@ -102,7 +102,7 @@ class Editor:
     def _commit(self, text: str, intended: Any) -> None:
         try:
             got = self.load(text)
-        except loaders.LoadError as exc:
+        except strict_input.LoadError as exc:
             raise Unsafe(f"the edited text does not parse ({exc})") from None
         if strict_key(got) != strict_key(intended):
             raise Unsafe("the edited text does not read back as the intended value")

@@ -7,7 +7,7 @@ from typing import Any, List, Optional, Tuple, Union
 
 import yaml
 
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input, strict_yaml
 from oracle_guard.parsing.strict_equality import strict_key
 from oracle_guard.parsing.text_edit import DocPath, Editor, Unsafe, line_after, line_end, line_start
 
@@ -43,10 +43,10 @@ def _plain_ok(text: str, flow: bool, portable: bool = False) -> bool:
         return False
     probe = ("{k: %s}" % text if flow else "k: %s" % text).encode("utf-8", "surrogatepass")
     try:
-        if loaders.load_yaml(probe).value != {"k": text}:
+        if strict_yaml.load_yaml(probe).value != {"k": text}:
             return False
         return not portable or yaml.safe_load(probe) == {"k": text}
-    except (loaders.LoadError, yaml.YAMLError, UnicodeDecodeError):
+    except (strict_input.LoadError, yaml.YAMLError, UnicodeDecodeError):
         return False
 
 
@@ -123,7 +123,7 @@ def mapping_lines(
 
 class YamlEditor(Editor):
     def load(self, text: str) -> Any:
-        return loaders.load_yaml(text.encode("utf-8")).value
+        return strict_yaml.load_yaml(text.encode("utf-8")).value
 
     def _root(self) -> Optional[yaml.Node]:
         return yaml.compose(self.text, Loader=yaml.SafeLoader)
@@ -197,10 +197,10 @@ class YamlEditor(Editor):
     def _append(self, path: DocPath, item: Any) -> str:
         seq, text = self._node(path), self.text
         if not isinstance(seq, yaml.SequenceNode):
-            raise Unsafe(f"{loaders.json_pointer(path)} is not a list")
+            raise Unsafe(f"{strict_input.json_pointer(path)} is not a list")
         if seq.flow_style:
             if seq.value:
-                raise Unsafe(f"{loaders.json_pointer(path)} is a flow-style list [...]")
+                raise Unsafe(f"{strict_input.json_pointer(path)} is a flow-style list [...]")
             return self._append_to_empty(path, seq, item)
         last = seq.value[-1]
         dash, column = self._item_columns(last)
@@ -232,7 +232,7 @@ class YamlEditor(Editor):
     def _delete(self, path: DocPath) -> str:
         parent, text = self._node(path[:-1]), self.text
         if parent.flow_style:
-            raise Unsafe(f"{loaders.json_pointer(path[:-1])} is written in flow style")
+            raise Unsafe(f"{strict_input.json_pointer(path[:-1])} is written in flow style")
         if isinstance(parent, yaml.SequenceNode):
             item = parent.value[path[-1]]
             self._item_columns(item)
@@ -257,7 +257,7 @@ class YamlEditor(Editor):
     def _set(self, path: DocPath, value: Any) -> str:
         parent, text = self._node(path[:-1]), self.text
         if not isinstance(parent, yaml.MappingNode):
-            raise Unsafe(f"{loaders.json_pointer(path[:-1])} is not a mapping")
+            raise Unsafe(f"{strict_input.json_pointer(path[:-1])} is not a mapping")
         for key, node in parent.value:
             if key.value == path[-1]:
                 if (
@@ -277,7 +277,7 @@ class YamlEditor(Editor):
         if isinstance(value, (dict, list)):
             raise Unsafe(f"cannot add a nested {type(value).__name__} as {path[-1]!r}")
         if not parent.value:
-            raise Unsafe(f"{loaders.json_pointer(path[:-1])} is an empty mapping")
+            raise Unsafe(f"{strict_input.json_pointer(path[:-1])} is an empty mapping")
         last_key, last = parent.value[-1]
         if parent.flow_style:
             at = self._end(last)
@@ -312,6 +312,6 @@ def new_yaml_mapping(value: dict, example_text: Optional[str] = None, nl: str = 
         if isinstance(node, yaml.MappingNode) and not node.flow_style:
             example = node
     text = nl.join(mapping_lines(value, 0, example)) + nl
-    if strict_key(loaders.load_yaml(text.encode("utf-8")).value) != strict_key(value):
+    if strict_key(strict_yaml.load_yaml(text.encode("utf-8")).value) != strict_key(value):
         raise Unsafe("the new file does not read back as the intended value")
     return text

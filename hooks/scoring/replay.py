@@ -24,7 +24,7 @@ from typing import (
 from oracle_guard.checks import records as record_rules
 from oracle_guard.errors import OracleGuardError
 from oracle_guard.findings import Finding
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input, strict_json
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.scoring import session as sessions
 from oracle_guard.snapshot import Snapshot
@@ -124,10 +124,10 @@ def _values(
         if fmt == "jsonl":
             for number, raw in enumerate(data.split(b"\n"), 1):
                 if raw.strip():
-                    yield loaders.load_json(raw).value, number
+                    yield strict_json.load_json(raw).value, number
             return
-        value = loaders.load_json(data).value
-    except loaders.LoadError as exc:
+        value = strict_json.load_json(data).value
+    except strict_input.LoadError as exc:
         raise ReplayError(f"{path}: not JSON at the target ({exc}): nothing is replayed") from None
     if fmt == "json-array":
         if not isinstance(value, list):

@@ -3,7 +3,7 @@
 The files are read, unchanged, from the public suites' data (testing/conformance.py):
 JSONTestSuite/test_parsing/ (MIT, its LICENSE beside them; from
 https://github.com/nst/JSONTestSuite, commit 1ef36fa01286573e846ac449e8683f8833c5b26a). Each file runs through
-``loaders.load_json`` both ways the checks call it (the fast path, and with
+``strict_json.load_json`` both ways the checks call it (the fast path, and with
 positions, as locks and seeds with lines are read):
 
 - ``y_``: accepted, to the value Python's own decoder reads, except where
@@ -24,7 +24,7 @@ from typing import Dict, Tuple
 
 import pytest
 
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input, strict_json
 from testing import conformance
 from testing.git import commit, init_repo, run_guard, stage
 
@@ -90,8 +90,8 @@ I_CHOICES: Dict[str, Tuple[str, str]] = {
 def verdict(data: bytes, positions: bool):
     """('accept', value) or ('reject', LoadError); any other exception propagates."""
     try:
-        return "accept", loaders.load_json(data, positions=positions).value
-    except loaders.LoadError as exc:
+        return "accept", strict_json.load_json(data, positions=positions).value
+    except strict_input.LoadError as exc:
         return "reject", exc
 
 

@@ -12,7 +12,8 @@ from collections import namedtuple
 
 import pytest
 
-from oracle_guard.parsing.loaders import LoadError, load_yaml
+from oracle_guard.parsing.strict_input import LoadError
+from oracle_guard.parsing.strict_yaml import load_yaml
 from testing import conformance
 from testing.git import init_repo, run_guard, stage
 from testing.samples import FLAKE_BUDGET_YAML

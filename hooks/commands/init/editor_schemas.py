@@ -121,7 +121,7 @@ def modeline_edit(top: str, path: str, schema: str) -> Tuple[Optional[Planned], 
     """The file with the schema line first; None when it has one already, is no regular
     file, or its data would not stay the same (then a note says why)."""
     # deferred: 1 ms to import, only for modeline_edit()
-    from oracle_guard.parsing import loaders
+    from oracle_guard.parsing import strict_input, strict_yaml
 
     target = os.path.join(top, path)
     if os.path.islink(target) or not os.path.isfile(target):
@@ -135,14 +135,14 @@ def modeline_edit(top: str, path: str, schema: str) -> Tuple[Optional[Planned], 
     if re.match(rb"[ \t]*#[ \t]*yaml-language-server:", first):
         return None, ""
     try:
-        before = loaders.load_yaml(data).value
-    except loaders.LoadError as exc:
+        before = strict_yaml.load_yaml(data).value
+    except strict_input.LoadError as exc:
         return None, f"{path} does not load ({exc}), so init does not add its schema line"
     newline = "\r\n" if first.endswith(b"\r") else "\n"
     text = modeline_for(path, schema) + newline + data.decode("utf-8")
     try:
-        after = loaders.load_yaml(text.encode("utf-8")).value
-    except loaders.LoadError:
+        after = strict_yaml.load_yaml(text.encode("utf-8")).value
+    except strict_input.LoadError:
         after = None
     if _canonical(after) != _canonical(before):  # a comment must change no data
         return None, f"putting the schema line first would change {path}'s data: add it yourself"

@@ -42,7 +42,7 @@ from oracle_guard.commands.init.layouts import (
 from oracle_guard.commands.init.precommit_config import YAML_FORMAT, plan_config, resolve_rev
 from oracle_guard.commands.init.signing import plan_signers, signing_identity
 from oracle_guard.errors import InitError
-from oracle_guard.parsing import loaders
+from oracle_guard.parsing import strict_input
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
 
@@ -283,10 +283,10 @@ def check_allow_file(path: Optional[str], index: Snapshot, top: str) -> None:
             data = index.read(path)
         else:
             return  # not there: check says it is missing from the commit
-        allow_file_lines(loaders.decode_text(data), path)
+        allow_file_lines(strict_input.decode_text(data), path)
     except OSError as exc:
         raise InitError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except loaders.LoadError as exc:
+    except strict_input.LoadError as exc:
         raise InitError(f"{path}: {exc}; nothing was written") from None
     except contract_mod.ContractError as exc:
         raise InitError(f"{exc}; nothing was written") from None
