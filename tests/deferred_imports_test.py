@@ -12,7 +12,6 @@ from typing import List
 HOOKS = Path(__file__).resolve().parents[1] / "hooks"
 # until the split lands: modules being split; their new modules follow the rule
 SPLITTING = {
-    "parsing/loaders.py",
     "commands/freeze.py",
     "commands/pre_receive.py",
 }
