@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from oracle_guard.checks.registry import HOOKS
+from testing import conformance
 from testing.git import GIT_ENV, commit, git, init_repo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -191,7 +192,13 @@ def run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     """``python -m ARGS`` (or ``python SCRIPT``) in the copy, with its oracle_guard."""
     python = str(python_of(root))
     command = [python, *args] if args[0].endswith(".py") else [python, "-m", *args]
-    env = {**os.environ, **GIT_ENV, "PYTHONDONTWRITEBYTECODE": "1"}
+    # the copy has no ../shared beside it: it reads this checkout's conformance data
+    env = {
+        **os.environ,
+        **GIT_ENV,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        conformance.ENV: str(conformance.folder().resolve()),
+    }
     done = subprocess.run(
         command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )

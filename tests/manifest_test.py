@@ -26,14 +26,29 @@ def test_the_committed_files_are_what_the_generator_writes():
     assert manifest.stale(ROOT) == []
 
 
-def test_check_exits_0_on_this_checkout():
-    done = subprocess.run(
+def check_in(folder: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
         [sys.executable, "-m", "oracle_guard.checks.manifest", "--check"],
+        cwd=folder,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_check_exits_0_on_this_checkout():
+    done = check_in(ROOT)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_run_outside_a_checkout_it_says_where_to_run_it(tmp_path):
+    (tmp_path / manifest.README).write_text("# not a checkout\n", encoding="utf-8")
+    done = check_in(tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        f"manifest: error: {tmp_path} has no {manifest.REGISTRY}: "
+        "run this at the top of a checkout\n"
+    )
 
 
 def copy_of_the_checkout(tmp_path: Path) -> Path:

@@ -2,9 +2,10 @@
 the registry: ``.pre-commit-hooks.yaml`` (pre-commit reads it as a file, so it is
 committed) and README.md's hook table.
 
-``python -m oracle_guard.checks.manifest`` rewrites both in the checkout this module
-is in; ``--check`` writes nothing and exits 1 naming the stale ones
-(tests/manifest_test.py runs it).
+``python -m oracle_guard.checks.manifest``, run at the top of a checkout, rewrites
+both there; ``--check`` writes nothing and exits 1 naming the stale ones
+(tests/manifest_test.py runs it). The checkout is the current directory, not this
+module's: a non-editable install puts the module in site-packages.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from oracle_guard.checks.registry import CHECKS, Check
 COMMAND = "python -m oracle_guard.checks.manifest"
 MANIFEST = ".pre-commit-hooks.yaml"
 README = "README.md"
+REGISTRY = "hooks/checks/registry.py"
 # the hook id init writes: every check in one process
 ALL_IN_ONE = "oracle-guard"
 ALL_IN_ONE_NAME = "oracle-guard (all checks)"
 ALL_IN_ONE_DESCRIPTION = "every oracle-guard check in one process"
-HEADER = f"# Generated from hooks/checks/registry.py by '{COMMAND}': do not edit by hand.\n"
+HEADER = f"# Generated from {REGISTRY} by '{COMMAND}': do not edit by hand.\n"
 # README.md's hook table lies between these two lines
 TABLE_START = f"<!-- the hook table: generated from the registry by '{COMMAND}' -->"
 TABLE_END = "<!-- end of the hook table -->"
@@ -88,8 +90,11 @@ def with_hook_table(readme: str) -> str:
 
 
 def checkout() -> Path:
-    """The checkout this module is in: hooks/checks/manifest.py's grandparent."""
-    return Path(__file__).resolve().parents[2]
+    """The current directory, when it is the top of an oracle-guard checkout."""
+    root = Path.cwd()
+    if not (root / REGISTRY).is_file():
+        raise ValueError(f"{root} has no {REGISTRY}: run this at the top of a checkout")
+    return root
 
 
 def generated(root: Path) -> Dict[str, str]:
@@ -113,8 +118,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args not in ([], ["--check"]):
         print(f"usage: {COMMAND} [--check]", file=sys.stderr)
         return 2
-    root = checkout()
     try:
+        root = checkout()
         texts = generated(root)
         old = stale(root)
     except (OSError, ValueError) as exc:
