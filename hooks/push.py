@@ -220,7 +220,7 @@ def judge_update(
     ]
     net = [f for result in results if result.hook == "write-set" for f in result.findings]
     per_commit: List[Tuple[str, Finding]] = []
-    if pending is not None:
+    if pending is not None and contract is not None:
         # deferred: only a push under a contract of its own judges each new commit
         from oracle_guard.authority import history
 

@@ -59,6 +59,7 @@ from oracle_guard.snapshot import Overlay
 
 if TYPE_CHECKING:
     from oracle_guard.checks.freeze_files import Frozen
+    from oracle_guard.commands.options import Subparsers
     from oracle_guard.parsing.text_edit import Editor
 
 
@@ -426,7 +427,7 @@ def _count(text: str) -> int:
     raise argparse.ArgumentTypeError(f"wants a whole number (ASCII digits), not {text!r}")
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     """The ``freeze`` subcommands."""
     clocked = Parser(add_help=False)
     clocked.add_argument(
@@ -490,7 +491,7 @@ def add_parser(sub) -> None:
         parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     action = options.freeze_action  # add, renew and remove take a positional ID
     clocked = {"now": options.now, "env": options.env, "file": options.file}
     if action == "add":

@@ -9,11 +9,12 @@ is ``push``; this module keeps the time budget and tells the pusher.
 
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 import time
 from types import FrameType
-from typing import List, Mapping, Optional, TextIO
+from typing import TYPE_CHECKING, List, Mapping, Optional, TextIO
 
 from oracle_guard import clock
 from oracle_guard import contract as contract_mod
@@ -21,10 +22,14 @@ from oracle_guard.checks.codes import fix_in
 from oracle_guard.commands.options import host as host_option
 from oracle_guard.errors import ProtocolError, failure
 from oracle_guard.git.plumbing import Git
+from oracle_guard.hosts import pusher_variable
 from oracle_guard.push import RefVerdict, judge_update, parse_updates
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.revisions import rules_branch, unresolved_head
 from oracle_guard.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from oracle_guard.commands.options import Subparsers
 
 DEFAULT_TIMEOUT = 4.0
 
@@ -163,7 +168,7 @@ def receive(
         git.close()
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     parser = sub.add_parser(
         "pre-receive",
         parents=[host_option()],
@@ -178,9 +183,7 @@ def add_parser(sub) -> None:
     parser.set_defaults(run=run)
 
 
-def run(options) -> int:
-    from oracle_guard.hosts import pusher_variable
-
+def run(options: argparse.Namespace) -> int:
     return receive(
         sys.stdin,
         sys.stderr,
