@@ -19,7 +19,7 @@ class Code(NamedTuple):
     example: str = ""  # a finding line as the hook prints it ('oracle-guard explain')
 
 
-# Raised outside the checks: by the pre-receive command about refs, and by the
+# Raised outside the checks: by pre-receive about refs (push.py), and by the
 # write-set rules on each commit of a range (authority/history.py,
 # authority/signatures.py), on a merge that conflicts and on a contract that
 # would not load (commands/check.py).

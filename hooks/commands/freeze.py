@@ -6,21 +6,22 @@ freeze files as they stand in the working tree, and the edit) is judged by
 freeze-schema and flake-budget, and any finding that was not there before the
 edit refuses it before a byte is written (as does an expiry the edit writes that
 fails, even when it failed the same way before). Edits keep the file's comments,
-layout and line endings (``text_edit``, ``json_edit``, ``yaml_edit``); what every
-authoring command shares is in ``workspace``.
+layout and line endings (``text_edit``). Where an entry is written, and how the
+state is judged, is ``freeze_edits``; what every authoring command shares is in
+``workspace``.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import math
-import posixpath
 import re
 import sys
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from oracle_guard import clock
-from oracle_guard.commands.options import common
+from oracle_guard.commands.options import Parser, common
 from oracle_guard.commands.workspace import (
     Workspace,
     describe,
@@ -32,47 +33,34 @@ from oracle_guard.commands.workspace import (
 )
 from oracle_guard.errors import Refused
 from oracle_guard.findings import Finding
+from oracle_guard.freeze_edits import (
+    ENTRY_FIELDS,
+    EXPIRY_CODES,
+    add_entry,
+    add_target,
+    all_freeze_patterns,
+    concerns,
+    deleted_freeze_files,
+    expiry,
+    freeze_sections,
+    in_scope,
+    judge_freeze_files,
+    quarantine_record,
+    record_file,
+    remove_entry,
+    renew_entry,
+    schema_of,
+    shown_now,
+)
+from oracle_guard.parsing import strict_input
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.report.json import dump_json
-from oracle_guard.snapshot import Overlay, Snapshot
+from oracle_guard.snapshot import Overlay
 
-
-# -- freeze: the files and their entries ----------------------------------------
-class Target(NamedTuple):
-    schema: str
-    path: str  # the file (for a quarantine-entry add, the file to create)
-    patterns: List[str]
-
-
-def _freeze_sections(contract) -> List[Tuple[str, List[str]]]:
-    from oracle_guard.parsing import validation
-
-    return [
-        (e["schema"], e["paths"])
-        for e in contract.section("freeze") or []
-        if e["schema"] in validation.BUILTIN
-    ]
-
-
-def _all_freeze_patterns(contract) -> List[str]:
-    return [p for e in contract.section("freeze") or [] for p in e["paths"]]
-
-
-def _judge(contract, snapshot: Snapshot, now: dt.datetime) -> List[Finding]:
-    from oracle_guard.checks import flake_budget, freeze_schema
-
-    findings = freeze_schema.check(contract, snapshot, snapshot, now)
-    if contract.section("budget") is not None:
-        findings += flake_budget.check(contract, snapshot, snapshot, now)
-    return findings
-
-
-def _shown_now(now: dt.datetime) -> str:
-    return now.replace(microsecond=0).isoformat()
-
-
-def _in_scope(path: str, chosen: Optional[str]) -> bool:
-    return chosen is None or path == chosen or path.startswith(chosen + "/")
+if TYPE_CHECKING:
+    from oracle_guard.checks.freeze_files import Frozen
+    from oracle_guard.commands.options import Subparsers
+    from oracle_guard.parsing.text_edit import Editor
 
 
 class FreezeCommand:
@@ -81,31 +69,33 @@ class FreezeCommand:
     def __init__(
         self, ws: Workspace, now: Optional[str], env: Mapping[str, str], file: Optional[str] = None
     ) -> None:
-        from oracle_guard.checks import freeze_schema
-
         self.ws = ws
         self.contract = ws.contract
-        if not _freeze_sections(self.contract):
+        if not freeze_sections(self.contract):
             raise Refused(
                 "the contract names no freeze file of a built-in schema (its 'freeze' section)"
             )
         self.now = clock.now_from(now, env)
         self.file = repo_path(file) if file else None
-        self.before = ws.working(_all_freeze_patterns(self.contract))
+        self.before = ws.working(all_freeze_patterns(self.contract))
+        # deferred: every --help builds freeze's parser, and it needs neither the checks
+        # nor the editors
+        from oracle_guard.checks import freeze_schema
+
         self.state = freeze_schema.load(self.contract, self.before)
 
     def require_readable(self, everywhere: bool) -> None:
         """A file that fails freeze-schema is never edited, nor counted as empty."""
         for f in self.state.findings:
-            if everywhere or _in_scope(f.path or "", self.file):
+            if everywhere or in_scope(f.path or "", self.file):
                 raise Refused(
                     f"{describe(f)}; fix that file by hand first "
                     "(oracle-guard edits only files the hooks accept)"
                 )
 
-    def located(self, ident: str):
+    def located(self, ident: str) -> Frozen:
         """The one entry with this id (in --file when given)."""
-        hits = [e for e in self.state.entries if e.id == ident and _in_scope(e.path, self.file)]
+        hits = [e for e in self.state.entries if e.id == ident and in_scope(e.path, self.file)]
         if not hits:
             scope = (
                 self.file
@@ -121,45 +111,18 @@ class FreezeCommand:
             )
         return hits[0]
 
-    def expiry(self, days: Optional[int], until: Optional[str]) -> str:
-        """--until, or now + --days (default: budget.max_days) as a date; never one
-        that has passed (flake-budget's budget-expired, even without a budget)."""
-        if until is not None:
-            expires = until
-        else:
-            if days is None:
-                days = (self.contract.section("budget") or {}).get("max_days")
-                if days is None:
-                    raise Refused(
-                        "name the expiry with --days N or --until DATE (the "
-                        "contract sets no budget.max_days to default to)"
-                    )
-            try:
-                day = (self.now.astimezone(dt.timezone.utc) + dt.timedelta(days=days)).date()
-            except OverflowError:
-                raise Refused(
-                    f"--days {days}: the expiry would fall outside the calendar (years 1 to 9999)"
-                ) from None
-            expires = day.isoformat()
-        try:
-            ends = clock.parse_when(expires)
-        except clock.ClockError as exc:
-            raise Refused(f"--until: {exc}") from None
-        if self.now >= ends:
-            raise Refused(
-                f"the expiry {show_text(expires)} has already passed (now "
-                f"{_shown_now(self.now)}): budget-expired"
-            )
-        return expires
-
-    def edit(self, path: str):
-        from oracle_guard.parsing import strict_input, text_edit
+    def edited(self, path: str, change: Callable[[Editor], None]) -> bytes:
+        """``path``'s bytes after ``change``, made on its editor; refused when the
+        file cannot be edited safely."""
+        from oracle_guard.parsing import text_edit  # deferred, as the checks in __init__
         from oracle_guard.parsing.file_editor import editor_for
 
         try:
-            return editor_for(path, self.before.read(path))
+            editor = editor_for(path, self.before.read(path))
+            change(editor)
         except (strict_input.LoadError, text_edit.Unsafe) as exc:
             raise unsafe(path, str(exc)) from None
+        return editor.text.encode("utf-8")
 
     def judged(
         self,
@@ -167,23 +130,23 @@ class FreezeCommand:
         files: Dict[str, Optional[bytes]],
         grew: bool,
         edited: Optional[Tuple[str, str]] = None,
-    ):
+    ) -> Tuple[List[Finding], List[Finding]]:
         """(new findings, findings after) of the edited state, or Refused. ``edited``
         (path, id): the entry whose expiry this edit writes, refused while that
         expiry fails flake-budget even when it failed before (renewing to the same
         too-far date)."""
         after = Overlay(self.before, files, "the edited working tree")
-        before_findings = _judge(self.contract, self.before, self.now)
-        after_findings = _judge(self.contract, after, self.now)
+        before_findings = judge_freeze_files(self.contract, self.before, self.now)
+        after_findings = judge_freeze_files(self.contract, after, self.now)
         fresh = new_findings(before_findings, after_findings, grew)
         errors = [f for f in fresh if f.severity == "error"]
         if edited is not None:
             errors += [
                 f
                 for f in after_findings
-                if f.code in _EXPIRY_CODES
+                if f.code in EXPIRY_CODES
                 and f.severity == "error"
-                and _concerns(f, *edited)
+                and concerns(f, *edited)
                 and f not in errors
             ]
         if errors:
@@ -220,133 +183,7 @@ class FreezeCommand:
         fixture_notes(self.ws, [p for p, d in files.items() if d is not None])
 
 
-# flake-budget's verdicts on an expiry: what a renew writes must pass them
-_EXPIRY_CODES = ("budget-too-far", "budget-expired", "budget-no-expiry")
-
-
-def _concerns(f: Finding, path: str, ident: str) -> bool:
-    """Is ``f`` about the entry ``ident`` of ``path``? (flake-budget's entry findings
-    start with the id's repr)."""
-    return f.path == path and f.message.startswith(f"{ident!r} ")
-
-
 # -- freeze add ------------------------------------------------------------------
-_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-_ENTRY_FIELDS = ("seed", "command", "runs", "pass_count", "fail_count", "repro")
-
-
-def _add_targets(cmd: FreezeCommand) -> List[Tuple[str, Optional[str], List[str]]]:
-    """(schema, file or None for a one-file-per-entry folder, patterns) to add to."""
-    from oracle_guard.parsing.patterns import PatternSet
-
-    out: List[Tuple[str, Optional[str], List[str]]] = []
-    for schema, patterns in _freeze_sections(cmd.contract):
-        if schema == "quarantine-entry":
-            out.append((schema, None, patterns))
-        else:
-            out.extend(
-                (schema, p, patterns) for p in PatternSet(patterns).select(cmd.before.entries)
-            )
-    return out
-
-
-def _label(target: Tuple[str, Optional[str], List[str]]) -> str:
-    schema, path, patterns = target
-    return path if path is not None else f"{', '.join(patterns)} (one file an entry)"
-
-
-def _entry_file(
-    cmd: FreezeCommand, ident: str, patterns: List[str], folder: Optional[str] = None
-) -> str:
-    """Where a new quarantine-entry record goes: FOLDER/ID.yaml, in the folder
-    the existing records share (or the one the pattern names)."""
-    from oracle_guard.parsing.patterns import PatternSet
-
-    pattern_set = PatternSet(patterns)
-    if not _SAFE_NAME.fullmatch(ident):
-        raise Refused(f"id {ident!r} does not make a file name: name the new file with --file PATH")
-    existing = pattern_set.select(cmd.before.entries)
-    ext = ".yml" if existing and all(p.endswith(".yml") for p in existing) else ".yaml"
-    if folder is None:
-        folders = sorted({posixpath.dirname(p) for p in existing})
-        if len(folders) != 1:
-            literal = [re.split(r"[*?\[]", p.lstrip("/"), maxsplit=1)[0] for p in patterns]
-            folders = sorted({posixpath.dirname(p) for p in literal})
-        if len(folders) != 1:
-            raise Refused(
-                f"cannot tell which folder a new entry goes to ({', '.join(patterns)})"
-                ": name the new file with --file PATH"
-            )
-        folder = folders[0]
-    path = posixpath.join(folder, ident + ext) if folder else ident + ext
-    if not pattern_set.matches(path):
-        raise Refused(
-            f"{path} would not match {', '.join(patterns)}: name the new file with --file PATH"
-        )
-    return path
-
-
-def _choose_add_target(cmd: FreezeCommand, ident: str) -> Target:
-    from oracle_guard.parsing.patterns import PatternSet
-
-    targets = _add_targets(cmd)
-    if cmd.file is not None:
-        for schema, path, patterns in targets:
-            if path is not None and path == cmd.file:
-                return Target(schema, path, patterns)
-            if path is None and PatternSet(patterns).matches(cmd.file):
-                return Target(schema, cmd.file, patterns)
-        for schema, path, patterns in targets:
-            if path is None:
-                try:
-                    return Target(schema, _entry_file(cmd, ident, patterns, cmd.file), patterns)
-                except Refused:
-                    pass
-        choices = "; ".join(_label(t) for t in targets) or "none"
-        raise Refused(
-            f"--file {cmd.file} is not a freeze file the contract names (choose from: {choices})"
-        )
-    if not targets:
-        raise Refused("the contract's freeze files are all missing: there is no file to add to")
-    if len(targets) > 1:
-        raise Refused(
-            "the contract names several freeze files; choose one with --file PATH: "
-            + "; ".join(_label(t) for t in targets)
-        )
-    schema, path, patterns = targets[0]
-    if path is None:
-        path = _entry_file(cmd, ident, patterns)
-    return Target(schema, path, patterns)
-
-
-def _quarantine_record(
-    fields: Mapping[str, Any], ident: str, owner: str, expires: str, reason: str
-) -> Dict:
-    missing = [
-        f"--{n.replace('_', '-')}" for n in _ENTRY_FIELDS if fields.get(n) is None and n != "runs"
-    ]
-    if missing:
-        raise Refused(f"a quarantine-entry record also needs {', '.join(missing)}")
-    seed: Any = fields["seed"]
-    if re.fullmatch(r"-?(0|[1-9][0-9]{0,17})", seed):
-        seed = int(seed)
-    runs = fields.get("runs")
-    if runs is None:
-        runs = fields["pass_count"] + fields["fail_count"]
-    return {
-        "id": ident,
-        "seed": seed,
-        "command": fields["command"],
-        "runs": runs,
-        "pass_count": fields["pass_count"],
-        "fail_count": fields["fail_count"],
-        "expires_at": expires,
-        "owner": owner,
-        "repro": fields["repro"],
-        "reason": reason,
-    }
-
-
 def freeze_add(
     ws: Workspace,
     ident: str,
@@ -362,9 +199,6 @@ def freeze_add(
 ) -> int:
     """Freeze ``ident``; ``fields``: the quarantine-entry record's fields given (seed, command,
     runs, pass_count, fail_count, repro), None where not given."""
-    from oracle_guard.parsing import text_edit
-    from oracle_guard.parsing.yaml_edit import new_yaml_mapping
-
     for name, text in (("the id", ident), ("--owner", owner), ("--reason", reason)):
         try:
             text.encode("utf-8")
@@ -376,7 +210,7 @@ def freeze_add(
         raise Refused("--owner must name the owning team or person (flake-budget: budget-no-owner)")
     if not reason.strip():
         raise Refused("--reason must say why the entry is frozen")
-    fields = {n: (fields or {}).get(n) for n in _ENTRY_FIELDS}
+    fields = {n: (fields or {}).get(n) for n in ENTRY_FIELDS}
     cmd = FreezeCommand(ws, now, env, file)
     cmd.require_readable(everywhere=True)  # an unreadable file would hide entries from the cap
     for entry in cmd.state.entries:
@@ -385,42 +219,30 @@ def freeze_add(
                 f"{ident!r} is already frozen in {entry.path}: use 'oracle-guard "
                 f"freeze renew {ident}' to change its expiry"
             )
-    target = _choose_add_target(cmd, ident)
+    target = add_target(cmd.contract, cmd.before, ident, cmd.file)
     if target.schema != "quarantine-entry":
-        given = [n for n in _ENTRY_FIELDS if fields[n] is not None]
+        given = [n for n in ENTRY_FIELDS if fields[n] is not None]
         if given:
             raise Refused(
                 f"--{given[0].replace('_', '-')} is for quarantine-entry records; "
                 f"{target.path} is a {target.schema} file"
             )
-    expires = cmd.expiry(days, until)
-    try:
-        if target.schema == "quarantine-entry":
-            if target.path in cmd.before.entries or ws.read_worktree(target.path) is not None:
-                raise Refused(f"{target.path} already exists: choose another file with --file")
-            record = _quarantine_record(fields, ident, owner, expires, reason)
-            example = _example_entry(cmd, target)
-            nl = text_edit.newline_of(example) if example is not None else "\n"
-            text = new_yaml_mapping(record, example, nl)
-            text = _neighbour_modeline(cmd, target).replace("\n", nl) + text
-            data = text.encode("utf-8")
-        else:
-            editor = cmd.edit(target.path)
-            if target.schema == "freeze":
-                editor.append(("excluded_property_ids",), ident)
-                for key, value in (("reason", reason), ("owner", owner), ("expires", expires)):
-                    _set_member(editor, key, ident, value)
-            elif target.schema == "flake-budget":
-                editor.append(
-                    ("frozen",), {"id": ident, "owner": owner, "expires": expires, "reason": reason}
-                )
-            else:
-                editor.append(
-                    (), {"test": ident, "owner": owner, "expires": expires, "reason": reason}
-                )
-            data = editor.text.encode("utf-8")
-    except text_edit.Unsafe as exc:
-        raise unsafe(target.path, str(exc)) from None
+    expires = expiry(cmd.contract, cmd.now, days, until)
+    if target.schema == "quarantine-entry":
+        from oracle_guard.parsing.text_edit import Unsafe  # deferred, as in FreezeCommand
+
+        if target.path in cmd.before.entries or ws.read_worktree(target.path) is not None:
+            raise Refused(f"{target.path} already exists: choose another file with --file")
+        record = quarantine_record(fields, ident, owner, expires, reason)
+        try:
+            data = record_file(cmd.before, target, record)
+        except Unsafe as exc:
+            raise unsafe(target.path, str(exc)) from None
+    else:
+        data = cmd.edited(
+            target.path,
+            lambda editor: add_entry(editor, target.schema, ident, owner, expires, reason),
+        )
     cmd.apply(
         f"add {ident!r} to {target.path}",
         f"froze {ident!r} until {expires}",
@@ -430,61 +252,7 @@ def freeze_add(
     return 0
 
 
-def _set_member(editor, key: str, ident: str, value: str) -> None:
-    if isinstance(editor.value.get(key), dict):
-        editor.set((key, ident), value)
-    else:
-        editor.set((key,), {ident: value})
-
-
-def _example_entry(cmd: FreezeCommand, target: Target) -> Optional[str]:
-    """An existing record's text, whose layout a new one copies."""
-    from oracle_guard.parsing.patterns import PatternSet
-
-    for path in sorted(PatternSet(target.patterns).select(cmd.before.entries)):
-        try:
-            return cmd.before.read(path).decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-    return None
-
-
-def _neighbour_modeline(cmd: FreezeCommand, target: Target) -> str:
-    """The editor schema line (``# yaml-language-server: ...``, which init puts first)
-    that a record in the new one's folder starts with, so the new record has it too;
-    "" when none has one. Its path is relative, so only the same folder's will do."""
-    from oracle_guard.parsing.patterns import PatternSet
-
-    folder = posixpath.dirname(target.path)
-    for path in sorted(PatternSet(target.patterns).select(cmd.before.entries)):
-        if posixpath.dirname(path) != folder:
-            continue
-        first = cmd.before.read(path).split(b"\n", 1)[0].rstrip(b"\r")
-        if re.match(rb"[ \t]*#[ \t]*yaml-language-server:", first):
-            return first.decode("utf-8", "replace") + "\n"
-    return ""
-
-
 # -- freeze renew / remove ----------------------------------------------------------
-def _position(editor, schema: str, ident: str) -> int:
-    if schema == "flake-budget":
-        items = [e["id"] for e in editor.value["frozen"]]
-    elif schema == "quarantine-list":
-        items = [e["test"] for e in editor.value]
-    else:
-        items = list(editor.value["excluded_property_ids"])
-    return items.index(ident)
-
-
-def _schema_of(cmd: FreezeCommand, path: str) -> str:
-    from oracle_guard.parsing.patterns import PatternSet
-
-    for schema, patterns in _freeze_sections(cmd.contract):
-        if PatternSet(patterns).matches(path):
-            return schema
-    raise Refused(f"{path} is not a freeze file of a built-in schema")
-
-
 def freeze_renew(
     ws: Workspace,
     ident: str,
@@ -495,26 +263,13 @@ def freeze_renew(
     days: Optional[int] = None,
     until: Optional[str] = None,
 ) -> int:
-    from oracle_guard.parsing import text_edit
-
     cmd = FreezeCommand(ws, now, env, file)
     cmd.require_readable(everywhere=False)
     entry = cmd.located(ident)
-    schema = _schema_of(cmd, entry.path)
-    expires = cmd.expiry(days, until)
-    editor = cmd.edit(entry.path)
-    try:
-        if schema == "quarantine-entry":
-            editor.set(("expires_at",), expires)
-        elif schema == "freeze":
-            _set_member(editor, "expires", ident, expires)
-        elif schema == "flake-budget":
-            editor.set(("frozen", _position(editor, schema, ident), "expires"), expires)
-        else:
-            editor.set((_position(editor, schema, ident), "expires"), expires)
-    except text_edit.Unsafe as exc:
-        raise unsafe(entry.path, str(exc)) from None
-    files = {entry.path: editor.text.encode("utf-8")}
+    schema = schema_of(cmd.contract, entry.path)
+    expires = expiry(cmd.contract, cmd.now, days, until)
+    data = cmd.edited(entry.path, lambda editor: renew_entry(editor, schema, ident, expires))
+    files: Dict[str, Optional[bytes]] = {entry.path: data}
     intent = f"renew {ident!r} in {entry.path}"
     if entry.expires is not None and str(entry.expires) == str(expires):
         cmd.judged(intent, files, grew=False, edited=(entry.path, ident))
@@ -545,32 +300,18 @@ def freeze_remove(
     env: Mapping[str, str],
     file: Optional[str] = None,
 ) -> int:
-    from oracle_guard.parsing import text_edit
-
     cmd = FreezeCommand(ws, now, env, file)
     cmd.require_readable(everywhere=False)
     entry = cmd.located(ident)
-    schema = _schema_of(cmd, entry.path)
+    schema = schema_of(cmd.contract, entry.path)
     if schema == "quarantine-entry":
         cmd.apply(f"remove {entry.path}", f"unfroze {ident!r}", {entry.path: None}, grew=False)
         return 0
-    editor = cmd.edit(entry.path)
-    try:
-        if schema == "freeze":
-            editor.delete(("excluded_property_ids", _position(editor, schema, ident)))
-            for key in ("reason", "owner", "expires"):
-                if ident in (editor.value.get(key) or {}):
-                    editor.delete((key, ident))
-        elif schema == "flake-budget":
-            editor.delete(("frozen", _position(editor, schema, ident)))
-        else:
-            editor.delete((_position(editor, schema, ident),))
-    except text_edit.Unsafe as exc:
-        raise unsafe(entry.path, str(exc)) from None
+    data = cmd.edited(entry.path, lambda editor: remove_entry(editor, schema, ident))
     cmd.apply(
         f"remove {ident!r} from {entry.path}",
         f"unfroze {ident!r}",
-        {entry.path: editor.text.encode("utf-8")},
+        {entry.path: data},
         grew=False,
     )
     return 0
@@ -580,7 +321,7 @@ def freeze_remove(
 def _listing(cmd: FreezeCommand) -> List[Dict[str, Any]]:
     rows = []
     for entry in cmd.state.entries:
-        if not _in_scope(entry.path, cmd.file):
+        if not in_scope(entry.path, cmd.file):
             continue
         ends = None
         try:
@@ -628,7 +369,7 @@ def freeze_list(
     cmd = FreezeCommand(ws, now, env, file)
     cmd.require_readable(everywhere=False)
     rows = _listing(cmd)
-    gone = _deleted_freeze_files(cmd)
+    gone = deleted_freeze_files(cmd.contract, cmd.ws.index, cmd.before, cmd.file)
     for path in gone:  # its entries are not listed: say so, never a silent "none"
         print(
             inert(
@@ -639,7 +380,7 @@ def freeze_list(
             file=sys.stderr if output == "json" else sys.stdout,
         )
     if output == "json":
-        sys.stdout.write(dump_json({"now": _shown_now(cmd.now), "entries": rows}))
+        sys.stdout.write(dump_json({"now": shown_now(cmd.now), "entries": rows}))
         return 0
     if not rows:
         print("no frozen entries" + (" in the working tree" if gone else ""))
@@ -663,29 +404,15 @@ def freeze_list(
     print(
         f"{len(rows)} frozen"
         + (f", {expired} expired" if expired else "")
-        + f" (now {_shown_now(cmd.now)})"
+        + f" (now {shown_now(cmd.now)})"
     )
     return 0
-
-
-def _deleted_freeze_files(cmd: FreezeCommand) -> List[str]:
-    """Freeze files (in --file's scope) the index holds and the working tree lacks."""
-    from oracle_guard.parsing.patterns import PatternSet
-
-    patterns = PatternSet(_all_freeze_patterns(cmd.contract))
-    return [
-        p
-        for p in sorted(cmd.ws.index.entries)
-        if patterns.matches(p) and p not in cmd.before.entries and _in_scope(p, cmd.file)
-    ]
 
 
 # -- command line ---------------------------------------------------------------
 def _days(text: str) -> int:
     """ASCII digits only, as the clock reads dates (int() would also take '٣', '3_0'
     and ' 3')."""
-    import argparse
-
     if re.fullmatch(r"-?[0-9]{1,100}", text):
         return int(text)
     raise argparse.ArgumentTypeError(
@@ -695,17 +422,13 @@ def _days(text: str) -> int:
 
 def _count(text: str) -> int:
     """A record's run count: ASCII digits only, as for --days."""
-    import argparse
-
     if re.fullmatch(r"-?[0-9]{1,100}", text):
         return int(text)
     raise argparse.ArgumentTypeError(f"wants a whole number (ASCII digits), not {text!r}")
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: Subparsers) -> None:
     """The ``freeze`` subcommands."""
-    from oracle_guard.commands.options import Parser
-
     clocked = Parser(add_help=False)
     clocked.add_argument(
         "--now",
@@ -768,11 +491,11 @@ def add_parser(sub) -> None:
         parser.set_defaults(run=run)
 
 
-def run(options) -> int:
+def run(options: argparse.Namespace) -> int:
     action = options.freeze_action  # add, renew and remove take a positional ID
     clocked = {"now": options.now, "env": options.env, "file": options.file}
     if action == "add":
-        fields = {n: getattr(options, n) for n in _ENTRY_FIELDS}
+        fields = {n: getattr(options, n) for n in ENTRY_FIELDS}
         return edit(
             lambda ws: freeze_add(
                 ws,
