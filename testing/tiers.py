@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import PurePosixPath
-from typing import Any, Dict, Iterable, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 UNIT = "unit"
 SLOW = "slow"
@@ -163,3 +163,17 @@ def refuse_slow_programs() -> None:
     if not _installed["hook"]:
         sys.addaudithook(_audit)
         _installed["hook"] = True
+
+
+REAL_PUSH = "a real push to a bare repository, judged by the hook it runs"
+
+
+def contexts(names: Sequence[str]) -> List[Any]:
+    """The contexts a test is parametrized over, its real push (``push``) marked
+    slow: the unit tier judges the same change in the others."""
+    import pytest
+
+    return [
+        pytest.param(name, marks=pytest.mark.slow(REAL_PUSH)) if name == "push" else name
+        for name in names
+    ]

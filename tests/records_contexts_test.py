@@ -15,7 +15,7 @@ from typing import Any, Dict, FrozenSet, Iterator, Tuple
 import pytest
 
 from oracle_guard.checks.records import digest_of
-from testing import scenarios
+from testing import scenarios, tiers
 from testing.git import commit, git, write
 from testing.records import corpus_line, replay_case
 from testing.server import file_url, make_client, make_server, push
@@ -192,7 +192,7 @@ UNSIGNED = {
 }
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 @pytest.mark.parametrize("name", list(CASES))
 def test_record_rules_in_every_context(tmp_path, name, context):
     files, signed, codes = CASES[name]
@@ -200,7 +200,7 @@ def test_record_rules_in_every_context(tmp_path, name, context):
     assert got == ("reject" if codes else "pass", frozenset(codes)), (name, context)
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_an_unsigned_promotion_is_the_usual_finding(tmp_path, context):
     promotion = {REPLAY: {**BASE_CASE, "expected": {"status": 400}}}
     expected = UNSIGNED["unsigned-promotion"]

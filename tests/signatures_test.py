@@ -12,7 +12,7 @@ from typing import Callable, Dict, Iterator, Optional, Tuple
 
 import pytest
 
-from testing import scenarios
+from testing import scenarios, tiers
 from testing.git import commit, git, write
 from testing.oracle import NOW
 from testing.server import (
@@ -251,7 +251,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 @pytest.mark.parametrize("build,codes", CASES, ids=[c[0].__name__ for c in CASES])
 def test_signed_authority(tmp_path, build, codes, context):
     r = Repo(tmp_path)
@@ -521,7 +521,7 @@ def full_repo(tmp_path: Path, owner_kind: str = "ed25519") -> Repo:
     )
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 @pytest.mark.parametrize(
     "files",
     [
@@ -537,14 +537,14 @@ def test_an_owner_changes_the_oracle_with_one_signed_commit(tmp_path, files, con
     assert r.judge(context) == ("pass", frozenset())
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_an_owner_still_needs_the_lock_for_a_fixture(tmp_path, context):
     r = full_repo(tmp_path)
     r.signed({"oracle/inputs/a.txt": "2\n"})
     assert r.judge(context) == ("reject", frozenset({"oracle/inputs/a.txt: fixture-mismatch"}))
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_a_fixtures_only_agent_commit_is_reported_at_its_fixtures(tmp_path, context):
     # the owner's signed commit changes the signers file first; the agent's, fixtures only
     r = full_repo(tmp_path)
@@ -712,7 +712,7 @@ def twin_of(r: Repo, commit_id: str) -> str:
     return twin
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_a_reverted_owner_change_minted_again_is_a_replay(tmp_path, context):
     """The issue's attack: the owner's signed fixture change, reverted on main,
     minted again on its old parent with a twin signature and merged."""
@@ -726,7 +726,7 @@ def test_a_reverted_owner_change_minted_again_is_a_replay(tmp_path, context):
     ), context
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_a_twin_signature_of_a_change_main_never_had_is_no_replay(tmp_path, context):
     """Near miss: the twin of an owner's change that is in no history of main is
     that change, signed by the owner; what makes a replay is main's history."""
@@ -736,7 +736,7 @@ def test_a_twin_signature_of_a_change_main_never_had_is_no_replay(tmp_path, cont
     assert r.judge(context) == ("pass", frozenset())
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_the_owner_making_the_reverted_change_again_is_no_replay(tmp_path, context):
     """Near miss: the owner signs the same fixture change anew, on main's tip."""
     r = full_repo(tmp_path, owner_kind="ecdsa")
@@ -745,7 +745,7 @@ def test_the_owner_making_the_reverted_change_again_is_no_replay(tmp_path, conte
     assert r.judge(context) == ("pass", frozenset())
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_a_tag_at_the_replay_is_a_replay_though_nothing_was_reverted(tmp_path, context):
     """Reverted or not: the owner's change still on main, its twin pushed alone."""
     r = full_repo(tmp_path, owner_kind="ecdsa")
@@ -779,7 +779,7 @@ def rewrapped_armor(raw: bytes) -> bytes:
     return resigned(raw, armored.splitlines()[0] + b"\n" + lines + b"\n" + armored.splitlines()[-1])
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 @pytest.mark.parametrize("reencode", [extra_header, rewrapped_armor])
 def test_a_reencoded_signature_header_does_not_sign(tmp_path, context, reencode):
     """A second gpgsig* header, or armor wrapped at 64: git verifies both, and

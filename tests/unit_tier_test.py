@@ -120,3 +120,11 @@ def test_contributing_names_the_unit_tier_and_ci_runs_the_whole_suite() -> None:
     assert f"`{UNIT_COMMAND}`" in contributing
     readme = (ROOT / "README.md").read_text()
     assert "-m unit" not in readme and "-m unit" not in (ROOT / ".ci/run").read_text()
+
+
+def test_the_real_push_context_is_slow_and_the_others_are_unit() -> None:
+    params = tiers.contexts(("staged", "ci", "prepush", "push"))
+    assert params[:3] == ["staged", "ci", "prepush"]
+    (push,) = params[3:]
+    assert push.values == ("push",)
+    assert [(mark.name, mark.args) for mark in push.marks] == [(tiers.SLOW, (tiers.REAL_PUSH,))]
