@@ -38,6 +38,7 @@ SLOW_FILES: Dict[str, str] = {
     "tests/prerequisites_test.py": "runs pytest in the pytest, with and without xdist",
     "tests/pack_test.py": "repacks repositories of large fixtures, one per test",
     "tests/generated_validators_test.py": "property tests of hundreds to thousands of examples",
+    "tests/adding_a_check_test.py": "a copy of the checkout with a venv of its own, and a pytest in it",
 }
 
 # program names (the basename of argv[0], or the module of ``python -m``) a unit
