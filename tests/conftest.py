@@ -1,8 +1,9 @@
 import os
+from typing import Iterator, List, Optional
 
 import pytest
 
-from testing import prerequisites
+from testing import prerequisites, tiers
 from testing.git import GIT_ENV, REVISION_ENV, clean_environment
 from testing.hosts import SHARED_HOSTS
 
@@ -17,6 +18,16 @@ def pytest_configure(config):
         "needs(*names): the test needs these prerequisites (testing/prerequisites.py); "
         "without one it is not run, and the summary says why",
     )
+    config.addinivalue_line(
+        "markers",
+        "unit: the inner loop's tier, assigned at collection to every test that is not "
+        "slow (testing/tiers.py); run it with -m unit",
+    )
+    config.addinivalue_line(
+        "markers",
+        "slow(why): the test is not in the unit tier, for this reason (testing/tiers.py)",
+    )
+    tiers.refuse_slow_programs()
     unmet = prerequisites.unmet()
     config.stash[_unmet] = unmet
     if unmet and os.environ.get(prerequisites.REQUIRE_ALL) == "1":
@@ -25,8 +36,32 @@ def pytest_configure(config):
         )
 
 
+def _assign_tiers(items: List[pytest.Item]) -> None:
+    """Mark every test unit that is not slow (testing/tiers.py)."""
+    for item in items:
+        path = item.nodeid.split("::", 1)[0]
+        try:
+            why = tiers.slow_reason(path, [mark.args for mark in item.iter_markers(tiers.SLOW)])
+        except ValueError as error:
+            raise pytest.UsageError(str(error)) from None
+        if why is None:
+            item.add_marker(tiers.UNIT)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: Optional[pytest.Item]) -> Iterator[None]:
+    """A unit test, its fixtures' setup and teardown included, starts no slow program."""
+    tiers.guard(item.nodeid if item.get_closest_marker(tiers.UNIT) else None)
+    try:
+        yield
+    finally:
+        tiers.guard(None)
+
+
+@pytest.hookimpl(tryfirst=True)  # the tiers are marked before -m selects
 def pytest_collection_modifyitems(config, items):
     """Deselect each test whose prerequisite is missing: it is not run, never a pass."""
+    _assign_tiers(items)
     unmet = config.stash[_unmet]
     kept, dropped, counts = [], [], {}
     for item in items:

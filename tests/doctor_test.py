@@ -5,27 +5,57 @@ The real hosts (gitolite, shared ssh, HTTP) are in tests/hosts/."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Dict, Iterator, Tuple
 
 import pytest
 
 from testing import oracle
 from testing.git import commit, git, run_guard
-from testing.server import install_hook, make_client, make_server, push, push_env
+from testing.server import file_url, install_hook, make_client, make_server, push, push_env
 
 CONTRACT = oracle.OWNERLESS_SEEDS
 OWNERS = CONTRACT + "  owners: [alice]\nidentity_env: REMOTE_USER\n"
 
 
+# one seeded server and client per module for each (contract, host), by a real push;
+# every test copies it (server_with)
+_SEEDED: Dict[Tuple[str, str], Path] = {}
+_SEED_ROOT: Dict[str, Path] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _seed_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    _SEED_ROOT["root"] = tmp_path_factory.mktemp("seeded")
+    yield
+    _SEED_ROOT.clear()
+    _SEEDED.clear()
+
+
+def _seeded(contract: str, host: str) -> Path:
+    if (contract, host) not in _SEEDED:
+        root = _SEED_ROOT["root"] / f"seed-{len(_SEEDED)}"
+        server = make_server(root / "srv.git", hook=False)
+        install_hook(server, "--host", host)
+        git(server, "config", "receive.fsckObjects", "true")
+        client = make_client(root / "work", server)
+        files = {".oracle-guard.yaml": contract, "seeds/a.json": "[1]\n", "src/app.py": ""}
+        commit(client, files)
+        assert push(client, "main").rc == 0
+        _SEEDED[contract, host] = root
+    return _SEEDED[contract, host]
+
+
 def server_with(tmp_path: Path, contract: str = OWNERS, host: str = "http") -> Path:
-    server = make_server(tmp_path / "srv.git", hook=False)
-    install_hook(server, "--host", host)
-    git(server, "config", "receive.fsckObjects", "true")
-    client = make_client(tmp_path / "work", server)
-    commit(client, {".oracle-guard.yaml": contract, "seeds/a.json": "[1]\n", "src/app.py": ""})
-    assert push(client, "main").rc == 0
+    """A copy of the seeded server (``srv.git``, the hook for ``host`` installed, main
+    holding ``contract``) and of the client that pushed main (``work``)."""
+    seeded = _seeded(contract, host)
+    for name in ("srv.git", "work"):
+        shutil.copytree(seeded / name, tmp_path / name, symlinks=True)
+    server = tmp_path / "srv.git"
+    git(tmp_path / "work", "remote", "set-url", "origin", file_url(server))
     return server
 
 

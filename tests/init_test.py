@@ -363,6 +363,7 @@ def validate_config(repo):
     )
 
 
+@pytest.mark.slow("runs pre-commit validate-config")
 def test_a_new_pre_commit_config_is_valid_for_pre_commit(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     init(capsys, repo)
@@ -393,6 +394,7 @@ repos:
 """
 
 
+@pytest.mark.slow("runs pre-commit validate-config")
 def test_an_existing_simple_config_gets_the_entry_first_and_keeps_the_rest(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     stage(repo, {".pre-commit-config.yaml": EXISTING})
@@ -569,6 +571,7 @@ def hook_repo(tmp_path_factory):
     return snapshot_checkout(tmp_path_factory.mktemp("hook-repo") / "oracle-guard")
 
 
+@pytest.mark.slow("pre-commit installs the hook and its environment, and runs it")
 def test_init_then_pre_commit_install_guards_the_next_commit(tmp_path, capsys, hook_repo):
     hook_path, sha = hook_repo
     repo = stripped_example(tmp_path, "merge-contract")
@@ -665,6 +668,7 @@ URL = "https://git.example.test/oracle-guard"
 
 
 @pytest.mark.parametrize("force", [[], ["--force"]])
+@pytest.mark.slow("runs pre-commit validate-config")
 def test_rerun_with_repo_and_rev_replaces_the_placeholders_in_place(tmp_path, capsys, force):
     repo = stripped_example(tmp_path, "harness")
     init(capsys, repo)
@@ -687,6 +691,7 @@ def test_rerun_with_repo_and_rev_replaces_the_placeholders_in_place(tmp_path, ca
     assert rc == 0 and "nothing changed" in out
 
 
+@pytest.mark.slow("runs pre-commit validate-config")
 def test_replacing_values_someone_chose_needs_force(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     init(capsys, repo, "--repo", URL, "--rev", "v0.2.0")
@@ -712,6 +717,7 @@ def test_replacing_values_someone_chose_needs_force(tmp_path, capsys):
     assert validate_config(repo).returncode == 0
 
 
+@pytest.mark.slow("runs pre-commit validate-config")
 def test_a_users_entry_is_retargeted_line_by_line_and_the_rest_kept(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     local = EXISTING.split("repos:\n", 1)[1]
@@ -780,6 +786,7 @@ def printed_step(out, start):
     return match.group(1)
 
 
+@pytest.mark.slow("runs pre-commit install")
 def test_an_edited_config_gets_the_install_command_for_both_hook_types(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     stage(repo, {".pre-commit-config.yaml": EXISTING})
@@ -1195,6 +1202,7 @@ def printed_snippet(out, header):
     return "\n".join(block) + "\n"
 
 
+@pytest.mark.slow("runs pre-commit validate-config")
 def test_a_config_it_cannot_edit_is_staged_after_the_pasted_entry(tmp_path, capsys):
     repo = stripped_example(tmp_path, "harness")
     lint = "{repo: local, hooks: [{id: lint, name: lint, entry: 'true', language: system}]}"

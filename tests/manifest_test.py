@@ -104,6 +104,7 @@ def test_the_manifest_names_its_generator_and_has_a_hook_per_check_then_the_one_
     assert manifest.hook_name(CHECKS[1]) == "oracle-guard seed append-only"
 
 
+@pytest.mark.slow("runs pre-commit and prek validate-manifest")
 @pytest.mark.parametrize("tool", ["pre-commit", "prek"])
 def test_pre_commit_and_prek_accept_the_manifest(tmp_path, tool):
     path = tmp_path / ".pre-commit-hooks.yaml"

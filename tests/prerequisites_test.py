@@ -34,10 +34,13 @@ def run_suite(tmp_path: Path, data: Path, *args: str, **env: str) -> subprocess.
     for name, text in SUITE.items():
         if not (suite / name).exists():
             (suite / name).write_text(text)
+    basetemp = [f"--basetemp={tmp_path / 'basetemp'}"]
     environ = {k: v for k, v in os.environ.items() if not k.startswith("ORACLE_GUARD_")}
     environ.update(PYTHONPATH=str(ROOT), **{conformance.ENV: str(data)}, **env)
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        # a basetemp of its own: a numbered one under /tmp/pytest-of-USER would have
+        # pytest remove older runs' folders there first: minutes on a shared machine
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *basetemp, *args],
         cwd=suite,
         env=environ,
         stdout=subprocess.PIPE,

@@ -7,17 +7,18 @@ is the write set's usual finding."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, FrozenSet, Tuple
+from typing import Any, Dict, FrozenSet, Iterator, Tuple
 
 import pytest
 
 from oracle_guard.checks.records import digest_of
-from testing import scenarios
+from testing import scenarios, tiers
 from testing.git import commit, git, write
 from testing.records import corpus_line, replay_case
-from testing.server import make_client, make_server, push
+from testing.server import file_url, make_client, make_server, push
 from testing.signatures import SIGNERS
 
 CONTEXTS = ("staged", "ci", "prepush", "push")
@@ -67,21 +68,48 @@ def keygen(folder: Path, name: str) -> Path:
     return key
 
 
+_SEEDED: Dict[str, Path] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _seeded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One server with the hook and a client on branch ``change`` whose main, pushed
+    by a real push, holds FILES and the owner's key; built at the module's first
+    test (under its environment), and copied by every test (Repo)."""
+    _SEEDED["root"] = tmp_path_factory.mktemp("seeded")
+    yield
+    _SEEDED.clear()
+
+
+def _seed() -> Path:
+    root = _SEEDED["root"]
+    if not (root / "work").exists():
+        keys = root / "keys"
+        keys.mkdir()
+        owner = keygen(keys, "owner")
+        public = " ".join(owner.with_suffix(".pub").read_text().split()[:2])
+        server = make_server(root / "srv.git")
+        client = make_client(root / "building", server)
+        commit(client, {**FILES, SIGNERS: f"alice {public}\n"}, "the oracle")
+        assert push(client, "main").rc == 0
+        git(client, "fetch", "-q", "origin")
+        git(client, "remote", "set-head", "origin", "main")
+        git(client, "checkout", "-q", "-b", "change")
+        client.rename(root / "work")
+    return root
+
+
 class Repo:
-    """A server with the hook, a client whose main holds FILES, and an owner's key."""
+    """A server with the hook, a client whose main holds FILES, and an owner's key:
+    a copy of the module's seeded one."""
 
     def __init__(self, tmp_path: Path) -> None:
-        keys = tmp_path / "keys"
-        keys.mkdir()
-        self.owner = keygen(keys, "owner")
-        public = " ".join(self.owner.with_suffix(".pub").read_text().split()[:2])
-        self.server = make_server(tmp_path / "srv.git")
-        self.client = make_client(tmp_path / "work", self.server)
-        commit(self.client, {**FILES, SIGNERS: f"alice {public}\n"}, "the oracle")
-        assert push(self.client, "main").rc == 0
-        git(self.client, "fetch", "-q", "origin")
-        git(self.client, "remote", "set-head", "origin", "main")
-        git(self.client, "checkout", "-q", "-b", "change")
+        seeded = _seed()
+        for name in ("keys", "srv.git", "work"):
+            shutil.copytree(seeded / name, tmp_path / name, symlinks=True)
+        self.owner = tmp_path / "keys" / "owner"
+        self.server, self.client = tmp_path / "srv.git", tmp_path / "work"
+        git(self.client, "remote", "set-url", "origin", file_url(self.server))
 
     def change(self, files: Dict[str, Any], signed: bool, context: str) -> Tuple[str, FrozenSet]:
         """Make the change (staged, or committed and signed when ``signed``) and
@@ -164,7 +192,7 @@ UNSIGNED = {
 }
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 @pytest.mark.parametrize("name", list(CASES))
 def test_record_rules_in_every_context(tmp_path, name, context):
     files, signed, codes = CASES[name]
@@ -172,7 +200,7 @@ def test_record_rules_in_every_context(tmp_path, name, context):
     assert got == ("reject" if codes else "pass", frozenset(codes)), (name, context)
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_an_unsigned_promotion_is_the_usual_finding(tmp_path, context):
     promotion = {REPLAY: {**BASE_CASE, "expected": {"status": 400}}}
     expected = UNSIGNED["unsigned-promotion"]

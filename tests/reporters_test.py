@@ -272,6 +272,7 @@ def many_findings(errors: int, warnings: int) -> list:
 
 
 @needs_sarif_schema
+@pytest.mark.slow("builds and validates a SARIF log of MAX_RESULTS results")
 def test_sarif_past_the_cap_keeps_errors_first_and_says_what_it_left_out():
     from oracle_guard.report.sarif import MAX_RESULTS
 
@@ -292,6 +293,7 @@ def test_sarif_past_the_cap_keeps_errors_first_and_says_what_it_left_out():
     assert note["message"]["text"].endswith(f": budget-expiring {left}")
 
 
+@pytest.mark.slow("builds a SARIF log of MAX_RESULTS results")
 def test_sarif_at_the_cap_leaves_nothing_out():
     from oracle_guard.report.sarif import MAX_RESULTS
 

@@ -5,16 +5,26 @@ pre-push and by a real push to a bare repository with the hook installed."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Iterator, Optional, Tuple
 
 import pytest
 
-from testing import scenarios
+from testing import scenarios, tiers
 from testing.git import commit, git, write
 from testing.oracle import NOW
-from testing.server import make_client, make_server, push, push_env, rev, run_pre_receive, updates
+from testing.server import (
+    file_url,
+    make_client,
+    make_server,
+    push,
+    push_env,
+    rev,
+    run_pre_receive,
+    updates,
+)
 from testing.signatures import SIGNED_CONTRACT, SIGNERS
 
 SEEDS = "seeds/a.json"
@@ -34,6 +44,57 @@ def public(key: Path) -> str:
     return " ".join(key.with_suffix(".pub").read_text().split()[:2])
 
 
+# one seeded server and client per module for each start the tests ask for, each
+# seeded by a real push; every test copies it (Repo), so what it pushes is its own
+_SEEDS: Dict[str, Path] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _seed_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    _SEEDS.clear()
+    _SEEDS[""] = tmp_path_factory.mktemp("seeded")
+    yield
+    _SEEDS.clear()
+
+
+def _module_keys(owner_kind: str) -> Path:
+    """The owner's (of ``owner_kind``) and the agent's keys, made once per module."""
+    keys = _SEEDS[""] / f"keys-{owner_kind}"
+    if not keys.exists():
+        keys.mkdir()
+        keygen(keys, "owner", owner_kind)
+        keygen(keys, "agent")
+    return keys
+
+
+def _seeded(line: str, contract: str, files: Dict[str, str], owner_kind: str) -> Path:
+    """A server with the hook, and a client on branch ``change`` whose main, pushed,
+    holds the contract, the signers ``line`` and ``files``."""
+    key = repr((line, contract, sorted(files.items()), owner_kind))
+    if key in _SEEDS:
+        return _SEEDS[key]
+    root = _SEEDS[""] / f"repo-{len(_SEEDS)}"
+    server = make_server(root / "srv.git")
+    client = make_client(root / "work", server)
+    commit(
+        client,
+        {
+            ".oracle-guard.yaml": contract,
+            SIGNERS: line + "\n",
+            SEEDS: "[1, 2]\n",
+            "src/app.py": "",
+            **files,
+        },
+        "the oracle",
+    )
+    assert push(client, "main").rc == 0
+    git(client, "fetch", "-q", "origin")
+    git(client, "remote", "set-head", "origin", "main")
+    git(client, "checkout", "-q", "-b", "change")
+    _SEEDS[key] = root
+    return root
+
+
 class Repo:
     """A server with the hook, a client whose main holds the contract, and keys."""
 
@@ -46,26 +107,14 @@ class Repo:
         owner_kind: str = "ed25519",
     ) -> None:
         keys = tmp_path / "keys"
-        keys.mkdir()
-        self.owner, self.agent = keygen(keys, "owner", owner_kind), keygen(keys, "agent")
-        self.server = make_server(tmp_path / "srv.git")
-        self.client = make_client(tmp_path / "work", self.server)
+        shutil.copytree(_module_keys(owner_kind), keys)
+        self.owner, self.agent = keys / "owner", keys / "agent"
         line = signers_line(self) if signers_line else f"alice {public(self.owner)}"
-        commit(
-            self.client,
-            {
-                ".oracle-guard.yaml": contract,
-                SIGNERS: line + "\n",
-                SEEDS: "[1, 2]\n",
-                "src/app.py": "",
-                **(files or {}),
-            },
-            "the oracle",
-        )
-        assert push(self.client, "main").rc == 0
-        git(self.client, "fetch", "-q", "origin")
-        git(self.client, "remote", "set-head", "origin", "main")
-        git(self.client, "checkout", "-q", "-b", "change")
+        seeded = _seeded(line, contract, files or {}, owner_kind)
+        for name in ("srv.git", "work"):
+            shutil.copytree(seeded / name, tmp_path / name, symlinks=True)
+        self.server, self.client = tmp_path / "srv.git", tmp_path / "work"
+        git(self.client, "remote", "set-url", "origin", file_url(self.server))
 
     def signed(
         self, files: Dict[str, str], key: Optional[Path] = None, message: str = "signed"
@@ -202,7 +251,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 @pytest.mark.parametrize("build,codes", CASES, ids=[c[0].__name__ for c in CASES])
 def test_signed_authority(tmp_path, build, codes, context):
     r = Repo(tmp_path)
@@ -472,7 +521,7 @@ def full_repo(tmp_path: Path, owner_kind: str = "ed25519") -> Repo:
     )
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 @pytest.mark.parametrize(
     "files",
     [
@@ -488,14 +537,14 @@ def test_an_owner_changes_the_oracle_with_one_signed_commit(tmp_path, files, con
     assert r.judge(context) == ("pass", frozenset())
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_an_owner_still_needs_the_lock_for_a_fixture(tmp_path, context):
     r = full_repo(tmp_path)
     r.signed({"oracle/inputs/a.txt": "2\n"})
     assert r.judge(context) == ("reject", frozenset({"oracle/inputs/a.txt: fixture-mismatch"}))
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_a_fixtures_only_agent_commit_is_reported_at_its_fixtures(tmp_path, context):
     # the owner's signed commit changes the signers file first; the agent's, fixtures only
     r = full_repo(tmp_path)
@@ -663,7 +712,7 @@ def twin_of(r: Repo, commit_id: str) -> str:
     return twin
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_a_reverted_owner_change_minted_again_is_a_replay(tmp_path, context):
     """The issue's attack: the owner's signed fixture change, reverted on main,
     minted again on its old parent with a twin signature and merged."""
@@ -677,7 +726,7 @@ def test_a_reverted_owner_change_minted_again_is_a_replay(tmp_path, context):
     ), context
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_a_twin_signature_of_a_change_main_never_had_is_no_replay(tmp_path, context):
     """Near miss: the twin of an owner's change that is in no history of main is
     that change, signed by the owner; what makes a replay is main's history."""
@@ -687,7 +736,7 @@ def test_a_twin_signature_of_a_change_main_never_had_is_no_replay(tmp_path, cont
     assert r.judge(context) == ("pass", frozenset())
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_the_owner_making_the_reverted_change_again_is_no_replay(tmp_path, context):
     """Near miss: the owner signs the same fixture change anew, on main's tip."""
     r = full_repo(tmp_path, owner_kind="ecdsa")
@@ -696,7 +745,7 @@ def test_the_owner_making_the_reverted_change_again_is_no_replay(tmp_path, conte
     assert r.judge(context) == ("pass", frozenset())
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 def test_a_tag_at_the_replay_is_a_replay_though_nothing_was_reverted(tmp_path, context):
     """Reverted or not: the owner's change still on main, its twin pushed alone."""
     r = full_repo(tmp_path, owner_kind="ecdsa")
@@ -730,7 +779,7 @@ def rewrapped_armor(raw: bytes) -> bytes:
     return resigned(raw, armored.splitlines()[0] + b"\n" + lines + b"\n" + armored.splitlines()[-1])
 
 
-@pytest.mark.parametrize("context", CONTEXTS)
+@pytest.mark.parametrize("context", tiers.contexts(CONTEXTS))
 @pytest.mark.parametrize("reencode", [extra_header, rewrapped_armor])
 def test_a_reencoded_signature_header_does_not_sign(tmp_path, context, reencode):
     """A second gpgsig* header, or armor wrapped at 64: git verifies both, and
