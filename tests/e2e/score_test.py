@@ -419,11 +419,11 @@ def sleeping(tmp_path: Path, limit: int, seconds: float, context: str) -> Path:
 
 @pytest.mark.parametrize("context", ["local", "ci"])
 def test_a_session_past_its_limit_is_a_timeout(capsys, tmp_path, context):
-    repo = sleeping(tmp_path, 30, 3600, context)
+    repo = sleeping(tmp_path, 3, 3600, context)
     rc, out, err = local(capsys, repo)
     assert rc == 1, err
     assert "score-timeout" in codes(out)
-    assert "score-timeout: the oracle's session ran past its limit of 30 s and was stopped" in out
+    assert "score-timeout: the oracle's session ran past its limit of 3 s and was stopped" in out
 
 
 @pytest.mark.parametrize("context", ["local", "ci"])
