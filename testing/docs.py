@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
+import importlib.util
 import os
 import re
 import shutil
@@ -12,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import yaml
@@ -53,6 +56,16 @@ def quick_start() -> List[str]:
     return [b.strip() for b in re.findall(r"```sh\n(.*?)```", section, re.S)]
 
 
+@functools.cache
+def reference() -> ModuleType:
+    """docs/_generate/reference.py, the site's hook that writes the generated parts."""
+    spec = importlib.util.spec_from_file_location("reference", DOCS / "_generate" / "reference.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def pages() -> List[Path]:
     return sorted(p for p in DOCS.rglob("*.md") if "_generate" not in p.parts)
 
@@ -78,6 +91,8 @@ def blocks(path: Path) -> Iterator[Block]:
             indent = len(start.group("indent"))
             body = "".join(ln[indent:] for ln in body.splitlines(keepends=True))
             language = start.group("info").strip().split(" ", 1)[0].lstrip("{.").rstrip("}")
+            if "<!-- generated: " in body:  # as the site shows it (contract.md's example)
+                body = reference().expand(body, str(path.relative_to(DOCS)))
             yield Block(relative, start_line, language, body)
             opened = None
     if opened is not None:

@@ -2,8 +2,9 @@
 and its Check in registry.py), its schema section, its docs page and its test, as
 CONTRIBUTING.md's "Adding a check" says, and nothing else: in a copy of this
 checkout, a tiny seventh check is added that way, the generators are run, and
-the manifest, the README's table, the docs' tables, explain, check, the registry
-tests and the fault and scenario tests that read the samples all take it in."""
+the manifest, the README's table, the docs' tables and the contract page's
+complete example, explain, check, the registry tests and the fault and scenario
+tests that read the samples all take it in."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ SAMPLE = Sample(
     files={"NOTICE": "kept\\n"},
     change={"NOTICE": None},
     finding="NOTICE: kept-file-missing",
+    example="keep:                        # keep-files\\n  paths: [NOTICE]\\n",
 )
 
 
@@ -82,7 +84,6 @@ DOCS = """## keep-files
 Each path of `keep.paths` must be in the candidate: [`kept-file-missing`](codes.md#kept-file-missing).
 
 """
-EXAMPLE = "keep:                        # keep-files\n  paths: [NOTICE]\n"
 TEST = """from testing.trees import MemoryRepo
 
 CONTRACT = "version: 1\\nkeep:\\n  paths: [NOTICE]\\n"
@@ -105,7 +106,6 @@ OWN = {
     "hooks/checks/registry.py",
     "schemas/contract.schema.json",
     "docs/reference/checks.md",
-    "docs/reference/contract.md",  # its complete example (tests/readme_test.py)
     "tests/keep_files_test.py",
 }
 GENERATED = {".pre-commit-hooks.yaml", "README.md", "hooks/_generated/validators.py"}
@@ -149,8 +149,6 @@ def add_the_check(root: Path) -> None:
     )
     edit(root, "schemas/contract.schema.json", '    "tamper": {\n', SCHEMA + '    "tamper": {\n')
     edit(root, "docs/reference/checks.md", "## Server-side codes", DOCS + "## Server-side codes")
-    # the one place beyond them: the contract page's complete example names every key
-    edit(root, "docs/reference/contract.md", "\ntamper:  ", "\n" + EXAMPLE + "tamper:  ")
     (root / "tests/keep_files_test.py").write_text(TEST, encoding="utf-8")
 
 

@@ -125,7 +125,9 @@ def test_the_contract_reference_example_is_a_valid_contract():
     from oracle_guard.contract import parse
 
     page = (ROOT / "docs" / "reference" / "contract.md").read_text(encoding="utf-8")
-    section = page.split("\n## A complete example\n", 1)[1]
+    assert "\n<!-- generated: check-sections -->\n" in page
+    section = docs.reference().expand(page, "reference/contract.md")
+    section = section.split("\n## A complete example\n", 1)[1]
     example = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
     data = parse(example.encode())
     schema = json.loads((ROOT / "schemas" / "contract.schema.json").read_text())

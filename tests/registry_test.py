@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import List, Tuple, get_type_hints
 
 import pytest
+import yaml
 
 from oracle_guard import clock
 from oracle_guard import judge as judge_mod
@@ -212,12 +213,23 @@ def test_the_tree_of_every_sample_passes_every_check_and_its_change_fails_each()
         assert rc == 1 and check.sample().finding in errors, (check.id, errors)
 
 
+@pytest.mark.parametrize("check", CHECKS, ids=HOOKS)
+def test_every_checks_example_is_its_section_alone_marked_with_its_hook(check):
+    example = check.sample().example
+    assert set(yaml.safe_load(example)) == {check.section}
+    first = example.split("\n", 1)[0]
+    assert first.startswith(f"{check.section}:") and f"# {check.id}" in first
+    # near miss: the next check's example is not this one's
+    other = CHECKS[(CHECKS.index(check) + 1) % len(CHECKS)]
+    assert set(yaml.safe_load(other.sample().example)) != {check.section}
+
+
 def test_two_samples_that_give_one_section_give_it_alike():
     # flake-budget counts the files freeze-schema validates: one freeze section
     budget, freeze = registry.FLAKE_BUDGET.sample(), registry.FREEZE_SCHEMA.sample()
     assert budget.sections["freeze"] == freeze.sections["freeze"]
     other = Check(Section("x", "freeze"), question="?", codes=())
-    odd = Sample({"freeze": []}, {}, {}, "-: x")
+    odd = Sample({"freeze": []}, {}, {}, "-: x", "freeze: []\n")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(Check, "sample", lambda self: odd if self.id == "x" else freeze)
         with pytest.raises(ValueError, match="x's sample gives the section 'freeze' otherwise"):

@@ -21,14 +21,20 @@ MARKER = re.compile(r"^([ \t]*)<!-- generated: ([a-z-]+) -->$", re.M)
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    def expand(match: re.Match) -> str:
+    return expand(markdown, page.file.src_path)
+
+
+def expand(markdown: str, src_path: str) -> str:
+    """``markdown`` (the page ``src_path``, relative to docs/) with its markers replaced."""
+
+    def one(match: re.Match) -> str:
         indent, name = match.groups()
         if name not in GENERATORS:
-            raise ValueError(f"{page.file.src_path}: no generator named {name!r}")
-        text = GENERATORS[name](posixpath.dirname(page.file.src_path))
+            raise ValueError(f"{src_path}: no generator named {name!r}")
+        text = GENERATORS[name](posixpath.dirname(src_path))
         return "\n".join(indent + line if line else line for line in text.split("\n"))
 
-    return MARKER.sub(expand, markdown)
+    return MARKER.sub(one, markdown)
 
 
 def prose(text: str) -> str:
@@ -222,6 +228,15 @@ def schema(name: str) -> Dict[str, Any]:
     return data
 
 
+def check_sections(here: str) -> str:
+    """Each check's section of the contract page's complete example, from its
+    sample (checks/sample.py), in the registry's order: the lines end with a newline,
+    and the marker's own line break follows, so the last is dropped."""
+    from oracle_guard.checks.registry import CHECKS
+
+    return "".join(check.sample().example for check in CHECKS).rstrip("\n")
+
+
 def contract_schema(here: str) -> str:
     document = schema("contract")
     required = set(document.get("required", []))
@@ -381,6 +396,7 @@ GENERATORS: Dict[str, Callable[[str], str]] = {
     "check-all-but-write-set": check_all_but_write_set,
     "codes": codes,
     "cli": cli,
+    "check-sections": check_sections,
     "contract-schema": contract_schema,
     "limits": limits,
     "benchmark-goals": benchmark_goals,

@@ -19,6 +19,13 @@ from oracle_guard.snapshot import Snapshot
 
 HOOK = "fixture-lock"
 # the smallest oracle: one locked fixture, and the change of its bytes
+# its lines in the complete example of docs/reference/contract.md
+EXAMPLE = """\
+fixtures:                    # fixture-lock
+  - lock: oracle/fixtures.lock.json
+    root: oracle/inputs      # optional: lock keys are relative to this folder (default: the repo root)
+    paths: ["oracle/inputs/**"]
+"""
 SAMPLE = Sample(
     sections={
         "fixtures": [
@@ -36,6 +43,7 @@ SAMPLE = Sample(
     },
     change={"oracle/inputs/a.txt": "2\n"},
     finding="oracle/inputs/a.txt: fixture-mismatch",
+    example=EXAMPLE,
 )
 
 _HEX = re.compile(r"^[0-9a-fA-F]{64}$")  # any case here; the schema then demands lowercase

@@ -17,6 +17,14 @@ from oracle_guard.snapshot import Snapshot
 HOOK = "flake-budget"
 # the smallest oracle: a budget and the file it counts, and the change that lets an
 # entry expire
+# its lines in the complete example of docs/reference/contract.md
+EXAMPLE = """\
+budget:                      # flake-budget
+  max_frozen: 3              # required
+  max_days: 14               # optional: no expiry further than this from now
+  warn_days: 3               # optional: warn (exit 0) this close to an expiry
+  known_ids: ["seeds/*.json"]  # optional: frozen ids must be stems of these files
+"""
 SAMPLE = Sample(
     sections={
         "budget": {"max_frozen": 1},
@@ -31,6 +39,7 @@ SAMPLE = Sample(
         '    expires: "2000-01-01"\n    reason: flaky on CI\n'
     },
     finding="oracle/flake_budget.yaml: budget-expired",
+    example=EXAMPLE,
 )
 
 

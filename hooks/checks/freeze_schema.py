@@ -13,6 +13,15 @@ from oracle_guard.snapshot import Snapshot
 
 HOOK = "freeze-schema"
 # the smallest oracle: a budget file, and the change that adds one that does not parse
+# its lines in the complete example of docs/reference/contract.md
+EXAMPLE = """\
+freeze:                      # freeze-schema (and the entries flake-budget counts)
+  - {paths: ["/freeze.json"], schema: freeze}
+  - {paths: ["oracle/flake_budget.yaml"], schema: flake-budget}
+  - {paths: ["quarantine/active/*.yaml"], schema: quarantine-entry}
+  - {paths: ["oracle/quarantine.json"], schema: quarantine-list}
+  - {paths: ["ci/retries.json"], schema: schemas/retries.schema.json}   # a JSON Schema in the repo
+"""
 SAMPLE = Sample(
     sections={"freeze": [{"paths": ["oracle/*.yaml"], "schema": "flake-budget"}]},
     files={
@@ -21,6 +30,7 @@ SAMPLE = Sample(
     },
     change={"oracle/quarantine.yaml": "max_frozen: 1\nfrozen: [\n"},
     finding="oracle/quarantine.yaml: freeze-invalid",
+    example=EXAMPLE,
 )
 
 

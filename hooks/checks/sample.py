@@ -2,7 +2,8 @@
 
 The tests build trees from every check's sample (the registry finds it as
 ``Check.sample()``): a contract of the sample's sections and its files, which the
-check passes, and the sample's change, which it rejects with the sample's finding."""
+check passes, and the sample's change, which it rejects with the sample's finding.
+Its ``example`` is the check's part of the contract page's complete example."""
 
 from __future__ import annotations
 
@@ -16,3 +17,6 @@ class Sample(NamedTuple):  # not a dataclass: every hook run would import inspec
     files: Dict[str, str]  # the tree beside the contract: path to its text
     change: Dict[str, Optional[str]]  # what a rejected change writes (None: removes)
     finding: str  # what the check finds in it: 'path: code'
+    # its section as the complete example of docs/reference/contract.md shows it,
+    # each key annotated (the site's build writes them there in the registry's order)
+    example: str

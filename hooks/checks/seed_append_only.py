@@ -19,11 +19,29 @@ from oracle_guard.snapshot import Snapshot
 
 HOOK = "seed-append-only"
 # the smallest oracle: a seed file, and the change that drops a seed
+# its lines in the complete example of docs/reference/contract.md
+EXAMPLE = """\
+seeds:                       # seed-append-only
+  - {paths: ["seeds/*.json"], format: json-array}
+  - paths: ["oracle/corpus.jsonl"]
+    format: jsonl
+    records: corpus-line     # optional: each new record validates (a built-in, or a .json schema in the repo)
+    digest: {field: payload_sha256, of: payload, form: json-sorted-compact-utf8}  # optional: corpus-line's default
+    replay: {}               # optional: oracle-guard score runs each line's test (see The score)
+  - {paths: ["/seeds.lock"], format: json-object}   # '/': the root one only (see Patterns)
+  - paths: ["replays/*.json"]
+    format: immutable
+    records: replay-case     # its default digest: {field: input_sha256, of: payload}
+    id_field: id             # optional: unique across the set (the built-ins' default: id)
+    lock: seeds.lock         # optional: a new case's seed agrees with its id's entry
+    promote: [expected, promoted_to]  # optional: fields an owner fills in later, once, from null
+"""
 SAMPLE = Sample(
     sections={"seeds": [{"paths": ["seeds/*.json"], "format": "json-array"}]},
     files={"seeds/a.json": "[1, 2]\n"},
     change={"seeds/a.json": "[1]\n"},
     finding="seeds/a.json: seed-removed",
+    example=EXAMPLE,
 )
 SHOW_LIMIT = 60
 

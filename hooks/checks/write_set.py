@@ -16,11 +16,20 @@ from oracle_guard.snapshot import Snapshot, changed_paths
 
 HOOK = "write-set"
 # the smallest oracle: the paths a change may touch, and a change outside them
+# its lines in the complete example of docs/reference/contract.md
+EXAMPLE = """\
+write_set:                   # write-set
+  allow: ["src/**", "tests/**", "/README.md"]  # optional; when set, every changed path must match one
+  allow_file: oracle/write_set.txt            # optional: one path prefix from the root a line, no globs (# comments)
+  deny: ["oracle/**", "seeds/**", "/freeze.json", "/.pre-commit-config.yaml", ".github/workflows/**"]
+  owners: [alice]            # server side: accounts that may change protected paths
+"""
 SAMPLE = Sample(
     sections={"write_set": {"allow": ["src/**"]}},
     files={"src/app.py": "x = 1\n"},
     change={"docs/notes.md": "notes\n"},
     finding="docs/notes.md: write-outside-set",
+    example=EXAMPLE,
 )
 
 
