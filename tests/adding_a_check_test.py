@@ -292,6 +292,8 @@ TESTS: List[str] = [
     "tests/broken_contract_test.py",
     "tests/snapshot_test.py::test_every_check_finds_the_same_on_memory_and_git_snapshots",
     "tests/adversarial/scenarios_test.py::test_every_checks_sample_change_is_rejected_in_every_context",
+    "tests/e2e/faults_test.py::test_hook_that_raises",
+    "tests/e2e/faults_test.py::test_pre_receive_hook_that_raises_rejects_the_push",
 ]
 
 
@@ -319,6 +321,8 @@ def test_the_registry_fault_and_scenario_tests_take_it_in_and_pass(copy):
         "test_a_broken_section_of_every_check_fails_closed",
     ):
         assert any(f"{test}[{HOOK}]" in line for line in passed), test
+    for fault in ("test_hook_that_raises[", "test_pre_receive_hook_that_raises_rejects_the_push["):
+        assert any(fault in line and f"{HOOK}]" in line for line in passed), fault
     for context in ("staged", "ci", "prepush", "push"):
         assert any(f"[{HOOK}-{context}]" in line for line in passed), context
     assert any(

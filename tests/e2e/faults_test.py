@@ -14,6 +14,7 @@ import pytest
 
 from oracle_guard.checks.registry import check_module
 from oracle_guard.commands import pre_receive
+from oracle_guard.contract import CONTRACT_PATH
 from oracle_guard.findings import HOOKS
 from testing.faults import (
     batch_dies_after_first_object,
@@ -29,6 +30,7 @@ from testing.faults import (
 )
 from testing.git import commit, git, init_repo, run_guard, stage
 from testing.oracle import NOW
+from testing.samples import sample_tree
 
 CONTRACT = """\
 version: 1
@@ -70,13 +72,29 @@ def base_files(tag):
     }
 
 
-@pytest.fixture
-def repo(tmp_path):
-    """The base committed, an honest change staged: a healthy run exits 0."""
-    repo = init_repo(tmp_path / "repo")
-    commit(repo, base_files(tmp_path.name), "oracle")
+def sample_files(tag):
+    """Every check's sample tree (hooks/checks/sample.py), so a check the registry
+    gains has something to read here too, and the file the honest change edits."""
+    tree = sample_tree()
+    tree[CONTRACT_PATH] += f"# {tag}\n"
+    return {**tree, "src/app.py": "print('v1')\n"}
+
+
+def committed(repo, files):
+    """``files`` committed, an honest change staged: a healthy run exits 0."""
+    commit(repo, files, "oracle")
     stage(repo, {"src/app.py": "print('v2')\n"})
     return repo
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return committed(init_repo(tmp_path / "repo"), base_files(tmp_path.name))
+
+
+@pytest.fixture
+def sampled(tmp_path):
+    return committed(init_repo(tmp_path / "repo"), sample_files(tmp_path.name))
 
 
 def check(capsys, repo, *args, env=None):
@@ -266,11 +284,11 @@ def raise_fault(*args, **kwargs):
 
 @pytest.mark.parametrize("hook", HOOKS)
 @pytest.mark.parametrize("fmt", ["text", "json"])
-def test_hook_that_raises(repo, capsys, monkeypatch, hook, fmt):
-    rc, out, _ = check(capsys, repo, "--only", hook)
+def test_hook_that_raises(sampled, capsys, monkeypatch, hook, fmt):
+    rc, out, _ = check(capsys, sampled, "--only", hook)
     assert rc == 0, out  # the hook runs and passes without the fault
     monkeypatch.setattr(check_module(hook), "check", raise_fault)
-    rc, out, err = check(capsys, repo, "--format", fmt)
+    rc, out, err = check(capsys, sampled, "--format", fmt)
     assert assert_fault(rc, out, err, fmt) == INTERNAL
 
 
@@ -299,12 +317,11 @@ def test_hook_that_calls_exit_0(repo, capsys, monkeypatch):
 # -- faults in the pre-receive gate -------------------------------------------------------
 
 
-@pytest.fixture
-def server(tmp_path, monkeypatch):
-    """A bare repository holding the base and an honest change on main, entered
+def served(tmp_path, monkeypatch, files):
+    """A bare repository holding ``files`` and an honest change on main, entered
     as git enters it for the hook; returns the pre-receive line for that change."""
     work = init_repo(tmp_path / "work")
-    old = commit(work, base_files(tmp_path.name), "oracle")
+    old = commit(work, files, "oracle")
     new = commit(work, {"src/app.py": "print('v2')\n"}, "honest")
     bare = tmp_path / "srv.git"
     subprocess.run(
@@ -312,6 +329,16 @@ def server(tmp_path, monkeypatch):
     )
     monkeypatch.chdir(bare)
     return bare, f"{old} {new} refs/heads/main\n"
+
+
+@pytest.fixture
+def server(tmp_path, monkeypatch):
+    return served(tmp_path, monkeypatch, base_files(tmp_path.name))
+
+
+@pytest.fixture
+def sampled_server(tmp_path, monkeypatch):
+    return served(tmp_path, monkeypatch, sample_files(tmp_path.name))
 
 
 def receive(line, env=None):
@@ -325,9 +352,10 @@ def test_pre_receive_near_miss_accepts_the_honest_push(server):
 
 
 @pytest.mark.parametrize("hook", HOOKS)
-def test_pre_receive_hook_that_raises_rejects_the_push(server, monkeypatch, hook):
+def test_pre_receive_hook_that_raises_rejects_the_push(sampled_server, monkeypatch, hook):
+    assert receive(sampled_server[1])[0] == 0  # near miss: without the fault it passes
     monkeypatch.setattr(check_module(hook), "check", raise_fault)
-    rc, err = receive(server[1])
+    rc, err = receive(sampled_server[1])
     assert (rc, err) == (
         2,
         "oracle-guard: push rejected: internal error: RuntimeError: injected fault\n",
