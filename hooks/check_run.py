@@ -14,6 +14,7 @@ from oracle_guard.findings import HOOKS, Finding, HookResult, exit_code
 from oracle_guard.git.plumbing import Git
 from oracle_guard.judge import judge, next_contract_findings
 from oracle_guard.report import formats as reporters
+from oracle_guard.session import Session
 from oracle_guard.snapshot import Snapshot, changes
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ BROKEN_AT_HEAD = (
 
 
 def run_checks(
-    git: Git,
+    session: Session,
     hooks: Sequence[str],
     base: Optional[str],
     head: Optional[str],
@@ -42,17 +43,19 @@ def run_checks(
     # deferred: under 1 ms to import, only for run_checks()
     from oracle_guard import revisions
 
+    git = session.git
     git.check_repository()
     revs = revisions.resolve(
         git,
         base,
         head,
         env,
-        contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"),
+        contract_base=lambda snap: (contract_mod.read(snap, session) or {}).get("base"),
         target=target,
+        session=session,
     )
     try:
-        contract = contract_mod.choose(revs.rules, revs.candidate)
+        contract = contract_mod.choose(revs.rules, revs.candidate, session)
     except contract_mod.ContractError as exc:
         if revs.candidate.commit is None and revs.rules.label == "HEAD":
             way_out = BROKEN_AT_HEAD.format(path=exc.path or contract_mod.CONTRACT_PATH)
@@ -81,7 +84,7 @@ def run_checks(
         pending = git.history(*revs.history)  # runs beside the checks
     results = judge(contract, revs.base, revs.candidate, now, hooks)
     if revs.candidate.commit is None and contract is not None and "write-set" in hooks:
-        _staged_authority(git, contract, revs, results)
+        _staged_authority(session, contract, revs, results)
     if pending is not None and contract is not None:  # pending is only set with one
         # deferred: under 1 ms to import, only for run_checks()
         from oracle_guard.authority import history
@@ -89,13 +92,13 @@ def run_checks(
         result = next(r for r in results if r.hook == "write-set")
         commits = pending()
         net, per_commit, note = history.judge_with_authority(
-            contract, git, commits, result.findings, revs.linear, undone=revs.pushed
+            contract, session, commits, result.findings, revs.linear, undone=revs.pushed
         )
         if revs.pushed and revs.candidate.commit is not None:
             standing = [f for r in results for f in r.findings] + [f for _, f in per_commit]
             per_commit += history.undone_by_checks(
                 contract,
-                git,
+                session,
                 commits,
                 revs.candidate.commit,
                 lambda commit: _base_for(git, revs.base, commit),
@@ -106,7 +109,9 @@ def run_checks(
             result.findings = net + [f for _, f in per_commit]
             result.note = note
     if contract is not None:
-        _add_contract_findings(results, next_contract_findings(git, contract, revs.candidate, now))
+        _add_contract_findings(
+            results, next_contract_findings(session, contract, revs.candidate, now)
+        )
     return results, meta, owners
 
 
@@ -148,7 +153,7 @@ def _add_contract_findings(results: List[HookResult], findings: List[Finding]) -
 
 
 def _staged_authority(
-    git: Git, contract: Contract, revs: Revisions, results: List[HookResult]
+    session: Session, contract: Contract, revs: Revisions, results: List[HookResult]
 ) -> None:
     """A commit being made: the owners' signing configuration, where set up."""
     # deferred: under 1 ms to import, only for _staged_authority()
@@ -158,7 +163,7 @@ def _staged_authority(
     if not result.findings or contract.section("authority") is None:
         return
     changed = [path for path, _, _ in changes(revs.base, revs.candidate)]
-    result.findings, note = authority.judge_staged(contract, git, changed, result.findings)
+    result.findings, note = authority.judge_staged(contract, session, changed, result.findings)
     result.note = note or result.note
 
 
@@ -201,11 +206,8 @@ def check(
     the exit code: 0 passed, 1 findings."""
 
     when = clock.now_from(now, env)
-    git = Git(directory, use_cache=use_cache)
-    try:
-        results, meta, owners = run_checks(git, hooks, base, head, when, env, target)
-    finally:
-        git.close()
+    with Session(Git(directory, use_cache=use_cache)) as session:
+        results, meta, owners = run_checks(session, hooks, base, head, when, env, target)
     code = exit_code(results)
     if meta.get("notice"):
         sys.stderr.write(f"oracle-guard: note: {meta['notice']}\n")

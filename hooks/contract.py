@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from oracle_guard.cache import contract_key
 from oracle_guard.errors import ContractError
 from oracle_guard.git.objects import BlobTooLarge
 from oracle_guard.parsing import strict_input, strict_yaml, validation
 from oracle_guard.sections import RECORD_SHAPES, SECTIONS
+from oracle_guard.session import Session
 from oracle_guard.snapshot import Snapshot
-
-if TYPE_CHECKING:
-    from oracle_guard.authority.signatures import Authority
-    from oracle_guard.checks.write_set import WriteSet
 
 CONTRACT_PATH = ".oracle-guard.yaml"
 CONTRACT_MAX_BYTES = 1 << 20
@@ -35,15 +32,41 @@ IDENTITY_HINT = (
 
 
 class Contract:
-    _write_set: WriteSet  # absent until WriteSet.of sets it (no class default)
-    _authority: Authority  # likewise, until Authority.of
+    """Immutable: every field is given here, and what is built from it (its write
+    set, its owners' keys) is held by ``session``, the run it was read in (by
+    default a session of its own, on ``source``'s repository)."""
 
-    def __init__(self, data: Dict[str, Any], source: Snapshot, from_base: bool) -> None:
-        self.data = data
-        self.source = source  # the revision the rules (and repo schema files) come from
-        self.from_base = from_base
-        # where the rules were looked for (the source, or the base that had none)
-        self.rules_label = source.label
+    data: Dict[str, Any]
+    source: Snapshot  # the revision the rules (and repo schema files) come from
+    from_base: bool
+    rules_label: str  # where the rules were looked for (the source, or the base that had none)
+    session: Session
+
+    def __init__(
+        self,
+        data: Dict[str, Any],
+        source: Snapshot,
+        from_base: bool,
+        rules_label: Optional[str] = None,
+        session: Optional[Session] = None,
+    ) -> None:
+        if session is None:
+            session = Session(source.repository)
+        fields = {
+            "data": data,
+            "source": source,
+            "from_base": from_base,
+            "rules_label": source.label if rules_label is None else rules_label,
+            "session": session,
+        }
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Contract is immutable: {name!r} is set only when it is made")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a Contract is immutable: {name!r} cannot be deleted")
 
     def section(self, name: str) -> Any:
         return self.data.get(name)
@@ -290,14 +313,17 @@ def _readable(message: str) -> str:
     return message
 
 
-def read(snapshot: Snapshot) -> Optional[Dict[str, Any]]:
+def read(snapshot: Snapshot, session: Optional[Session] = None) -> Optional[Dict[str, Any]]:
+    """The contract in ``snapshot``, parsed once a ``session`` (without one, once
+    a call), from the cache on disk when it has it."""
+    parsed = {} if session is None else session.parsed
     entry = snapshot.entry(CONTRACT_PATH)
     if entry is None:
         return None
     if not entry.is_regular:
         raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} is not a regular file")
     key = contract_key(entry.oid, CONTRACT_MAX_BYTES)  # always YAML, whatever the name
-    if key not in _parsed:  # the same contract blob is often read for several revisions
+    if key not in parsed:  # the same contract blob is often read for several revisions
         cache = snapshot.cache
         cached = cache.get("contract", key)
         if cached is None:
@@ -306,9 +332,9 @@ def read(snapshot: Snapshot) -> Optional[Dict[str, Any]]:
             except BlobTooLarge as exc:
                 raise ContractError(f"{CONTRACT_PATH} in {snapshot.label} {exc}") from None
             cached = parse(data, CONTRACT_PATH, snapshot.label)
-        _parsed[key] = cached
-    snapshot.cache.put("contract", key, _parsed[key])
-    return _copied(_parsed[key])
+        parsed[key] = cached
+    snapshot.cache.put("contract", key, parsed[key])
+    return _copied(parsed[key])
 
 
 def _copied(value: Any) -> Any:
@@ -326,17 +352,17 @@ def _copied(value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-_parsed: Dict[str, Dict[str, Any]] = {}
-
-
-def choose(base: Snapshot, candidate: Snapshot) -> Optional[Contract]:
-    """The base's contract when it has one, else the candidate's, else None."""
-    data = read(base)
+def choose(
+    base: Snapshot, candidate: Snapshot, session: Optional[Session] = None
+) -> Optional[Contract]:
+    """The base's contract when it has one, else the candidate's, else None,
+    read in ``session`` (by default a new one, on the snapshots' repository)."""
+    if session is None:
+        session = Session(base.repository or candidate.repository)
+    data = read(base, session)
     if data is not None:
-        return Contract(data, base, from_base=True)
-    data = read(candidate)
+        return Contract(data, base, from_base=True, session=session)
+    data = read(candidate, session)
     if data is not None:
-        contract = Contract(data, candidate, from_base=False)
-        contract.rules_label = base.label
-        return contract
+        return Contract(data, candidate, False, rules_label=base.label, session=session)
     return None

@@ -14,7 +14,7 @@ from oracle_guard.findings import Finding, HookResult
 from oracle_guard.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from oracle_guard.git.plumbing import Git
+    from oracle_guard.session import Session
 
 
 def judge(
@@ -71,7 +71,7 @@ def run_check(
 
 
 def validate_next_contract(
-    rules: Optional[Contract], candidate: Snapshot, now: datetime.datetime, git: Git
+    rules: Optional[Contract], candidate: Snapshot, now: datetime.datetime, session: Session
 ) -> List[Finding]:
     """The candidate's contract judges every later change, the one that would fix
     it included: when the candidate changes it (or a file it reads rules from:
@@ -82,10 +82,10 @@ def validate_next_contract(
     if rules is not None and rules.source.entry(CONTRACT_PATH) == candidate.entry(CONTRACT_PATH):
         if all(rules.source.entry(p) == candidate.entry(p) for p in rules.oracle_files()):
             return []  # the same contract, reading the same files
-    data = read_contract(candidate)
+    data = read_contract(candidate, session)
     if data is None:
         return []
-    following = Contract(data, candidate, from_base=True)
+    following = Contract(data, candidate, from_base=True, session=session)
     # builds the write set (allow_file), the freeze validators (schema files) and
     # the owners' keys (authority.signers)
     judge(following, candidate, candidate, now, ("freeze-schema",))
@@ -94,7 +94,7 @@ def validate_next_contract(
     from oracle_guard.checks.write_set import WriteSet
 
     WriteSet.of(following)
-    Authority.of(following, git)
+    Authority.of(following, session)
     if rules is None:
         return []  # the introducing change: run_check judges it alone for completeness
     added: List[Finding] = []
@@ -106,14 +106,16 @@ def validate_next_contract(
 
 
 def next_contract_findings(
-    git: Git, contract: Contract, candidate: Snapshot, now: datetime.datetime
+    session: Session, contract: Contract, candidate: Snapshot, now: datetime.datetime
 ) -> List[Finding]:
     """contract-invalid findings when the candidate changes its contract (or a file
     it names) and that contract would not load: it would judge every later
     change, so each later check would exit 2. The change itself is still judged
     by ``contract``, the rules revision's."""
     try:
-        return validate_next_contract(contract if contract.from_base else None, candidate, now, git)
+        return validate_next_contract(
+            contract if contract.from_base else None, candidate, now, session
+        )
     except ContractError as exc:
         why = f"the contract in {candidate.label} would judge every later change, and it does not load"
         path = exc.path or CONTRACT_PATH

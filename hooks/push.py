@@ -37,6 +37,7 @@ from oracle_guard.git.process import decode_path
 from oracle_guard.judge import judge, next_contract_findings
 from oracle_guard.report.escaping import show_path
 from oracle_guard.revisions import caught_up, new_ref_base
+from oracle_guard.session import Session
 from oracle_guard.snapshot import Snapshot
 
 HOOK = "pre-receive"
@@ -137,24 +138,28 @@ def _old_tip(git: Git, update: RefUpdate) -> Snapshot:
 
 
 def _contract_for(
-    git: Git, update: RefUpdate, default: Optional[Snapshot], candidate: Optional[Snapshot]
+    session: Session,
+    update: RefUpdate,
+    default: Optional[Snapshot],
+    candidate: Optional[Snapshot],
 ) -> Optional[Contract]:
     """The default branch's contract; when it has none, the old tip's; only when
     neither has one (the first contract of a repository), the pushed tip's."""
+    git = session.git
     if default is not None and CONTRACT_PATH in default:
-        return choose_contract(default, default)
+        return choose_contract(default, default, session)
     old_commit = None if update.created else git.resolve_commit(update.old)
     if old_commit is not None:  # an unprotected ref may hold a blob or a tree
         old = Snapshot.of_commit(git, old_commit, f"the old tip of {update.ref}")
         if CONTRACT_PATH in old:
-            return choose_contract(old, old)
+            return choose_contract(old, old, session)
     if candidate is None:
         return None
-    return choose_contract(default or Snapshot.empty("no default branch"), candidate)
+    return choose_contract(default or Snapshot.empty("no default branch"), candidate, session)
 
 
 def judge_update(
-    git: Git,
+    session: Session,
     update: RefUpdate,
     env: Mapping[str, str],
     now: dt.datetime,
@@ -164,20 +169,22 @@ def judge_update(
 ) -> Optional[RefVerdict]:
     """None when the ref is not protected; else the verdict for this ref.
     ``rules_ref``: the branch the rules come from, protected whatever
-    protected_refs says (a push to it would choose the next push's rules)."""
+    protected_refs says (a push to it would choose the next push's rules).
+    ``session``: the push's, whose repository holds the refs and commits."""
+    git = session.git
     default = rules_for_push(git, default_tip)
 
     def guarded(contract: Optional[Contract]) -> bool:
         return update.ref == rules_ref or matches_any(update.ref, _protected_refs(contract))
 
     if update.ref.startswith(REPLACE_REFS):
-        return _replace_ref(update, env, _contract_for(git, update, default, None), trusted)
+        return _replace_ref(update, env, _contract_for(session, update, default, None), trusted)
     if update.deleted:
-        contract = _contract_for(git, update, default, None)
+        contract = _contract_for(session, update, default, None)
         if not guarded(contract):
             return None
-        return _deletion(git, update, env, contract, trusted, rules_ref)
-    provisional = _contract_for(git, update, default, None)
+        return _deletion(session, update, env, contract, trusted, rules_ref)
+    provisional = _contract_for(session, update, default, None)
     if provisional is not None and not guarded(provisional):
         return None  # not judged, whatever it points at
     new_commit = git.resolve_commit(update.new)
@@ -186,7 +193,7 @@ def judge_update(
             return None
         raise GitError(f"{update.ref}: {update.new[:12]} does not point to a commit")
     candidate = Snapshot.of_commit(git, new_commit, f"the pushed tip of {update.ref}")
-    contract = provisional or _contract_for(git, update, default, candidate)
+    contract = provisional or _contract_for(session, update, default, candidate)
     if not guarded(contract):
         return None
     base = _base_of(git, update, new_commit, default_tip, contract)
@@ -208,7 +215,7 @@ def judge_update(
         pending = git.history(new_commit, [c for c in (old_commit, default_tip) if c])
     if update.created and not owner:
         old_commit_finding = _at_old_commit(
-            git, update, new_commit, default_tip, rules_ref, contract
+            session, update, new_commit, default_tip, rules_ref, contract
         )
         if old_commit_finding is not None:
             return RefVerdict(update, [(new_commit[:12], old_commit_finding)], notes)
@@ -233,14 +240,14 @@ def judge_update(
             or git.is_ancestor(old_commit, new_commit)
         )
         net, per_commit, note = history.judge_with_authority(
-            contract, git, commits, net, linear, undone=not owner
+            contract, session, commits, net, linear, undone=not owner
         )
         notes.extend([note] if note else [])
         if not owner:
             standing = [f for _, f in findings] + net + [f for _, f in per_commit]
             per_commit += history.undone_by_checks(
                 contract,
-                git,
+                session,
                 commits,
                 new_commit,
                 lambda commit: _base_of(git, update, commit, default_tip, contract),
@@ -253,7 +260,7 @@ def judge_update(
             for commit, f in _inherited(git, contract, new_commit, default_tip, new_ids, now)
         )
     if contract is not None:  # the contract it leaves judges every later push
-        net += next_contract_findings(git, contract, candidate, now)
+        net += next_contract_findings(session, contract, candidate, now)
     findings.extend((new_commit[:12], f) for f in net)
     findings.extend((commit[:12] or None, f) for commit, f in per_commit)
     sections = None if contract is None else tuple(k for k in contract.data if k != "version")
@@ -261,7 +268,7 @@ def judge_update(
 
 
 def _deletion(
-    git: Git,
+    session: Session,
     update: RefUpdate,
     env: Mapping[str, str],
     contract: Optional[Contract],
@@ -273,6 +280,7 @@ def _deletion(
     the signer of the push's certificate (git push --signed) with an owner's key.
     The default branch and the rules branch never go: every push is judged by
     them."""
+    git = session.git
     section = (contract.section("deletable") if contract else None) or {}
     legacy = (contract.section("deletable_refs") if contract else None) or ()
     owners = section.get("owners", [])
@@ -294,7 +302,7 @@ def _deletion(
         from oracle_guard.authority import push_certificate
 
         command = f"{update.old} {update.new} {update.ref}"
-        signer, why = push_certificate.signer(git, env, contract, command)
+        signer, why = push_certificate.signer(session, env, contract, command)
         if signer is not None:
             return RefVerdict(
                 update,
@@ -389,7 +397,7 @@ def _inherited(
 
 
 def _at_old_commit(
-    git: Git,
+    session: Session,
     update: RefUpdate,
     new_commit: str,
     default_tip: Optional[str],
@@ -401,6 +409,7 @@ def _at_old_commit(
     as part of a range whose tip may have undone it (an oracle edit, then its
     revert), so only an owner (an owner-signed commit, or an owner by variable)
     points a new protected ref there."""
+    git = session.git
     if (
         default_tip is None
         or new_commit == default_tip
@@ -410,7 +419,7 @@ def _at_old_commit(
     # deferred: only a new ref at an older commit of the default branch asks for a signature
     from oracle_guard.authority.signatures import Authority
 
-    authority = Authority.of(contract, git) if contract is not None else None
+    authority = Authority.of(contract, session) if contract is not None else None
     if authority is not None:
         parents = tuple(
             git.run("rev-list", "--parents", "-n", "1", new_commit).decode().split()[1:]

@@ -8,6 +8,7 @@ from oracle_guard.contract import CONTRACT_PATH, Contract, choose, read
 from oracle_guard.contract import read as read_contract
 from oracle_guard.errors import ProtocolError, RevisionError
 from oracle_guard.git.plumbing import Git
+from oracle_guard.session import Session
 from oracle_guard.snapshot import Snapshot
 
 
@@ -77,8 +78,10 @@ def resolve(
     env: Mapping[str, str],
     contract_base: Callable[[Snapshot], Optional[str]] = lambda s: None,
     target: Optional[str] = None,
+    session: Optional[Session] = None,
 ) -> Revisions:
-    """Apply the revision model (docs: explanation/revision-model.md)."""
+    """Apply the revision model (docs: explanation/revision-model.md); a contract
+    it reads (the default branch's, for a pre-push) is read in ``session``."""
     from_ref = env.get("PRE_COMMIT_FROM_REF") or None
     to_ref = env.get("PRE_COMMIT_TO_REF") or None
     use_pre_commit = base is None and head is None and bool(from_ref and to_ref)
@@ -150,7 +153,7 @@ def resolve(
         rules = _remote_default(git, env) if use_pre_commit else None
         if rules is not None and head_oid is not None:  # as the server will compare it
             base_snapshot = caught_up(
-                git, base_snapshot, rules.commit, head_oid, choose(rules, rules)
+                git, base_snapshot, rules.commit, head_oid, choose(rules, rules, session)
             )
         history = _history(head_oid, oid, rules.commit if rules else None) if head_oid else None
         linear = head_oid is None or git.is_ancestor(oid, head_oid)
@@ -514,12 +517,16 @@ def _agrees_with_platform(
         )
 
 
-def rules_branch(git: Git, default_tip: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+def rules_branch(
+    git: Git, default_tip: Optional[str], session: Optional[Session] = None
+) -> Tuple[Optional[str], Optional[str]]:
     """(branch, tip) every push is judged from: the default branch, or the
-    branch its contract names as 'rules_ref' (one step, no chain)."""
+    branch its contract names as 'rules_ref' (one step, no chain); that
+    contract is read in ``session``."""
     if default_tip is None:
         return None, None
-    data = read_contract(Snapshot.of_commit(git, default_tip, "the default branch tip"))
+    tip_snapshot = Snapshot.of_commit(git, default_tip, "the default branch tip")
+    data = read_contract(tip_snapshot, session)
     named = (data or {}).get("rules_ref")
     if not named:
         return git.head_target(), default_tip

@@ -117,6 +117,7 @@ def command_importers(graph: Dict[str, Set[str]]) -> List[str]:
 # what the checks read: none of it reads a check, or the registry of them
 BELOW_THE_CHECKS = (
     "oracle_guard.contract",
+    "oracle_guard.session",
     "oracle_guard.sections",
     "oracle_guard.findings",
     "oracle_guard.snapshot",
@@ -183,6 +184,18 @@ def test_no_module_but_cli_and_the_commands_imports_a_command():
 def test_the_contract_and_what_it_reads_import_no_check():
     """The hook ids and what each section makes oracle live in sections.py, below both."""
     assert upward_imports(import_graph(HOOKS), BELOW_THE_CHECKS, ("oracle_guard.checks",)) == []
+
+
+# what a run's session holds: it sits below the contract, judge and authority that receive it
+BELOW_THE_SESSION = ("oracle_guard.errors", "oracle_guard.cache", "oracle_guard.git")
+
+
+def test_the_session_imports_only_what_it_holds():
+    graph = import_graph(HOOKS)
+    assert graph["oracle_guard.session"]
+    assert [
+        t for t in sorted(graph["oracle_guard.session"]) if not _within(t, BELOW_THE_SESSION)
+    ] == []
 
 
 def test_no_command_imports_another_command():

@@ -24,6 +24,7 @@ from oracle_guard.report.escaping import show_path
 if TYPE_CHECKING:
     from oracle_guard.checks.write_set import WriteSet
     from oracle_guard.contract import Contract
+    from oracle_guard.session import Session
     from oracle_guard.snapshot import Snapshot
 
 HOOK = "write-set"
@@ -32,7 +33,7 @@ Attributed = Tuple[str, Finding]  # (commit id, finding)
 
 def judge(
     contract: Contract,
-    git: Git,
+    session: Session,
     commits: Iterable[Commit],
     denied: Optional[Dict[bytes, Finding]] = None,
 ) -> List[Attributed]:
@@ -49,7 +50,7 @@ def judge(
     out: List[Attributed] = []
     for commit in reversed(commits):  # oldest first
         if commit.is_merge:
-            out.extend(_merge(git, commit, write_set))
+            out.extend(_merge(session.git, commit, write_set))
             continue
         if not denied or denied.keys().isdisjoint(commit.paths):
             continue  # nothing protected: no mixed commit
@@ -76,7 +77,7 @@ AUTHORIZED = "an owner signed every commit of this oracle change"
 
 def judge_with_authority(
     contract: Contract,
-    git: Git,
+    session: Session,
     commits: Iterable[Commit],
     net: List[Finding],
     linear: bool = True,
@@ -93,10 +94,10 @@ def judge_with_authority(
 
     commits = list(commits)
     denied = _denied(commits, WriteSet.of(contract))
-    per_commit = judge(contract, git, commits, denied)
+    per_commit = judge(contract, session, commits, denied)
     if undone:
-        per_commit += _undone(contract, git, commits, net, per_commit, denied)
-    unsigned, authorized = authority.judge(contract, git, commits, net, linear)
+        per_commit += _undone(contract, session, commits, net, per_commit, denied)
+    unsigned, authorized = authority.judge(contract, session, commits, net, linear)
     if authorized and not per_commit:
         return [], [], AUTHORIZED
     return net, per_commit + unsigned, None
@@ -104,7 +105,7 @@ def judge_with_authority(
 
 def _undone(
     contract: Contract,
-    git: Git,
+    session: Session,
     commits: List[Commit],
     net: List[Finding],
     found: List[Attributed],
@@ -116,7 +117,7 @@ def _undone(
     # deferred: 10 ms to import, only for _undone()
     from oracle_guard.authority.signatures import Authority
 
-    authority = Authority.of(contract, git)
+    authority = Authority.of(contract, session)
     shown = {f.path for f in net} | {f.path for _, f in found}
     out: List[Attributed] = []
     for commit in reversed(commits):  # oldest first
@@ -150,7 +151,7 @@ def _undone(
 
 def undone_by_checks(
     contract: Contract,
-    git: Git,
+    session: Session,
     commits: Iterable[Commit],
     tip: str,
     base_for: Callable[[str], Snapshot],
@@ -176,7 +177,7 @@ def undone_by_checks(
     for commit in reversed(list(commits)):  # oldest first
         if commit.id == tip:
             continue
-        state = Snapshot.of_commit(git, commit.id, f"commit {commit.id[:12]}")
+        state = Snapshot.of_commit(session.git, commit.id, f"commit {commit.id[:12]}")
         for result in judge_checks(contract, base_for(commit.id), state, now, hooks):
             for found in result.findings:
                 if found.severity != "error" or (found.path or found.code) in shown:

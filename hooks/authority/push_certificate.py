@@ -13,17 +13,18 @@ from typing import Mapping, Optional, Tuple
 from oracle_guard.authority import allowed_signers, sshsig
 from oracle_guard.authority.signatures import NAMESPACE, Authority
 from oracle_guard.contract import Contract
-from oracle_guard.git.plumbing import Git
+from oracle_guard.session import Session
 
 SIGNATURE_BEGIN = "-----BEGIN SSH SIGNATURE-----"
 
 
 def signer(
-    git: Git, env: Mapping[str, str], contract: Contract, command: str
+    session: Session, env: Mapping[str, str], contract: Contract, command: str
 ) -> Tuple[Optional[str], str]:
     """(the owner who signed this push's certificate, "") or (None, why not).
     ``command``: the ref update (a deletion) the certificate must name, ``<old> <new> <ref>``;
-    the signature is verified against the signers file at the rules revision."""
+    the signature is verified against the signers file at the rules revision,
+    read in ``session``, the push's."""
     blob = env.get("GIT_PUSH_CERT")
     if not blob:
         return None, "the push is not signed (git push --signed with an owner's ssh key)"
@@ -33,10 +34,10 @@ def signer(
             f"({env.get('GIT_PUSH_CERT_NONCE_STATUS') or 'no status'}; the server sets "
             "receive.certNonceSeed)"
         )
-    authority = Authority.of(contract, git)
+    authority = Authority.of(contract, session)
     if authority is None:
         return None, "the contract has no authority section to verify a signed push by"
-    text = git.run("cat-file", "blob", blob).decode("utf-8", "replace")
+    text = session.git.run("cat-file", "blob", blob).decode("utf-8", "replace")
     start = text.find(SIGNATURE_BEGIN)
     if start < 0 or not text[:start].endswith("\n"):
         return None, "its certificate is not signed with an ssh key"

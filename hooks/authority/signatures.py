@@ -24,6 +24,7 @@ from oracle_guard.git.plumbing import Git
 from oracle_guard.git.process import decode_path
 from oracle_guard.parsing import strict_input
 from oracle_guard.report.escaping import show_path
+from oracle_guard.session import Session
 
 HOOK = "write-set"
 NAMESPACE = "git"
@@ -67,12 +68,11 @@ class Authority:
         self._verdicts: Dict[str, Optional[str]] = {}
 
     @classmethod
-    def of(cls, contract: Optional[Contract], git: Git) -> Optional[Authority]:
+    def of(cls, contract: Optional[Contract], session: Session) -> Optional[Authority]:
+        """One per contract in ``session``, on its repository; None without an authority section."""
         if contract is None or contract.section("authority") is None:
             return None
-        if getattr(contract, "_authority", None) is None:
-            contract._authority = cls(contract, git)
-        return contract._authority
+        return session.memo(contract, "authority", lambda: cls(contract, session.git))
 
     def configured_signer(self) -> Tuple[Optional[str], str]:
         """(principal, "") when git here will sign the next commit with an
@@ -206,7 +206,7 @@ def _public_key_text(path: str) -> str:
 
 def judge(
     contract: Contract,
-    git: Git,
+    session: Session,
     commits: Iterable[Commit],
     net: List[Finding],
     explained: bool = True,
@@ -217,9 +217,10 @@ def judge(
     ``explained``: the range's commits make up the whole change; not so for a
     push that rewinds or replaces history (the old tip is no ancestor of the
     new), whose net change no commit signs for."""
-    authority = Authority.of(contract, git)
+    authority = Authority.of(contract, session)
     if authority is None or not net:
         return [], False
+    git = session.git
     protected = next((f.path for f in net if f.path), None)
     if not explained:
         return [
@@ -306,14 +307,14 @@ HOW_TO_SIGN = (
 
 
 def judge_staged(
-    contract: Contract, git: Git, changed: Iterable[str], net: List[Finding]
+    contract: Contract, session: Session, changed: Iterable[str], net: List[Finding]
 ) -> Tuple[List[Finding], Optional[str]]:
     """A commit being made cannot be signed yet: when it changes only protected
     paths and the repository's configuration will sign it with an owner's key,
     the write set lets it through and says so (the pre-push hook, CI and the
     server verify the real signature). Otherwise ``net`` stands, with a note
     on how to sign."""
-    authority = Authority.of(contract, git)
+    authority = Authority.of(contract, session)
     if authority is None or not net:
         return net, None
     # deferred: 2 ms to import, only for judge_staged()

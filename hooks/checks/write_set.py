@@ -101,10 +101,8 @@ class WriteSet:
 
     @classmethod
     def of(cls, contract: Contract) -> WriteSet:
-        """One per contract, so its verdicts are shared by every rule that asks."""
-        if getattr(contract, "_write_set", None) is None:
-            contract._write_set = cls(contract)
-        return contract._write_set
+        """One per contract in its session, so its verdicts are shared by every rule that asks."""
+        return contract.session.memo(contract, "write_set", lambda: cls(contract))
 
     def protects(self, path: str) -> bool:
         """Is ``path`` protected (write-denied), not merely outside the set?"""

@@ -16,6 +16,7 @@ from oracle_guard.git.plumbing import Git
 from oracle_guard.git.process import trust_repository_owner
 from oracle_guard.hosts.probe import SSHD_CONFIG
 from oracle_guard.hosts.setup import inspect
+from oracle_guard.session import Session
 
 if TYPE_CHECKING:
     from oracle_guard.commands.options import Subparsers
@@ -25,12 +26,9 @@ def diagnose(
     repo: str, directory: Optional[str], out: IO[str], sshd_config: str = SSHD_CONFIG
 ) -> int:
     """Write the lines to ``out``: 0 guarded, 1 not."""
-    git = Git(repo)
-    try:
-        git.check_repository()
-        lines = inspect(git, repo, directory, sshd_config)
-    finally:
-        git.close()
+    with Session(Git(repo)) as session:  # the run's state: its git, cache and contracts
+        session.git.check_repository()
+        lines = inspect(session, repo, directory, sshd_config)
     for line in lines:
         out.write(f"{line}\n")
     problems = sum(not line.ok for line in lines)

@@ -25,6 +25,7 @@ from oracle_guard.hosts import HOSTS, detect
 from oracle_guard.hosts.accounts import sshd_problems
 from oracle_guard.hosts.probe import MARKER, SSHD_CONFIG
 from oracle_guard.hosts.setup import hook_problems, is_gitolite_driver, setup_problems
+from oracle_guard.session import Session
 
 if TYPE_CHECKING:
     from oracle_guard.commands.options import Subparsers
@@ -77,17 +78,14 @@ def install(
         return said + lines, code
     if host == "ghes":
         return said + _install_ghes(repo), 0
-    git = Git(repo)
-    try:
-        git.check_repository()
-        target = _target(git, repo, directory or HOSTS[host].hook_dir)
+    with Session(Git(repo)) as session:  # the run's state: its git, cache and contracts
+        session.git.check_repository()
+        target = _target(session.git, repo, directory or HOSTS[host].hook_dir)
         said += _write_hook(target, hook_script(host, identity_env), force)
         said += [
             f"warning: {problem}"
-            for problem in setup_problems(git, repo, host, identity_env, target, sshd_config)
+            for problem in setup_problems(session, repo, host, identity_env, target, sshd_config)
         ]
-    finally:
-        git.close()
     return said, 0
 
 
@@ -383,11 +381,8 @@ def _install_gitolite(repo: str, force: bool, sshd_config: str) -> Tuple[List[st
     code = 0
     for path in gitolite.repositories():
         unguarded = hook_problems(path)
-        git = Git(path)
-        try:
-            problems = unguarded + setup_problems(git, path, "gitolite", None, sshd_config=None)
-        finally:
-            git.close()
+        with Session(Git(path)) as session:  # one repository's: its git, cache and contracts
+            problems = unguarded + setup_problems(session, path, "gitolite", None, sshd_config=None)
         said += [
             f"{'not guarded' if problem in unguarded else 'warning'}: "
             f"{os.path.basename(path)}: {problem}"

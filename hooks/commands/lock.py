@@ -26,6 +26,7 @@ from oracle_guard.errors import Refused, UsageError
 from oracle_guard.git import worktree
 from oracle_guard.git.plumbing import Git
 from oracle_guard.report.escaping import inert, show_path, show_text
+from oracle_guard.session import Session
 from oracle_guard.snapshot import Overlay, Snapshot
 
 if TYPE_CHECKING:
@@ -37,12 +38,13 @@ def write_locks(directory: str, use_cache: bool = True) -> int:
     # deferred: cli imports this module for its parser; under 1 ms, for a run
     from oracle_guard.checks import fixture_lock
 
-    git = Git(directory, use_cache=use_cache)
+    session = Session(Git(directory, use_cache=use_cache))
+    git = session.git
     try:
         git.check_repository()
         top = working_tree(git, "'oracle-guard lock'")
         index = Snapshot.of_index(git)
-        data = contract_mod.read(index)
+        data = contract_mod.read(index, session)
         if data is None:
             raise UsageError(
                 f"no {contract_mod.CONTRACT_PATH} in the index: write and "
@@ -82,7 +84,7 @@ def write_locks(directory: str, use_cache: bool = True) -> int:
                 f"stage it with: {git_add(lock, top, here)}"
             )
     finally:
-        git.close()
+        session.close()
     return 0
 
 

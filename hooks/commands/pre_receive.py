@@ -26,6 +26,7 @@ from oracle_guard.hosts import pusher_variable
 from oracle_guard.push import RefVerdict, judge_update, parse_updates
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.revisions import rules_branch, unresolved_head
+from oracle_guard.session import Session
 from oracle_guard.snapshot import Snapshot
 
 if TYPE_CHECKING:
@@ -88,10 +89,11 @@ def report(verdicts: List[RefVerdict], stream: TextIO, env: Mapping[str, str]) -
     return 0
 
 
-def _timeout_for(git: Git, default_tip: Optional[str]) -> float:
+def _timeout_for(session: Session, default_tip: Optional[str]) -> float:
     if default_tip is None:
         return DEFAULT_TIMEOUT
-    data = contract_mod.read(Snapshot.of_commit(git, default_tip, "the default branch tip"))
+    tip = Snapshot.of_commit(session.git, default_tip, "the default branch tip")
+    data = contract_mod.read(tip, session)
     return float((data or {}).get("timeout_s", DEFAULT_TIMEOUT))
 
 
@@ -125,6 +127,7 @@ def receive(
     prefix = "GL-HOOK-ERR: " if env.get("GL_ID") else ""
     git = Git(".")
     git.resolve_in_batch = True  # HEAD and every pushed id: no rev-parse each
+    session = Session(git)  # the push's state: its git, cache and parsed contracts
     timeout = DEFAULT_TIMEOUT
     started = time.monotonic()
     try:
@@ -139,15 +142,15 @@ def receive(
             # new refs are judged against the default branch: without one they
             # would bring their own rules
             raise ProtocolError(unresolved_head(git))
-        rules_ref, default_tip = rules_branch(git, default_tip)
-        timeout = _timeout_for(git, default_tip)
+        rules_ref, default_tip = rules_branch(git, default_tip, session)
+        timeout = _timeout_for(session, default_tip)
         remaining = timeout - (time.monotonic() - started)
         if remaining <= 0:
             raise PushTimeout()
         signal.setitimer(signal.ITIMER_REAL, remaining)
         verdicts = []
         for update in updates:
-            verdict = judge_update(git, update, env, now, default_tip, rules_ref, trusted)
+            verdict = judge_update(session, update, env, now, default_tip, rules_ref, trusted)
             if verdict is not None:
                 verdicts.append(verdict)
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -165,7 +168,7 @@ def receive(
         return failed.exit_code
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        git.close()
+        session.close()
 
 
 def add_parser(sub: Subparsers) -> None:

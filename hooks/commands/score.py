@@ -110,12 +110,14 @@ def score(
     from oracle_guard.scoring import session as sessions
     from oracle_guard.scoring import tree as trees
     from oracle_guard.scoring import verdict
+    from oracle_guard.session import Session as Run
 
     when = clock.now_from(now, env)
     found_python = shutil.which(python)
     if found_python is None or not os.access(found_python, os.X_OK):
         raise ScoreError(f"--python {python!r} is not an interpreter this machine can run")
-    git = Git(directory)
+    run = Run(Git(directory))  # the run's state: its git, cache and parsed contracts
+    git = run.git
     scratch = tempfile.mkdtemp(prefix="oracle-guard-score-")
     try:
         git.check_repository()
@@ -124,8 +126,9 @@ def score(
             base,
             head or "HEAD",
             env,
-            contract_base=lambda snap: (contract_mod.read(snap) or {}).get("base"),
+            contract_base=lambda snap: (contract_mod.read(snap, run) or {}).get("base"),
             target=target,
+            session=run,
         )
         if env.get("CI") and revs.base_reason == "--head without a base":
             raise ScoreError(
@@ -139,7 +142,7 @@ def score(
                 f"{', '.join(revs.conflicts)}: a merge that cannot be recorded is not scored"
             )
         rules = revs.rules
-        contract = contract_mod.choose(rules, revs.candidate)
+        contract = contract_mod.choose(rules, revs.candidate, run)
         if contract is None or not contract.from_base:
             raise ScoreError(
                 f"{rules.label} has no contract: the tests to score come from the target's "
@@ -268,7 +271,7 @@ def score(
             "output": oracle.output if not passed else "",
         }
     finally:
-        git.close()
+        run.close()
         if keep:
             sys.stderr.write(f"oracle-guard: the score's folders are kept in {scratch}\n")
         else:

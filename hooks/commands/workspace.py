@@ -21,6 +21,7 @@ from oracle_guard.git.plumbing import Git
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.report.escaping import inert, show_path, show_text
 from oracle_guard.report.text import finding_line
+from oracle_guard.session import Session
 from oracle_guard.snapshot import Overlay, Snapshot
 
 
@@ -75,28 +76,31 @@ class Workspace:
 
     def __init__(self, directory: str, use_cache: bool = True) -> None:
 
-        self.git = Git(directory, use_cache=use_cache)
+        self.session = Session(Git(directory, use_cache=use_cache))
+        self.git = self.session.git
         try:
             self.git.check_repository()
             self.top = working_tree(self.git, "this command writes files: it")
             self.here = os.path.realpath(directory or ".")
             self.index = Snapshot.of_index(self.git)
-            data = contract_mod.read(self.index)
+            data = contract_mod.read(self.index, self.session)
             if data is None:
                 raise Refused(
                     f"no {contract_mod.CONTRACT_PATH} in the index: write and "
                     "'git add' the contract first"
                 )
-            self.contract = contract_mod.Contract(data, self.index, from_base=True)
+            self.contract = contract_mod.Contract(
+                data, self.index, from_base=True, session=self.session
+            )
         except BaseException:
-            self.git.close()
+            self.session.close()
             raise
 
     def __enter__(self) -> Workspace:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.git.close()
+        self.session.close()
 
     def git_add(self, path: str) -> str:
         """The ``git add`` for ``path`` that works where the command ran."""

@@ -21,18 +21,21 @@ from oracle_guard.hosts.probe import MARKER, SSHD_CONFIG, Hook, Line, account_na
 
 if TYPE_CHECKING:
     from oracle_guard.contract import Contract
+    from oracle_guard.session import Session
 
 
 def inspect(
-    git: Git, repo: str, directory: Optional[str] = None, sshd_config: str = SSHD_CONFIG
+    session: Session, repo: str, directory: Optional[str] = None, sshd_config: str = SSHD_CONFIG
 ) -> List[Line]:
+    """``session``: the caller's, on ``repo``; the rules are read in it."""
+    git = session.git
     hook, lines = _hook(git, repo, directory)
     lines += _hooks_path(repo)
     lines += _gitolite_options(repo)
     host = hook.host if hook else None
     identity_env = hook.identity_env if hook else None
     lines += _head(git, repo)
-    lines += _rules(git, host, identity_env, hook is not None)
+    lines += _rules(session, host, identity_env, hook is not None)
     lines += _fsck(git, repo)
     lines += _shallow(git, repo)
     lines += account_lines(repo, host, hook)
@@ -41,19 +44,21 @@ def inspect(
 
 
 def setup_problems(
-    git: Git,
+    session: Session,
     repo: str,
     host: str,
     identity_env: Optional[str],
     hook_path: str = "",
     sshd_config: Optional[str] = SSHD_CONFIG,
 ) -> List[str]:
-    """What the installer warns about once the hook is in place."""
+    """What the installer warns about once the hook is in place; ``session``:
+    the caller's, on ``repo``."""
+    git = session.git
     hook = Hook(hook_path, host=host, identity_env=identity_env)
     lines = (
         _hooks_path(repo)
         + _head(git, repo)
-        + _identity(git, host, identity_env)
+        + _identity(session, host, identity_env)
         + _fsck(git, repo)
         + account_lines(repo, host, hook)
         + sshd_lines(repo, host, sshd_config, pusher_variable(host, identity_env))
@@ -279,7 +284,7 @@ def _head(git: Git, repo: str) -> List[Line]:
 
 
 def _rules(
-    git: Git, host: Optional[str], identity_env: Optional[str], hooked: bool = True
+    session: Session, host: Optional[str], identity_env: Optional[str], hooked: bool = True
 ) -> List[Line]:
     # deferred: 9 ms to import, only for _rules()
     from oracle_guard import contract as contract_mod
@@ -287,14 +292,15 @@ def _rules(
     from oracle_guard.revisions import rules_branch
     from oracle_guard.snapshot import Snapshot
 
+    git = session.git
     tip = git.resolve_commit("HEAD")
     if tip is None:
         return []
     try:
-        branch, tip = rules_branch(git, tip)
+        branch, tip = rules_branch(git, tip, session)
         assert tip is not None  # rules_branch gives a tip for a tip
         snapshot = Snapshot.of_commit(git, tip, branch or "HEAD")
-        if contract_mod.read(snapshot) is None:
+        if contract_mod.read(snapshot, session) is None:
             return [
                 Line(
                     False,
@@ -302,10 +308,10 @@ def _rules(
                     "by the rules it brings; commit the contract to it",
                 )
             ]
-        contract = contract_mod.choose(snapshot, snapshot)
+        contract = contract_mod.choose(snapshot, snapshot, session)
         assert contract is not None  # the snapshot has one: read() said so
         lines = [Line(True, f"rules: {contract_mod.CONTRACT_PATH} at {branch} ({tip[:12]})")]
-        authority = Authority.of(contract, git)
+        authority = Authority.of(contract, session)
     except (contract_mod.ContractError, ProtocolError, GitError) as exc:
         return [Line(False, f"the rules do not load, so every push is rejected: {exc}")]
     if authority is not None:
@@ -329,19 +335,20 @@ def _rules(
     return lines
 
 
-def _identity(git: Git, host: str, identity_env: Optional[str]) -> List[Line]:
+def _identity(session: Session, host: str, identity_env: Optional[str]) -> List[Line]:
     # deferred: 8 ms to import, only for _identity()
     from oracle_guard import contract as contract_mod
     from oracle_guard.snapshot import Snapshot
 
+    git = session.git
     tip = git.resolve_commit("HEAD")
     if tip is None:
         return []
     snapshot = Snapshot.of_commit(git, tip, "HEAD")
     try:
-        if contract_mod.read(snapshot) is None:
+        if contract_mod.read(snapshot, session) is None:
             return []
-        contract = contract_mod.choose(snapshot, snapshot)
+        contract = contract_mod.choose(snapshot, snapshot, session)
     except contract_mod.ContractError:
         return []  # doctor says so; the installer has nothing to add
     if contract is None:  # read found one: choose returns it

@@ -29,7 +29,6 @@ import pytest
 
 from oracle_guard import cache as cache_mod
 from oracle_guard import cli
-from oracle_guard import contract as contract_mod
 from testing import scenarios
 from testing.git import clean_environment
 from testing.scenarios import CATALOG, Work
@@ -87,7 +86,6 @@ class ThreeWays:
         self.problems: List[str] = []
 
     def _once(self, argv: List[str], env) -> Run:
-        contract_mod._parsed.clear()  # as a fresh process: no contract parsed in memory
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             rc = self.real(argv, env=None if env is None else dict(env))
@@ -151,7 +149,6 @@ def baseline(tmp_path_factory):
     baseline itself cached, so the first warm run already has earlier verdicts."""
     with clean_environment():
         root = scenarios.build_baseline(tmp_path_factory.mktemp("baseline"))
-        contract_mod._parsed.clear()
         got = scenarios.guard(Work(root).client, env={})
         assert got.verdict == scenarios.PASS, got.detail
         assert _cache_files(str(Work(root).client))[0].exists()
