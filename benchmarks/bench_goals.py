@@ -1,4 +1,5 @@
-"""Issue #16's goals, each job beside its reference, in one run.
+"""Issue #16's goals, and issue #36's for the score, each job beside its reference,
+in one run.
 
     python benchmarks/bench_goals.py [--runs N] [--quick] [--rows A,B,...] [--json FILE]
 
@@ -14,7 +15,8 @@ the largest process.
 Needs check-jsonschema and check-yaml (`pip install '.[bench]'`), openssl and
 ssh-keygen on PATH. The repositories are built from fixed seeds with `git
 fast-import` in a temporary folder that is deleted at the end; the full run
-writes about 2.2 GiB there and takes about 8 minutes on 2 cores (--quick
+writes about 2.2 GiB there and takes about 8 minutes on 2 cores, and the score
+and replay rows (issue #36, at most 3 runs for the replay) about 5 more (--quick
 shrinks every size 10x for a smoke run, whose ratios mean little).
 
 --json FILE records the run (every row's times run by run, the machine, the
@@ -42,7 +44,9 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_check  # build_demo_repo
+import bench_replay
 import bench_scale
+import bench_score
 import bench_signed
 import bench_tamper
 from bench_scale import ENV, GUARD, NOW, Sample, Sizes, command, git, interleaved, measure
@@ -89,7 +93,7 @@ def show(row: Row) -> Row:
     print(f"    reference  {ms(row.theirs)}   {row.reference}")
     for note in row.notes:
         print(f"    {note}")
-    memory = f"{row.memory_mib:.1f} MiB"
+    memory = f"{row.memory_mib:.1f} MiB" if row.memory_mib else "not measured"
     if row.memory_goal is not None:
         memory += f" (goal <= {row.memory_goal:.0f} MiB)"
     print(
@@ -523,6 +527,61 @@ def signed_row(tmp: str, runs: int) -> Row:
     )
 
 
+def score_row(tmp: str, quick: bool, runs: int) -> Row:
+    """Issue #36: the whole score of a 2,000-test suite beside plain pytest of the
+    same suite from a checkout without bytecode (a score never has the tree's own),
+    measured by bench_score.py's code."""
+    files, tests = (2 if quick else 20), 100
+    folder = os.path.join(tmp, "score")
+    os.makedirs(folder)
+    got = bench_score.samples(folder, files, tests, runs)
+    warm = statistics.median(got.scores) / statistics.median(got.warm)
+    return show(
+        Row(
+            "score",
+            f"score, a suite of {files * tests:,} passing tests in {files} modules, the whole run",
+            "python -m pytest -p no:cacheprovider of the same suite, no bytecode (a fresh checkout)",
+            got.scores,
+            got.cold,
+            1.10,
+            0.0,
+            None,
+            [
+                f"the oracle's session alone (the record's seconds) {ms(got.sessions)}",
+                f"pytest with the bytecode of its previous run kept {ms(got.warm)}: "
+                f"{warm:.3f}x of that",
+            ],
+        )
+    )
+
+
+def replay_row(tmp: str, quick: bool, runs: int) -> Row:
+    """Issue #36: the replay loop (a score with ``replay: {}`` less the same score
+    without it) beside as many plain pytest subprocesses, pooled on the same cores,
+    measured by bench_replay.py's code."""
+    lines = 20 if quick else 200
+    folder = os.path.join(tmp, "replay")
+    os.makedirs(folder)
+    got = bench_replay.samples(folder, lines, runs)
+    own = statistics.median(got.own) / statistics.median(got.plain_own)
+    return show(
+        Row(
+            "replay",
+            f"score's replay loop, {lines} corpus lines, one pytest subprocess each",
+            f"{lines} plain `python -m pytest -p no:cacheprovider -q TEST` runs, pooled, bytecode kept",
+            got.loop,
+            got.plain,
+            1.2,
+            0.0,
+            None,
+            [
+                f"the score with the replays {ms(got.with_loop)}, without {ms(got.without)}",
+                f"the sum of each replay's own seconds over each plain run's: {own:.3f}x",
+            ],
+        )
+    )
+
+
 def record(path: str, rows: Sequence[Row], runs: int, quick: bool, total: float, before, after):
     """The run as JSON: what the Performance page's table is built from."""
     import json
@@ -553,7 +612,17 @@ def record(path: str, rows: Sequence[Row], runs: int, quick: bool, total: float,
         f.write("\n")
 
 
-ROWS = ("small", "fixtures", "seed-append", "write-set", "push", "signed", "tamper")
+ROWS = (
+    "small",
+    "fixtures",
+    "seed-append",
+    "write-set",
+    "push",
+    "signed",
+    "tamper",
+    "score",
+    "replay",
+)
 
 
 def main() -> int:
@@ -594,13 +663,17 @@ def main() -> int:
             rows.append(signed_row(tmp, min(args.runs, 3)))
         if "tamper" in chosen:
             rows += tamper_rows(tmp, args.runs)
+        if "score" in chosen:
+            rows.append(score_row(tmp, args.quick, args.runs))
+        if "replay" in chosen:
+            rows.append(replay_row(tmp, args.quick, min(args.runs, 3)))
     total = time.perf_counter() - began
     print(f"total {total:.0f} s")
     if args.json:
         record(args.json, rows, args.runs, args.quick, total, load_before, os.getloadavg())
     print("summary (ratio of medians; range run by run):")
     for row in rows:
-        memory = f"{row.memory_mib:6.1f} MiB" + (
+        memory = (f"{row.memory_mib:6.1f} MiB" if row.memory_mib else "") + (
             f" <= {row.memory_goal:.0f}" if row.memory_goal else ""
         )
         print(

@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Dict, List, Tuple
+from typing import Dict, List, NamedTuple, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_score import git, plain_env, scored, spread, write
@@ -135,6 +135,47 @@ def timed_plain(repo: str, lines: List[Dict[str, object]]) -> Tuple[float, float
     return time.perf_counter() - start, sum(each)
 
 
+class Samples(NamedTuple):
+    with_loop: List[float]  # the score with the replays, run by run
+    without: List[float]  # the same score without them
+    own: List[float]  # the sum of each replay's own seconds
+    plain: List[float]  # the plain runs through the pool
+    plain_own: List[float]  # the sum of each plain run's seconds
+
+    @property
+    def loop(self) -> List[float]:
+        """The replay loop's time: the difference of the two scores."""
+        return [a - b for a, b in zip(self.with_loop, self.without)]
+
+
+def samples(tmp: str, lines: int, runs: int) -> Samples:
+    """Both repositories built in ``tmp``, one untimed warm-up of each, then
+    ``runs`` interleaved runs (bench_goals takes its replay row from here)."""
+    replayed, unreplayed = os.path.join(tmp, "replayed"), os.path.join(tmp, "unreplayed")
+    build(replayed, lines, True)
+    build(unreplayed, lines, False)
+    parsed = [json.loads(raw) for raw in corpus(lines).splitlines()]
+    timed_score(replayed, lines), timed_score(unreplayed, lines)  # warm-up
+    timed_plain(replayed, parsed[:4])
+    out = Samples([], [], [], [], [])
+
+    def scores() -> None:
+        total, replays = timed_score(replayed, lines)
+        out.with_loop.append(total)
+        out.own.append(replays)
+        out.without.append(timed_score(unreplayed, lines)[0])
+
+    def plains() -> None:
+        total, each = timed_plain(replayed, parsed)
+        out.plain.append(total)
+        out.plain_own.append(each)
+
+    for run in range(runs):
+        for job in (scores, plains) if run % 2 == 0 else (plains, scores):
+            job()
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
@@ -142,45 +183,19 @@ def main() -> int:
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="bench-replay-")
     try:
-        replayed, unreplayed = os.path.join(tmp, "replayed"), os.path.join(tmp, "unreplayed")
-        build(replayed, args.lines, True)
-        build(unreplayed, args.lines, False)
-        lines = [json.loads(raw) for raw in corpus(args.lines).splitlines()]
-        timed_score(replayed, args.lines), timed_score(unreplayed, args.lines)  # warm-up
-        timed_plain(replayed, lines[:4])
-        with_loop: List[float] = []
-        without: List[float] = []
-        own: List[float] = []
-        plain: List[float] = []
-        plain_own: List[float] = []
-
-        def scores() -> None:
-            total, replays = timed_score(replayed, args.lines)
-            with_loop.append(total)
-            own.append(replays)
-            without.append(timed_score(unreplayed, args.lines)[0])
-
-        def plains() -> None:
-            total, each = timed_plain(replayed, lines)
-            plain.append(total)
-            plain_own.append(each)
-
-        for run in range(args.runs):
-            for job in (scores, plains) if run % 2 == 0 else (plains, scores):
-                job()
-        loop = [a - b for a, b in zip(with_loop, without)]
+        got = samples(tmp, args.lines, args.runs)
         print(
             f"{args.lines} corpus lines; {args.runs} interleaved runs; "
             f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs"
         )
-        print(f"score with the replays:         {spread(with_loop)}")
-        print(f"score without them:             {spread(without)}")
-        print(f"the replay loop (difference):   {spread(loop)}")
-        print(f"{args.lines} plain pytest runs, pooled: {spread(plain)}")
-        print(f"loop / plain: {statistics.median(loop) / statistics.median(plain):.2f}x")
+        print(f"score with the replays:         {spread(got.with_loop)}")
+        print(f"score without them:             {spread(got.without)}")
+        print(f"the replay loop (difference):   {spread(got.loop)}")
+        print(f"{args.lines} plain pytest runs, pooled: {spread(got.plain)}")
+        print(f"loop / plain: {statistics.median(got.loop) / statistics.median(got.plain):.2f}x")
         print(
             f"sum of each replay's seconds / sum of each plain run's: "
-            f"{statistics.median(own) / statistics.median(plain_own):.2f}x"
+            f"{statistics.median(got.own) / statistics.median(got.plain_own):.2f}x"
         )
         return 0
     finally:
