@@ -44,6 +44,7 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_check  # build_demo_repo
+import bench_range
 import bench_replay
 import bench_scale
 import bench_score
@@ -463,6 +464,25 @@ def write_set_row(tmp: str, sizes: Sizes, runs: int) -> Row:
     )
 
 
+def range_row(tmp: str, quick: bool, runs: int) -> Row:
+    """Issue #36's goal: check --range over 150 commits (15 with --quick) against
+    one check --base P --head C process a commit, built and run by bench_range.py's code."""
+    repo = os.path.join(tmp, "range")
+    count = bench_range.COMMITS // (10 if quick else 1)
+    ids = bench_range.build(repo, count)
+    parents = [git("rev-parse", f"{c}^", cwd=repo).decode().strip() for c in ids]
+    ranged = command([GUARD, "check", "--now", NOW, "--range", f"{parents[0]}..{ids[-1]}"], repo)
+    return pair(
+        "range",
+        f"check --range over {count} commits, each judged against its parent",
+        ranged,
+        f"{count} runs of oracle-guard check --base P --head C",
+        bench_range.one_by_one(repo, ids, parents),
+        bench_range.GOAL,
+        runs,
+    )
+
+
 def push_row(tmp: str, sizes: Sizes, runs: int) -> Row:
     hooked, bare, log, alone, title = bench_scale.push_samples(tmp, sizes, runs)
     return show(
@@ -622,6 +642,7 @@ ROWS = (
     "tamper",
     "score",
     "replay",
+    "range",
 )
 
 
@@ -667,6 +688,8 @@ def main() -> int:
             rows.append(score_row(tmp, args.quick, args.runs))
         if "replay" in chosen:
             rows.append(replay_row(tmp, args.quick, min(args.runs, 3)))
+        if "range" in chosen:
+            rows.append(range_row(tmp, args.quick, args.runs))
     total = time.perf_counter() - began
     print(f"total {total:.0f} s")
     if args.json:

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, List
 
 from oracle_guard.check_run import check
 from oracle_guard.commands.options import common, judged, resolve_outputs
+from oracle_guard.errors import UsageError
 from oracle_guard.findings import HOOKS
+from oracle_guard.range_run import run_range
 
 if TYPE_CHECKING:
     from oracle_guard.report.outputs import Output
@@ -48,6 +50,12 @@ def add_parser(sub: Subparsers) -> None:
         "and, without --base, the change is compared with the merge-base "
         "(default: $ORACLE_GUARD_TARGET)",
     )
+    parser.add_argument(
+        "--range",
+        metavar="A..B",
+        help="judge each commit reachable from B and not from A against its first "
+        "parent, one verdict a commit (text or json; not with --base, --head, --target)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -64,6 +72,8 @@ def run(options: argparse.Namespace) -> int:
 
 
 def _run(options: argparse.Namespace, files: List[Output]) -> int:
+    if options.range is not None:
+        return _run_range(options, files)
     return check(
         options.C,
         options.only or HOOKS,
@@ -76,4 +86,31 @@ def _run(options: argparse.Namespace, files: List[Output]) -> int:
         color=options.color,
         use_cache=not options.no_cache,
         outputs=files,
+    )
+
+
+def _run_range(options: argparse.Namespace, files: List[Output]) -> int:
+    named = [
+        flag
+        for flag, value in (
+            ("--base", options.base),
+            ("--head", options.head),
+            ("--target", options.target),
+            ("--output", files),
+        )
+        if value
+    ]
+    if named:
+        raise UsageError(
+            f"--range judges each commit against its first parent: drop {', '.join(named)}"
+        )
+    return run_range(
+        options.C,
+        options.range,
+        options.only or HOOKS,
+        now=options.now,
+        env=options.env,
+        output=options.format,
+        color=options.color,
+        use_cache=not options.no_cache,
     )

@@ -137,6 +137,16 @@ def history(
     return collect
 
 
+def in_order(runner: Runner, tip: str, exclude: str) -> List[Tuple[str, Tuple[str, ...]]]:
+    """(commit, parents) of each commit reachable from ``tip`` and not from
+    ``exclude``, parents before children (``rev-list --reverse --topo-order``)."""
+    out = runner.run(
+        "rev-list", "--reverse", "--topo-order", "--parents", tip, "--not", exclude, "--"
+    )
+    rows = [line.split(" ") for line in out.decode("ascii").splitlines()]
+    return [(row[0], tuple(row[1:])) for row in rows]
+
+
 def is_ancestor(runner: Runner, ancestor: str, descendant: str) -> bool:
     return runner.answer("merge-base", "--is-ancestor", ancestor, descendant) is not None
 

@@ -341,6 +341,10 @@ class Git:
         returned function is called."""
         return history.history(self._runner, tip, exclude, self.diff_paths)
 
+    def commits_in_order(self, tip: str, exclude: str) -> List[Tuple[str, Tuple[str, ...]]]:
+        """(commit, parents) of ``exclude..tip``, parents first (history.in_order)."""
+        return history.in_order(self._runner, tip, exclude)
+
     def remerge_differences(self, merge: str, parents: Sequence[str]) -> List[str]:
         """The files where a two-parent merge commit differs from git's clean
         remerge of its parents, and every file that remerge conflicts at (a

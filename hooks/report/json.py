@@ -19,6 +19,13 @@ def dump_json(doc: object) -> str:
 def render_json(
     results: Sequence[HookResult], *, meta: Optional[Dict] = None, error: Optional[str] = None
 ) -> str:
+    return dump_json(json_document(results, meta=meta, error=error))
+
+
+def json_document(
+    results: Sequence[HookResult], *, meta: Optional[Dict] = None, error: Optional[str] = None
+) -> Dict:
+    """The report as data: each finding, each check's status and note, and ``meta``."""
     findings = []
     for result in results:
         for f in sorted(result.findings, key=Finding.sort_key):
@@ -34,4 +41,4 @@ def render_json(
         doc.update(meta)
     if error is not None:
         doc["error"] = error
-    return dump_json(doc)
+    return doc
