@@ -42,6 +42,7 @@ class Git:
         self._version: Optional[Tuple[int, ...]] = None
         self._git_dir: Optional[str] = None
         self._facts_found: Optional[Tuple[str, bool]] = None  # by check_repository
+        self._checked = False  # check_repository's answer holds for the whole run
         self._remerged: Dict[str, List[str]] = {}
         self._commits: Dict[str, Optional[str]] = {}  # by object id
         self._diffs: Dict[Tuple[str, str], Tuple[List[bytes], List[bytes]]] = {}
@@ -84,7 +85,10 @@ class Git:
 
     def check_repository(self) -> None:
         """Is this a repository? One rev-parse also answers where its common git
-        directory is and whether it is bare, which a run asks later."""
+        directory is and whether it is bare, which a run asks later. Asked once a
+        run: a range judges each commit through the same check."""
+        if self._checked:
+            return
         out = self.run(
             "rev-parse", "--git-dir", "--git-common-dir", "--is-bare-repository", check=False
         )
@@ -101,6 +105,7 @@ class Git:
         else:  # a path holds a newline: which one is ambiguous, so ask for it alone
             git_dir = self.run("rev-parse", "--git-dir").rstrip(b"\n")
         self._git_dir = os.path.join(self.directory, os.fsdecode(git_dir))
+        self._checked = True
 
     def _facts(self) -> Tuple[Optional[str], Optional[bool]]:
         """(common git directory, bare) as check_repository found them, else Nones."""
