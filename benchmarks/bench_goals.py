@@ -1,5 +1,5 @@
-"""Issue #16's goals, and issue #36's for the score, each job beside its reference,
-in one run.
+"""Issue #36's goals (issue #16's, raised), each job beside its reference, in one
+run.
 
     python benchmarks/bench_goals.py [--runs N] [--quick] [--rows A,B,...] [--json FILE]
 
@@ -227,11 +227,11 @@ def small_rows(tmp: str, runs: int, checker: str, check_yaml: str) -> List[Row]:
     rows = [
         pair(
             "small-first",
-            "small repository, first run (no cache), every hook",
+            "small repository, first run (no cache, as in a CI job's fresh clone), every hook",
             first,
             reference,
             schema_check,
-            0.40,
+            0.30,
             runs,
         ),
         pair(
@@ -240,7 +240,7 @@ def small_rows(tmp: str, runs: int, checker: str, check_yaml: str) -> List[Row]:
             command(guard, demo),
             reference,
             schema_check,
-            0.25,
+            0.20,
             runs,
         ),
     ]
@@ -337,7 +337,7 @@ def fixture_rows(tmp: str, sizes: Sizes, runs: int) -> List[Row]:
             command(cold_cmd, repo),
             "two parallel `openssl dgst -sha256`, each over half the checked-out files",
             command(openssl, fixtures_dir),
-            1.6,
+            1.2,
             runs,
             [built, "memory: PSS of oracle-guard and its git processes, summed"],
             64,
@@ -358,7 +358,8 @@ def fixture_rows(tmp: str, sizes: Sizes, runs: int) -> List[Row]:
         )
     floor = command([sys.executable, FLOOR_WARM], repo)
     floor_name = "floor: Python start, `git rev-parse`, `git ls-files -s`, one small file read"
-    for key, extra in (("warm-index", []), ("warm-head", ["--head", "HEAD"])):
+    # issue #36 raised the index's goal; a --head run's stays issue #16's
+    for key, extra, goal in (("warm-index", [], 1.3), ("warm-head", ["--head", "HEAD"], 2.0)):
         warm = command([GUARD, "check", "--now", NOW, "--only", "fixture-lock", *extra], repo)
         warm()  # fills the cache
         rows.append(
@@ -368,7 +369,7 @@ def fixture_rows(tmp: str, sizes: Sizes, runs: int) -> List[Row]:
                 warm,
                 floor_name,
                 floor,
-                2.0,
+                goal,
                 runs,
             )
         )
@@ -436,9 +437,9 @@ def corpus_row(tmp: str, sizes: Sizes, runs: int) -> Row:
 
 
 def write_set_row(tmp: str, sizes: Sizes, runs: int) -> Row:
-    """Memory as the issue measured it (the largest process: GNU time's max RSS),
-    with the tree-wide sum beside it: git's diff-tree itself holds some 42 MiB
-    for two trees of 100,000 files, and runs beside the check's Python."""
+    """Memory as issue #36 judges it: the PSS of the check and its git processes,
+    summed (git's diff-tree itself holds some 42 MiB for two trees of 100,000
+    files, beside the check's Python), with the largest process's max RSS beside it."""
     repo = os.path.join(tmp, "write-set")
     bench_scale.build_write_set(repo, sizes)
     cmd = [GUARD, "check", "--now", NOW, "--only", "write-set", "--base", "A", "--head", "B"]
@@ -453,12 +454,12 @@ def write_set_row(tmp: str, sizes: Sizes, runs: int) -> Row:
             seconds(mine),
             seconds(other),
             3.0,
-            bench_scale.peak(mine),
+            summed,
             64,
             [
-                f"memory: the largest process {bench_scale.peak(mine):.1f} MiB (the reference's "
-                f"{bench_scale.peak(other):.1f} MiB); PSS of the check and its git processes "
-                f"summed {summed:.1f} MiB"
+                "memory: PSS of the check and its git processes, summed",
+                f"the largest process's max RSS {bench_scale.peak(mine):.1f} MiB (the reference's "
+                f"{bench_scale.peak(other):.1f} MiB)",
             ],
         )
     )
@@ -492,7 +493,7 @@ def push_row(tmp: str, sizes: Sizes, runs: int) -> Row:
             "git log --raw -z over the pushed range",
             [a.seconds - b.seconds for a, b in zip(hooked, bare)],
             seconds(log),
-            2.0,
+            1.5,
             bench_scale.peak(alone),
             None,
             [
@@ -508,11 +509,11 @@ def tamper_rows(tmp: str, runs: int) -> List[Row]:
     for modified in (False, True):
         label = "modifies" if modified else "adds"
         repo = os.path.join(tmp, f"tamper-{label}")
-        names = bench_tamper.build(repo, 200, modified=modified, hermetic=False)
+        names = bench_tamper.build(repo, 200, modified=modified, hermetic=True)
         rows.append(
             pair(
                 f"tamper-{label}",
-                f"test-tamper, a change that {label} 200 test files (--no-cache)",
+                f"test-tamper, a change that {label} 200 test files under `hermetic` paths (--no-cache)",
                 command(
                     [GUARD, "check", "--only", "test-tamper", "--now", NOW, "--no-cache"], repo
                 ),
