@@ -14,6 +14,8 @@ from oracle_guard.git.plumbing import Git
 from testing.faults import calls, dying_git, logging_git, path_with
 from testing.git import commit, git, init_repo, run_guard
 
+NOW = "2026-01-01T00:00:00Z"
+
 
 @pytest.fixture
 def logged(tmp_path, monkeypatch):
@@ -377,3 +379,59 @@ def test_a_batch_that_dies_is_an_error_not_an_unborn_head(tmp_path, monkeypatch)
             handle.peeled_commit("HEAD")
     finally:
         handle.close()
+
+
+def test_a_small_change_asked_twice_runs_one_diff_tree(tmp_path, logged):
+    repo = init_repo(tmp_path / "r")
+    old = commit(repo, {"a": "a\n", "d/b": "b\n"})
+    new = commit(repo, {"a": "A\n", "d/c": "c\n"})
+    handle = Git(str(repo))
+    try:
+        before = len(calls(logged))
+        paths = handle.diff_paths(old, new)
+        changes = handle.diff_trees(old, new)
+        made = calls(logged)[before:]
+    finally:
+        handle.close()
+    assert [c.split()[0] for c in made] == ["diff-tree"]
+    fresh = Git(str(repo))
+    try:
+        assert changes == fresh.diff_trees(old, new)  # as its own diff-tree reads it
+    finally:
+        fresh.close()
+    assert paths == ([b"a", b"d/c"], [])
+
+
+def test_a_large_change_is_not_kept_and_is_asked_again(tmp_path, logged):
+    from oracle_guard.git import trees
+
+    repo = init_repo(tmp_path / "r")
+    old = commit(repo, {"keep": "k\n"})
+    # each record is about 100 bytes: this output is over the kept size
+    count = trees.KEPT_DIFF_BYTES // 90
+    new = commit(repo, {f"f{i:05d}": f"{i}\n" for i in range(count)})
+    handle = Git(str(repo))
+    try:
+        before = len(calls(logged))
+        paths, _ = handle.diff_paths(old, new)
+        changes = handle.diff_trees(old, new)
+        made = calls(logged)[before:]
+    finally:
+        handle.close()
+    assert [c.split()[0] for c in made] == ["diff-tree", "diff-tree"]
+    assert [p.encode() for p, _, _ in changes] == paths and len(paths) == count
+
+
+def test_a_range_judges_a_commit_with_no_process_of_its_own_but_its_diff(tmp_path, capsys, logged):
+    repo = init_repo(tmp_path / "r")
+    commit(repo, {".oracle-guard.yaml": "version: 1\nwrite_set:\n  allow: ['src/**']\n"})
+    for i in range(3):
+        commit(repo, {f"src/m{i}.py": f"x = {i}\n"})
+    before = len(calls(logged))
+    code, out, _ = run_guard(capsys, repo, "check", "--range", "HEAD~3..HEAD", "--now", NOW)
+    made = [c.split()[0] for c in calls(logged)[before:]]
+    assert code == 0, out
+    # per commit one diff-tree: no rev-parse, rev-list or merge-base of its own
+    assert made.count("diff-tree") == 3
+    assert made.count("merge-base") == 0
+    assert made.count("rev-list") == 1  # the range's own listing

@@ -45,7 +45,11 @@ class Git:
         self._checked = False  # check_repository's answer holds for the whole run
         self._remerged: Dict[str, List[str]] = {}
         self._commits: Dict[str, Optional[str]] = {}  # by object id
-        self._diffs: Dict[Tuple[str, str], Tuple[List[bytes], List[bytes]]] = {}
+        self._parents: Dict[str, Tuple[str, ...]] = {}  # of the commits rev-list listed
+        # the last diff_paths: its answer, and git's output when small (diff_trees')
+        self._diffs: Dict[
+            Tuple[str, str], Tuple[Tuple[List[bytes], List[bytes]], Optional[bytes]]
+        ] = {}
         # (object format, common git dir, objects directory) from one rev-parse
         self._layout_found: Optional[Tuple[bytes, str, str]] = None
         # resolve revisions through the open cat-file --batch, not a rev-parse
@@ -218,6 +222,8 @@ class Git:
         return cast(List[str], commits)
 
     def is_ancestor(self, ancestor: str, descendant: str) -> bool:
+        if ancestor in self._parents.get(descendant, ()):  # a parent rev-list printed
+            return True
         return history.is_ancestor(self._runner, ancestor, descendant)
 
     def version(self) -> Tuple[int, ...]:
@@ -293,6 +299,8 @@ class Git:
 
     def diff_trees(self, old: str, new: str) -> List[Change]:
         """(path, entry before, entry after) for each file that differs (trees.diff_trees)."""
+        if self._diffs.get((old, new), (None, None))[1] is not None:  # diff_paths kept it
+            return trees.parse_changes(self._diffs[(old, new)][1], new)
         return trees.diff_trees(self._runner, old, new)
 
     def diff_paths(self, old: str, new: str) -> Tuple[List[bytes], List[bytes]]:
@@ -301,10 +309,10 @@ class Git:
         pair asked is kept."""
         known = self._diffs.get((old, new))
         if known is not None:
-            return known
+            return known[0]
         found = trees.diff_paths(self._runner, old, new)
         self._diffs = {(old, new): found}  # the last: a range of one commit asks again
-        return found
+        return found[0]
 
     def index_listing(self) -> bytes:
         """What ``ls-files --stage -z`` prints for the whole index (trees.index_listing)."""
@@ -343,12 +351,21 @@ class Git:
     def history(self, tip: str, exclude: Sequence[str]) -> Callable[[], List[Commit]]:
         """Each commit reachable from ``tip`` and not from ``exclude``, with its
         parents and paths (history.history): started now, parsed when the
-        returned function is called."""
+        returned function is called. A commit ``commits_in_order`` listed with
+        ``exclude`` as its one parent is that whole history, with no rev-list."""
+        if len(exclude) == 1 and self._parents.get(tip) == tuple(exclude):
+            parent = exclude[0]
+            return lambda: [history.Commit(tip, (parent,), self.diff_paths(parent, tip)[0])]
         return history.history(self._runner, tip, exclude, self.diff_paths)
 
     def commits_in_order(self, tip: str, exclude: str) -> List[Tuple[str, Tuple[str, ...]]]:
-        """(commit, parents) of ``exclude..tip``, parents first (history.in_order)."""
-        return history.in_order(self._runner, tip, exclude)
+        """(commit, parents) of ``exclude..tip``, parents first (history.in_order);
+        each commit and its parents are kept for the rest of the run."""
+        listed = history.in_order(self._runner, tip, exclude)
+        for commit, parents in listed:
+            self._commits[commit] = commit
+            self._parents[commit] = parents
+        return listed
 
     def remerge_differences(self, merge: str, parents: Sequence[str]) -> List[str]:
         """The files where a two-parent merge commit differs from git's clean

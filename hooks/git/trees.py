@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 import threading
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 from oracle_guard.errors import GitError
 from oracle_guard.git.objects import Entry, duplicate_entry
@@ -46,7 +46,11 @@ def diff_trees(runner: Runner, old: str, new: str) -> List[Change]:
     """(path, entry before, entry after) for each file that differs between two
     commits, from one ``diff-tree``: the cost grows with the change, not the tree.
     A path listed twice comes from a tree with duplicate entries: never judged."""
-    out = runner.run("diff-tree", *_DIFF_TREE, old, new)
+    return parse_changes(runner.run("diff-tree", *_DIFF_TREE, old, new), new)
+
+
+def parse_changes(out: bytes, new: str) -> List[Change]:
+    """``diff_trees``'s changes from what its ``diff-tree`` printed."""
     tokens = out.split(b"\0")
     changes: List[Change] = []
     seen = set()
@@ -101,10 +105,16 @@ def _changed_paths(chunks: Iterable[bytes], commit: str) -> Tuple[List[bytes], L
     return paths, opaque
 
 
-def diff_paths(runner: Runner, old: str, new: str) -> Tuple[List[bytes], List[bytes]]:
+KEPT_DIFF_BYTES = 1 << 16  # a change this small is kept whole, for parse_changes
+
+
+def diff_paths(
+    runner: Runner, old: str, new: str
+) -> Tuple[Tuple[List[bytes], List[bytes]], Optional[bytes]]:
     """(every path that differs between two commits, the ones among them
     that are or were a symlink or submodule), as git's bytes in its order:
-    ``diff_trees`` without an object per path, for changes of any size."""
+    ``diff_trees`` without an object per path, for changes of any size; and
+    what git printed, when it is at most KEPT_DIFF_BYTES (else None)."""
     proc = runner.start(["diff-tree", *_DIFF_TREE, old, new])
     stdout, stderr = proc.stdout, proc.stderr
     assert stdout is not None and stderr is not None  # made with PIPEs
@@ -114,8 +124,21 @@ def diff_paths(runner: Runner, old: str, new: str) -> Tuple[List[bytes], List[by
     unparsed: Optional[GitError] = None
     paths: List[bytes] = []
     opaque: List[bytes] = []
+    kept: Optional[List[bytes]] = []
+
+    def keeping(chunks: Iterable[bytes]) -> Iterator[bytes]:
+        nonlocal kept
+        size = 0
+        for chunk in chunks:
+            size += len(chunk)
+            if kept is not None and size <= KEPT_DIFF_BYTES:
+                kept.append(chunk)
+            else:
+                kept = None
+            yield chunk
+
     try:
-        paths, opaque = _changed_paths(read_chunks(stdout), new)
+        paths, opaque = _changed_paths(keeping(read_chunks(stdout)), new)
     except GitError as exc:
         unparsed = exc
     finally:
@@ -126,7 +149,7 @@ def diff_paths(runner: Runner, old: str, new: str) -> Tuple[List[bytes], List[by
         raise failure("diff-tree -r", code, b"".join(said))
     if unparsed is not None:
         raise unparsed
-    return paths, opaque
+    return (paths, opaque), None if kept is None else b"".join(kept)
 
 
 MERGE_TREE_VERSION = (2, 38)  # git merge-tree --write-tree
