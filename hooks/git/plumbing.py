@@ -299,8 +299,9 @@ class Git:
 
     def diff_trees(self, old: str, new: str) -> List[Change]:
         """(path, entry before, entry after) for each file that differs (trees.diff_trees)."""
-        if self._diffs.get((old, new), (None, None))[1] is not None:  # diff_paths kept it
-            return trees.parse_changes(self._diffs[(old, new)][1], new)
+        kept = self._diffs.get((old, new))
+        if kept is not None and kept[1] is not None:  # diff_paths kept git's output
+            return trees.parse_changes(kept[1], new)
         return trees.diff_trees(self._runner, old, new)
 
     def diff_paths(self, old: str, new: str) -> Tuple[List[bytes], List[bytes]]:
