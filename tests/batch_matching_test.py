@@ -325,8 +325,8 @@ def test_diff_tree_output_parses_alike_wherever_a_read_ends(records, cuts):
     out = b"".join(meta + b"\0" + path + b"\0" for meta, path in records)
     edges = sorted({0, len(out), *(c for c in cuts if c < len(out))})
     chunks = [out[a:b] for a, b in zip(edges, edges[1:])]
-    paths, opaque = trees._changed_paths(chunks, "c" * 40)
-    assert paths == [path for _, path in records]
+    blocks, opaque = trees._changed_paths(chunks)
+    assert trees._split_paths(blocks, "c" * 40) == [path for _, path in records]
     assert opaque == [
         p for m, p in records if m[1:3] in (b"12", b"16") or m[8:10] in (b"12", b"16")
     ]
@@ -343,7 +343,26 @@ def test_diff_tree_output_parses_alike_wherever_a_read_ends(records, cuts):
 )
 def test_diff_tree_output_it_does_not_document_is_an_error(out):
     with pytest.raises(GitError):
-        trees._changed_paths([out], "c" * 40)
+        trees._split_paths(trees._changed_paths([out])[0], "c" * 40)
+
+
+def test_diff_tree_output_keeps_no_object_per_path_while_git_writes():
+    """git holds every change until its last line: the parse beside it keeps
+    each chunk's paths as one bytes, not 20,000 objects (about 1.1 MiB here)."""
+    import tracemalloc
+
+    record = b":100644 100644 %s %s M\0" % (b"1" * 40, b"2" * 40)
+    out = b"".join(record + b"src/m%03d/f%06d.py\0" % (i % 1000, i) for i in range(20_000))
+    chunks = [out[at : at + (1 << 20)] for at in range(0, len(out), 1 << 20)]
+    tracemalloc.start()
+    try:
+        blocks, _ = trees._changed_paths(iter(chunks))
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert held < 20_000 * 30  # the paths' bytes (20 each) and little more
+    paths = trees._split_paths(blocks, "c" * 40)
+    assert len(paths) == 20_000 and paths[-1] == b"src/m999/f019999.py"
 
 
 def test_diff_paths_of_a_missing_commit_says_git_s_reason(repo):

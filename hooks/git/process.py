@@ -71,12 +71,12 @@ def widen_pipe(pipe: IO[bytes]) -> None:
         pass  # elsewhere, or above /proc/sys/fs/pipe-max-size: the default works
 
 
-def read_chunks(stream: IO[bytes]) -> Iterator[bytes]:
-    """What a pipe holds, a MiB at most at a time, as it comes."""
+def read_chunks(stream: IO[bytes], most: int = 1 << 20) -> Iterator[bytes]:
+    """What a pipe holds, ``most`` bytes at most at a time, as it comes."""
     widen_pipe(stream)
     fd = stream.fileno()
     while True:
-        chunk = os.read(fd, 1 << 20)
+        chunk = os.read(fd, most)
         if not chunk:
             return
         yield chunk

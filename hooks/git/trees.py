@@ -37,6 +37,7 @@ def list_tree(
 # diff-tree's arguments for a change between two trees, file by file;
 # --ignore-submodules=none: .gitmodules' 'ignore = all' would hide a gitlink change
 _DIFF_TREE = ("-r", "-z", "--raw", "--no-renames", "--full-index", "--ignore-submodules=none")
+_DIFF_READ = 64 << 10  # bytes of diff-tree's output parsed at a time
 _PLAIN_MODES = (b"000000", b"100644", b"100755")  # none, a file, an executable file
 # a record with a mode of neither kind, in records joined by NULs
 _ODD_MODE = re.compile(rb"\0:(?!(?:000000|100644|100755) (?:000000|100644|100755) )")
@@ -70,11 +71,13 @@ def parse_changes(out: bytes, new: str) -> List[Change]:
     return changes
 
 
-def _changed_paths(chunks: Iterable[bytes], commit: str) -> Tuple[List[bytes], List[bytes]]:
-    """Parse ``diff-tree -z --raw`` as git writes it, cut anywhere: only the
-    paths are kept (the opaque ones apart), so git's output is never held whole
-    and is parsed while git still writes."""
-    paths: List[bytes] = []
+def _changed_paths(chunks: Iterable[bytes]) -> Tuple[List[bytes], List[bytes]]:
+    """Parse ``diff-tree -z --raw`` as git writes it, cut anywhere: (the paths
+    of each chunk joined by NULs, the opaque paths), parsed while git still
+    writes. No object per path outlives its chunk: small objects kept between
+    git's records would pin the memory the records took (pymalloc's arenas)
+    while git holds every change it found."""
+    blocks: List[bytes] = []
     opaque: List[bytes] = []
     carry = b""  # the end of a token the next read completes
     held: List[bytes] = []  # a record's modes and ids, its path still to come
@@ -93,16 +96,25 @@ def _changed_paths(chunks: Iterable[bytes], commit: str) -> Tuple[List[bytes], L
             for record, path in zip(records, named):
                 if record[1:7] not in _PLAIN_MODES or record[8:14] not in _PLAIN_MODES:
                     opaque.append(path)
-        paths.extend(named)
+        if named:
+            blocks.append(b"\0".join(named))
+        del tokens, records, named, joined
     if carry or held:
         raise GitError("git diff-tree stopped in the middle of a change")
+    return blocks, opaque
+
+
+def _split_paths(blocks: List[bytes], commit: str) -> List[bytes]:
+    """The paths of ``_changed_paths``' blocks, one object each; a path listed
+    twice comes from a tree with duplicate entries, never judged."""
+    paths = b"\0".join(blocks).split(b"\0") if blocks else []
     if len(set(paths)) != len(paths):
         seen = set()
         for raw in paths:
             if raw in seen:
                 raise duplicate_entry(commit, decode_path(raw))
             seen.add(raw)
-    return paths, opaque
+    return paths
 
 
 KEPT_DIFF_BYTES = 1 << 16  # a change this small is kept whole, for parse_changes
@@ -114,7 +126,9 @@ def diff_paths(
     """(every path that differs between two commits, the ones among them
     that are or were a symlink or submodule), as git's bytes in its order:
     ``diff_trees`` without an object per path, for changes of any size; and
-    what git printed, when it is at most KEPT_DIFF_BYTES (else None)."""
+    what git printed, when it is at most KEPT_DIFF_BYTES (else None). The
+    paths become objects only once git has exited: it holds every change
+    until it has printed the last (some 40 MiB for 100,000)."""
     proc = runner.start(["diff-tree", *_DIFF_TREE, old, new])
     stdout, stderr = proc.stdout, proc.stderr
     assert stdout is not None and stderr is not None  # made with PIPEs
@@ -122,7 +136,7 @@ def diff_paths(
     reader = threading.Thread(target=lambda: said.append(stderr.read()), daemon=True)
     reader.start()  # drained beside: git never waits on it
     unparsed: Optional[GitError] = None
-    paths: List[bytes] = []
+    blocks: List[bytes] = []
     opaque: List[bytes] = []
     kept: Optional[List[bytes]] = []
 
@@ -138,7 +152,8 @@ def diff_paths(
             yield chunk
 
     try:
-        paths, opaque = _changed_paths(keeping(read_chunks(stdout)), new)
+        # small reads: a chunk's objects are held while parsed, beside git's peak
+        blocks, opaque = _changed_paths(keeping(read_chunks(stdout, _DIFF_READ)))
     except GitError as exc:
         unparsed = exc
     finally:
@@ -149,7 +164,7 @@ def diff_paths(
         raise failure("diff-tree -r", code, b"".join(said))
     if unparsed is not None:
         raise unparsed
-    return (paths, opaque), None if kept is None else b"".join(kept)
+    return (_split_paths(blocks, new), opaque), None if kept is None else b"".join(kept)
 
 
 MERGE_TREE_VERSION = (2, 38)  # git merge-tree --write-tree
