@@ -42,6 +42,7 @@ from oracle_guard.checks.test_tamper.syntax import (
 
 _NAME, _CONSTANT, _CALL, _ATTRIBUTE = ast.Name, ast.Constant, ast.Call, ast.Attribute
 _LOAD, _NAMED = ast.Load, ast.NamedExpr
+_LIST, _TUPLE, _KEYWORD = ast.List, ast.Tuple, ast.keyword
 
 
 class Calls(Bindings):
@@ -76,6 +77,10 @@ class Calls(Bindings):
                 push(child.value)  # type: ignore[attr-defined]
                 if child.attr in REFERENCED and child.ctx.__class__ is _LOAD:  # type: ignore[attr-defined]
                     self._referenced(child, called, inner)  # type: ignore[arg-type]
+            elif kind is _LIST or kind is _TUPLE:
+                stack.extend(child.elts)  # type: ignore[attr-defined]
+            elif kind is _KEYWORD:
+                push(child.value)  # type: ignore[attr-defined]
             else:
                 if kind is _NAMED and child.target.__class__ is _NAME:  # type: ignore[attr-defined]
                     self._hook_name(child.target.id, child)  # type: ignore[attr-defined]

@@ -62,6 +62,7 @@ SPELLINGS = (  # another spelling of a name, and the one the rules know
     ("_pytest.mark.MARK_GEN.", "pytest.mark."),
     ("pytest.MARK_GEN.", "pytest.mark."),
 )
+_SPELLED = tuple(spelling for spelling, _ in SPELLINGS)
 
 
 def is_main_guard(test: ast.expr) -> bool:
@@ -152,6 +153,8 @@ def canonical(name: str) -> str:
         return name
     while name.endswith(".__call__"):  # f.__call__(...) is f(...)
         name = name[: -len(".__call__")]
+    if not name.startswith(_SPELLED):  # one test for all of them: most names are none
+        return name
     for spelling, canonical in SPELLINGS:
         if name.startswith(spelling):
             return canonical + name[len(spelling) :]
