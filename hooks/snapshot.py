@@ -110,6 +110,11 @@ class Snapshot(ABC):
     def entry(self, path: str) -> Optional[Entry]:
         return self.entries.get(path)
 
+    def read_ahead(self, paths: Sequence[str], limit: Optional[int] = None) -> None:
+        """A hint: these files will be read (at most ``limit`` bytes each). A git
+        snapshot reads the small ones at once; the others need not."""
+        return None
+
     def __contains__(self, path: str) -> bool:
         return self.entry(path) is not None
 
@@ -262,6 +267,11 @@ class GitSnapshot(Snapshot):
     def read(self, path: str, limit: Optional[int] = None) -> bytes:
         assert self._git is not None
         return self._git.read_blob(self._entry_of(path).oid, limit)
+
+    def read_ahead(self, paths: Sequence[str], limit: Optional[int] = None) -> None:
+        if self._git is not None:
+            entries = (self.entry(path) for path in paths)
+            self._git.read_ahead([e.oid for e in entries if e is not None and e.is_regular], limit)
 
     def sha256_of(
         self, paths: Sequence[str], expected: Optional[Mapping[str, str]] = None

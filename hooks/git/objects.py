@@ -19,6 +19,9 @@ MODE_GITLINK = "160000"
 FULL_ID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
 CACHE_BLOBS_UP_TO = 64 << 10  # larger blobs are read once; keeping them costs memory
+# ids read_ahead asks at once: 64 lines (2.6 kB) fit in any pipe, so the request
+# is written whole before git answers, and neither side waits on the other
+READ_AHEAD = 64
 # Fewer blobs are streamed from cat-file alone: reading packs costs a process
 # (rev-parse) and opening every index, and few blobs are small work.
 READ_PACKS_FROM = 16
@@ -244,6 +247,52 @@ class ObjectReader:
         if len(data) <= CACHE_BLOBS_UP_TO:
             self._blobs[oid] = data
         return data
+
+    def read_ahead(self, oids: Sequence[str], limit: Optional[int] = None) -> None:
+        """Small blobs asked of the batch many ids a request, and kept: each
+        read_blob of one is then a pipe round trip less. What read_blob would
+        not keep (a large blob, another kind, a missing id) is passed over and
+        left for it to meet as it does."""
+        keep = CACHE_BLOBS_UP_TO if limit is None else min(limit, CACHE_BLOBS_UP_TO)
+        wanted = [oid for oid in dict.fromkeys(oids) if oid not in self._blobs]
+        for start in range(0, len(wanted), READ_AHEAD):
+            if not self._read_ahead(wanted[start : start + READ_AHEAD], keep):
+                return
+
+    def _read_ahead(self, oids: Sequence[str], keep: int) -> bool:
+        proc = self._open()
+        assert proc.stdin is not None and proc.stdout is not None  # made with PIPEs
+        out = proc.stdout
+        try:
+            proc.stdin.write(b"".join(encode_path(oid) + b"\n" for oid in oids))
+            proc.stdin.flush()
+            for oid in oids:
+                parts = out.readline().split()
+                if len(parts) == 2 and parts[1] == b"missing":
+                    continue
+                if len(parts) != 3:
+                    break  # the batch is out of step, or gone
+                size = int(parts[2])
+                if parts[1] != b"blob" or size > keep:
+                    left = size + 1  # read past, never held
+                    while left:
+                        chunk = out.read(min(left, 1 << 20))
+                        if not chunk:
+                            break
+                        left -= len(chunk)
+                    if left:
+                        break
+                    continue
+                data = out.read(size + 1)
+                if len(data) != size + 1 or data[-1:] != b"\n":
+                    break
+                self._blobs[oid] = data[:-1]
+            else:
+                return True
+        except (OSError, ValueError):
+            pass
+        self.close()  # the next read opens a batch afresh, and meets what went wrong
+        return False
 
     def resolve(self, rev: str) -> Optional[str]:
         """The commit ``rev`` names, through the batch, None when it names

@@ -327,6 +327,11 @@ class Git:
         ``limit`` bytes is skipped without being held in memory (BlobTooLarge)."""
         return self._objects.read_blob(oid, limit)
 
+    def read_ahead(self, oids: Sequence[str], limit: Optional[int] = None) -> None:
+        """The small blobs of ``oids``, read in a few round trips and kept for
+        read_blob (ObjectReader.read_ahead)."""
+        self._objects.read_ahead(oids, limit)
+
     def peeled_commit(self, rev: str) -> Optional[str]:
         """``resolve_commit``'s answer asked of the cat-file --batch (which the
         run opens anyway) instead of one more rev-parse; the commit's tree is

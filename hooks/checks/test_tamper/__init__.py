@@ -30,7 +30,6 @@ from oracle_guard.snapshot import Snapshot, changes
 
 HOOK = "test-tamper"
 COMPILED = (".pyc", ".pyo", ".so", ".pyd")  # code that runs but cannot be read here
-MOVE_SIMILARITY = 0.5  # git's default rename threshold
 
 
 class Scope(NamedTuple):
@@ -100,6 +99,10 @@ def check(
         for path, before, after in changed
         if after is None and before is not None and before.is_regular and scope.is_python(path)
     }
+    reader.read_ahead(
+        candidate,
+        [(p, a) for p, _, a in changed if a is not None and a.is_regular and scope.is_python(p)],
+    )
     tests: List[Tuple[str, Mark]] = []  # test code's new marks
     configs: Dict[str, Optional[Entry]] = {}  # changed configuration files: their base entry
     for path, before, after in changed:
@@ -143,7 +146,7 @@ def check(
         old_path, old = (
             (path, before)
             if before is not None and before.is_regular
-            else _moved_from(path, after, gone, base, candidate, reader)
+            else moves.moved_from(path, after, gone, base, candidate, reader)
         )
         old_marks = reader.marks(base, old_path, old) if old is not None else []
         unjudged = [m for m in marks if m.rule == "test-unparsable"]
@@ -474,7 +477,8 @@ class _Reader:
         data = self.text(snapshot, path, entry)
         return moves.test_names(data) if data is not None else None
 
-    def marks(self, snapshot: Snapshot, path: str, entry: Entry) -> List[Mark]:
+    def key(self, path: str, entry: Entry) -> str:
+        """The cache's key for a file's marks: its blob, and what else made them."""
         package = package_of(path)
         hermetic = self.scope.hermetic.matches(path)
         conftest = path.rpartition("/")[2].lower() == "conftest.py"
@@ -482,7 +486,21 @@ class _Reader:
             [package, hermetic, conftest, self.scope.oracle_patterns, self.scope.limit]
             + sorted(self.own)
         )
-        key = f"{entry.oid}:{hashlib.sha256(made_of.encode()).hexdigest()}"
+        return f"{entry.oid}:{hashlib.sha256(made_of.encode()).hexdigest()}"
+
+    def read_ahead(self, snapshot: Snapshot, files: List[Tuple[str, Entry]]) -> None:
+        """The files whose marks the cache lacks, read in a few round trips."""
+        cache = snapshot.cache
+        wanted = [
+            path for path, entry in files if cache.get("tamper", self.key(path, entry)) is None
+        ]
+        snapshot.read_ahead(wanted, self.scope.limit)
+
+    def marks(self, snapshot: Snapshot, path: str, entry: Entry) -> List[Mark]:
+        package = package_of(path)
+        hermetic = self.scope.hermetic.matches(path)
+        conftest = path.rpartition("/")[2].lower() == "conftest.py"
+        key = self.key(path, entry)
         cache = snapshot.cache
         cached = cache.get("tamper", key)
         if cached is not None:
@@ -498,44 +516,6 @@ class _Reader:
             found = python.marks(data, package, hermetic, self.oracle_of, conftest, self.own)
         cache.put("tamper", key, [list(mark) for mark in found])
         return found
-
-
-def _moved_from(
-    path: str,
-    entry: Entry,
-    gone: Dict[str, Entry],
-    base: Snapshot,
-    candidate: Snapshot,
-    reader: _Reader,
-) -> Tuple[str, Optional[Entry]]:
-    """The deleted file a new one was moved from, as far as the diff tells: the
-    same blob, else the most similar by lines (at least half, as git's rename
-    detection), preferring one of the same name."""
-    for old_path, old in gone.items():
-        if old.oid == entry.oid:
-            return old_path, old
-    if not gone:
-        return path, None
-    new_text = reader.text(candidate, path, entry)
-    if new_text is None:
-        return path, None
-    # deferred: difflib: under 1 ms to import, only for _moved_from()
-    import difflib
-
-    name = path.rpartition("/")[2]
-    best: Tuple[float, str, Optional[Entry]] = (0.0, path, None)
-    new_lines = new_text.splitlines()
-    for old_path, old in sorted(gone.items()):
-        old_text = reader.text(base, old_path, old)
-        if old_text is None:
-            continue
-        matcher = difflib.SequenceMatcher(None, old_text.splitlines(), new_lines, autojunk=False)
-        if matcher.real_quick_ratio() < MOVE_SIMILARITY or matcher.quick_ratio() < MOVE_SIMILARITY:
-            continue
-        ratio = matcher.ratio() + (0.01 if old_path.rpartition("/")[2] == name else 0.0)
-        if ratio >= MOVE_SIMILARITY and ratio > best[0]:
-            best = (ratio, old_path, old)
-    return best[1], best[2]
 
 
 def _frozen_skipped(

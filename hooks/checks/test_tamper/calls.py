@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Set, Union
 
 from oracle_guard.checks.test_tamper.bindings import Bindings
 from oracle_guard.checks.test_tamper.names import (
@@ -29,75 +29,115 @@ from oracle_guard.checks.test_tamper.names import (
 )
 from oracle_guard.checks.test_tamper.resolve import namespace_of, round_trip
 from oracle_guard.checks.test_tamper.syntax import (
+    canonical,
     constant_str,
     errors_only,
+    expression_fields,
     is_option,
     marker_named,
     no_parameters,
     report_like,
     show,
-    walk_expression,
 )
+
+_NAME, _CONSTANT, _CALL, _ATTRIBUTE = ast.Name, ast.Constant, ast.Call, ast.Attribute
+_LOAD, _NAMED = ast.Load, ast.NamedExpr
+_LIST, _TUPLE, _KEYWORD = ast.List, ast.Tuple, ast.keyword
 
 
 class Calls(Bindings):
     def _expression(self, node: ast.expr) -> None:
-        nodes = list(walk_expression(node))
+        """Every node of the expression (lambdas and comprehensions included), each
+        judged as the walk reaches it: its parent comes first, so whether it is
+        called, or the start of a longer name, is known by then. One pass, no
+        generator, the commonest kinds inline: it is most of test-tamper's time."""
         # a name that is called, or that is the start of a longer one, is judged there
-        called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
-        inner = called | {id(n.value) for n in nodes if isinstance(n, ast.Attribute)}
-        for child in nodes:
-            if isinstance(child, ast.Call):
-                self._call(child, id(child) in called)
-            elif isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name):
-                self._hook_name(child.target.id, child)  # (pytest_runtest_call := f)
-            elif (
-                isinstance(child, ast.Attribute)
-                and child.attr in REFERENCED
-                or isinstance(child, ast.Name)
-                and (child.id in self.imports or child.id in REFERENCED)
-            ) and isinstance(child.ctx, ast.Load):
-                dotted = self.dotted(child)
-                if dotted in SKIP_MARKERS and id(child) not in called:  # a call: judged there
-                    self.add(
-                        "skip-added",
-                        child,
-                        dotted,
-                        f"{dotted}{self._in()}: {SKIP_MARKERS[dotted]}",
-                    )
-                elif dotted is not None and dotted.endswith(".__path__"):
-                    found = self.oracle(dotted[: -len(".__path__")])
-                    if found is not None:
-                        self.add(
-                            "oracle-patched",
-                            child,
-                            f"{dotted}",
-                            f"reaches {dotted}{self._in()}: the folders the oracle's package is "
-                            f"imported from, which the contract protects ({found!r})",
-                        )
-                elif dotted in SKIP_CALLS and id(child) not in inner and not self._own(child):
-                    self.add(
-                        "skip-added",
-                        child,
-                        dotted,
-                        f"refers to {dotted}{self._in()} without calling it: whatever calls it "
-                        f"{SKIP_CALLS[dotted]}",
-                    )
-                elif dotted in EXITS and id(child) not in inner and not self._own(child):
-                    self.add(
-                        "process-exit",
-                        child,
-                        dotted,
-                        f"refers to {dotted}{self._in()} without calling it: whatever calls it "
-                        "(an atexit handler, a finalizer) would end the run with its status, "
-                        "not the tests'",
-                    )
+        called: Set[int] = set()
+        inner: Set[int] = set()
+        stack: List[ast.AST] = [node]
+        pop, push, imports = stack.pop, stack.append, self.imports
+        while stack:
+            child = pop()
+            kind = child.__class__
+            if kind is _NAME:
+                if (child.id in imports or child.id in REFERENCED) and child.ctx.__class__ is _LOAD:  # type: ignore[attr-defined]
+                    self._referenced(child, called, inner)  # type: ignore[arg-type]
+            elif kind is _CONSTANT:
+                continue
+            elif kind is _CALL:
+                func = child.func  # type: ignore[attr-defined]
+                called.add(id(func))
+                inner.add(id(func))
+                push(func)
+                stack.extend(child.args)  # type: ignore[attr-defined]
+                stack.extend(child.keywords)  # type: ignore[attr-defined]
+                self._call(child, id(child) in called)  # type: ignore[arg-type]
+            elif kind is _ATTRIBUTE:
+                inner.add(id(child.value))  # type: ignore[attr-defined]
+                push(child.value)  # type: ignore[attr-defined]
+                if child.attr in REFERENCED and child.ctx.__class__ is _LOAD:  # type: ignore[attr-defined]
+                    self._referenced(child, called, inner)  # type: ignore[arg-type]
+            elif kind is _LIST or kind is _TUPLE:
+                stack.extend(child.elts)  # type: ignore[attr-defined]
+            elif kind is _KEYWORD:
+                push(child.value)  # type: ignore[attr-defined]
+            else:
+                if kind is _NAMED and child.target.__class__ is _NAME:  # type: ignore[attr-defined]
+                    self._hook_name(child.target.id, child)  # type: ignore[attr-defined]
+                for field in expression_fields(kind):
+                    value = getattr(child, field, None)
+                    if value.__class__ is list:
+                        stack.extend(c for c in value if isinstance(c, ast.AST))
+                    elif isinstance(value, ast.AST):
+                        push(value)
+
+    def _referenced(
+        self, child: Union[ast.Name, ast.Attribute], called: Set[int], inner: Set[int]
+    ) -> None:
+        """A name worth resolving where it is only referred to, not called."""
+        dotted = self.dotted(child)
+        if dotted in SKIP_MARKERS and id(child) not in called:  # a call: judged there
+            self.add(
+                "skip-added",
+                child,
+                dotted,
+                f"{dotted}{self._in()}: {SKIP_MARKERS[dotted]}",
+            )
+        elif dotted is not None and dotted.endswith(".__path__"):
+            found = self.oracle(dotted[: -len(".__path__")])
+            if found is not None:
+                self.add(
+                    "oracle-patched",
+                    child,
+                    f"{dotted}",
+                    f"reaches {dotted}{self._in()}: the folders the oracle's package is "
+                    f"imported from, which the contract protects ({found!r})",
+                )
+        elif dotted in SKIP_CALLS and id(child) not in inner and not self._own(child):
+            self.add(
+                "skip-added",
+                child,
+                dotted,
+                f"refers to {dotted}{self._in()} without calling it: whatever calls it "
+                f"{SKIP_CALLS[dotted]}",
+            )
+        elif dotted in EXITS and id(child) not in inner and not self._own(child):
+            self.add(
+                "process-exit",
+                child,
+                dotted,
+                f"refers to {dotted}{self._in()} without calling it: whatever calls it "
+                "(an atexit handler, a finalizer) would end the run with its status, "
+                "not the tests'",
+            )
 
     def _call(self, node: ast.Call, called: bool = False) -> None:
         """``called``: the call's result is called in turn (getattr(os, "_exit")(0))."""
-        func = self._method_called(node) or self.dotted(node.func)
+        plain = self.dotted(node.func)
+        func = self._method_called(node) or plain
         name = node.func.attr if isinstance(node.func, ast.Attribute) else func
-        resolved = self.dotted(node)  # getattr(pytest.mark, "xfail") is the marker
+        found = self.called(node, plain)  # getattr(pytest.mark, "xfail") is the marker
+        resolved = canonical(found) if found is not None else None
         if resolved in SKIP_MARKERS or func in SKIP_MARKERS:
             marker = resolved if resolved in SKIP_MARKERS else func
             # skipif(py < (3, 8)): the condition is in the key, the reason is not

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from typing import Any, Callable, FrozenSet, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from oracle_guard.checks.test_tamper.marks import Mark
 from oracle_guard.git.objects import Entry
 from oracle_guard.parsing.patterns import PatternSet
 from oracle_guard.snapshot import Snapshot
+
+MOVE_SIMILARITY = 0.5  # git's default rename threshold
 
 
 def skips_moved_dropped(
@@ -156,3 +158,41 @@ def _is_fixture(node: Any) -> bool:
         if ast.unparse(target).endswith("fixture"):
             return True
     return False
+
+
+def moved_from(
+    path: str,
+    entry: Entry,
+    gone: Dict[str, Entry],
+    base: Snapshot,
+    candidate: Snapshot,
+    reader: Any,
+) -> Tuple[str, Optional[Entry]]:
+    """The deleted file a new one was moved from, as far as the diff tells: the
+    same blob, else the most similar by lines (at least half, as git's rename
+    detection), preferring one of the same name."""
+    for old_path, old in gone.items():
+        if old.oid == entry.oid:
+            return old_path, old
+    if not gone:
+        return path, None
+    new_text = reader.text(candidate, path, entry)
+    if new_text is None:
+        return path, None
+    # deferred: difflib: under 1 ms to import, only for moved_from()
+    import difflib
+
+    name = path.rpartition("/")[2]
+    best: Tuple[float, str, Optional[Entry]] = (0.0, path, None)
+    new_lines = new_text.splitlines()
+    for old_path, old in sorted(gone.items()):
+        old_text = reader.text(base, old_path, old)
+        if old_text is None:
+            continue
+        matcher = difflib.SequenceMatcher(None, old_text.splitlines(), new_lines, autojunk=False)
+        if matcher.real_quick_ratio() < MOVE_SIMILARITY or matcher.quick_ratio() < MOVE_SIMILARITY:
+            continue
+        ratio = matcher.ratio() + (0.01 if old_path.rpartition("/")[2] == name else 0.0)
+        if ratio >= MOVE_SIMILARITY and ratio > best[0]:
+            best = (ratio, old_path, old)
+    return best[1], best[2]

@@ -18,6 +18,9 @@ from oracle_guard.checks.test_tamper.syntax import (
     statements,
 )
 
+# statements that bind no name (bound_by's answer is empty): the commonest skip it
+_BINDS_NOTHING = {ast.Module, ast.Expr, ast.Assert, ast.Return, ast.Pass, ast.ClassDef, ast.If}
+
 
 class Resolver:
     def __init__(
@@ -61,7 +64,10 @@ class Resolver:
 
     def bind(self, tree: ast.Module) -> None:
         """Every name the file imports or binds, wherever it is bound."""
+        bindings = self.bindings
         for node in statements(tree):  # imports are statements: no expression holds one
+            if node.__class__ in _BINDS_NOTHING:
+                continue
             if isinstance(node, ast.Import):
                 self.modules.update(alias.name for alias in node.names)
                 for alias in node.names:
@@ -81,7 +87,8 @@ class Resolver:
             else:
                 names = list(bound_by(node))
                 self.assigned.update(names)
-                self.bindings.update(names)
+                for name in names:  # not Counter.update: it asks whether names is a Mapping
+                    bindings[name] += 1
                 if isinstance(node, ast.Assign) and len(names) == 1:
                     value = node.value
                     if isinstance(value, ast.Call) and self.dotted(value.func) == "pickle.dumps":
@@ -100,39 +107,48 @@ class Resolver:
     def dotted(self, node: ast.AST) -> Optional[str]:
         """The dotted name an expression stands for, through the imports, in its
         canonical spelling (unittest.case.skip is unittest.skip)."""
-        found = self._dotted(node)
+        kind = node.__class__
+        if kind is ast.Name:  # the commonest, first: a name, through the imports
+            found: Optional[str] = self.imports.get(node.id, node.id)  # type: ignore[attr-defined]
+        elif kind is ast.Attribute:
+            value = self.dotted(node.value)  # type: ignore[attr-defined]
+            found = f"{value}.{node.attr}" if value is not None else None  # type: ignore[attr-defined]
+        else:
+            found = self._dotted(node)
         return canonical(found) if found is not None else None
 
     def _dotted(self, node: ast.AST) -> Optional[str]:
-        if isinstance(node, ast.Name):
-            return self.imports.get(node.id, node.id)
-        if isinstance(node, ast.Attribute):
-            value = self.dotted(node.value)
-            return f"{value}.{node.attr}" if value is not None else None
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and node.args:
+        if isinstance(node, ast.Call):
+            return self.called(node, self.dotted(node.func)) if node.args else None
+        if isinstance(node, ast.Subscript) and self.dotted(node.value) == "sys.modules":
+            key = node.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                return key.value
+        return None
+
+    def called(self, node: ast.Call, func: Optional[str]) -> Optional[str]:
+        """The dotted name a call stands for (not yet in its canonical spelling),
+        given ``func``, what it calls: the caller has it already."""
+        if not node.args:
+            return None
+        if isinstance(node.func, ast.Call):
             getter = node.func  # operator.attrgetter("mark.skip")(pytest)
             if self.dotted(getter.func) == "operator.attrgetter" and getter.args:
                 path = getter.args[0]
                 value = self.dotted(node.args[0])
                 if constant_str(path) and value is not None:
                     return f"{value}.{path.value}"  # type: ignore[attr-defined]
-        if isinstance(node, ast.Call) and node.args:
-            func = self.dotted(node.func)
-            first = node.args[0]
-            constant = first.value if isinstance(first, ast.Constant) else None
-            if func in ("__import__", "importlib.import_module") and isinstance(constant, str):
-                return constant
-            if func is not None and func.endswith(".__getattr__") and isinstance(constant, str):
-                return f"{func[: -len('.__getattr__')]}.{constant}"
-            if func == "getattr" and len(node.args) >= 2:
-                name = node.args[1]
-                if isinstance(name, ast.Constant) and isinstance(name.value, str):
-                    value = self.dotted(first)
-                    return f"{value}.{name.value}" if value is not None else None
-        if isinstance(node, ast.Subscript) and self.dotted(node.value) == "sys.modules":
-            key = node.slice
-            if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                return key.value
+        first = node.args[0]
+        constant = first.value if isinstance(first, ast.Constant) else None
+        if func in ("__import__", "importlib.import_module") and isinstance(constant, str):
+            return constant
+        if func is not None and func.endswith(".__getattr__") and isinstance(constant, str):
+            return f"{func[: -len('.__getattr__')]}.{constant}"
+        if func == "getattr" and len(node.args) >= 2:
+            name = node.args[1]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                value = self.dotted(first)
+                return f"{value}.{name.value}" if value is not None else None
         return None
 
     def _own(self, node: ast.expr) -> bool:

@@ -89,10 +89,11 @@ class Settings(Resolver):
                 )
 
     def _hermetic(self, node: ast.Call, func: Optional[str]) -> None:
-        device = next(
-            (a.value for a in node.args if constant_str(a) and a.value in ENTROPY_FILES),  # type: ignore[attr-defined]
-            None,
-        )
+        device = None
+        for argument in node.args:  # a loop, not a generator: this runs for every call
+            if constant_str(argument) and argument.value in ENTROPY_FILES:  # type: ignore[attr-defined]
+                device = argument.value  # type: ignore[attr-defined]
+                break
         if device is not None:  # open("/dev/urandom"), Path("/dev/random")
             self.add(
                 "non-hermetic",

@@ -29,8 +29,13 @@ from oracle_guard.checks.test_tamper.syntax import (
     option_name,
     report_like,
     show,
+    statement_fields,
     unpacked,
 )
+
+# statements that hold only expressions, the fields that hold them: the commonest
+_PLAIN = {ast.Assert: ("test", "msg"), ast.Expr: ("value",), ast.Return: ("value",)}
+_DEFINITIONS = {ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef}
 
 
 class Reader(Calls):
@@ -93,18 +98,28 @@ class Reader(Calls):
             self._statement(statement)
 
     def _statement(self, node: ast.stmt) -> None:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            self._definition(node)
+        kind = node.__class__
+        plain = _PLAIN.get(kind)
+        if plain is not None:  # assert, an expression, return: only expressions in them
+            for field in plain:
+                value = getattr(node, field)
+                if value is not None:
+                    self._expression(value)
             return
-        if isinstance(node, ast.If) and is_main_guard(node.test):
+        if kind in _DEFINITIONS:
+            self._definition(node)  # type: ignore[arg-type]
+            return
+        if kind is ast.If and is_main_guard(node.test):  # type: ignore[attr-defined]
             # what runs only as a script is not what runs on import: its own scope
             self.scope.append("__main__")
-            self._body(node.body)
+            self._body(node.body)  # type: ignore[attr-defined]
             self.scope.pop()
-            self._body(node.orelse)
+            self._body(node.orelse)  # type: ignore[attr-defined]
             return
-        if isinstance(node, ast.Assign) and any(
-            v is node.value for v in self.mark_aliases.values()
+        if (
+            kind is ast.Assign
+            and self.mark_aliases
+            and any(v is node.value for v in self.mark_aliases.values())  # type: ignore[attr-defined]
         ):
             return  # a skip marker kept for decorators: judged where each decorates
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -133,19 +148,21 @@ class Reader(Calls):
             for item in node.items
         )
         self.warnings_scoped += scoped
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.stmt):
-                self._statement(child)
-            elif isinstance(child, ast.expr):
-                self._expression(child)
-            elif isinstance(child, CLAUSES):
-                for grandchild in ast.iter_child_nodes(child):
-                    if isinstance(grandchild, ast.stmt):
-                        self._statement(grandchild)
-                    elif isinstance(grandchild, ast.expr):
-                        self._expression(grandchild)
-            elif isinstance(child, ast.withitem):
-                self._expression(child.context_expr)
+        for field in statement_fields(kind):
+            value = getattr(node, field, None)
+            for child in value if value.__class__ is list else (value,):
+                if isinstance(child, ast.stmt):
+                    self._statement(child)
+                elif isinstance(child, ast.expr):
+                    self._expression(child)
+                elif isinstance(child, CLAUSES):
+                    for grandchild in ast.iter_child_nodes(child):
+                        if isinstance(grandchild, ast.stmt):
+                            self._statement(grandchild)
+                        elif isinstance(grandchild, ast.expr):
+                            self._expression(grandchild)
+                elif isinstance(child, ast.withitem):
+                    self._expression(child.context_expr)
         self.warnings_scoped -= scoped
 
     def _definition(self, node: Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef]) -> None:

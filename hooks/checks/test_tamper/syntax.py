@@ -15,6 +15,9 @@ def statements(tree: ast.AST) -> Iterator[ast.AST]:
     while stack:
         current = stack.pop()
         yield current
+        kind = current.__class__
+        if kind in _LEAVES:
+            continue
         for name in _STATEMENT_FIELDS:
             children = getattr(current, name, None)
             if children.__class__ is list:
@@ -45,8 +48,12 @@ def bound_by(statement: ast.AST) -> Iterator[str]:
 
 
 _STATEMENT_FIELDS = ("body", "orelse", "finalbody")
+# the commonest statements, which hold no statements
+_LEAVES = {ast.Expr, ast.Assert, ast.Assign, ast.AnnAssign, ast.Return, ast.Import, ast.ImportFrom}
 _NOT_EXPRESSIONS = {"ctx", "op", "ops"}  # contexts and operators: nodes, but never a call or name
-_FIELDS: Dict[type, Tuple[str, ...]] = {}
+# a statement's fields that hold none of them (an import's aliases are nodes, but no child)
+_NOT_CHILDREN = {"type_comment", "op", "names", "module", "level", "simple"}
+_FIELDS: Dict[type, Tuple[str, ...]] = {}  # an expression's kind, or a statement's
 
 
 SPELLINGS = (  # another spelling of a name, and the one the rules know
@@ -55,6 +62,7 @@ SPELLINGS = (  # another spelling of a name, and the one the rules know
     ("_pytest.mark.MARK_GEN.", "pytest.mark."),
     ("pytest.MARK_GEN.", "pytest.mark."),
 )
+_SPELLED = tuple(spelling for spelling, _ in SPELLINGS)
 
 
 def is_main_guard(test: ast.expr) -> bool:
@@ -141,31 +149,34 @@ def errors_only(call: ast.Call) -> bool:
 
 
 def canonical(name: str) -> str:
+    if "." not in name:  # every spelling, and .__call__, has a dot: most names have none
+        return name
     while name.endswith(".__call__"):  # f.__call__(...) is f(...)
         name = name[: -len(".__call__")]
+    if not name.startswith(_SPELLED):  # one test for all of them: most names are none
+        return name
     for spelling, canonical in SPELLINGS:
         if name.startswith(spelling):
             return canonical + name[len(spelling) :]
     return name
 
 
-def walk_expression(node: ast.AST) -> Iterator[ast.AST]:
-    """Every node of an expression, lambdas and comprehensions included, but
-    the contexts and operators, which hold nothing."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        kind = current.__class__
-        fields = _FIELDS.get(kind)
-        if fields is None:
-            fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_EXPRESSIONS)
-        for name in fields:
-            child = getattr(current, name, None)
-            if child.__class__ is list:
-                stack.extend(c for c in child if isinstance(c, ast.AST))
-            elif isinstance(child, ast.AST):
-                stack.append(child)
+def statement_fields(kind: type) -> Tuple[str, ...]:
+    """The fields of a statement's node kind that can hold statements, expressions,
+    clauses or with-items: not names, operators, levels or type comments."""
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_CHILDREN)  # type: ignore[attr-defined]
+    return fields
+
+
+def expression_fields(kind: type) -> Tuple[str, ...]:
+    """The fields of an expression's node kind that can hold expressions: not the
+    contexts and operators, which hold nothing."""
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NOT_EXPRESSIONS)  # type: ignore[attr-defined]
+    return fields
 
 
 def unpacked(target: ast.expr) -> List[ast.expr]:
